@@ -1,0 +1,57 @@
+# drip: the two set-up commands are `make demo` and `make test` (see README.md).
+# Both install the missing Debian packages first (target `deps`).
+
+SHELL := /bin/bash
+
+# System packages drip needs to build: libclang 19 (linked dynamically, and used by bindgen at
+# build time), cmake and g++ (for the MiniSat build of rustsat-minisat).
+SYS_PKGS := libclang-19-dev cmake g++
+
+# Run apt-get through sudo when we are not root.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# cargo from PATH, else the default rustup location.
+CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+DRIP := $(TARGET_DIR)/release/drip
+
+.PHONY: all deps build demo test bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(SYS_PKGS); do \
+	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  $(SUDO) apt-get update && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else \
+	  echo "deps: $(SYS_PKGS) already installed"; \
+	fi
+
+build: deps
+	$(CARGO) build --release
+
+# drip exits 0 (nothing found) or 1 (findings): both are a successful demo.
+demo: build
+	@echo "== drip check -p compile_commands/demo"
+	@rc=0; "$(DRIP)" check -p compile_commands/demo || rc=$$?; \
+	case $$rc in \
+	  0) echo "== drip exited 0: no findings" ;; \
+	  1) echo "== drip exited 1: findings reported (expected: see compile_commands/demo/EXPECTED.md)" ;; \
+	  *) echo "== drip failed with exit code $$rc" >&2; exit $$rc ;; \
+	esac
+
+test: deps
+	$(CARGO) test --release
+
+# Not a set-up command: see bench/README.md.
+bench: deps
+	bash bench/run.sh
+
+clean:
+	$(CARGO) clean
+	rm -rf bench/work

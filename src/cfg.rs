@@ -1,0 +1,767 @@
+//! Per-function views of the CFG that the guarded value-flow check needs.
+//!
+//! Input: one frozen `ir::Function`.
+//! Output: `FnCx` — the loop-bounded acyclic CFG (`Dag`), which locals are trackable, reaching
+//! definitions on demand, and the branch atoms with their source descriptions.
+//! Invariants:
+//! - The DAG bounds every loop to one iteration, as FastCheck does (section 5.4): a back edge
+//!   `u → h` is redirected to a copy `h*` of the loop header whose only successors are the loop's
+//!   exits, reached with guard `true` (the exit test of the second visit is dropped, because the
+//!   analysis cannot tell two dynamic instances of one test apart).
+//! - Every DAG node is either an original block (`DagNode(b)` = `BlockId(b)`) or a header copy
+//!   (index ≥ number of blocks). `topo` lists all nodes so that every edge goes forward.
+//! - Atoms are created here, site-independently; `fastcheck` only folds the success atom of the
+//!   allocation it is checking.
+
+use crate::guard::AtomId;
+use crate::ir::{
+    BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
+    Terminator,
+};
+use crate::libmodel::{self, ArgEffect, RetEffect, Success};
+use hashbrown::{HashMap, HashSet};
+use std::cell::RefCell;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct DagNode(pub u32);
+
+impl DagNode {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The guard on one DAG edge, before site-specific folding.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum EdgeLabel {
+    True,
+    Lit { atom: AtomId, positive: bool },
+    /// At least one of these atoms holds (a switch target reached by several case values).
+    Any(Box<[AtomId]>),
+}
+
+pub struct Dag {
+    /// DAG node → the block whose statements it executes.
+    pub block: Vec<BlockId>,
+    pub succs: Vec<Vec<(DagNode, EdgeLabel)>>,
+    pub preds: Vec<Vec<DagNode>>,
+    /// Position of each node in `topo`.
+    pub order: Vec<u32>,
+    pub topo: Vec<DagNode>,
+    /// Edges dropped because the CFG is irreducible (a jump into the middle of a loop).
+    pub dropped_edges: usize,
+    /// Nodes below this index are original blocks; the rest are loop-header copies.
+    pub n_blocks: usize,
+}
+
+impl Dag {
+    pub fn len(&self) -> usize {
+        self.block.len()
+    }
+    pub fn is_copy(&self, n: DagNode) -> bool {
+        n.index() >= self.n_blocks
+    }
+}
+
+/// What a branch atom stands for, for messages.
+#[derive(Clone, Debug)]
+pub enum AtomKind {
+    /// The `then_` edge of the branch ending `block` is taken.
+    Branch { block: BlockId },
+    /// The switch ending `block` goes to `target`.
+    /// A switched-on value equals `value` (`None`: none of the values any correlated switch lists).
+    Case { block: BlockId, value: Option<i64> },
+    /// The allocating call `stmt` succeeded (returned non-NULL, or its success code).
+    Success { stmt: StmtId },
+    /// After its first iteration, the loop headed by `header` leaves through exit `index`.
+    LoopExit { header: BlockId, index: usize },
+}
+
+/// Where a local gets its value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Def {
+    /// The value on entry (parameters) or uninitialised (locals).
+    Entry,
+    /// Statement `idx` of DAG node `node`.
+    At { node: DagNode, idx: u32 },
+}
+
+pub struct FnCx<'a> {
+    pub func: &'a Function,
+    pub dag: Dag,
+    /// Locals whose value flow is tracked: scalars whose address is never taken (except to
+    /// receive an allocation through a modelled out-parameter), and that are not `static`.
+    pub tracked: Vec<bool>,
+    /// Temporaries defined once as `&x`: temp → x.
+    pub addr_temps: HashMap<LocalId, Place>,
+    pub atoms: Vec<AtomKind>,
+    /// Atom of "allocating call `stmt` succeeded".
+    pub success_atom: HashMap<StmtId, AtomId>,
+    /// Exactly-one groups (switches).
+    pub groups: Vec<Vec<AtomId>>,
+    rd_memo: RefCell<HashMap<LocalId, Vec<std::rc::Rc<[Def]>>>>,
+}
+
+/// The library row of a direct call, if modelled.
+pub fn lib_of(callee: &Callee) -> Option<&'static libmodel::LibFn> {
+    match callee {
+        Callee::Direct { name, .. } => libmodel::lookup(name),
+        Callee::Indirect(_) => None,
+    }
+}
+
+/// If statement `s` allocates: the success notion of the allocation it makes.
+pub fn source_success(stmt: &Stmt) -> Option<Success> {
+    let Stmt::Call { callee, .. } = stmt else { return None };
+    let lib = lib_of(callee)?;
+    if let RetEffect::Fresh(s) = lib.ret {
+        return Some(s);
+    }
+    lib.args.iter().find_map(|(_, e)| match e {
+        ArgEffect::OutFresh(s) => Some(*s),
+        ArgEffect::OutRealloc => Some(Success::Always),
+        _ => None,
+    })
+}
+
+impl<'a> FnCx<'a> {
+    pub fn new(func: &'a Function) -> FnCx<'a> {
+        let addr_temps = find_addr_temps(func);
+        let tracked = compute_tracked(func, &addr_temps);
+        let dag = build_dag(func);
+        let mut cx = FnCx {
+            func,
+            dag,
+            tracked,
+            addr_temps,
+            atoms: Vec::new(),
+            success_atom: HashMap::new(),
+            groups: Vec::new(),
+            rd_memo: RefCell::new(HashMap::new()),
+        };
+        // Success atoms exist before any site is checked, so checking only reads `FnCx`.
+        for s in 0..func.stmts.len() {
+            let sid = StmtId::from_usize(s);
+            if source_success(func.stmt(sid)).is_some() {
+                cx.success_atom_of(sid);
+            }
+        }
+        cx.label_edges();
+        cx
+    }
+
+    pub fn stmts_of(&self, n: DagNode) -> &'a [StmtId] {
+        &self.func.block(self.dag.block[n.index()]).stmts
+    }
+
+    pub fn is_tracked(&self, l: LocalId) -> bool {
+        self.tracked[l.index()]
+    }
+
+    /// The local whose address an out-parameter argument carries, if it is `&local`.
+    pub fn out_param_local(&self, arg: &Operand) -> Option<LocalId> {
+        let t = arg.local()?;
+        match self.addr_temps.get(&t)? {
+            Place::Local(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// The place an out-parameter argument points to (`&s->buf` → `s->buf`).
+    pub fn out_param_place(&self, arg: &Operand) -> Option<&Place> {
+        self.addr_temps.get(&arg.local()?)
+    }
+
+    fn new_atom(&mut self, kind: AtomKind) -> AtomId {
+        self.atoms.push(kind);
+        AtomId(self.atoms.len() as u32 - 1)
+    }
+
+    pub fn success_atom_of(&mut self, stmt: StmtId) -> AtomId {
+        if let Some(a) = self.success_atom.get(&stmt) {
+            return *a;
+        }
+        let a = self.new_atom(AtomKind::Success { stmt });
+        self.success_atom.insert(stmt, a);
+        a
+    }
+
+    /// Locals written by statement `s` (plain destinations and `&x` out-parameters).
+    pub fn defined_locals(&self, s: &Stmt, out: &mut Vec<LocalId>) {
+        match s {
+            Stmt::Assign { dst: Place::Local(l), .. } => out.push(*l),
+            Stmt::Assign { .. } => {}
+            Stmt::Call { dst, callee, args } => {
+                if let Some(Place::Local(l)) = dst {
+                    out.push(*l);
+                }
+                if let Some(lib) = lib_of(callee) {
+                    for (i, e) in lib.args {
+                        if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
+                            if let Some(x) = args.get(*i).and_then(|a| self.out_param_local(a)) {
+                                out.push(x);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reaching definitions of `x` just before statement `idx` of `node` (idx = len: before the
+    /// terminator). Sorted.
+    pub fn reaching_defs(&self, x: LocalId, node: DagNode, idx: usize) -> std::rc::Rc<[Def]> {
+        let stmts = self.stmts_of(node);
+        let mut buf = Vec::new();
+        for i in (0..idx.min(stmts.len())).rev() {
+            buf.clear();
+            self.defined_locals(self.func.stmt(stmts[i]), &mut buf);
+            if buf.contains(&x) {
+                return std::rc::Rc::from(vec![Def::At { node, idx: i as u32 }]);
+            }
+        }
+        self.defs_at_entry(x, node)
+    }
+
+    fn defs_at_entry(&self, x: LocalId, node: DagNode) -> std::rc::Rc<[Def]> {
+        if let Some(all) = self.rd_memo.borrow().get(&x) {
+            return all[node.index()].clone();
+        }
+        // One forward pass in topological order computes the definitions of `x` reaching every
+        // node; no recursion, so deep CFGs cannot overflow the stack.
+        let n = self.dag.len();
+        let empty: std::rc::Rc<[Def]> = std::rc::Rc::from(Vec::new());
+        let mut at_entry: Vec<std::rc::Rc<[Def]>> = vec![empty.clone(); n];
+        let mut at_exit: Vec<std::rc::Rc<[Def]>> = vec![empty; n];
+        let mut buf = Vec::new();
+        for nd in &self.dag.topo {
+            let preds = &self.dag.preds[nd.index()];
+            let entry: std::rc::Rc<[Def]> = if preds.is_empty() {
+                std::rc::Rc::from(vec![Def::Entry])
+            } else if preds.len() == 1 {
+                at_exit[preds[0].index()].clone()
+            } else {
+                let mut set = std::collections::BTreeSet::new();
+                for p in preds {
+                    set.extend(at_exit[p.index()].iter().copied());
+                }
+                std::rc::Rc::from(set.into_iter().collect::<Vec<_>>())
+            };
+            let stmts = self.stmts_of(*nd);
+            let mut exit = entry.clone();
+            for i in (0..stmts.len()).rev() {
+                buf.clear();
+                self.defined_locals(self.func.stmt(stmts[i]), &mut buf);
+                if buf.contains(&x) {
+                    exit = std::rc::Rc::from(vec![Def::At { node: *nd, idx: i as u32 }]);
+                    break;
+                }
+            }
+            at_entry[nd.index()] = entry;
+            at_exit[nd.index()] = exit;
+        }
+        let result = at_entry[node.index()].clone();
+        self.rd_memo.borrow_mut().insert(x, at_entry);
+        result
+    }
+
+    /// The single allocating statement every reaching definition of `x` comes from (through
+    /// copies), with its success notion.
+    pub fn alloc_origin(&self, x: LocalId, node: DagNode, idx: usize) -> Option<(StmtId, Success)> {
+        self.alloc_origin_depth(x, node, idx, 4)
+    }
+
+    fn alloc_origin_depth(&self, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Option<(StmtId, Success)> {
+        if !self.is_tracked(x) || depth == 0 {
+            return None;
+        }
+        let defs = self.reaching_defs(x, node, idx);
+        let mut found: Option<(StmtId, Success)> = None;
+        for d in defs.iter() {
+            let Def::At { node: dn, idx: di } = *d else { return None };
+            let sid = self.stmts_of(dn)[di as usize];
+            let stmt = self.func.stmt(sid);
+            let this = match stmt {
+                Stmt::Call { dst: Some(Place::Local(l)), callee, .. } if *l == x => {
+                    let lib = lib_of(callee)?;
+                    match lib.ret {
+                        RetEffect::Fresh(s) => (sid, s),
+                        // The result of an out-parameter allocator tells whether it succeeded.
+                        _ => (sid, source_success(stmt)?),
+                    }
+                }
+                Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
+                    self.alloc_origin_depth(*y, dn, di as usize, depth - 1)?
+                }
+                _ => return None,
+            };
+            match found {
+                None => found = Some(this),
+                Some(f) if f.0 == this.0 => {}
+                Some(_) => return None,
+            }
+        }
+        found
+    }
+
+    /// Give every branch edge its atom literal.
+    fn label_edges(&mut self) {
+        let n_nodes = self.dag.len();
+        // Correlated tests share an atom: same condition over the same reaching definitions.
+        let mut by_key: HashMap<String, AtomId> = HashMap::new();
+        // Switches over the same unchanged local share per-value atoms, so that two `switch (mode)`
+        // go the same way; first collect every value each such local is compared with.
+        let mut switch_universe: HashMap<String, Vec<i64>> = HashMap::new();
+        for ni in 0..self.dag.n_blocks {
+            if let Terminator::Switch { on, cases, .. } = &self.func.block(self.dag.block[ni]).term {
+                let key = self.switch_key(on, DagNode(ni as u32)).unwrap_or_else(|| format!("switch@{ni}"));
+                let u = switch_universe.entry(key).or_default();
+                u.extend(cases.iter().map(|c| c.0));
+                u.sort_unstable();
+                u.dedup();
+            }
+        }
+        let mut switch_atoms: HashMap<String, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
+        for ni in 0..n_nodes {
+            let node = DagNode(ni as u32);
+            if self.dag.is_copy(node) {
+                // A loop leaves through one of its exits after the first iteration.
+                let n_exits = self.dag.succs[ni].len();
+                if n_exits > 1 {
+                    let header = self.dag.block[ni];
+                    let group: Vec<AtomId> =
+                        (0..n_exits).map(|index| self.new_atom(AtomKind::LoopExit { header, index })).collect();
+                    for (i, (_, label)) in self.dag.succs[ni].iter_mut().enumerate() {
+                        *label = EdgeLabel::Lit { atom: group[i], positive: true };
+                    }
+                    self.groups.push(group);
+                }
+                continue;
+            }
+            let block = self.dag.block[ni];
+            let term = self.func.block(block).term.clone();
+            match &term {
+                Terminator::Branch { cond, then_, else_ } => {
+                    let idx = self.stmts_of(node).len();
+                    let (atom, positive) = match self.classify_cond(&cond.kind, node, idx) {
+                        CondClass::Success { stmt, then_on_success } => (self.success_atom_of(stmt), then_on_success),
+                        CondClass::Pure(key) => match by_key.get(&key) {
+                            Some(a) => (*a, true),
+                            None => {
+                                let a = self.new_atom(AtomKind::Branch { block });
+                                by_key.insert(key, a);
+                                (a, true)
+                            }
+                        },
+                        CondClass::Opaque => (self.new_atom(AtomKind::Branch { block }), true),
+                    };
+                    for (target, label) in self.dag.succs[ni].iter_mut() {
+                        // A copy of a loop header executes the header's block, so comparing
+                        // blocks finds the branch side for redirected back edges too.
+                        let goes_then = self.dag.block[target.index()] == *then_;
+                        *label = EdgeLabel::Lit { atom, positive: if goes_then { positive } else { !positive } };
+                    }
+                    if then_ == else_ {
+                        for (_, label) in self.dag.succs[ni].iter_mut() {
+                            *label = EdgeLabel::True;
+                        }
+                    }
+                }
+                Terminator::Switch { on, cases, default } => {
+                    let key = self.switch_key(on, node).unwrap_or_else(|| format!("switch@{ni}"));
+                    let (universe, group) = match switch_atoms.get(&key) {
+                        Some(x) => x.clone(),
+                        None => {
+                            let universe = switch_universe.get(&key).cloned().unwrap_or_default();
+                            let mut group: Vec<AtomId> = universe
+                                .iter()
+                                .map(|v| self.new_atom(AtomKind::Case { block, value: Some(*v) }))
+                                .collect();
+                            group.push(self.new_atom(AtomKind::Case { block, value: None }));
+                            self.groups.push(group.clone());
+                            switch_atoms.insert(key.clone(), (universe.clone(), group.clone()));
+                            (universe, group)
+                        }
+                    };
+                    // Target → the value atoms that lead there; default also takes every value this
+                    // switch does not list, and "none of the values".
+                    let target_atoms = |t: BlockId| -> Vec<AtomId> {
+                        let mut v: Vec<AtomId> = Vec::new();
+                        for (i, val) in universe.iter().enumerate() {
+                            let listed = cases.iter().find(|c| c.0 == *val).map(|c| c.1);
+                            if listed == Some(t) || (listed.is_none() && t == *default) {
+                                v.push(group[i]);
+                            }
+                        }
+                        if t == *default {
+                            v.push(group[universe.len()]);
+                        }
+                        v
+                    };
+                    let dag_block = self.dag.block.clone();
+                    for (target, label) in self.dag.succs[ni].iter_mut() {
+                        let atoms = target_atoms(original_target(&dag_block, *target));
+                        *label = match atoms.as_slice() {
+                            [] => EdgeLabel::Any(Box::new([])),
+                            [a] => EdgeLabel::Lit { atom: *a, positive: true },
+                            _ if atoms.len() == group.len() => EdgeLabel::True,
+                            _ => EdgeLabel::Any(atoms.into_boxed_slice()),
+                        };
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A key shared by switches over the same local with the same reaching definitions.
+    fn switch_key(&self, on: &Operand, node: DagNode) -> Option<String> {
+        let x = on.local()?;
+        if !self.is_tracked(x) {
+            return None;
+        }
+        let defs = self.reaching_defs(x, node, self.stmts_of(node).len());
+        if defs.contains(&Def::Entry) && self.func.local(x).kind != LocalKind::Param {
+            return None;
+        }
+        Some(format!("switch|{x:?}|{defs:?}"))
+    }
+
+    fn classify_cond(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondClass {
+        // Normalise to (local, op, constant) where possible.
+        let (x, op, k) = match kind {
+            CondKind::Truthy(op) => match op.local() {
+                Some(x) => (x, CmpOp::Ne, 0),
+                None => return CondClass::Opaque,
+            },
+            CondKind::Cmp(op, a, b) => match (a, b) {
+                (a, Operand::Const(k)) if a.local().is_some() => (a.local().unwrap_or(LocalId(0)), *op, *k),
+                (Operand::Const(k), b) if b.local().is_some() => (b.local().unwrap_or(LocalId(0)), flip(*op), *k),
+                _ => return self.pure_key(kind, node, idx),
+            },
+            CondKind::Opaque => return CondClass::Opaque,
+        };
+        if let Some((stmt, success)) = self.alloc_origin(x, node, idx) {
+            let on_success = success.eval_cmp_on_success(op, k);
+            let on_failure = success.eval_cmp_on_failure(op, k);
+            if let (Some(s), Some(f)) = (on_success, on_failure) {
+                if s != f {
+                    return CondClass::Success { stmt, then_on_success: s };
+                }
+            }
+        }
+        self.pure_key(kind, node, idx)
+    }
+
+    /// A key that identifies a test of locals that have not changed: two tests with the same key
+    /// always go the same way.
+    fn pure_key(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondClass {
+        let mut locals = Vec::new();
+        let mut pure = true;
+        let mut visit = |op: &Operand| match op {
+            Operand::Const(_) => {}
+            Operand::Place(Place::Local(l)) => locals.push(*l),
+            _ => pure = false,
+        };
+        match kind {
+            CondKind::Truthy(a) => visit(a),
+            CondKind::Cmp(_, a, b) => {
+                visit(a);
+                visit(b);
+            }
+            CondKind::Opaque => return CondClass::Opaque,
+        }
+        if !pure || locals.iter().any(|l| !self.is_tracked(*l)) {
+            return CondClass::Opaque;
+        }
+        let mut key = format!("{kind:?}");
+        for l in locals {
+            let defs = self.reaching_defs(l, node, idx);
+            if defs.contains(&Def::Entry) && self.func.local(l).kind != LocalKind::Param {
+                // An uninitialised local: no two reads are known to agree.
+                return CondClass::Opaque;
+            }
+            key.push_str(&format!("|{defs:?}"));
+        }
+        CondClass::Pure(key)
+    }
+}
+
+enum CondClass {
+    Success { stmt: StmtId, then_on_success: bool },
+    Pure(String),
+    Opaque,
+}
+
+fn flip(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        o => o,
+    }
+}
+
+fn original_target(block: &[BlockId], n: DagNode) -> BlockId {
+    block[n.index()]
+}
+
+fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
+    let mut defs: HashMap<LocalId, u32> = HashMap::new();
+    let mut addr: HashMap<LocalId, Place> = HashMap::new();
+    for s in &func.stmts {
+        let mut d = Vec::new();
+        match s {
+            Stmt::Assign { dst: Place::Local(l), src } => {
+                d.push(*l);
+                if let Rvalue::AddrOf(p) = src {
+                    addr.insert(*l, p.clone());
+                }
+            }
+            Stmt::Call { dst: Some(Place::Local(l)), .. } => d.push(*l),
+            _ => {}
+        }
+        for l in d {
+            *defs.entry(l).or_default() += 1;
+        }
+    }
+    addr.retain(|l, _| defs.get(l) == Some(&1) && func.local(*l).kind == LocalKind::Temp);
+    addr
+}
+
+/// Which locals are trackable scalars. A local whose address is taken only to receive an
+/// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
+fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Vec<bool> {
+    let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
+    // Temps holding `&x` that are used anywhere but an out-parameter position.
+    let mut escaping_temps: HashSet<LocalId> = HashSet::new();
+    let mut out_param_temps: HashSet<LocalId> = HashSet::new();
+    for s in &func.stmts {
+        match s {
+            Stmt::Call { callee, args, dst } => {
+                let lib = lib_of(callee);
+                for (i, a) in args.iter().enumerate() {
+                    let Some(t) = a.local() else { continue };
+                    if !addr_temps.contains_key(&t) {
+                        continue;
+                    }
+                    let is_out = lib
+                        .and_then(|l| l.arg_effect(i))
+                        .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
+                    if is_out {
+                        out_param_temps.insert(t);
+                    } else {
+                        escaping_temps.insert(t);
+                    }
+                }
+                let _ = dst;
+            }
+            Stmt::Assign { src, dst } => {
+                let mut note = |op: &Operand| {
+                    if let Some(t) = op.local() {
+                        if addr_temps.contains_key(&t) {
+                            escaping_temps.insert(t);
+                        }
+                    }
+                };
+                match src {
+                    Rvalue::Use(op) => note(op),
+                    Rvalue::Opaque(ops) => ops.iter().for_each(&mut note),
+                    Rvalue::AddrOf(_) => {}
+                }
+                let _ = dst;
+            }
+        }
+    }
+    // Any other reads of an address temp (in places, conditions, returns) also make it escape.
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => {
+                if let Some(t) = op.local() {
+                    escaping_temps.insert(t);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (t, place) in addr_temps {
+        if escaping_temps.contains(t) || !out_param_temps.contains(t) {
+            if let Some(x) = place.root_local() {
+                tracked[x.index()] = false;
+            }
+        } else if let Place::Local(_) = place {
+        } else if let Some(x) = place.root_local() {
+            // `&s.f` of a local aggregate: the aggregate is not a tracked scalar anyway.
+            tracked[x.index()] = false;
+        }
+    }
+    // Addresses taken by anything but a temp that feeds an out-parameter.
+    for s in &func.stmts {
+        if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = s {
+            let via_temp = dst.as_local().is_some_and(|t| addr_temps.contains_key(&t));
+            if !via_temp {
+                if let Some(x) = p.root_local() {
+                    tracked[x.index()] = false;
+                }
+            }
+        }
+    }
+    tracked
+}
+
+/// Bound loops to one iteration: see the module invariants.
+fn build_dag(func: &Function) -> Dag {
+    let n = func.blocks.len();
+    let succ: Vec<Vec<BlockId>> = func.blocks.iter().map(|b| b.term.successors()).collect();
+    // Iterative DFS from the entry classifies back edges (edges to a block still on the stack).
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut back: HashSet<(usize, usize)> = HashSet::new();
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut roots: Vec<usize> = vec![func.entry.index()];
+    // Unreachable blocks still get a DAG shape (their sites are analysed too).
+    roots.extend(0..n);
+    for r in roots {
+        if r >= n || state[r] != 0 {
+            continue;
+        }
+        state[r] = 1;
+        stack.push((r, 0));
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if *i < succ[b].len() {
+                let s = succ[b][*i].index();
+                *i += 1;
+                match state[s] {
+                    0 => {
+                        state[s] = 1;
+                        stack.push((s, 0));
+                    }
+                    1 => {
+                        back.insert((b, s));
+                    }
+                    _ => {}
+                }
+            } else {
+                state[b] = 2;
+                stack.pop();
+            }
+        }
+    }
+    // Natural loop bodies per header.
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, ss) in succ.iter().enumerate() {
+        for s in ss {
+            preds[s.index()].push(b);
+        }
+    }
+    let mut headers: Vec<usize> = back.iter().map(|e| e.1).collect();
+    headers.sort_unstable();
+    headers.dedup();
+    let mut copy_of: HashMap<usize, usize> = HashMap::new();
+    let mut block: Vec<BlockId> = (0..n).map(BlockId::from_usize).collect();
+    for h in &headers {
+        copy_of.insert(*h, block.len());
+        block.push(BlockId::from_usize(*h));
+    }
+    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> = vec![Vec::new(); block.len()];
+    let target_of = |from: usize, to: usize| -> usize {
+        if back.contains(&(from, to)) {
+            copy_of[&to]
+        } else {
+            to
+        }
+    };
+    for b in 0..n {
+        for s in &succ[b] {
+            let t = target_of(b, s.index());
+            succs[b].push((DagNode(t as u32), EdgeLabel::True));
+        }
+    }
+    for h in &headers {
+        let mut body: HashSet<usize> = HashSet::new();
+        body.insert(*h);
+        let mut work: Vec<usize> = back.iter().filter(|e| e.1 == *h).map(|e| e.0).collect();
+        while let Some(x) = work.pop() {
+            if body.insert(x) {
+                work.extend(preds[x].iter().copied());
+            }
+        }
+        // The second visit of the header can only leave the loop (FastCheck takes each CFG edge
+        // once): through the header's own exits when it has some (a `while`/`for` test), else —
+        // `for (;;)`, `while (a || b)` — through any exit of the loop (`break`, a later test, a
+        // `goto` out), each then gets an atom in `label_edges`.
+        let c = copy_of[h];
+        let own: Vec<usize> = succ[*h].iter().map(|s| s.index()).filter(|s| !body.contains(s)).collect();
+        let mut exits: Vec<(usize, usize)> = own.iter().map(|s| (*h, *s)).collect();
+        if exits.is_empty() {
+            let mut members: Vec<usize> = body.iter().copied().collect();
+            members.sort_unstable();
+            for u in members {
+                for s in &succ[u] {
+                    if !body.contains(&s.index()) {
+                        exits.push((u, s.index()));
+                    }
+                }
+            }
+        }
+        for (u, s) in exits {
+            let t = DagNode(target_of(u, s) as u32);
+            if !succs[c].iter().any(|e| e.0 == t) {
+                succs[c].push((t, EdgeLabel::True));
+            }
+        }
+    }
+    // Irreducible control flow can still leave cycles: drop the edges that close them.
+    let total = block.len();
+    let mut dropped = 0;
+    let topo = loop {
+        let mut indeg = vec![0u32; total];
+        for ss in &succs {
+            for (t, _) in ss {
+                indeg[t.index()] += 1;
+            }
+        }
+        let mut ready: Vec<usize> = (0..total).filter(|i| indeg[*i] == 0).rev().collect();
+        let mut topo = Vec::with_capacity(total);
+        while let Some(x) = ready.pop() {
+            topo.push(DagNode(x as u32));
+            for (t, _) in &succs[x] {
+                indeg[t.index()] -= 1;
+                if indeg[t.index()] == 0 {
+                    ready.push(t.index());
+                }
+            }
+        }
+        if topo.len() == total {
+            break topo;
+        }
+        // Remove one edge into a node still on a cycle, from a node also left over.
+        let left: HashSet<usize> = (0..total).filter(|i| indeg[*i] > 0).collect();
+        let mut removed = false;
+        for x in 0..total {
+            if !left.contains(&x) {
+                continue;
+            }
+            if let Some(pos) = succs[x].iter().position(|(t, _)| left.contains(&t.index())) {
+                succs[x].remove(pos);
+                dropped += 1;
+                removed = true;
+                break;
+            }
+        }
+        if !removed {
+            break topo;
+        }
+    };
+    let mut order = vec![0u32; total];
+    for (i, nd) in topo.iter().enumerate() {
+        order[nd.index()] = i as u32;
+    }
+    let mut dpreds: Vec<Vec<DagNode>> = vec![Vec::new(); total];
+    for (x, ss) in succs.iter().enumerate() {
+        for (t, _) in ss {
+            dpreds[t.index()].push(DagNode(x as u32));
+        }
+    }
+    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n }
+}

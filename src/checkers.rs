@@ -1,0 +1,254 @@
+//! The two rules, `leak` and `double-free`: which site verdicts become diagnostics, and how they
+//! read.
+//!
+//! Input: `SiteVerdict`s of one function, the `Program` (for names and locations) and the
+//! reporting policy. Output: `Diagnostic`s (unsorted; the driver sorts).
+//! Invariants: the policy is FastCheck's (section 6.2): by default only never-freed locals outside
+//! `main`, conditional leaks and double frees are reported; `--all-categories` adds never-freed in
+//! `main`, never-freed not-local, unknown and over-budget sites. Freed-always and returned sites
+//! are never findings. Messages name the allocator and the decisive branches of the SAT model.
+
+use crate::cfg::FnCx;
+use crate::diag::{Category, Diagnostic, Note, NoteKind, Rule, SrcLoc};
+use crate::fastcheck::{EscapeKind, Lost, SiteVerdict, Step};
+use crate::ir::{Function, Loc, Program, Terminator};
+
+pub struct Policy {
+    pub all_categories: bool,
+}
+
+impl Policy {
+    pub fn reports(&self, c: Category) -> bool {
+        match c {
+            Category::NeverFreedLocal | Category::FreedConditional => true,
+            Category::NeverFreedMain | Category::NeverFreedNotLocal | Category::Unknown | Category::OverBudget => {
+                self.all_categories
+            }
+            Category::FreedAlways | Category::Returned => false,
+        }
+    }
+}
+
+/// Resolves locations to user-facing paths.
+pub struct Locator<'p> {
+    pub program: &'p Program,
+    /// `Program::files` as displayed (relative to the working directory when below it).
+    pub display: Vec<String>,
+}
+
+impl<'p> Locator<'p> {
+    pub fn new(program: &'p Program, cwd: &std::path::Path) -> Locator<'p> {
+        let display = program
+            .files
+            .iter()
+            .map(|f| match f.strip_prefix(cwd) {
+                Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+                _ => f.display().to_string(),
+            })
+            .collect();
+        Locator { program, display }
+    }
+
+    pub fn src(&self, loc: Loc) -> SrcLoc {
+        let file = self.display.get(loc.file.index()).cloned().unwrap_or_else(|| "<unknown>".to_string());
+        SrcLoc { file, line: loc.line, col: loc.col }
+    }
+
+    /// `a.c:8`, or just `8` when in `same_file`.
+    fn short(&self, loc: Loc) -> String {
+        let s = self.src(loc);
+        let name = std::path::Path::new(&s.file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or(s.file);
+        format!("{name}:{}", s.line)
+    }
+}
+
+pub fn diagnostics(cx: &FnCx, verdicts: &[SiteVerdict], policy: &Policy, at: &Locator) -> Vec<Diagnostic> {
+    let func = cx.func;
+    let mut out = Vec::new();
+    for v in verdicts {
+        let alloc_loc = func.stmt_loc(v.stmt);
+        let base = |rule: Rule, message: String, path: Vec<Note>| Diagnostic {
+            rule,
+            category: v.category,
+            loc: at.src(alloc_loc),
+            function: func.name.clone(),
+            allocator: v.allocator.clone(),
+            message,
+            path,
+            line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
+        };
+        let alloc_note =
+            Note { kind: NoteKind::Alloc, loc: at.src(alloc_loc), message: format!("memory is allocated here by '{}'", v.allocator) };
+        if policy.reports(v.category) {
+            let steps = v.leak.as_deref().unwrap_or(&[]);
+            let message = leak_message(func, v, steps, at);
+            let mut path = vec![alloc_note.clone()];
+            path.extend(notes(func, steps, at, v));
+            out.push(base(Rule::Leak, message, path));
+        }
+        if let Some(steps) = &v.double_free {
+            let frees: Vec<Loc> = steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Free { loc, .. } => Some(*loc),
+                    _ => None,
+                })
+                .collect();
+            let message = match frees.as_slice() {
+                [a, b, ..] => format!(
+                    "memory allocated by '{}' is freed twice, at {} and {}{}",
+                    v.allocator,
+                    at.short(*a),
+                    at.short(*b),
+                    conditions(func, steps, at).map(|c| format!(" when {c}")).unwrap_or_default()
+                ),
+                _ => format!("memory allocated by '{}' is freed twice", v.allocator),
+            };
+            let mut path = vec![alloc_note];
+            path.extend(notes(func, steps, at, v));
+            out.push(base(Rule::DoubleFree, message, path));
+        }
+    }
+    out
+}
+
+fn leak_message(func: &Function, v: &SiteVerdict, steps: &[Step], at: &Locator) -> String {
+    let a = &v.allocator;
+    match v.category {
+        Category::NeverFreedLocal | Category::NeverFreedMain => {
+            if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded, .. })) {
+                format!("memory allocated by '{a}' is never freed: the result is discarded")
+            } else {
+                format!("memory allocated by '{a}' is never freed")
+            }
+        }
+        Category::FreedConditional => match conditions(func, steps, at) {
+            Some(c) => format!("memory allocated by '{a}' leaks when {c}"),
+            None => format!("memory allocated by '{a}' leaks on some paths"),
+        },
+        Category::NeverFreedNotLocal => {
+            format!("memory allocated by '{a}' is never freed here: it is {}", escapes(&v.escapes))
+        }
+        Category::Unknown => {
+            format!("memory allocated by '{a}' is {}; whether it is freed is decided elsewhere", escapes(&v.escapes))
+        }
+        Category::OverBudget => {
+            format!("memory allocated by '{a}' was not checked: its path conditions exceed the analysis budget")
+        }
+        Category::FreedAlways | Category::Returned => format!("memory allocated by '{a}' is freed"),
+    }
+}
+
+fn escapes(kinds: &[EscapeKind]) -> String {
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|k| match k {
+            EscapeKind::Global => "stored into a global".to_string(),
+            EscapeKind::Heap => "stored into memory reached through a pointer".to_string(),
+            EscapeKind::Array => "stored into an array".to_string(),
+            EscapeKind::LocalStorage => "stored into a local aggregate or address-taken variable".to_string(),
+            EscapeKind::UnknownCallee(f) => format!("passed to '{f}'"),
+            EscapeKind::Retained(f) => format!("kept by '{f}'"),
+        })
+        .collect();
+    if parts.is_empty() {
+        "stored outside the function's locals".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// "the branch 'q == NULL' at a.c:8 is taken", joined for up to three decisive steps.
+fn conditions(func: &Function, steps: &[Step], at: &Locator) -> Option<String> {
+    let mut parts = Vec::new();
+    for s in steps {
+        match s {
+            Step::Branch { block, taken, loc } => {
+                let (text, holds) = branch_text(func, *block, *taken);
+                parts.push(format!("'{text}' is {} at {}", if holds { "true" } else { "false" }, at.short(*loc)));
+            }
+            Step::Case { block, target, loc } => parts.push(format!("{} at {} is taken", case_text(func, *block, *target), at.short(*loc))),
+            Step::CallFails { stmt, loc } => parts.push(format!("'{}' at {} fails", callee(func, *stmt), at.short(*loc))),
+            _ => {}
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let more = parts.len().saturating_sub(3);
+    parts.truncate(3);
+    let mut s = parts.join(" and ");
+    if more > 0 {
+        s.push_str(&format!(" (and {more} more branches)"));
+    }
+    Some(s)
+}
+
+fn branch_text(func: &Function, block: crate::ir::BlockId, taken: bool) -> (String, bool) {
+    match &func.block(block).term {
+        Terminator::Branch { cond, .. } => (cond.text.clone(), taken != cond.text_on_else),
+        _ => ("condition".to_string(), taken),
+    }
+}
+
+fn case_text(func: &Function, block: crate::ir::BlockId, target: crate::ir::BlockId) -> String {
+    match &func.block(block).term {
+        Terminator::Switch { cases, .. } => {
+            let values: Vec<String> = cases.iter().filter(|c| c.1 == target).map(|c| c.0.to_string()).collect();
+            if values.is_empty() {
+                "the switch's default".to_string()
+            } else {
+                format!("case {} of the switch", values.join(", "))
+            }
+        }
+        _ => "a switch case".to_string(),
+    }
+}
+
+fn callee(func: &Function, stmt: crate::ir::StmtId) -> String {
+    match func.stmt(stmt) {
+        crate::ir::Stmt::Call { callee: crate::ir::Callee::Direct { name, .. }, .. } => name.clone(),
+        _ => "the call".to_string(),
+    }
+}
+
+fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<Note> {
+    let mut out = Vec::new();
+    let mut frees = 0;
+    for s in steps {
+        let note = match s {
+            Step::Branch { block, taken, loc } => {
+                let (text, holds) = branch_text(func, *block, *taken);
+                Note { kind: NoteKind::Branch, loc: at.src(*loc), message: format!("'{text}' is {}", if holds { "true" } else { "false" }) }
+            }
+            Step::Case { block, target, loc } => {
+                Note { kind: NoteKind::Branch, loc: at.src(*loc), message: format!("{} is taken", case_text(func, *block, *target)) }
+            }
+            Step::CallFails { stmt, loc } => Note {
+                kind: NoteKind::Branch,
+                loc: at.src(*loc),
+                message: format!("'{}' fails and returns NULL; the old block is still allocated", callee(func, *stmt)),
+            },
+            Step::Free { loc, .. } => {
+                frees += 1;
+                let message = if frees == 1 { "freed here".to_string() } else { "freed again here".to_string() };
+                Note { kind: NoteKind::Free, loc: at.src(*loc), message }
+            }
+            Step::Lost { loc, how } => {
+                let message = match how {
+                    Lost::Overwritten(l) => {
+                        format!("'{}' is overwritten here, losing the last reference to the memory", func.local(*l).name)
+                    }
+                    Lost::Return => "the function returns here without freeing the memory".to_string(),
+                    Lost::Discarded => format!("the pointer returned by '{}' is discarded here", v.allocator),
+                };
+                Note { kind: NoteKind::Lost, loc: at.src(*loc), message }
+            }
+        };
+        out.push(note);
+    }
+    out
+}

@@ -1,0 +1,382 @@
+//! The command line: argument parsing, the `check` and `dump-ir` commands, exit codes.
+//!
+//! Input: `std::env::args`. Output: rendered findings on stdout (or `-o FILE`), messages and the
+//! summary on stderr, and the exit code: 0 clean, 1 findings, 2 usage or input error, 3 internal
+//! error (the highest that applies wins).
+//! Invariants: this is the only module besides `report` that writes to the terminal; every input
+//! problem becomes a message and a count, never a panic.
+
+use crate::checkers::{Locator, Policy};
+use crate::compdb::{self, CompDb};
+use crate::diag::Rule;
+use crate::driver::{self, PhaseTimes, Stats};
+use crate::fastcheck::Config;
+use crate::frontend::{self, FrontendOptions};
+use crate::report::{self, RenderOptions, ToolInfo};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub const EXIT_CLEAN: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_INTERNAL: i32 = 3;
+
+const USAGE: &str = "\
+drip: finds memory leaks and double frees in C code
+
+usage:
+  drip check [options] [-p <build dir | compile_commands.json>]
+  drip check [options] <file.c>... -- <compiler flags>
+  drip dump-ir [options] [-p ...] [<file.c>... -- <flags>] [--function NAME]
+  drip --version
+
+With neither -p nor files, drip looks for compile_commands.json in . and then build/.
+
+options:
+  -p PATH            compile database, or the directory holding compile_commands.json
+  --format FORMAT    text (default), sarif, or json
+  -o FILE            write the findings to FILE instead of standard output
+  -j N               worker threads (default: all cores)
+  --stats            print FastCheck-style statistics (allocation sites per category, times)
+  --all-categories   also report never-freed sites in main, sites stored outside locals,
+                     unknown and over-budget sites
+  -v, --verbose      show parse errors and other per-TU messages
+  -h, --help         this help
+
+exit codes: 0 no findings, 1 findings, 2 usage or input error, 3 internal error
+";
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Sarif,
+    Json,
+}
+
+struct Args {
+    command: String,
+    compdb: Option<PathBuf>,
+    files: Vec<PathBuf>,
+    flags: Vec<String>,
+    format: Format,
+    output: Option<PathBuf>,
+    jobs: usize,
+    stats: bool,
+    all_categories: bool,
+    verbose: bool,
+    function: Option<String>,
+}
+
+fn parse_args(argv: &[String]) -> Result<Args, String> {
+    let mut it = argv.iter().skip(1);
+    let command = match it.next() {
+        Some(c) => c.clone(),
+        None => return Err("missing command".to_string()),
+    };
+    let mut a = Args {
+        command,
+        compdb: None,
+        files: Vec::new(),
+        flags: Vec::new(),
+        format: Format::Text,
+        output: None,
+        jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        stats: false,
+        all_categories: false,
+        verbose: false,
+        function: None,
+    };
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--" => {
+                a.flags = it.by_ref().cloned().collect();
+                break;
+            }
+            "-p" => a.compdb = Some(PathBuf::from(value("-p")?)),
+            "--format" => {
+                a.format = match value("--format")?.as_str() {
+                    "text" => Format::Text,
+                    "sarif" => Format::Sarif,
+                    "json" => Format::Json,
+                    other => return Err(format!("unknown format '{other}' (expected text, sarif or json)")),
+                }
+            }
+            "-o" => a.output = Some(PathBuf::from(value("-o")?)),
+            "-j" => {
+                let v = value("-j")?;
+                a.jobs = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
+            }
+            "--stats" => a.stats = true,
+            "--all-categories" => a.all_categories = true,
+            "-v" | "--verbose" => a.verbose = true,
+            "--function" => a.function = Some(value("--function")?),
+            s if s.starts_with("-p") && s.len() > 2 => a.compdb = Some(PathBuf::from(&s[2..])),
+            s if s.starts_with("-j") && s.len() > 2 => {
+                a.jobs = s[2..].parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
+            }
+            s if s.starts_with("--format=") => {
+                return parse_args(&rewrite(argv, s, "--format"));
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option '{s}'")),
+            file => a.files.push(PathBuf::from(file)),
+        }
+    }
+    Ok(a)
+}
+
+/// Turn `--opt=value` into `--opt value` and parse again.
+fn rewrite(argv: &[String], arg: &str, opt: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in argv {
+        if a == arg {
+            out.push(opt.to_string());
+            out.push(arg[opt.len() + 1..].to_string());
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+pub fn main() -> i32 {
+    let argv: Vec<String> = std::env::args().collect();
+    match argv.get(1).map(String::as_str) {
+        None | Some("-h") | Some("--help") | Some("help") => {
+            print!("{USAGE}");
+            return if argv.len() < 2 { EXIT_USAGE } else { EXIT_CLEAN };
+        }
+        Some("-V") | Some("--version") => {
+            println!("drip {}", env!("CARGO_PKG_VERSION"));
+            return EXIT_CLEAN;
+        }
+        _ => {}
+    }
+    let args = match parse_args(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("drip: error: {e}\n\n{USAGE}");
+            return EXIT_USAGE;
+        }
+    };
+    match args.command.as_str() {
+        "check" | "dump-ir" => run(&args),
+        other => {
+            eprintln!("drip: error: unknown command '{other}'\n\n{USAGE}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn load_compdb(args: &Args) -> Result<(CompDb, String), String> {
+    if !args.files.is_empty() {
+        if args.compdb.is_some() {
+            return Err("give either -p or source files, not both".to_string());
+        }
+        let missing: Vec<String> = args.files.iter().filter(|f| !f.exists()).map(|f| f.display().to_string()).collect();
+        if !missing.is_empty() {
+            return Err(format!("no such file: {}", missing.join(", ")));
+        }
+        return Ok((compdb::from_files(&args.files, &args.flags), "the command line".to_string()));
+    }
+    let path = match &args.compdb {
+        Some(p) => p.clone(),
+        None => {
+            let candidates = [PathBuf::from("compile_commands.json"), PathBuf::from("build/compile_commands.json")];
+            match candidates.iter().find(|c| c.exists()) {
+                Some(c) => c.clone(),
+                None => {
+                    return Err("no compile_commands.json in . or build/; pass -p <dir> or source files".to_string());
+                }
+            }
+        }
+    };
+    compdb::load(&path).map(|db| (db, path.display().to_string())).map_err(|e| e.to_string())
+}
+
+fn run(args: &Args) -> i32 {
+    let started = Instant::now();
+    let (db, origin) = match load_compdb(args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("drip: error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for p in &db.problems {
+        eprintln!("drip: warning: {p}");
+    }
+    if db.commands.is_empty() {
+        eprintln!(
+            "drip: error: no C translation units in {origin} ({} non-C entries skipped)",
+            db.skipped_non_c
+        );
+        return EXIT_USAGE;
+    }
+    let (program, fe) = frontend::build_program(&db.commands, &FrontendOptions { jobs: args.jobs, verbose: args.verbose });
+    if args.verbose {
+        for m in &fe.messages {
+            eprintln!("{m}");
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let at = Locator::new(&program, &cwd);
+    if args.command == "dump-ir" {
+        return dump_ir(&program, args);
+    }
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("drip: error: cannot start worker threads: {e}");
+            return EXIT_INTERNAL;
+        }
+    };
+    let policy = Policy { all_categories: args.all_categories };
+    let out = driver::analyze(&program, &Config::standard(), &policy, &at, &pool);
+    for e in &out.internal_errors {
+        eprintln!("{e}");
+    }
+    let stats = Stats {
+        tus_total: fe.tus_total,
+        tus_parsed: fe.tus_parsed,
+        tus_failed: fe.tus_failed,
+        tus_with_errors: fe.tus_with_errors,
+        parse_errors: fe.parse_errors,
+        entries_skipped_non_c: db.skipped_non_c,
+        entries_duplicate: db.duplicates,
+        functions: program.functions.len(),
+        functions_analysed: out.functions_analysed,
+        functions_failed: out.internal_errors.len(),
+        functions_with_lowering_notes: program.functions.iter().filter(|f| !f.lowering_notes.is_empty()).count(),
+        sources: out.sources,
+        sites_over_budget: out.over_budget,
+        categories: out.categories.clone(),
+        findings_leak: driver::count(&out.diagnostics, Rule::Leak),
+        findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
+        sat_queries: out.sat_queries,
+        time_ms: PhaseTimes {
+            parse: driver::ms(fe.parse_time),
+            ir: driver::ms(fe.lower_time),
+            value_flow: driver::ms(out.timings.value_flow),
+            guards_sat: driver::ms(out.timings.sat),
+            wall: driver::ms(started.elapsed()),
+        },
+    };
+    if let Err(e) = write_output(args, &out.diagnostics, &stats, &cwd) {
+        eprintln!("drip: error: cannot write output: {e}");
+        return EXIT_USAGE;
+    }
+    if args.stats {
+        print_stats(&stats);
+    }
+    eprintln!("{}", summary(&stats));
+    if !out.internal_errors.is_empty() {
+        EXIT_INTERNAL
+    } else if fe.tus_failed > 0 {
+        EXIT_USAGE
+    } else if !out.diagnostics.is_empty() {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+fn write_output(args: &Args, diags: &[crate::diag::Diagnostic], stats: &Stats, cwd: &Path) -> std::io::Result<()> {
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let mut sink: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    match args.format {
+        Format::Text => report::render_text(diags, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?,
+        Format::Json => {
+            let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
+            report::render_json(diags, &value, &mut *sink)?
+        }
+        Format::Sarif => report::render_sarif(
+            diags,
+            &ToolInfo { version: env!("CARGO_PKG_VERSION").to_string(), root: cwd.to_path_buf() },
+            &mut *sink,
+        )?,
+    }
+    sink.flush()
+}
+
+fn summary(s: &Stats) -> String {
+    let mut line = format!(
+        "drip: {} TUs, {} functions, {} allocation sites: {} leak{}, {} double free{}",
+        s.tus_parsed,
+        s.functions_analysed,
+        s.sources,
+        s.findings_leak,
+        if s.findings_leak == 1 { "" } else { "s" },
+        s.findings_double_free,
+        if s.findings_double_free == 1 { "" } else { "s" },
+    );
+    let mut problems = Vec::new();
+    if s.tus_failed > 0 {
+        problems.push(format!("{} TU{} failed to parse", s.tus_failed, if s.tus_failed == 1 { "" } else { "s" }));
+    }
+    if s.tus_with_errors > 0 {
+        problems.push(format!("{} TU{} with parse errors", s.tus_with_errors, if s.tus_with_errors == 1 { "" } else { "s" }));
+    }
+    if s.functions_failed > 0 {
+        problems.push(format!("{} function{} failed", s.functions_failed, if s.functions_failed == 1 { "" } else { "s" }));
+    }
+    if s.sites_over_budget > 0 {
+        problems.push(format!("{} site{} over budget", s.sites_over_budget, if s.sites_over_budget == 1 { "" } else { "s" }));
+    }
+    if s.entries_skipped_non_c > 0 {
+        problems.push(format!("{} non-C entries skipped", s.entries_skipped_non_c));
+    }
+    if !problems.is_empty() {
+        line.push_str(&format!(" ({}; see -v)", problems.join(", ")));
+    }
+    line
+}
+
+fn print_stats(s: &Stats) {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "drip statistics");
+    let _ = writeln!(
+        e,
+        "  translation units   {} total, {} parsed, {} failed, {} with errors ({} errors), {} non-C skipped, {} duplicates",
+        s.tus_total, s.tus_parsed, s.tus_failed, s.tus_with_errors, s.parse_errors, s.entries_skipped_non_c, s.entries_duplicate
+    );
+    let _ = writeln!(
+        e,
+        "  functions           {} lowered, {} analysed, {} failed, {} with lowering notes",
+        s.functions, s.functions_analysed, s.functions_failed, s.functions_with_lowering_notes
+    );
+    let _ = writeln!(e, "  allocation sources  {}", s.sources);
+    for (cat, n) in &s.categories {
+        let pct = if s.sources > 0 { 100.0 * *n as f64 / s.sources as f64 } else { 0.0 };
+        let _ = writeln!(e, "    {cat:<24}{n:>8}  {pct:5.1}%");
+    }
+    let _ = writeln!(e, "  findings            {} leak, {} double-free", s.findings_leak, s.findings_double_free);
+    let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);
+    let t = &s.time_ms;
+    let _ = writeln!(
+        e,
+        "  time (ms)           parse {} | ir {} | value-flow {} | guards+sat {} (summed over threads) | wall {}",
+        t.parse, t.ir, t.value_flow, t.guards_sat, t.wall
+    );
+}
+
+fn dump_ir(program: &crate::ir::Program, args: &Args) -> i32 {
+    let mut out = std::io::stdout().lock();
+    let mut found = false;
+    for f in &program.functions {
+        if args.function.as_deref().is_some_and(|n| n != f.name) {
+            continue;
+        }
+        found = true;
+        let _ = writeln!(out, "{}", crate::irdump::dump_function(program, f));
+    }
+    if !found {
+        eprintln!("drip: error: no function to dump");
+        return EXIT_USAGE;
+    }
+    EXIT_CLEAN
+}

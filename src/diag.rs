@@ -1,0 +1,130 @@
+//! Findings as the checkers produce them, before rendering.
+//!
+//! Input: built by `checkers` from site verdicts. Output: consumed by `report` (text, SARIF, JSON).
+//! Invariants: locations are resolved to file paths already (no ids), so renderers need nothing
+//! but a `Diagnostic`; a list of diagnostics is sorted with `sort_key` before rendering, so output
+//! never depends on thread count.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    Leak,
+    DoubleFree,
+}
+
+impl Rule {
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::Leak => "leak",
+            Rule::DoubleFree => "double-free",
+        }
+    }
+}
+
+/// FastCheck's categories (section 6.2), refined. Every allocation site gets exactly one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// Never freed, handled only through locals, in a function other than `main`. Reported.
+    NeverFreedLocal,
+    /// Never freed, handled only through locals, in `main` (usually lives until exit).
+    NeverFreedMain,
+    /// Never freed, but stored into a global, the heap, an array or passed to unknown code.
+    NeverFreedNotLocal,
+    /// Freed (or returned, or exited) on every path.
+    FreedAlways,
+    /// Freed on some paths and lost on others. Reported.
+    FreedConditional,
+    /// Returned to the caller on every path: the caller owns it.
+    Returned,
+    /// Escapes into a global, heap field, array, address-taken local or unknown callee on some
+    /// path; its fate is decided elsewhere.
+    Unknown,
+    /// The guard formulas exceeded the configured budget; nothing was concluded.
+    OverBudget,
+}
+
+impl Category {
+    pub fn id(self) -> &'static str {
+        match self {
+            Category::NeverFreedLocal => "never-freed-local",
+            Category::NeverFreedMain => "never-freed-main",
+            Category::NeverFreedNotLocal => "never-freed-not-local",
+            Category::FreedAlways => "freed-always",
+            Category::FreedConditional => "freed-conditional",
+            Category::Returned => "returned",
+            Category::Unknown => "unknown",
+            Category::OverBudget => "over-budget",
+        }
+    }
+    pub const ALL: [Category; 8] = [
+        Category::NeverFreedLocal,
+        Category::NeverFreedMain,
+        Category::NeverFreedNotLocal,
+        Category::FreedAlways,
+        Category::FreedConditional,
+        Category::Returned,
+        Category::Unknown,
+        Category::OverBudget,
+    ];
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SrcLoc {
+    /// Path as the user should see it: relative to the current directory when below it.
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoteKind {
+    /// Where the cell is allocated.
+    Alloc,
+    /// A branch on the error path and the way it goes.
+    Branch,
+    /// A free of the cell.
+    Free,
+    /// The point where the last reference to the cell is lost (overwritten or out of scope).
+    Lost,
+    /// Anything else worth pointing at (a copy, a call).
+    Info,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Note {
+    pub kind: NoteKind,
+    pub loc: SrcLoc,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub rule: Rule,
+    pub category: Category,
+    /// The allocation site: the primary location for every rule.
+    pub loc: SrcLoc,
+    pub function: String,
+    /// Name of the allocating call (`malloc`, `strdup`, …).
+    pub allocator: String,
+    /// One line, compiler style, without the `[rule]` suffix.
+    pub message: String,
+    /// The error path in execution order: allocation, branches taken, frees, loss point.
+    pub path: Vec<Note>,
+    /// Line of the allocation relative to the start of its function: stable across edits above the
+    /// function, used for SARIF `partialFingerprints`.
+    pub line_in_function: u32,
+}
+
+impl Diagnostic {
+    pub fn sort_key(&self) -> (&str, u32, u32, Rule, &str) {
+        (&self.loc.file, self.loc.line, self.loc.col, self.rule, &self.message)
+    }
+}
+
+pub fn sort(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then_with(|| a.path.cmp(&b.path)));
+}

@@ -1,0 +1,1019 @@
+//! Guarded value-flow reachability for one function (FastCheck, PLDI'07, sections 5.3–5.6).
+//!
+//! Input: `&FnCx` (the loop-bounded CFG of one function) and `&Config`.
+//! Output: one `SiteVerdict` per allocation site of the function, in statement order.
+//! Invariants:
+//! - Pure: reads the IR, performs no I/O, and one call owns its guard arena and solver, so
+//!   functions are checked in parallel without sharing anything mutable.
+//! - For a site `x = malloc(..)`, a forward pass over the DAG from the site computes, for every
+//!   point and every tracked local `y`, the guard `H[y]` under which `y` holds the cell, and the
+//!   path guard `P` under which the point is reached. Guards of value-flow events come from those:
+//!   `free(y)` is a sink with guard `H[y]`; `realloc(y, n)` frees under `H[y] ∧ ok(realloc)`;
+//!   `return y`, storing `y` outside the tracked locals and passing it to unknown code end the
+//!   function's responsibility; a noreturn call ends the path (guard `P`). This is the paper's
+//!   composition of CFG guards along value-flow edges, computed path-exactly on the DAG.
+//! - Leak iff `Psrc ∧ ¬⋁ G_k` is satisfiable, where the `G_k` are the guards of all those events and
+//!   `Psrc` the guard of reaching the site from the function entry; double free iff
+//!   `Psrc ∧ G_i ∧ G_j` is satisfiable for two frees. Switch consistency is added by `sat`.
+//! - Tests of the checked allocation's success are constants (5.6.1): the cell exists only if the
+//!   allocation succeeded. A budget hit (guard size, SAT conflicts) yields `Category::OverBudget`,
+//!   never a silent "no bug".
+
+use crate::cfg::{DagNode, EdgeLabel, FnCx};
+use crate::diag::Category;
+use crate::guard::{AtomId, GuardId, Guards};
+use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::libmodel::{ArgEffect, RetEffect};
+use crate::sat::{Answer, Model, Solver};
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Guard nodes one allocation site may create before it is classified over budget.
+    pub max_guard_nodes_per_site: usize,
+    /// Guard nodes for the entry-to-site path conditions of one function; beyond it they are
+    /// dropped (treated as `true`, which only loses precision).
+    pub max_guard_nodes_entry: usize,
+    /// MiniSat conflict limit per query.
+    pub sat_conflicts: u32,
+}
+
+impl Config {
+    pub fn standard() -> Config {
+        Config { max_guard_nodes_per_site: 20_000, max_guard_nodes_entry: 50_000, sat_conflicts: 100_000 }
+    }
+}
+
+/// Where a cell went that this function no longer answers for.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EscapeKind {
+    Global,
+    /// Stored through a pointer or into a field of pointed-to memory.
+    Heap,
+    Array,
+    /// Stored into a local struct/array or a local whose address is taken.
+    LocalStorage,
+    /// Passed to a function drip does not see into.
+    UnknownCallee(String),
+    /// Kept by a library function (`putenv`).
+    Retained(String),
+}
+
+/// One step of an error path, in execution order.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// The branch ending `block` goes to its `then_` side (`taken`) or not.
+    Branch { block: BlockId, taken: bool, loc: Loc },
+    /// The switch ending `block` goes to `target`.
+    Case { block: BlockId, target: BlockId, loc: Loc },
+    /// An allocating call (`realloc`) fails and returns NULL, leaving its argument alive.
+    CallFails { stmt: StmtId, loc: Loc },
+    Free { stmt: StmtId, loc: Loc },
+    /// The last reference is lost.
+    Lost { loc: Loc, how: Lost },
+}
+
+#[derive(Clone, Debug)]
+pub enum Lost {
+    /// The local holding the last reference is assigned something else.
+    Overwritten(LocalId),
+    /// The function returns while only locals hold the cell.
+    Return,
+    /// The allocating call's result is not stored anywhere.
+    Discarded,
+}
+
+#[derive(Clone, Debug)]
+pub struct SiteVerdict {
+    pub stmt: StmtId,
+    pub allocator: String,
+    pub category: Category,
+    /// The error path of a leak (for the leak categories).
+    pub leak: Option<Vec<Step>>,
+    /// The error path of a double free: it contains two `Step::Free`.
+    pub double_free: Option<Vec<Step>>,
+    pub escapes: Vec<EscapeKind>,
+    /// SAT queries run for this site.
+    pub sat_queries: u32,
+}
+
+#[derive(Clone, Debug)]
+enum EventKind {
+    Free { stmt: StmtId, on_success_of: Option<StmtId> },
+    Return,
+    Escape(EscapeKind),
+    Exit,
+}
+
+#[derive(Clone, Debug)]
+struct Event {
+    kind: EventKind,
+    guard: GuardId,
+}
+
+#[derive(Clone, Default)]
+struct State {
+    p: GuardId,
+    /// Tracked locals that may hold the cell, with their guards; sorted by local, no FALSE.
+    h: Vec<(LocalId, GuardId)>,
+}
+
+impl Default for GuardId {
+    fn default() -> Self {
+        GuardId::FALSE
+    }
+}
+
+impl State {
+    fn get(&self, x: LocalId) -> GuardId {
+        self.h.iter().find(|e| e.0 == x).map(|e| e.1).unwrap_or(GuardId::FALSE)
+    }
+    fn set(&mut self, x: LocalId, g: GuardId) {
+        match self.h.binary_search_by_key(&x, |e| e.0) {
+            Ok(i) if g == GuardId::FALSE => {
+                self.h.remove(i);
+            }
+            Ok(i) => self.h[i].1 = g,
+            Err(_) if g == GuardId::FALSE => {}
+            Err(i) => self.h.insert(i, (x, g)),
+        }
+    }
+}
+
+/// Allocation sites of a function: (node, statement index, statement).
+pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId)> {
+    let mut out = Vec::new();
+    for b in 0..cx.dag.n_blocks {
+        let node = DagNode(b as u32);
+        for (i, s) in cx.stmts_of(node).iter().enumerate() {
+            if crate::cfg::source_success(cx.func.stmt(*s)).is_some() {
+                out.push((node, i, *s));
+            }
+        }
+    }
+    out.sort_by_key(|x| x.2);
+    out
+}
+
+/// Time spent per phase while checking (summed over sites).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timings {
+    pub value_flow: std::time::Duration,
+    pub sat: std::time::Duration,
+}
+
+/// Check every allocation site of one function.
+pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
+    let sites = sites(cx);
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    let started = std::time::Instant::now();
+    let mut guards = Guards::new(config.max_guard_nodes_entry);
+    for g in &cx.groups {
+        guards.declare_exactly_one(g[0].0, g);
+    }
+    let p_entry = entry_guards(cx, &mut guards);
+    timings.value_flow += started.elapsed();
+    sites
+        .into_iter()
+        .map(|(node, idx, stmt)| {
+            let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
+            check_site(cx, config, &mut guards, psrc, node, idx, stmt, is_main, timings)
+        })
+        .collect()
+}
+
+/// Guards of reaching each node from the function entry (for correlated tests before the
+/// site), or `None` when they exceed their budget.
+fn entry_guards(cx: &FnCx, guards: &mut Guards) -> Option<Vec<GuardId>> {
+    let n = cx.dag.len();
+    let mut p = vec![GuardId::FALSE; n];
+    p[cx.func.entry.index()] = GuardId::TRUE;
+    for nd in &cx.dag.topo {
+        let here = p[nd.index()];
+        if here == GuardId::FALSE {
+            continue;
+        }
+        for (t, label) in &cx.dag.succs[nd.index()] {
+            let l = label_guard(guards, label, None);
+            let g = guards.and(here, l);
+            p[t.index()] = guards.or(p[t.index()], g);
+        }
+        if guards.over_budget() {
+            guards.reset_budget();
+            return None;
+        }
+    }
+    Some(p)
+}
+
+fn label_guard(guards: &mut Guards, label: &EdgeLabel, folded: Option<(AtomId, bool)>) -> GuardId {
+    let lit = |guards: &mut Guards, atom: AtomId, positive: bool| match folded {
+        Some((a, v)) if a == atom => {
+            if v == positive {
+                GuardId::TRUE
+            } else {
+                GuardId::FALSE
+            }
+        }
+        _ => guards.lit(atom, positive),
+    };
+    match label {
+        EdgeLabel::True => GuardId::TRUE,
+        EdgeLabel::Lit { atom, positive } => lit(guards, *atom, *positive),
+        EdgeLabel::Any(atoms) => {
+            let mut g = GuardId::FALSE;
+            for a in atoms.iter() {
+                let l = lit(guards, *a, true);
+                g = guards.or(g, l);
+            }
+            g
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_site(
+    cx: &FnCx,
+    config: &Config,
+    guards: &mut Guards,
+    psrc: GuardId,
+    node0: DagNode,
+    idx0: usize,
+    stmt: StmtId,
+    is_main: bool,
+    timings: &mut Timings,
+) -> SiteVerdict {
+    let started = std::time::Instant::now();
+    let Stmt::Call { dst, callee, args } = cx.func.stmt(stmt) else {
+        unreachable!("sites are calls")
+    };
+    let allocator = match callee {
+        Callee::Direct { name, .. } => name.clone(),
+        Callee::Indirect(_) => "?".to_string(),
+    };
+    let mut verdict = SiteVerdict {
+        stmt,
+        allocator,
+        category: Category::Unknown,
+        leak: None,
+        double_free: None,
+        escapes: Vec::new(),
+        sat_queries: 0,
+    };
+    // Where the cell is first stored.
+    let lib = crate::cfg::lib_of(callee);
+    let out_arg = lib.and_then(|l| {
+        l.args
+            .iter()
+            .find(|(_, e)| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
+            .map(|(i, _)| *i)
+    });
+    let holder: Result<LocalId, Option<EscapeKind>> = match out_arg {
+        Some(i) => match args.get(i) {
+            Some(a) => match (cx.out_param_local(a), cx.out_param_place(a)) {
+                (Some(x), _) if cx.is_tracked(x) => Ok(x),
+                (_, Some(place)) => Err(Some(escape_kind(cx, place))),
+                _ => Err(Some(EscapeKind::Heap)),
+            },
+            None => Err(None),
+        },
+        None => match dst {
+            Some(Place::Local(x)) if cx.is_tracked(*x) => Ok(*x),
+            Some(place) => Err(Some(escape_kind(cx, place))),
+            None => Err(None),
+        },
+    };
+    let x = match holder {
+        Ok(x) => x,
+        Err(Some(kind)) => {
+            verdict.escapes.push(kind);
+            verdict.category = Category::Unknown;
+            return verdict;
+        }
+        Err(None) => {
+            verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
+            let loc = cx.func.stmt_loc(stmt);
+            verdict.leak = Some(vec![Step::Lost { loc, how: Lost::Discarded }]);
+            return verdict;
+        }
+    };
+
+    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+    let site_atom = cx.success_atom.get(&stmt).copied();
+    let fold = site_atom.map(|a| (a, true));
+
+    // Forward pass over the DAG from the site.
+    let n = cx.dag.len();
+    let mut states: Vec<Option<State>> = vec![None; n];
+    let mut events: Vec<Event> = Vec::new();
+    let start = cx.dag.order[node0.index()] as usize;
+    for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
+        let (mut st, first) = if pos == start {
+            let mut st = State { p: GuardId::TRUE, h: Vec::new() };
+            st.set(x, GuardId::TRUE);
+            (st, idx0 + 1)
+        } else {
+            match states[nd.index()].take() {
+                Some(s) => (s, 0),
+                None => continue,
+            }
+        };
+        let stmts = cx.stmts_of(*nd);
+        for sid in &stmts[first.min(stmts.len())..] {
+            transfer(cx, guards, &mut st, *sid, &mut events);
+        }
+        let block = cx.func.block(cx.dag.block[nd.index()]);
+        match &block.term {
+            Terminator::Return(Some(op)) => {
+                let g = value_guard(&st, op);
+                if g != GuardId::FALSE {
+                    events.push(Event { kind: EventKind::Return, guard: g });
+                }
+            }
+            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p }),
+            // A path cut by the loop bound (the second visit of a loop with no exit) is not
+            // followed further; counting it as a loss would blame the bound, not the code.
+            Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
+                if cx.dag.succs[nd.index()].is_empty() =>
+            {
+                events.push(Event { kind: EventKind::Exit, guard: st.p })
+            }
+            _ => {}
+        }
+        // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
+        let sure_then = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
+                CondKind::Truthy(op) => op.local().is_some_and(|y| st.get(y) == st.p),
+                _ => false,
+            },
+            _ => false,
+        };
+        let then_block = match &block.term {
+            Terminator::Branch { then_, .. } => Some(*then_),
+            _ => None,
+        };
+        for (t, label) in &cx.dag.succs[nd.index()] {
+            let mut l = label_guard(guards, label, fold);
+            if sure_then {
+                l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
+            }
+            if l == GuardId::FALSE {
+                continue;
+            }
+            let mut out = State { p: guards.and(st.p, l), h: Vec::with_capacity(st.h.len()) };
+            if out.p == GuardId::FALSE {
+                continue;
+            }
+            for (y, g) in &st.h {
+                let gy = guards.and(*g, l);
+                out.set(*y, gy);
+            }
+            merge_into(guards, &mut states[t.index()], out);
+        }
+        if guards.over_budget() {
+            break;
+        }
+    }
+    if guards.over_budget() {
+        guards.reset_budget();
+        verdict.category = Category::OverBudget;
+        return verdict;
+    }
+
+    let mut has_free = false;
+    let mut has_ret = false;
+    let mut has_escape = false;
+    for e in &events {
+        match &e.kind {
+            EventKind::Free { .. } => has_free = true,
+            EventKind::Return => has_ret = true,
+            EventKind::Escape(k) => {
+                has_escape = true;
+                if !verdict.escapes.contains(k) {
+                    verdict.escapes.push(k.clone());
+                }
+            }
+            EventKind::Exit => {}
+        }
+    }
+    verdict.escapes.sort();
+    let mut any = GuardId::FALSE;
+    for e in &events {
+        any = guards.or(any, e.guard);
+    }
+    if guards.over_budget() {
+        guards.reset_budget();
+        verdict.category = Category::OverBudget;
+        return verdict;
+    }
+    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free { .. })).collect();
+    let mut pair_guards = Vec::new();
+    for i in 0..frees.len() {
+        for j in i + 1..frees.len() {
+            pair_guards.push((i, j));
+        }
+    }
+
+    let sat_started = std::time::Instant::now();
+    timings.value_flow += sat_started - started;
+    let guards_ro: &Guards = guards;
+    let mut solver = Solver::new(guards_ro, &cx.groups, config.sat_conflicts);
+    let leak = solver.check(&[(psrc, true), (any, false)]);
+    let mut unknown = false;
+    let leak_model = match leak {
+        Answer::Sat(m) => Some(m),
+        Answer::Unsat => None,
+        Answer::Unknown => {
+            unknown = true;
+            None
+        }
+    };
+    let mut df: Option<(Model, usize, usize)> = None;
+    for (i, j) in pair_guards {
+        match solver.check(&[(psrc, true), (frees[i].guard, true), (frees[j].guard, true)]) {
+            Answer::Sat(m) => {
+                df = Some((m, i, j));
+                break;
+            }
+            Answer::Unsat => {}
+            Answer::Unknown => unknown = true,
+        }
+    }
+    verdict.sat_queries = solver.queries;
+    timings.sat += sat_started.elapsed();
+    if unknown && leak_model.is_none() && df.is_none() {
+        verdict.category = Category::OverBudget;
+        return verdict;
+    }
+
+    verdict.category = match &leak_model {
+        Some(_) if !has_free && !has_ret && !has_escape => {
+            if is_main {
+                Category::NeverFreedMain
+            } else {
+                Category::NeverFreedLocal
+            }
+        }
+        Some(_) => Category::FreedConditional,
+        None if has_escape && !has_free && !has_ret => Category::NeverFreedNotLocal,
+        None if has_escape => Category::Unknown,
+        None if has_free => Category::FreedAlways,
+        None if has_ret => Category::Returned,
+        None => Category::FreedAlways,
+    };
+    let support_of = |roots: &[GuardId]| guards_ro.support(roots);
+    if let Some(m) = &leak_model {
+        let support = support_of(&[psrc, any]);
+        verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0, x, WalkGoal::Leak));
+    }
+    if let Some((m, i, j)) = &df {
+        let support = support_of(&[psrc, frees[*i].guard, frees[*j].guard]);
+        verdict.double_free = Some(walk(cx, &m_values(m), &support, fold, node0, idx0, x, WalkGoal::SecondFree));
+    }
+    verdict
+}
+
+fn m_values(m: &Model) -> impl Fn(AtomId) -> Option<bool> + '_ {
+    move |a| m.value(a)
+}
+
+fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
+    match slot {
+        None => *slot = Some(incoming),
+        Some(cur) => {
+            cur.p = guards.or(cur.p, incoming.p);
+            for (y, g) in incoming.h {
+                let old = cur.get(y);
+                let merged = guards.or(old, g);
+                cur.set(y, merged);
+            }
+        }
+    }
+}
+
+fn value_guard(st: &State, op: &Operand) -> GuardId {
+    match op.local() {
+        Some(y) => st.get(y),
+        None => GuardId::FALSE,
+    }
+}
+
+fn escape_kind(cx: &FnCx, place: &Place) -> EscapeKind {
+    match place {
+        Place::Global(_) => EscapeKind::Global,
+        Place::Local(_) => EscapeKind::LocalStorage,
+        Place::Index(inner) => match &**inner {
+            Place::Local(_) => EscapeKind::Array,
+            Place::Global(_) => EscapeKind::Global,
+            _ => EscapeKind::Array,
+        },
+        Place::Field(inner, _) => match inner.root_local() {
+            Some(l) if matches!(**inner, Place::Local(_)) && cx.func.local(l).is_aggregate => EscapeKind::LocalStorage,
+            _ if matches!(**inner, Place::Global(_)) => EscapeKind::Global,
+            _ => EscapeKind::Heap,
+        },
+        Place::Deref(_) => EscapeKind::Heap,
+    }
+}
+
+fn callee_name(callee: &Callee) -> String {
+    match callee {
+        Callee::Direct { name, .. } => name.clone(),
+        Callee::Indirect(_) => "a function pointer".to_string(),
+    }
+}
+
+fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
+    match cx.func.stmt(sid) {
+        Stmt::Assign { dst, src } => {
+            let g = match src {
+                Rvalue::Use(op) => value_guard(st, op),
+                Rvalue::Opaque(ops) => {
+                    // Pointer-valued arithmetic the front end could not simplify keeps the cell.
+                    let ptr_dst = dst.as_local().is_some_and(|l| cx.func.local(l).is_pointer);
+                    let mut g = GuardId::FALSE;
+                    if ptr_dst {
+                        for op in ops {
+                            let gy = value_guard(st, op);
+                            g = guards.or(g, gy);
+                        }
+                    }
+                    g
+                }
+                Rvalue::AddrOf(_) => GuardId::FALSE,
+            };
+            store(cx, st, dst, g, events);
+        }
+        Stmt::Call { dst, callee, args } => {
+            let lib = crate::cfg::lib_of(callee);
+            let mut redefined: Vec<LocalId> = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                let effect = lib.and_then(|l| l.arg_effect(i));
+                if effect == Some(ArgEffect::OutRealloc) {
+                    // getline keeps, or reallocates in place of, the buffer it is given: whoever
+                    // held it still owns the (possibly moved) block afterwards.
+                    continue;
+                }
+                if let Some(ArgEffect::OutFresh(_)) = effect {
+                    if let Some(xo) = cx.out_param_local(a) {
+                        redefined.push(xo);
+                    }
+                    continue;
+                }
+                let g = value_guard(st, a);
+                if g == GuardId::FALSE {
+                    continue;
+                }
+                match (lib, effect) {
+                    (Some(_), Some(ArgEffect::Frees)) => {
+                        events.push(Event { kind: EventKind::Free { stmt: sid, on_success_of: None }, guard: g })
+                    }
+                    (Some(_), Some(ArgEffect::FreesOnSuccess)) => {
+                        let ok = match cx.success_atom.get(&sid) {
+                            Some(a) => guards.lit(*a, true),
+                            None => GuardId::TRUE,
+                        };
+                        let gg = guards.and(g, ok);
+                        events.push(Event { kind: EventKind::Free { stmt: sid, on_success_of: Some(sid) }, guard: gg });
+                    }
+                    (Some(l), Some(ArgEffect::Keeps)) => {
+                        events.push(Event { kind: EventKind::Escape(EscapeKind::Retained(l.name.to_string())), guard: g })
+                    }
+                    (Some(_), _) => {}
+                    (None, _) => events.push(Event {
+                        kind: EventKind::Escape(EscapeKind::UnknownCallee(callee_name(callee))),
+                        guard: g,
+                    }),
+                }
+            }
+            for xo in redefined {
+                st.set(xo, GuardId::FALSE);
+            }
+            let ret = match lib.map(|l| l.ret) {
+                Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(st, a)).unwrap_or(GuardId::FALSE),
+                _ => GuardId::FALSE,
+            };
+            if let Some(d) = dst {
+                store(cx, st, d, ret, events);
+            }
+        }
+    }
+}
+
+fn store(cx: &FnCx, st: &mut State, dst: &Place, g: GuardId, events: &mut Vec<Event>) {
+    match dst {
+        Place::Local(l) if cx.is_tracked(*l) => st.set(*l, g),
+        other => {
+            if g != GuardId::FALSE {
+                events.push(Event { kind: EventKind::Escape(escape_kind(cx, other)), guard: g });
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WalkGoal {
+    Leak,
+    SecondFree,
+}
+
+/// Follow the path a SAT model describes, concretely tracking which locals hold the cell, and
+/// record the branches that matter (those in `support`), frees, and where the cell is lost.
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    cx: &FnCx,
+    value: &impl Fn(AtomId) -> Option<bool>,
+    support: &[AtomId],
+    fold: Option<(AtomId, bool)>,
+    node0: DagNode,
+    idx0: usize,
+    x: LocalId,
+    goal: WalkGoal,
+) -> Vec<Step> {
+    let func = cx.func;
+    let mut steps = Vec::new();
+    let mut holders: Vec<LocalId> = vec![x];
+    let mut node = node0;
+    let mut first = idx0 + 1;
+    let mut frees_seen = 0;
+    let atom_value = |atom: AtomId| match fold {
+        Some((a, v)) if a == atom => v,
+        _ => value(atom).unwrap_or(false),
+    };
+    let atom_true = |label: &EdgeLabel| -> bool {
+        match label {
+            EdgeLabel::True => true,
+            EdgeLabel::Lit { atom, positive } => atom_value(*atom) == *positive,
+            EdgeLabel::Any(atoms) => atoms.iter().any(|a| atom_value(*a)),
+        }
+    };
+    // The DAG is acyclic, so this loop ends; the bound is a guard against a malformed DAG.
+    for _ in 0..=cx.dag.len() {
+        let stmts = cx.stmts_of(node);
+        for sid in &stmts[first.min(stmts.len())..] {
+            let loc = func.stmt_loc(*sid);
+            match func.stmt(*sid) {
+                Stmt::Assign { dst, src } => {
+                    let carries = match src {
+                        Rvalue::Use(op) => op.local().is_some_and(|y| holders.contains(&y)),
+                        Rvalue::Opaque(ops) => {
+                            dst.as_local().is_some_and(|l| func.local(l).is_pointer)
+                                && ops.iter().any(|op| op.local().is_some_and(|y| holders.contains(&y)))
+                        }
+                        Rvalue::AddrOf(_) => false,
+                    };
+                    if let Some(step) = assign_holder(cx, &mut holders, dst, carries, loc) {
+                        if goal == WalkGoal::Leak {
+                            steps.push(step);
+                            return steps;
+                        }
+                    }
+                }
+                Stmt::Call { dst, callee, args } => {
+                    let lib = crate::cfg::lib_of(callee);
+                    let mut redefined = Vec::new();
+                    for (i, a) in args.iter().enumerate() {
+                        let effect = lib.and_then(|l| l.arg_effect(i));
+                        if effect == Some(ArgEffect::OutRealloc) {
+                            continue;
+                        }
+                        if let Some(ArgEffect::OutFresh(_)) = effect {
+                            if let Some(xo) = cx.out_param_local(a) {
+                                redefined.push(xo);
+                            }
+                            continue;
+                        }
+                        if !a.local().is_some_and(|y| holders.contains(&y)) {
+                            continue;
+                        }
+                        match effect {
+                            Some(ArgEffect::Frees) => {
+                                steps.push(Step::Free { stmt: *sid, loc });
+                                frees_seen += 1;
+                            }
+                            Some(ArgEffect::FreesOnSuccess) => {
+                                let ok = cx.success_atom.get(sid).is_none_or(|a| value(*a).unwrap_or(true));
+                                if ok {
+                                    steps.push(Step::Free { stmt: *sid, loc });
+                                    frees_seen += 1;
+                                } else {
+                                    steps.push(Step::CallFails { stmt: *sid, loc });
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    if goal == WalkGoal::SecondFree && frees_seen >= 2 {
+                        return steps;
+                    }
+                    for xo in redefined {
+                        if let Some(step) = assign_holder(cx, &mut holders, &Place::Local(xo), false, loc) {
+                            if goal == WalkGoal::Leak {
+                                steps.push(step);
+                                return steps;
+                            }
+                        }
+                    }
+                    let carries = match lib.map(|l| l.ret) {
+                        Some(RetEffect::ArgAlias(i)) => {
+                            args.get(i).and_then(|a| a.local()).is_some_and(|y| holders.contains(&y))
+                        }
+                        _ => false,
+                    };
+                    if let Some(d) = dst {
+                        if let Some(step) = assign_holder(cx, &mut holders, d, carries, loc) {
+                            if goal == WalkGoal::Leak {
+                                steps.push(step);
+                                return steps;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let block = func.block(cx.dag.block[node.index()]);
+        match &block.term {
+            Terminator::Return(_) => {
+                if goal == WalkGoal::Leak {
+                    steps.push(Step::Lost { loc: block.term_loc, how: Lost::Return });
+                }
+                return steps;
+            }
+            Terminator::NoReturn => return steps,
+            _ => {}
+        }
+        let succs = &cx.dag.succs[node.index()];
+        let sure_then = match &block.term {
+            Terminator::Branch { cond: c, .. } if !cx.dag.is_copy(node) => match &c.kind {
+                CondKind::Truthy(op) => op.local().is_some_and(|y| holders.contains(&y)),
+                _ => false,
+            },
+            _ => false,
+        };
+        let next = succs.iter().find(|(t, label)| match &block.term {
+            Terminator::Branch { then_, .. } if sure_then => cx.dag.block[t.index()] == *then_,
+            _ => atom_true(label),
+        });
+        let Some((t, label)) = next.or(succs.first()) else { return steps };
+        let label_atoms: Vec<AtomId> = match label {
+            EdgeLabel::True => Vec::new(),
+            EdgeLabel::Lit { atom, .. } => vec![*atom],
+            EdgeLabel::Any(atoms) => atoms.to_vec(),
+        };
+        if label_atoms.iter().any(|a| support.contains(a)) {
+            let loc = block.term_loc;
+            match &block.term {
+                Terminator::Switch { .. } if !cx.dag.is_copy(node) => steps.push(Step::Case {
+                    block: cx.dag.block[node.index()],
+                    target: cx.dag.block[t.index()],
+                    loc,
+                }),
+                Terminator::Branch { then_, .. } if !cx.dag.is_copy(node) => steps.push(Step::Branch {
+                    block: cx.dag.block[node.index()],
+                    taken: cx.dag.block[t.index()] == *then_,
+                    loc,
+                }),
+                _ => {}
+            }
+        }
+        node = *t;
+        first = 0;
+    }
+    steps
+}
+
+/// Update the holder set for `dst = value`; returns the loss step when the last holder is
+/// overwritten.
+fn assign_holder(cx: &FnCx, holders: &mut Vec<LocalId>, dst: &Place, carries: bool, loc: Loc) -> Option<Step> {
+    let Place::Local(l) = dst else { return None };
+    if !cx.is_tracked(*l) {
+        return None;
+    }
+    if carries {
+        if !holders.contains(l) {
+            holders.push(*l);
+        }
+        return None;
+    }
+    let had = holders.contains(l);
+    holders.retain(|h| h != l);
+    if had && holders.is_empty() {
+        return Some(Step::Lost { loc, how: Lost::Overwritten(*l) });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    //! Hand-built IR for the paper's examples, so the check is tested without libclang.
+    use super::*;
+    use crate::ir::{Block, Cond, FileId, Function, LocalDecl, LocalKind};
+
+    struct Build {
+        f: Function,
+    }
+
+    impl Build {
+        fn new() -> Build {
+            Build {
+                f: Function {
+                    name: "f".into(),
+                    usr: "c:@F@f".into(),
+                    is_static: false,
+                    loc: Loc { file: FileId(0), line: 1, col: 1 },
+                    n_params: 0,
+                    locals: Vec::new(),
+                    returns_pointer: false,
+                    blocks: Vec::new(),
+                    entry: BlockId(0),
+                    stmts: Vec::new(),
+                    stmt_locs: Vec::new(),
+                    lowering_notes: Vec::new(),
+                },
+            }
+        }
+        fn local(&mut self, name: &str) -> LocalId {
+            self.f.locals.push(LocalDecl {
+                name: name.into(),
+                kind: LocalKind::Var,
+                is_pointer: true,
+                is_aggregate: false,
+                is_static: false,
+                loc: Loc::NONE,
+            });
+            LocalId::from_usize(self.f.locals.len() - 1)
+        }
+        fn block(&mut self) -> BlockId {
+            self.f.blocks.push(Block { stmts: Vec::new(), term: Terminator::Return(None), term_loc: Loc::NONE });
+            BlockId::from_usize(self.f.blocks.len() - 1)
+        }
+        fn stmt(&mut self, b: BlockId, line: u32, s: Stmt) -> StmtId {
+            self.f.stmts.push(s);
+            self.f.stmt_locs.push(Loc { file: FileId(0), line, col: 1 });
+            let id = StmtId::from_usize(self.f.stmts.len() - 1);
+            self.f.blocks[b.index()].stmts.push(id);
+            id
+        }
+        fn call(&mut self, b: BlockId, line: u32, dst: Option<LocalId>, name: &str, args: &[LocalId]) -> StmtId {
+            let args = args.iter().map(|a| Operand::Place(Place::Local(*a))).collect();
+            let callee = Callee::Direct { name: name.into(), usr: format!("c:@F@{name}") };
+            self.stmt(b, line, Stmt::Call { dst: dst.map(Place::Local), callee, args })
+        }
+        fn copy(&mut self, b: BlockId, line: u32, dst: LocalId, src: LocalId) {
+            self.stmt(b, line, Stmt::Assign { dst: Place::Local(dst), src: Rvalue::Use(Operand::Place(Place::Local(src))) });
+        }
+        fn term(&mut self, b: BlockId, line: u32, t: Terminator) {
+            self.f.blocks[b.index()].term = t;
+            self.f.blocks[b.index()].term_loc = Loc { file: FileId(0), line, col: 1 };
+        }
+        fn branch(&mut self, b: BlockId, line: u32, kind: CondKind, then_: BlockId, else_: BlockId) {
+            let cond = Cond { kind, text: "c".into(), text_on_else: false };
+            self.term(b, line, Terminator::Branch { cond, then_, else_ });
+        }
+    }
+
+    fn truthy(l: LocalId) -> CondKind {
+        CondKind::Truthy(Operand::Place(Place::Local(l)))
+    }
+
+    fn check(f: &Function) -> Vec<SiteVerdict> {
+        let cx = FnCx::new(f);
+        check_function(&cx, &Config::standard(), false, &mut Timings::default())
+    }
+
+    /// FastCheck Figure 1: the second allocation fails and the first leaks.
+    #[test]
+    fn figure_1_conditional_leak() {
+        let mut b = Build::new();
+        let (p, q) = (b.local("p"), b.local("q"));
+        let [b0, b1, b2, b3, b4] = [b.block(), b.block(), b.block(), b.block(), b.block()];
+        b.call(b0, 2, Some(p), "malloc", &[]);
+        b.branch(b0, 3, truthy(p), b2, b1);
+        b.term(b1, 4, Terminator::Return(None));
+        b.call(b2, 6, Some(q), "malloc", &[]);
+        b.branch(b2, 7, truthy(q), b4, b3);
+        b.term(b3, 8, Terminator::Return(None));
+        b.call(b4, 12, None, "free", &[p]);
+        b.call(b4, 13, None, "free", &[q]);
+        b.term(b4, 14, Terminator::Return(None));
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::FreedConditional);
+        let path = v[0].leak.as_ref().expect("leak path");
+        assert!(path.iter().any(|s| matches!(s, Step::Branch { taken: false, loc, .. } if loc.line == 7)), "{path:?}");
+        assert!(matches!(path.last(), Some(Step::Lost { how: Lost::Return, loc }) if loc.line == 8), "{path:?}");
+        assert_eq!(v[1].category, Category::FreedAlways);
+        assert!(v.iter().all(|s| s.double_free.is_none()));
+    }
+
+    /// FastCheck 3.2: `q = p; if (c) free(p) else free(q)`: no leak, no double free.
+    #[test]
+    fn aliases_on_both_branches() {
+        let mut b = Build::new();
+        let (p, q, c) = (b.local("p"), b.local("q"), b.local("c"));
+        let [b0, b1, b2, b3] = [b.block(), b.block(), b.block(), b.block()];
+        b.call(b0, 1, Some(p), "malloc", &[]);
+        b.copy(b0, 2, q, p);
+        b.branch(b0, 3, truthy(c), b1, b2);
+        b.call(b1, 4, None, "free", &[p]);
+        b.term(b1, 4, Terminator::Goto(b3));
+        b.call(b2, 5, None, "free", &[q]);
+        b.term(b2, 5, Terminator::Goto(b3));
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::FreedAlways);
+        assert!(v[0].double_free.is_none());
+    }
+
+    #[test]
+    fn free_twice_through_an_alias() {
+        let mut b = Build::new();
+        let (p, q) = (b.local("p"), b.local("q"));
+        let b0 = b.block();
+        b.call(b0, 1, Some(p), "malloc", &[]);
+        b.copy(b0, 2, q, p);
+        b.call(b0, 3, None, "free", &[p]);
+        b.call(b0, 4, None, "free", &[q]);
+        let v = check(&b.f);
+        let path = v[0].double_free.as_ref().expect("double free");
+        let frees = path.iter().filter(|s| matches!(s, Step::Free { .. })).count();
+        assert_eq!(frees, 2);
+    }
+
+    /// `while (c) { p = malloc(); }`: overwritten on the next iteration, never freed.
+    #[test]
+    fn loop_overwrites_and_loses() {
+        let mut b = Build::new();
+        let (p, c) = (b.local("p"), b.local("c"));
+        let [b0, h, body, exit] = [b.block(), b.block(), b.block(), b.block()];
+        b.term(b0, 1, Terminator::Goto(h));
+        b.branch(h, 2, truthy(c), body, exit);
+        b.call(body, 3, Some(p), "malloc", &[]);
+        b.term(body, 3, Terminator::Goto(h));
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::NeverFreedLocal);
+    }
+
+    /// `q = realloc(p, n); if (!q) { free(p); return; } free(q);`: correct idiom.
+    #[test]
+    fn realloc_idiom_is_clean() {
+        let mut b = Build::new();
+        let (p, q) = (b.local("p"), b.local("q"));
+        let [b0, fail, ok] = [b.block(), b.block(), b.block()];
+        b.call(b0, 1, Some(p), "malloc", &[]);
+        b.call(b0, 2, Some(q), "realloc", &[p]);
+        b.branch(b0, 3, truthy(q), ok, fail);
+        b.call(fail, 4, None, "free", &[p]);
+        b.call(ok, 6, None, "free", &[q]);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::FreedAlways, "{:?}", v[0]);
+        assert!(v[0].double_free.is_none());
+        assert_eq!(v[1].category, Category::FreedAlways);
+    }
+
+    /// `p = realloc(p, n)` loses the old block when realloc fails.
+    #[test]
+    fn realloc_into_same_pointer_leaks_on_failure() {
+        let mut b = Build::new();
+        let p = b.local("p");
+        let [b0, fail, ok] = [b.block(), b.block(), b.block()];
+        b.call(b0, 1, Some(p), "malloc", &[]);
+        b.call(b0, 2, Some(p), "realloc", &[p]);
+        b.branch(b0, 3, truthy(p), ok, fail);
+        b.call(ok, 6, None, "free", &[p]);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::FreedConditional);
+        let path = v[0].leak.as_ref().expect("path");
+        assert!(path.iter().any(|s| matches!(s, Step::CallFails { .. })), "{path:?}");
+    }
+
+    #[test]
+    fn exit_ends_the_path() {
+        let mut b = Build::new();
+        let (p, c) = (b.local("p"), b.local("c"));
+        let [b0, die, ok] = [b.block(), b.block(), b.block()];
+        b.call(b0, 1, Some(p), "malloc", &[]);
+        b.branch(b0, 2, truthy(c), die, ok);
+        b.term(die, 3, Terminator::NoReturn);
+        b.call(ok, 4, None, "free", &[p]);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::FreedAlways);
+    }
+
+    #[test]
+    fn correlated_tests_of_an_unchanged_flag() {
+        // if (c) p = malloc(); ...; if (c) free(p);
+        let mut b = Build::new();
+        let (p, c) = (b.local("p"), b.local("c"));
+        b.f.locals[c.index()].kind = LocalKind::Param;
+        b.f.n_params = 0;
+        let [b0, alloc, mid, fr, end] = [b.block(), b.block(), b.block(), b.block(), b.block()];
+        b.branch(b0, 1, truthy(c), alloc, mid);
+        b.call(alloc, 2, Some(p), "malloc", &[]);
+        b.term(alloc, 2, Terminator::Goto(mid));
+        b.branch(mid, 3, truthy(c), fr, end);
+        b.call(fr, 4, None, "free", &[p]);
+        b.term(fr, 4, Terminator::Goto(end));
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::FreedAlways, "{:?}", v[0]);
+    }
+}

@@ -1,0 +1,1020 @@
+//! Lowering of expressions, branch conditions and calls (initialisers are in `init.rs`).
+//!
+//! Input: expression cursors inside the function being lowered (`Lowerer`).
+//! Output: statements appended to the current block, plus an `Rvalue`/`Operand` for the value.
+//! Invariants:
+//! - Side effects are emitted in evaluation order (left to right where C leaves it open).
+//! - Returned operands are side-effect free: a call, assignment, `?:`, `&&`/`||`/`!` or statement
+//!   expression used as a value has already been emitted, its value sits in a place.
+//! - Parentheses, casts (explicit and implicit) and `__extension__` are transparent.
+//! - An array used as a value is its address (`AddrOf`), as C's decay makes it.
+//! - `sizeof`/`_Alignof` operands are never lowered (they are not evaluated).
+
+#![allow(non_upper_case_globals)]
+
+use clang_sys::*;
+
+use super::clang::{self, Cursor, TypeClass};
+use super::lower::{Builtin, Lowerer};
+use crate::ir::*;
+
+/// What the caller does with an expression's value.
+#[derive(Clone)]
+pub(super) enum Want {
+    /// Only side effects matter.
+    Effect,
+    /// The value is needed; an `Rvalue` is fine.
+    Value,
+    /// Store the value into this place. Calls, `?:` and friends store directly (so `p = malloc(n)`
+    /// is one `Call` with `dst: p`); everything else returns an `Rvalue` for the caller to assign.
+    Into(Place),
+}
+
+fn use_(op: Operand) -> Rvalue {
+    Rvalue::Use(op)
+}
+
+/// Peel parentheses, casts (implicit ones are `UnexposedExpr`s with one child at the same
+/// location) and `__extension__`.
+pub(super) fn strip_plain(mut e: Cursor) -> Cursor {
+    loop {
+        let next = match e.kind() {
+            CXCursor_ParenExpr | CXCursor_CStyleCastExpr => {
+                e.children().into_iter().rev().find(|c| c.is_expression())
+            }
+            CXCursor_UnexposedExpr => match e.children().as_slice() {
+                [only] if only.is_expression() && only.same_location(e) => Some(*only),
+                _ => None,
+            },
+            CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Extension => {
+                e.children().into_iter().next()
+            }
+            _ => None,
+        };
+        match next {
+            Some(n) => e = n,
+            None => return e,
+        }
+    }
+}
+
+/// Arithmetic, bitwise and comparison nodes whose operands can be flattened into one `Opaque`.
+fn is_arith_node(s: Cursor) -> bool {
+    match s.kind() {
+        CXCursor_BinaryOperator => {
+            let op = s.binop();
+            if op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub {
+                return s.type_class() != TypeClass::Pointer;
+            }
+            (CXBinaryOperator_Mul..=CXBinaryOperator_Or).contains(&op)
+        }
+        CXCursor_UnaryOperator => {
+            matches!(
+                s.unop(),
+                CXUnaryOperator_Plus | CXUnaryOperator_Minus | CXUnaryOperator_Not
+            )
+        }
+        _ => false,
+    }
+}
+
+impl Lowerer<'_, '_, '_> {
+    /// Lower `e` for its value, as an operand (complex values go through a temporary).
+    pub fn expr(&mut self, e: Cursor) -> Operand {
+        match self.lower(e, Want::Value) {
+            Some(Rvalue::Use(op)) => op,
+            Some(rv) => {
+                let loc = self.loc(e);
+                let class = if matches!(rv, Rvalue::AddrOf(_)) {
+                    TypeClass::Pointer
+                } else {
+                    e.type_class()
+                };
+                let t = self.new_temp(class, loc);
+                self.assign(Place::Local(t), rv, loc);
+                Operand::Place(Place::Local(t))
+            }
+            None => Operand::Unknown,
+        }
+    }
+
+    pub fn rvalue(&mut self, e: Cursor) -> Rvalue {
+        self.lower(e, Want::Value)
+            .unwrap_or(Rvalue::Use(Operand::Unknown))
+    }
+
+    /// Lower `e` for its side effects only.
+    pub fn effect(&mut self, e: Cursor) {
+        let _ = self.lower(e, Want::Effect);
+    }
+
+    /// `dst = e`, with calls (and `?:`, statement expressions…) storing straight into `dst`.
+    pub fn assign_to(&mut self, dst: Place, e: Cursor, loc: Loc) {
+        if let Some(rv) = self.lower(e, Want::Into(dst.clone())) {
+            self.assign(dst, rv, loc);
+        }
+    }
+
+    /// The core: returns the value as an `Rvalue`, or `None` when it was already delivered into
+    /// `Want::Into`'s place (or there is no value).
+    fn lower(&mut self, e0: Cursor, want: Want) -> Option<Rvalue> {
+        let e = strip_plain(e0);
+        match e.kind() {
+            CXCursor_IntegerLiteral | CXCursor_CharacterLiteral | CXCursor_CXXBoolLiteralExpr => {
+                Some(use_(e.eval_int().map_or(Operand::Unknown, Operand::Const)))
+            }
+            CXCursor_FloatingLiteral | CXCursor_ImaginaryLiteral | CXCursor_FixedPointLiteral => {
+                Some(use_(Operand::Unknown))
+            }
+            CXCursor_StringLiteral | CXCursor_ObjCStringLiteral => Some(use_(Operand::Str)),
+            CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr => Some(use_(Operand::Const(0))),
+            // sizeof / _Alignof / offsetof: the operand is not evaluated.
+            CXCursor_UnaryExpr => Some(use_(e.eval_int().map_or(Operand::Unknown, Operand::Const))),
+            CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => {
+                Some(self.lvalue(e))
+            }
+            CXCursor_CallExpr => self.call(e, want),
+            CXCursor_ConditionalOperator => self.ternary(e, want),
+            CXCursor_StmtExpr => self.stmt_expr(e, want),
+            CXCursor_UnexposedExpr => self.unexposed(e, want),
+            CXCursor_CompoundLiteralExpr => {
+                let t = self.compound_literal(e);
+                Some(self.local_value(t))
+            }
+            CXCursor_InitListExpr => {
+                match want {
+                    Want::Into(dst) => {
+                        self.init_list(dst, e, e.ty());
+                        None
+                    }
+                    _ => {
+                        let loc = self.loc(e);
+                        self.note(loc, "initializer list outside an initialization lowered as an unknown value");
+                        for k in e.children() {
+                            self.effect(k);
+                        }
+                        Some(use_(Operand::Unknown))
+                    }
+                }
+            }
+            CXCursor_AddrLabelExpr => {
+                if let Some(l) = e.children().into_iter().find_map(|c| c.referenced()) {
+                    if l.kind() == CXCursor_LabelStmt {
+                        self.addr_labels.push(l.stmt_key());
+                        self.label_names
+                            .entry(l.stmt_key())
+                            .or_insert_with(|| l.spelling());
+                    }
+                }
+                Some(use_(Operand::Unknown))
+            }
+            CXCursor_BinaryOperator => self.binary(e, want),
+            CXCursor_CompoundAssignOperator => {
+                let p = self.compound_assign(e);
+                Some(use_(Operand::Place(p)))
+            }
+            CXCursor_UnaryOperator => self.unary(e, want),
+            CXCursor_GenericSelectionExpr => self.generic_selection(e, want),
+            _ => {
+                let loc = self.loc(e);
+                let kind = e.kind_name();
+                self.note(
+                    loc,
+                    format!("unsupported expression ({kind}) lowered as an unknown value"),
+                );
+                Some(use_(Operand::Unknown))
+            }
+        }
+    }
+
+    fn binary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let kids = e.children();
+        let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
+            return Some(use_(Operand::Unknown));
+        };
+        match e.binop() {
+            CXBinaryOperator_Assign => {
+                let loc = self.loc(e);
+                let p = self.place(l);
+                self.assign_to(p.clone(), r, loc);
+                Some(use_(Operand::Place(p)))
+            }
+            CXBinaryOperator_Comma => {
+                self.effect(l);
+                self.lower(r, want)
+            }
+            CXBinaryOperator_LAnd | CXBinaryOperator_LOr => self.logical(e, want),
+            _ => Some(self.arith(e)),
+        }
+    }
+
+    fn unary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let Some(c) = e.children().into_iter().next() else {
+            return Some(use_(Operand::Unknown));
+        };
+        let op = e.unop();
+        match op {
+            CXUnaryOperator_PostInc
+            | CXUnaryOperator_PostDec
+            | CXUnaryOperator_PreInc
+            | CXUnaryOperator_PreDec => {
+                let want_value = !matches!(want, Want::Effect);
+                Some(use_(self.incdec(e, c, op, want_value)))
+            }
+            CXUnaryOperator_AddrOf => Some(self.addr_of(c)),
+            CXUnaryOperator_Deref => Some(self.lvalue(e)),
+            CXUnaryOperator_LNot => self.logical(e, want),
+            CXUnaryOperator_Plus | CXUnaryOperator_Extension | CXUnaryOperator_Coawait => {
+                self.lower(c, want)
+            }
+            _ => Some(self.arith(e)),
+        }
+    }
+
+    /// The value of an lvalue expression (variable, `p->f`, `a[i]`, `*p`), or of a function or
+    /// enumerator name.
+    fn lvalue(&mut self, e: Cursor) -> Rvalue {
+        if e.kind() == CXCursor_DeclRefExpr {
+            let Some(d) = e.referenced() else {
+                return use_(Operand::Unknown);
+            };
+            return match d.kind() {
+                CXCursor_VarDecl | CXCursor_ParmDecl => {
+                    let v = self.var(d);
+                    if v.is_array {
+                        Rvalue::AddrOf(v.place)
+                    } else {
+                        use_(Operand::Place(v.place))
+                    }
+                }
+                CXCursor_FunctionDecl => {
+                    let info = self.cx.callee_info(d);
+                    use_(Operand::Func {
+                        name: info.name.clone(),
+                        usr: info.usr.clone(),
+                    })
+                }
+                CXCursor_EnumConstantDecl => use_(Operand::Const(d.enum_value())),
+                _ => use_(Operand::Unknown),
+            };
+        }
+        let class = e.type_class();
+        if class == TypeClass::Function {
+            // `*fp` used as a value designates the function `fp` points to: the value is `fp`.
+            if let Some(c) = e.children().into_iter().next() {
+                return self.rvalue(c);
+            }
+        }
+        let p = self.place(e);
+        if class == TypeClass::Array {
+            Rvalue::AddrOf(p)
+        } else {
+            use_(Operand::Place(p))
+        }
+    }
+
+    /// Lower `e` as an lvalue. Non-lvalues (a call result, `p + 1`) are stored into a temporary
+    /// first, so `f()->x` is `Field(Deref(tmp), x)`.
+    pub fn place(&mut self, e0: Cursor) -> Place {
+        let e = strip_plain(e0);
+        match e.kind() {
+            CXCursor_DeclRefExpr => {
+                if let Some(d) = e
+                    .referenced()
+                    .filter(|d| matches!(d.kind(), CXCursor_VarDecl | CXCursor_ParmDecl))
+                {
+                    return self.var(d).place;
+                }
+            }
+            CXCursor_MemberRefExpr => {
+                let name = e.spelling();
+                if let Some(base) = e.children().into_iter().find(|c| c.is_expression()) {
+                    let inner = if base.type_class() == TypeClass::Pointer {
+                        self.deref_place(base)
+                    } else {
+                        self.place(base)
+                    };
+                    return Place::Field(Box::new(inner), name);
+                }
+            }
+            CXCursor_ArraySubscriptExpr => return self.subscript_place(e),
+            CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Deref => {
+                if let Some(c) = e.children().into_iter().next() {
+                    return self.deref_place(c);
+                }
+            }
+            CXCursor_CompoundLiteralExpr => return Place::Local(self.compound_literal(e)),
+            _ => {}
+        }
+        let op = self.expr(e);
+        let loc = self.loc(e);
+        self.operand_place(op, e.type_class(), loc)
+    }
+
+    /// The object `*inner` designates (`inner` is a pointer, or an array that decays).
+    fn deref_place(&mut self, inner: Cursor) -> Place {
+        let s = strip_plain(inner);
+        if s.type_class() == TypeClass::Array {
+            return Place::Index(Box::new(self.place(s)));
+        }
+        let op = self.expr(s);
+        let loc = self.loc(s);
+        Place::Deref(Box::new(self.operand_place(op, TypeClass::Pointer, loc)))
+    }
+
+    fn subscript_place(&mut self, e: Cursor) -> Place {
+        let kids = e.children();
+        let (Some(&a), Some(&b)) = (kids.first(), kids.get(1)) else {
+            let loc = self.loc(e);
+            return self.operand_place(Operand::Unknown, TypeClass::Other, loc);
+        };
+        // `i[a]` is legal C: the base is whichever operand is a pointer or array.
+        let base_first = matches!(a.type_class(), TypeClass::Pointer | TypeClass::Array);
+        let (base, idx) = if base_first { (a, b) } else { (b, a) };
+        if !base_first {
+            self.effect(idx);
+        }
+        let sb = strip_plain(base);
+        let p = if sb.type_class() == TypeClass::Array {
+            Place::Index(Box::new(self.place(sb)))
+        } else {
+            Place::Index(Box::new(self.deref_place(sb)))
+        };
+        if base_first {
+            self.effect(idx);
+        }
+        p
+    }
+
+    fn operand_place(&mut self, op: Operand, class: TypeClass, loc: Loc) -> Place {
+        match op {
+            Operand::Place(p) => p,
+            other => {
+                let t = self.new_temp(class, loc);
+                self.assign(Place::Local(t), use_(other), loc);
+                Place::Local(t)
+            }
+        }
+    }
+
+    fn local_value(&self, t: LocalId) -> Rvalue {
+        if self.local_is_array.get(t.index()).copied().unwrap_or(false) {
+            Rvalue::AddrOf(Place::Local(t))
+        } else {
+            use_(Operand::Place(Place::Local(t)))
+        }
+    }
+
+    fn addr_of(&mut self, c: Cursor) -> Rvalue {
+        let s = strip_plain(c);
+        match s.kind() {
+            CXCursor_DeclRefExpr
+                if s.referenced()
+                    .is_some_and(|d| d.kind() == CXCursor_FunctionDecl) =>
+            {
+                self.lvalue(s)
+            }
+            // `&*p` is `p`.
+            CXCursor_UnaryOperator if s.unop() == CXUnaryOperator_Deref => {
+                match s.children().into_iter().next() {
+                    Some(inner) => self.rvalue(inner),
+                    None => use_(Operand::Unknown),
+                }
+            }
+            _ if s.type_class() == TypeClass::Function => self.rvalue(s),
+            _ => Rvalue::AddrOf(self.place(s)),
+        }
+    }
+
+    /// `++`/`--`. On pointers the offset is abstracted (`p = p`); on integers the new value is
+    /// opaque. Returns the expression's value.
+    fn incdec(
+        &mut self,
+        e: Cursor,
+        c: Cursor,
+        op: CXUnaryOperatorKind,
+        want_value: bool,
+    ) -> Operand {
+        let loc = self.loc(e);
+        let p = self.place(c);
+        let class = c.type_class();
+        if class == TypeClass::Pointer {
+            self.assign(p.clone(), use_(Operand::Place(p.clone())), loc);
+            return Operand::Place(p);
+        }
+        let post = matches!(op, CXUnaryOperator_PostInc | CXUnaryOperator_PostDec);
+        let result = if post && want_value {
+            let t = self.new_temp(class, loc);
+            self.assign(Place::Local(t), use_(Operand::Place(p.clone())), loc);
+            Operand::Place(Place::Local(t))
+        } else {
+            Operand::Place(p.clone())
+        };
+        self.assign(
+            p.clone(),
+            Rvalue::Opaque(vec![Operand::Place(p), Operand::Const(1)]),
+            loc,
+        );
+        result
+    }
+
+    fn compound_assign(&mut self, e: Cursor) -> Place {
+        let loc = self.loc(e);
+        let kids = e.children();
+        let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
+            return self.operand_place(Operand::Unknown, TypeClass::Other, loc);
+        };
+        let p = self.place(l);
+        let v = self.expr(r);
+        let op = e.binop();
+        let ptr_step = matches!(op, CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign)
+            && l.type_class() == TypeClass::Pointer;
+        let src = if ptr_step {
+            use_(Operand::Place(p.clone()))
+        } else {
+            Rvalue::Opaque(vec![Operand::Place(p.clone()), v])
+        };
+        self.assign(p.clone(), src, loc);
+        p
+    }
+
+    /// Arithmetic, bitwise, comparison and pointer arithmetic. Pointer ± integer is the pointer
+    /// (offset forgotten); everything else is `Opaque` of the flattened leaf operands, folded to a
+    /// constant when all leaves are constants.
+    fn arith(&mut self, e: Cursor) -> Rvalue {
+        if e.kind() == CXCursor_BinaryOperator
+            && matches!(e.binop(), CXBinaryOperator_Add | CXBinaryOperator_Sub)
+            && e.type_class() == TypeClass::Pointer
+        {
+            let kids = e.children();
+            if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
+                if matches!(l.type_class(), TypeClass::Pointer | TypeClass::Array) {
+                    let rv = self.rvalue(l);
+                    self.effect(r);
+                    return rv;
+                }
+                self.effect(l);
+                return self.rvalue(r);
+            }
+        }
+        let mut ops = Vec::new();
+        self.collect_operands(e, &mut ops);
+        if !ops.is_empty() && ops.iter().all(|o| matches!(o, Operand::Const(_))) {
+            if let Some(v) = e.eval_int() {
+                return use_(Operand::Const(v));
+            }
+        }
+        Rvalue::Opaque(ops)
+    }
+
+    fn collect_operands(&mut self, e: Cursor, ops: &mut Vec<Operand>) {
+        for k in e.children() {
+            let s = strip_plain(k);
+            if is_arith_node(s) {
+                self.collect_operands(s, ops);
+            } else {
+                ops.push(self.expr(s));
+            }
+        }
+    }
+
+    /// `&&`, `||`, `!` outside a condition: branches that store 1 or 0.
+    fn logical(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let loc = self.loc(e);
+        match want {
+            Want::Effect => {
+                let kids = e.children();
+                if e.kind() == CXCursor_UnaryOperator {
+                    for k in kids {
+                        self.effect(k);
+                    }
+                    return None;
+                }
+                let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
+                    return None;
+                };
+                let rhs_b = self.new_block();
+                let join = self.new_block();
+                if e.binop() == CXBinaryOperator_LAnd {
+                    self.cond(l, rhs_b, join);
+                } else {
+                    self.cond(l, join, rhs_b);
+                }
+                self.enter(rhs_b, loc);
+                self.effect(r);
+                self.enter(join, loc);
+                None
+            }
+            Want::Value => {
+                let t = self.new_temp(TypeClass::Other, loc);
+                self.bool_into(Place::Local(t), e, loc);
+                Some(use_(Operand::Place(Place::Local(t))))
+            }
+            Want::Into(dst) => {
+                self.bool_into(dst, e, loc);
+                None
+            }
+        }
+    }
+
+    fn bool_into(&mut self, dst: Place, e: Cursor, loc: Loc) {
+        let tb = self.new_block();
+        let fb = self.new_block();
+        let join = self.new_block();
+        self.cond(e, tb, fb);
+        self.enter(tb, loc);
+        self.assign(dst.clone(), use_(Operand::Const(1)), loc);
+        self.goto(join, loc);
+        self.enter(fb, loc);
+        self.assign(dst, use_(Operand::Const(0)), loc);
+        self.enter(join, loc);
+    }
+
+    /// Where the arms of a `?:` put their value, and what the whole expression returns.
+    fn join_target(&mut self, e: Cursor, want: Want) -> (Want, Option<Rvalue>) {
+        match want {
+            Want::Value => {
+                let class = e.type_class();
+                if class == TypeClass::Void {
+                    return (Want::Effect, None);
+                }
+                let loc = self.loc(e);
+                let t = self.new_temp(class, loc);
+                (Want::Into(Place::Local(t)), Some(self.local_value(t)))
+            }
+            other => (other, None),
+        }
+    }
+
+    fn deliver(&mut self, e: Cursor, want: &Want) {
+        match want {
+            Want::Into(d) => {
+                let loc = self.loc(e);
+                self.assign_to(d.clone(), e, loc);
+            }
+            _ => self.effect(e),
+        }
+    }
+
+    fn ternary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let kids: Vec<Cursor> = e
+            .children()
+            .into_iter()
+            .filter(|c| c.is_expression())
+            .collect();
+        let [c, a, b] = kids[..] else {
+            let loc = self.loc(e);
+            self.note(loc, "malformed `?:` lowered as an unknown value");
+            return Some(use_(Operand::Unknown));
+        };
+        let loc = self.loc(e);
+        let (arm, result) = self.join_target(e, want);
+        let ba = self.new_block();
+        let bb = self.new_block();
+        let join = self.new_block();
+        self.cond(c, ba, bb);
+        self.enter(ba, loc);
+        self.deliver(a, &arm);
+        self.goto(join, loc);
+        self.enter(bb, loc);
+        self.deliver(b, &arm);
+        self.enter(join, loc);
+        result
+    }
+
+    /// GNU `x ?: y`: `x` is evaluated once and is the value when it is non-zero.
+    fn elvis(&mut self, e: Cursor, common: Cursor, other: Cursor, want: Want) -> Option<Rvalue> {
+        let loc = self.loc(e);
+        let v = self.expr(common);
+        let (arm, result) = self.join_target(e, want);
+        let tb = self.new_block();
+        let fb = self.new_block();
+        let join = self.new_block();
+        self.branch(CondKind::Truthy(v.clone()), tb, fb, common, false);
+        self.enter(tb, loc);
+        if let Want::Into(d) = &arm {
+            self.assign(d.clone(), use_(v), loc);
+        }
+        self.goto(join, loc);
+        self.enter(fb, loc);
+        self.deliver(other, &arm);
+        self.enter(join, loc);
+        result
+    }
+
+    /// GNU statement expression `({ s1; s2; v; })`: the value is the last expression statement.
+    fn stmt_expr(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let Some(body) = e
+            .children()
+            .into_iter()
+            .find(|c| c.kind() == CXCursor_CompoundStmt)
+        else {
+            return Some(use_(Operand::Unknown));
+        };
+        let items = body.children();
+        let Some((&last, init)) = items.split_last() else {
+            return Some(use_(Operand::Unknown));
+        };
+        for s in init {
+            self.stmt(*s);
+        }
+        if !last.is_expression() {
+            self.stmt(last);
+            return Some(use_(Operand::Unknown));
+        }
+        match want {
+            Want::Effect => {
+                self.effect(last);
+                None
+            }
+            Want::Into(d) => {
+                let loc = self.loc(last);
+                self.assign_to(d, last, loc);
+                None
+            }
+            Want::Value => Some(self.rvalue(last)),
+        }
+    }
+
+    /// Expressions libclang does not expose: implicit casts are stripped before we get here, so
+    /// this is GNU `?:` with an omitted middle, `__builtin_choose_expr`, `offsetof`, `va_arg`, …
+    fn unexposed(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let kids = e.children();
+        // BinaryConditionalOperator: [common, cond (opaque), true (opaque), false].
+        if let [common, _, t, f] = kids[..] {
+            if common.same_extent(t) {
+                return self.elvis(e, common, f, want);
+            }
+        }
+        if let [c, a, b] = kids[..] {
+            if let Some(v) = c.eval_int() {
+                return self.lower(if v != 0 { a } else { b }, want);
+            }
+        }
+        if let Some(v) = e.eval_int() {
+            return Some(use_(Operand::Const(v)));
+        }
+        if kids.is_empty() {
+            return Some(use_(Operand::Unknown));
+        }
+        let loc = self.loc(e);
+        let ident = self.cx.spelled_ident(e).unwrap_or_default();
+        if ident.starts_with("__atomic_")
+            || ident.starts_with("__c11_atomic_")
+            || ident.starts_with("__opencl_atomic_")
+        {
+            // An AtomicExpr: lower it like a call of the builtin, so pointers passed to it escape
+            // and its result is a call result.
+            let mut args = Vec::new();
+            for k in kids {
+                if k.is_expression() {
+                    args.push(self.expr(k));
+                }
+            }
+            let callee = Callee::Direct {
+                usr: format!("c:@F@{ident}"),
+                name: ident,
+            };
+            return self.emit_call(e, callee, args, want, loc);
+        }
+        let text = self.cx.text_of(e).unwrap_or_else(|| ident.clone());
+        self.note(
+            loc,
+            format!("unsupported expression `{text}` lowered as an unknown value"),
+        );
+        for k in kids {
+            if k.is_expression() {
+                self.effect(k);
+            }
+        }
+        Some(use_(Operand::Unknown))
+    }
+
+    /// C11 `_Generic(ctrl, T1: e1, …)`: libclang does not say which association was chosen, but
+    /// the selection has the chosen expression's type; take the first association of that type.
+    fn generic_selection(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let ty = e.ty();
+        let kids: Vec<Cursor> = e
+            .children()
+            .into_iter()
+            .filter(|c| c.is_expression())
+            .collect();
+        if let Some(chosen) = kids.iter().skip(1).find(|k| clang::same_type(k.ty(), ty)) {
+            return self.lower(*chosen, want);
+        }
+        if let Some(v) = e.eval_int() {
+            return Some(use_(Operand::Const(v)));
+        }
+        let loc = self.loc(e);
+        self.note(
+            loc,
+            "`_Generic` selection not resolved; lowered as an unknown value",
+        );
+        Some(use_(Operand::Unknown))
+    }
+
+    /// If `e` is `__builtin_expect(x, c)`, return `x`.
+    fn expect_arg(&mut self, e: Cursor) -> Option<Cursor> {
+        let callee = strip_plain(e.children().into_iter().next()?);
+        let d = callee
+            .referenced()
+            .filter(|d| d.kind() == CXCursor_FunctionDecl)?;
+        if self.cx.callee_info(d).builtin != Builtin::Expect {
+            return None;
+        }
+        e.arg(0)
+    }
+
+    fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        let loc = self.loc(e);
+        let kids = e.children();
+        let Some(&callee_c) = kids.first() else {
+            return Some(use_(Operand::Unknown));
+        };
+        let callee_s = strip_callee(callee_c);
+        let info = if callee_s.kind() == CXCursor_DeclRefExpr {
+            callee_s
+                .referenced()
+                .filter(|d| d.kind() == CXCursor_FunctionDecl)
+                .map(|d| self.cx.callee_info(d))
+        } else {
+            None
+        };
+        let n = e.num_args();
+        let arg_cursors: Vec<Cursor> = if n >= 0 {
+            (0..n as u32).filter_map(|i| e.arg(i)).collect()
+        } else {
+            kids[1..].to_vec()
+        };
+        if let Some(i) = &info {
+            match i.builtin {
+                Builtin::Expect => {
+                    let Some((&first, rest)) = arg_cursors.split_first() else {
+                        return Some(use_(Operand::Unknown));
+                    };
+                    let r = self.lower(first, want);
+                    for a in rest {
+                        self.effect(*a);
+                    }
+                    return r;
+                }
+                Builtin::Unreachable => {
+                    self.terminate(Terminator::NoReturn, loc);
+                    return match want {
+                        Want::Value => Some(use_(Operand::Unknown)),
+                        _ => None,
+                    };
+                }
+                Builtin::None => {}
+            }
+        }
+        let callee = match &info {
+            Some(i) => Callee::Direct {
+                name: i.name.clone(),
+                usr: i.usr.clone(),
+            },
+            None => Callee::Indirect(self.expr(callee_s)),
+        };
+        let mut args = Vec::with_capacity(arg_cursors.len());
+        for a in arg_cursors {
+            args.push(self.expr(a));
+        }
+        let noreturn = info.is_some_and(|i| i.noreturn);
+        let result = self.emit_call(e, callee, args, want, loc);
+        if noreturn {
+            self.terminate(Terminator::NoReturn, loc);
+        }
+        result
+    }
+
+    /// Emit the call statement; its result goes where `want` says.
+    fn emit_call(
+        &mut self,
+        e: Cursor,
+        callee: Callee,
+        args: Vec<Operand>,
+        want: Want,
+        loc: Loc,
+    ) -> Option<Rvalue> {
+        let (dst, result) = match want {
+            Want::Effect => (None, None),
+            Want::Into(d) => (Some(d), None),
+            Want::Value => {
+                let class = e.type_class();
+                if class == TypeClass::Void {
+                    (None, Some(use_(Operand::Unknown)))
+                } else {
+                    let t = self.new_temp(class, loc);
+                    (Some(Place::Local(t)), Some(self.local_value(t)))
+                }
+            }
+        };
+        self.emit(Stmt::Call { dst, callee, args }, loc);
+        result
+    }
+
+    // ---- conditions ----
+
+    /// Lower `e` as a branch condition: jump to `t` when it holds, `f` otherwise. Ends the
+    /// current block.
+    pub fn cond(&mut self, e: Cursor, t: BlockId, f: BlockId) {
+        self.cond_at(e, t, f, None);
+    }
+
+    /// `text` is the outermost cursor of the current atom (`!`, parentheses and
+    /// `__builtin_expect` around it belong to its text: `!p`, `unlikely(!p)`) and whether the
+    /// targets were swapped since it (an odd number of `!`), so that the text holds on `f`.
+    fn cond_at(&mut self, e0: Cursor, t: BlockId, f: BlockId, text: Option<(Cursor, bool)>) {
+        let (text_c, neg) = text.unwrap_or((e0, false));
+        let e = strip_plain(e0);
+        match e.kind() {
+            CXCursor_CallExpr => {
+                if let Some(x) = self.expect_arg(e) {
+                    return self.cond_at(x, t, f, Some((text_c, neg)));
+                }
+            }
+            CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_LNot => {
+                if let Some(x) = e.children().into_iter().next() {
+                    return self.cond_at(x, f, t, Some((text_c, !neg)));
+                }
+            }
+            CXCursor_BinaryOperator => {
+                let kids = e.children();
+                if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
+                    let op = e.binop();
+                    match op {
+                        CXBinaryOperator_LAnd | CXBinaryOperator_LOr => {
+                            let loc = self.loc(e);
+                            let mid = self.new_block();
+                            if op == CXBinaryOperator_LAnd {
+                                self.cond_at(l, mid, f, None);
+                            } else {
+                                self.cond_at(l, t, mid, None);
+                            }
+                            self.enter(mid, loc);
+                            return self.cond_at(r, t, f, None);
+                        }
+                        CXBinaryOperator_Comma => {
+                            self.effect(l);
+                            return self.cond_at(r, t, f, None);
+                        }
+                        // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x`
+                        // as a condition keeps `(a && b) != 0` a pair of branches.
+                        CXBinaryOperator_EQ | CXBinaryOperator_NE
+                            if is_zero_literal(r) || is_zero_literal(l) =>
+                        {
+                            let x = if is_zero_literal(r) { l } else { r };
+                            let swap = op == CXBinaryOperator_EQ;
+                            let (t, f) = if swap { (f, t) } else { (t, f) };
+                            return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
+                        }
+                        _ if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op) => {
+                            let lo = self.expr(l);
+                            let ro = self.expr(r);
+                            let (kind, swap) = cmp_cond(op, lo, ro);
+                            let (t, f) = if swap { (f, t) } else { (t, f) };
+                            return self.branch(kind, t, f, text_c, neg ^ swap);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            CXCursor_ConditionalOperator => {
+                let kids: Vec<Cursor> = e
+                    .children()
+                    .into_iter()
+                    .filter(|c| c.is_expression())
+                    .collect();
+                if let [c, a, b] = kids[..] {
+                    let loc = self.loc(e);
+                    let ba = self.new_block();
+                    let bb = self.new_block();
+                    self.cond_at(c, ba, bb, None);
+                    self.enter(ba, loc);
+                    self.cond_at(a, t, f, None);
+                    self.enter(bb, loc);
+                    return self.cond_at(b, t, f, None);
+                }
+            }
+            _ => {}
+        }
+        let is_float = e.type_class() == TypeClass::Float;
+        let v = self.expr(e);
+        let kind = if is_float || v == Operand::Unknown {
+            CondKind::Opaque
+        } else {
+            CondKind::Truthy(v)
+        };
+        self.branch(kind, t, f, text_c, neg);
+    }
+
+    /// End the block with a branch on `kind`, or a `Goto` when the condition is constant.
+    /// `text_on_else`: the source text of `text_c` holds on the `f` edge.
+    fn branch(
+        &mut self,
+        kind: CondKind,
+        t: BlockId,
+        f: BlockId,
+        text_c: Cursor,
+        text_on_else: bool,
+    ) {
+        let loc = self.loc(text_c);
+        let folded = match &kind {
+            CondKind::Truthy(Operand::Const(c)) => Some(*c != 0),
+            CondKind::Truthy(Operand::Str) | CondKind::Truthy(Operand::Func { .. }) => Some(true),
+            CondKind::Cmp(op, Operand::Const(a), Operand::Const(b)) => Some(match op {
+                CmpOp::Eq => a == b,
+                CmpOp::Ne => a != b,
+                CmpOp::Lt => a < b,
+                CmpOp::Le => a <= b,
+                CmpOp::Gt => a > b,
+                CmpOp::Ge => a >= b,
+            }),
+            _ => None,
+        };
+        if let Some(v) = folded {
+            self.goto(if v { t } else { f }, loc);
+            return;
+        }
+        let text = self.cx.text_of(text_c).unwrap_or_else(|| text_c.spelling());
+        self.terminate(
+            Terminator::Branch {
+                cond: Cond {
+                    kind,
+                    text,
+                    text_on_else,
+                },
+                then_: t,
+                else_: f,
+            },
+            loc,
+        );
+    }
+}
+
+/// `0`, `'\0'`, `NULL` (`((void *)0)`, `__null`, `nullptr`): a zero written as a literal, so
+/// recognising it needs no lowering.
+fn is_zero_literal(e: Cursor) -> bool {
+    let s = strip_plain(e);
+    match s.kind() {
+        CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => s.eval_int() == Some(0),
+        CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr => true,
+        _ => false,
+    }
+}
+
+/// Peel what does not change which function is called: casts, `*fp`, `&f`.
+fn strip_callee(c: Cursor) -> Cursor {
+    let mut s = strip_plain(c);
+    loop {
+        if s.kind() != CXCursor_UnaryOperator {
+            return s;
+        }
+        let Some(k) = s.children().into_iter().next() else {
+            return s;
+        };
+        let through = match s.unop() {
+            CXUnaryOperator_Deref => s.type_class() == TypeClass::Function,
+            CXUnaryOperator_AddrOf => k.type_class() == TypeClass::Function,
+            _ => false,
+        };
+        if !through {
+            return s;
+        }
+        s = strip_plain(k);
+    }
+}
+
+/// `x == 0`, `0 != x`, … become `Truthy(x)` (swapped for `==`); other comparisons stay `Cmp`.
+/// Returns the condition and whether the branch targets must be swapped.
+fn cmp_cond(op: CXBinaryOperatorKind, l: Operand, r: Operand) -> (CondKind, bool) {
+    let eq = op == CXBinaryOperator_EQ;
+    if eq || op == CXBinaryOperator_NE {
+        if r.is_null_const() && !l.is_null_const() {
+            return (truthy(l), eq);
+        }
+        if l.is_null_const() && !r.is_null_const() {
+            return (truthy(r), eq);
+        }
+    }
+    if l == Operand::Unknown || r == Operand::Unknown {
+        return (CondKind::Opaque, false);
+    }
+    let cmp = match op {
+        CXBinaryOperator_EQ => CmpOp::Eq,
+        CXBinaryOperator_NE => CmpOp::Ne,
+        CXBinaryOperator_LT => CmpOp::Lt,
+        CXBinaryOperator_LE => CmpOp::Le,
+        CXBinaryOperator_GT => CmpOp::Gt,
+        _ => CmpOp::Ge,
+    };
+    (CondKind::Cmp(cmp, l, r), false)
+}
+
+fn truthy(v: Operand) -> CondKind {
+    if v == Operand::Unknown {
+        CondKind::Opaque
+    } else {
+        CondKind::Truthy(v)
+    }
+}

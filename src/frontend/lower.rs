@@ -1,0 +1,1098 @@
+//! Lowering of one function definition: the CFG builder and statements.
+//!
+//! Input: a `FunctionDecl` cursor with a body, inside a live translation unit (`TuCtx`).
+//! Output: an `ir::Function` whose `FileId`s index the TU-local file table (`TuCtx::files`); the
+//! merge in `frontend/mod.rs` renumbers them.
+//! Invariants:
+//! - Blocks are built on the fly: `cur` is the block receiving statements, `None` right after a
+//!   terminator (code there is unreachable; a fresh block is created only if something is emitted).
+//! - Every block has a terminator at the end: a block still open when the body ends gets the
+//!   implicit `return`; label blocks that are never defined get `NoReturn` and a lowering note.
+//! - Local variables are keyed by their declaration (`Cursor::decl_key`), so shadowed names get
+//!   separate `LocalId`s without any scope bookkeeping.
+//! - Function-`static` variables are not locals: they are `Place::Global("func::name")`, which is
+//!   how the IR names them, and their initialisers (constant, run once) are not lowered.
+//!
+//! Expressions and conditions are in `expr.rs`, initialisers in `init.rs`.
+
+#![allow(non_upper_case_globals)]
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use clang_sys::*;
+
+use super::clang::{self, classify, Cursor, Tu, TypeClass};
+use crate::ir::*;
+
+/// Functions that never return even when their declaration does not say so.
+/// (`execv*` are deliberately absent: they return on failure.)
+const NORETURN_NAMES: &[&str] = &[
+    "exit",
+    "_exit",
+    "_Exit",
+    "abort",
+    "quick_exit",
+    "longjmp",
+    "siglongjmp",
+    "_longjmp",
+    "__longjmp_chk",
+    "pthread_exit",
+    "err",
+    "errx",
+    "verr",
+    "verrx",
+    "__assert_fail",
+    "__assert_perror_fail",
+    "__assert_rtn",
+    "__stack_chk_fail",
+];
+
+/// Builtins with special lowering.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Builtin {
+    None,
+    /// `__builtin_expect(e, c)`: the value of `e`.
+    Expect,
+    /// `__builtin_unreachable()`, `__builtin_trap()`: the path ends here, no call is emitted.
+    Unreachable,
+}
+
+/// Facts about a called function, computed once per declaration.
+pub(super) struct CalleeInfo {
+    pub name: String,
+    pub usr: String,
+    pub noreturn: bool,
+    pub builtin: Builtin,
+}
+
+/// Per-translation-unit state shared by all functions lowered from it.
+pub(super) struct TuCtx<'t, 'i> {
+    pub tu: &'t Tu<'i>,
+    /// The compilation's working directory, to make relative file names absolute.
+    dir: PathBuf,
+    /// TU-local file table: `FileId(i)` is `files[i]`.
+    pub files: Vec<PathBuf>,
+    file_ids: HashMap<usize, FileId>,
+    last_file: (usize, FileId),
+    callees: HashMap<usize, Rc<CalleeInfo>>,
+}
+
+impl<'t, 'i> TuCtx<'t, 'i> {
+    pub fn new(tu: &'t Tu<'i>, dir: &Path) -> Self {
+        TuCtx {
+            tu,
+            dir: dir.to_path_buf(),
+            files: Vec::new(),
+            file_ids: HashMap::new(),
+            last_file: (0, FileId(u32::MAX)),
+            callees: HashMap::new(),
+        }
+    }
+
+    pub fn file_id(&mut self, f: CXFile) -> FileId {
+        let key = f as usize;
+        if self.last_file.0 == key {
+            return self.last_file.1;
+        }
+        let id = match self.file_ids.get(&key) {
+            Some(id) => *id,
+            None => {
+                let id = FileId::from_usize(self.files.len());
+                self.files
+                    .push(clang::absolute_path(&self.dir, &clang::file_name(f)));
+                self.file_ids.insert(key, id);
+                id
+            }
+        };
+        self.last_file = (key, id);
+        id
+    }
+
+    /// Expansion location of `loc` (macro uses point at the use).
+    pub fn loc(&mut self, loc: CXSourceLocation) -> Loc {
+        match clang::expansion(loc) {
+            Some((f, line, col)) => Loc {
+                file: self.file_id(f),
+                line,
+                col,
+            },
+            None => Loc::NONE,
+        }
+    }
+
+    pub fn path_of(&mut self, c: Cursor) -> Option<PathBuf> {
+        let (f, _, _) = clang::expansion(c.location())?;
+        let id = self.file_id(f);
+        self.files.get(id.index()).cloned()
+    }
+
+    /// The USR used in the IR. libclang's USR for an internal-linkage function only contains the
+    /// base name of its file, so `static` helpers in `a/util.c` and `b/util.c` would collide; we
+    /// append the absolute path of the file defining it (or declaring it, when the definition is
+    /// not in this TU). `static inline` functions in a shared header keep one USR across TUs.
+    pub fn function_usr(&mut self, decl: Cursor) -> String {
+        let usr = decl.usr();
+        if decl.linkage() != CXLinkage_Internal {
+            return usr;
+        }
+        let def = decl.definition().unwrap_or_else(|| decl.canonical());
+        match self.path_of(def) {
+            Some(p) => format!("{usr}@{}", p.display()),
+            None => usr,
+        }
+    }
+
+    pub fn callee_info(&mut self, decl: Cursor) -> Rc<CalleeInfo> {
+        if let Some(i) = self.callees.get(&decl.decl_key()) {
+            return Rc::clone(i);
+        }
+        let name = decl.spelling();
+        let usr = self.function_usr(decl);
+        let builtin = match name.as_str() {
+            "__builtin_expect" | "__builtin_expect_with_probability" => Builtin::Expect,
+            "__builtin_unreachable" | "__builtin_trap" => Builtin::Unreachable,
+            _ => Builtin::None,
+        };
+        let noreturn = NORETURN_NAMES.contains(&name.as_str())
+            // GNU `__attribute__((noreturn))` is part of the function type.
+            || clang::type_spelling(decl.ty()).contains("noreturn")
+            || self.has_noreturn_attr(decl);
+        let info = Rc::new(CalleeInfo {
+            name,
+            usr,
+            noreturn,
+            builtin,
+        });
+        self.callees.insert(decl.decl_key(), Rc::clone(&info));
+        info
+    }
+
+    /// `_Noreturn`, `noreturn` (stdnoreturn.h) and `[[noreturn]]` are declaration attributes that
+    /// do not show in the type; libclang exposes them as unexposed attribute children. We read the
+    /// identifier where the attribute is spelled (inside a macro definition if it came from one).
+    fn has_noreturn_attr(&self, decl: Cursor) -> bool {
+        decl.children().into_iter().any(|c| {
+            c.kind() == CXCursor_UnexposedAttr
+                && matches!(
+                    self.spelled_ident(c).as_deref(),
+                    Some("_Noreturn" | "noreturn" | "__noreturn__")
+                )
+        })
+    }
+
+    /// Source text of a cursor's extent (file locations, so a macro argument gives the text the
+    /// user wrote: `!p` inside `unlikely(!p)`), whitespace collapsed, shortened for messages.
+    pub fn text_of(&self, c: Cursor) -> Option<String> {
+        let raw = self.raw_text(c)?;
+        let mut out = String::with_capacity(raw.len());
+        for w in raw.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        if out.is_empty() {
+            return None;
+        }
+        const MAX: usize = 80;
+        if out.chars().count() > MAX {
+            out = out.chars().take(MAX - 1).collect::<String>() + "…";
+        }
+        Some(out)
+    }
+
+    /// When one end of the extent is a macro argument and the other is not (`i < (n)` inside
+    /// `EACH(i, n)`), the file range is meaningless; we show the whole macro invocation.
+    fn raw_text(&self, c: Cursor) -> Option<String> {
+        let r = c.extent();
+        // SAFETY: plain FFI on a range value.
+        let (a, b) = unsafe { (clang_getRangeStart(r), clang_getRangeEnd(r)) };
+        let (start_arg, end_arg) = (clang::is_macro_arg(a), clang::is_macro_arg(b));
+        let offset = if start_arg == end_arg {
+            clang::file_offset
+        } else {
+            clang::expansion_offset
+        };
+        let (fa, oa) = offset(a)?;
+        let (fb, ob) = offset(b)?;
+        if !clang::same_file(fa, fb) || ob < oa {
+            return None;
+        }
+        let text = self.tu.file_text(fa)?;
+        let ob = complete_last_token(text, oa as usize, ob as usize);
+        let bytes = text.get(oa as usize..ob)?;
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+
+    /// The identifier where `c` is spelled (a builtin's name inside a macro definition, …).
+    pub fn spelled_ident(&self, c: Cursor) -> Option<String> {
+        let (file, off) = c.spelling_offset()?;
+        let rest = self.tu.file_text(file)?.get(off as usize..)?;
+        let ident: Vec<u8> = rest
+            .iter()
+            .copied()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .take(64)
+            .collect();
+        (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
+    }
+}
+
+/// libclang's extent of `temp == NULL` inside a macro argument stops before `NULL` (its end is a
+/// macro location whose file location is where the `NULL` token starts). If the text ends on an
+/// operator, take in the next token (an identifier or number, plus a parenthesised argument
+/// list right after it).
+fn complete_last_token(text: &[u8], start: usize, end: usize) -> usize {
+    let Some(slice) = text.get(start..end) else {
+        return end;
+    };
+    let last = slice.iter().rev().find(|b| !b.is_ascii_whitespace());
+    if !last.is_some_and(|b| b"=<>!&|+-*/%^,?:~".contains(b)) {
+        return end;
+    }
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = end;
+    while text.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        i += 1;
+    }
+    let word_start = i;
+    while text.get(i).is_some_and(|b| is_word(*b)) {
+        i += 1;
+    }
+    if i == word_start {
+        return end;
+    }
+    if text.get(i) == Some(&b'(') {
+        let mut depth = 0usize;
+        let mut j = i;
+        while let Some(&b) = text.get(j) {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return j + 1;
+                    }
+                }
+                b'\n' | b';' | b'{' => return i,
+                _ => {}
+            }
+            j += 1;
+        }
+    }
+    i
+}
+
+/// A variable reference resolved to its IR place.
+#[derive(Clone)]
+pub(super) struct VarInfo {
+    pub place: Place,
+    pub is_array: bool,
+}
+
+/// Targets of `break` and `continue`.
+#[derive(Clone, Copy)]
+pub(super) enum Jump {
+    Loop { brk: BlockId, cont: BlockId },
+    Switch { brk: BlockId },
+}
+
+#[derive(Default)]
+pub(super) struct SwitchCtx {
+    pub cases: Vec<(i64, BlockId)>,
+    pub default: Option<BlockId>,
+    /// A block reached by a case range too large to expand: used as `default` if there is none.
+    pub range_default: Option<BlockId>,
+}
+
+#[derive(Default)]
+pub(super) struct BlockB {
+    pub stmts: Vec<StmtId>,
+    pub term: Option<(Terminator, Loc)>,
+}
+
+/// The state of one function being lowered.
+pub(super) struct Lowerer<'c, 't, 'i> {
+    pub cx: &'c mut TuCtx<'t, 'i>,
+    pub fname: String,
+    pub locals: Vec<LocalDecl>,
+    pub blocks: Vec<BlockB>,
+    pub stmts: Vec<Stmt>,
+    pub stmt_locs: Vec<Loc>,
+    pub cur: Option<BlockId>,
+    pub vars: HashMap<usize, VarInfo>,
+    /// Which locals are arrays (their value is their address).
+    pub local_is_array: Vec<bool>,
+    pub jumps: Vec<Jump>,
+    pub switches: Vec<SwitchCtx>,
+    /// Label statement (`Cursor::stmt_key`) → block.
+    pub labels: HashMap<usize, BlockId>,
+    pub label_names: HashMap<usize, String>,
+    pub defined_labels: HashSet<usize>,
+    /// Labels whose address is taken (`&&l`), targets of computed gotos.
+    pub addr_labels: Vec<usize>,
+    pub indirect_gotos: Vec<(BlockId, Loc)>,
+    pub notes: Vec<String>,
+    pub n_temps: u32,
+}
+
+/// Lower one function definition.
+pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
+    let name = f.spelling();
+    let usr = cx.function_usr(f);
+    let is_static = f.linkage() == CXLinkage_Internal;
+    let loc = cx.loc(f.location());
+    let returns_pointer = classify(f.result_type()) == TypeClass::Pointer;
+    let mut lw = Lowerer {
+        cx,
+        fname: name.clone(),
+        locals: Vec::new(),
+        blocks: Vec::new(),
+        stmts: Vec::new(),
+        stmt_locs: Vec::new(),
+        cur: None,
+        vars: HashMap::new(),
+        local_is_array: Vec::new(),
+        jumps: Vec::new(),
+        switches: Vec::new(),
+        labels: HashMap::new(),
+        label_names: HashMap::new(),
+        defined_labels: HashSet::new(),
+        addr_labels: Vec::new(),
+        indirect_gotos: Vec::new(),
+        notes: Vec::new(),
+        n_temps: 0,
+    };
+    let entry = lw.new_block();
+    lw.cur = Some(entry);
+
+    let n_args = f.num_args().max(0) as u32;
+    for i in 0..n_args {
+        let Some(p) = f.arg(i) else { continue };
+        let mut pname = p.spelling();
+        if pname.is_empty() {
+            pname = format!("arg.{i}");
+        }
+        let ploc = lw.cx.loc(p.location());
+        lw.declare_local(p, pname, LocalKind::Param, ploc);
+    }
+    let n_params = lw.locals.len() as u32;
+
+    let body = f
+        .children()
+        .into_iter()
+        .rev()
+        .find(|c| c.kind() == CXCursor_CompoundStmt);
+    let end_loc = match body {
+        Some(b) => {
+            lw.stmt(b);
+            let mut l = lw.cx.loc(b.extent_end());
+            // The extent ends just past the closing brace; point at the brace.
+            l.col = l.col.saturating_sub(1).max(1);
+            l
+        }
+        None => loc,
+    };
+    lw.terminate(Terminator::Return(None), end_loc);
+    lw.finish(name, usr, is_static, loc, n_params, returns_pointer)
+}
+
+impl Lowerer<'_, '_, '_> {
+    // ---- builder ----
+
+    pub fn new_block(&mut self) -> BlockId {
+        self.blocks.push(BlockB::default());
+        BlockId::from_usize(self.blocks.len() - 1)
+    }
+
+    /// The block receiving statements, created (unreachable) if code follows a terminator.
+    pub fn cur_block(&mut self) -> BlockId {
+        match self.cur {
+            Some(b) => b,
+            None => {
+                let b = self.new_block();
+                self.cur = Some(b);
+                b
+            }
+        }
+    }
+
+    pub fn emit(&mut self, s: Stmt, loc: Loc) {
+        let b = self.cur_block();
+        let id = StmtId::from_usize(self.stmts.len());
+        self.stmts.push(s);
+        self.stmt_locs.push(loc);
+        self.blocks[b.index()].stmts.push(id);
+    }
+
+    pub fn assign(&mut self, dst: Place, src: Rvalue, loc: Loc) {
+        self.emit(Stmt::Assign { dst, src }, loc);
+    }
+
+    /// End the current block (no-op in unreachable code with nothing emitted).
+    pub fn terminate(&mut self, t: Terminator, loc: Loc) {
+        if let Some(b) = self.cur.take() {
+            self.blocks[b.index()].term = Some((t, loc));
+        }
+    }
+
+    pub fn goto(&mut self, target: BlockId, loc: Loc) {
+        self.terminate(Terminator::Goto(target), loc);
+    }
+
+    /// Continue in `b`, falling through from the current block if there is one.
+    pub fn enter(&mut self, b: BlockId, loc: Loc) {
+        self.goto(b, loc);
+        self.cur = Some(b);
+    }
+
+    pub fn loc(&mut self, c: Cursor) -> Loc {
+        self.cx.loc(c.location())
+    }
+
+    pub fn note(&mut self, loc: Loc, msg: impl std::fmt::Display) {
+        self.notes.push(format!("line {}: {msg}", loc.line));
+    }
+
+    fn declare_local(&mut self, decl: Cursor, name: String, kind: LocalKind, loc: Loc) -> LocalId {
+        let class = decl.type_class();
+        let id = LocalId::from_usize(self.locals.len());
+        self.locals.push(LocalDecl {
+            name,
+            kind,
+            is_pointer: class == TypeClass::Pointer,
+            is_aggregate: matches!(class, TypeClass::Array | TypeClass::Record),
+            is_static: false,
+            loc,
+        });
+        self.local_is_array.push(class == TypeClass::Array);
+        self.vars.insert(
+            decl.decl_key(),
+            VarInfo {
+                place: Place::Local(id),
+                is_array: class == TypeClass::Array,
+            },
+        );
+        id
+    }
+
+    pub fn new_temp(&mut self, class: TypeClass, loc: Loc) -> LocalId {
+        self.n_temps += 1;
+        let id = LocalId::from_usize(self.locals.len());
+        self.locals.push(LocalDecl {
+            name: format!("tmp.{}", self.n_temps),
+            kind: LocalKind::Temp,
+            is_pointer: class == TypeClass::Pointer,
+            is_aggregate: matches!(class, TypeClass::Array | TypeClass::Record),
+            is_static: false,
+            loc,
+        });
+        self.local_is_array.push(class == TypeClass::Array);
+        id
+    }
+
+    /// The place of a variable declaration referenced from an expression.
+    pub fn var(&mut self, decl: Cursor) -> VarInfo {
+        if let Some(v) = self.vars.get(&decl.decl_key()) {
+            return v.clone();
+        }
+        let is_array = decl.type_class() == TypeClass::Array;
+        let info = if decl.kind() == CXCursor_VarDecl && decl.has_global_storage() {
+            VarInfo {
+                place: Place::Global(decl.spelling()),
+                is_array,
+            }
+        } else {
+            // A local we have not seen declared (GNU nested functions reaching into the enclosing
+            // function, or broken code): give it a local so the analysis still sees one variable.
+            let loc = self.cx.loc(decl.location());
+            let id = self.declare_local(decl, decl.spelling(), LocalKind::Var, loc);
+            return VarInfo {
+                place: Place::Local(id),
+                is_array: self.local_is_array[id.index()],
+            };
+        };
+        self.vars.insert(decl.decl_key(), info.clone());
+        info
+    }
+
+    fn label_block(&mut self, key: usize, name: impl FnOnce() -> String) -> BlockId {
+        if let Some(b) = self.labels.get(&key) {
+            return *b;
+        }
+        let b = self.new_block();
+        self.labels.insert(key, b);
+        self.label_names.insert(key, name());
+        b
+    }
+
+    fn finish(
+        mut self,
+        name: String,
+        usr: String,
+        is_static: bool,
+        loc: Loc,
+        n_params: u32,
+        returns_pointer: bool,
+    ) -> Function {
+        // Computed gotos may reach any label whose address is taken; when the addresses are
+        // taken where we do not lower (a `static` table's initializer), any label at all.
+        let targets: Vec<BlockId> = {
+            let mut seen = HashSet::new();
+            let mut keys: Vec<usize> = self
+                .addr_labels
+                .iter()
+                .copied()
+                .filter(|k| seen.insert(*k))
+                .collect();
+            if keys.is_empty() {
+                let mut all: Vec<(BlockId, usize)> = self
+                    .defined_labels
+                    .iter()
+                    .filter_map(|k| self.labels.get(k).map(|b| (*b, *k)))
+                    .collect();
+                all.sort();
+                keys = all.into_iter().map(|(_, k)| k).collect();
+            }
+            keys.into_iter()
+                .map(|k| self.label_block(k, String::new))
+                .collect()
+        };
+        if let Some((_, first)) = self.indirect_gotos.first() {
+            let n = self.indirect_gotos.len();
+            let what = if n == 1 {
+                "computed `goto *p`".to_string()
+            } else {
+                format!("{n} computed `goto *p`")
+            };
+            self.notes.push(format!(
+                "line {}: {what} lowered as a jump to every address-taken label",
+                first.line
+            ));
+        }
+        for (b, l) in std::mem::take(&mut self.indirect_gotos) {
+            let term = match targets.split_last() {
+                Some((last, rest)) => Terminator::Switch {
+                    on: Operand::Unknown,
+                    cases: rest
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| (i as i64, *t))
+                        .collect(),
+                    default: *last,
+                },
+                None => Terminator::NoReturn,
+            };
+            self.blocks[b.index()].term = Some((term, l));
+        }
+        let mut undefined: Vec<(usize, BlockId)> = self
+            .labels
+            .iter()
+            .filter(|(k, _)| !self.defined_labels.contains(k))
+            .map(|(k, b)| (*k, *b))
+            .collect();
+        undefined.sort_by_key(|(_, b)| *b);
+        let n_undefined = undefined.len();
+        for (k, _) in undefined {
+            let n = self.label_names.get(&k).cloned().unwrap_or_default();
+            self.notes.push(format!(
+                "label `{n}` is used but never defined; paths to it end there"
+            ));
+        }
+        let mut open = 0usize;
+        let blocks: Vec<Block> = self
+            .blocks
+            .into_iter()
+            .map(|b| {
+                let (term, term_loc) = b.term.unwrap_or_else(|| {
+                    open += 1;
+                    (Terminator::NoReturn, Loc::NONE)
+                });
+                Block {
+                    stmts: b.stmts,
+                    term,
+                    term_loc,
+                }
+            })
+            .collect();
+        if open > n_undefined {
+            // Cannot happen if every construct ends what it opens; keep the IR well-formed anyway.
+            self.notes.push(format!(
+                "internal: {} blocks had no terminator; they end the path",
+                open - n_undefined
+            ));
+        }
+        Function {
+            name,
+            usr,
+            is_static,
+            loc,
+            n_params,
+            locals: self.locals,
+            returns_pointer,
+            blocks,
+            entry: BlockId(0),
+            stmts: self.stmts,
+            stmt_locs: self.stmt_locs,
+            lowering_notes: self.notes,
+        }
+    }
+
+    // ---- statements ----
+
+    pub fn stmt(&mut self, s: Cursor) {
+        match s.kind() {
+            CXCursor_CompoundStmt => {
+                for c in s.children() {
+                    self.stmt(c);
+                }
+            }
+            CXCursor_DeclStmt => {
+                for d in s.children() {
+                    self.decl(d);
+                }
+            }
+            CXCursor_NullStmt => {}
+            CXCursor_IfStmt => self.if_stmt(s),
+            CXCursor_WhileStmt => self.while_stmt(s),
+            CXCursor_DoStmt => self.do_stmt(s),
+            CXCursor_ForStmt => self.for_stmt(s),
+            CXCursor_SwitchStmt => self.switch_stmt(s),
+            CXCursor_CaseStmt | CXCursor_DefaultStmt => self.case_stmt(s),
+            CXCursor_BreakStmt | CXCursor_ContinueStmt => {
+                let is_break = s.kind() == CXCursor_BreakStmt;
+                let target = self.jumps.iter().rev().find_map(|j| match (*j, is_break) {
+                    (Jump::Loop { brk, .. }, true) | (Jump::Switch { brk }, true) => Some(brk),
+                    (Jump::Loop { cont, .. }, false) => Some(cont),
+                    (Jump::Switch { .. }, false) => None,
+                });
+                let loc = self.loc(s);
+                match target {
+                    Some(t) => self.goto(t, loc),
+                    None => self.note(loc, "`break`/`continue` outside a loop or switch ignored"),
+                }
+            }
+            CXCursor_ReturnStmt => {
+                let loc = self.loc(s);
+                let value = match s.children().into_iter().find(|c| c.is_expression()) {
+                    Some(e) if e.type_class() != TypeClass::Void => Some(self.expr(e)),
+                    Some(e) => {
+                        self.effect(e);
+                        None
+                    }
+                    None => None,
+                };
+                self.terminate(Terminator::Return(value), loc);
+            }
+            CXCursor_GotoStmt => {
+                let loc = self.loc(s);
+                match s.referenced().filter(|l| l.kind() == CXCursor_LabelStmt) {
+                    Some(label) => {
+                        let b = self.label_block(label.stmt_key(), || label.spelling());
+                        self.goto(b, loc);
+                    }
+                    None => {
+                        self.note(loc, "`goto` to an unknown label; the path ends here");
+                        self.terminate(Terminator::NoReturn, loc);
+                    }
+                }
+            }
+            CXCursor_IndirectGotoStmt => {
+                let loc = self.loc(s);
+                for c in s.children() {
+                    self.effect(c);
+                }
+                let b = self.cur_block();
+                self.indirect_gotos.push((b, loc));
+                self.cur = None;
+            }
+            CXCursor_LabelStmt => {
+                let key = s.stmt_key();
+                let b = self.label_block(key, || s.spelling());
+                self.defined_labels.insert(key);
+                let loc = self.loc(s);
+                self.enter(b, loc);
+                if let Some(sub) = s.children().into_iter().last() {
+                    self.stmt(sub);
+                }
+            }
+            CXCursor_AsmStmt | CXCursor_MSAsmStmt => {
+                let loc = self.loc(s);
+                self.note(loc, "inline assembly ignored");
+            }
+            k if s.is_expression() || k == CXCursor_UnexposedExpr => self.effect(s),
+            CXCursor_UnexposedStmt => {
+                // AttributedStmt (`__attribute__((fallthrough));`) and similar wrappers.
+                for c in s.children() {
+                    if c.is_statement() || c.is_expression() {
+                        self.stmt(c);
+                    }
+                }
+            }
+            _ => {
+                let loc = self.loc(s);
+                let kind = s.kind_name();
+                self.note(
+                    loc,
+                    format!(
+                        "unsupported statement ({kind}); its sub-statements are lowered in order"
+                    ),
+                );
+                for c in s.children() {
+                    if c.is_statement() || c.is_expression() {
+                        self.stmt(c);
+                    }
+                }
+            }
+        }
+    }
+
+    fn decl(&mut self, d: Cursor) {
+        match d.kind() {
+            CXCursor_VarDecl => self.var_decl(d),
+            CXCursor_FunctionDecl if d.is_definition() => {
+                let loc = self.loc(d);
+                self.note(loc, format!("nested function `{}` ignored", d.spelling()));
+            }
+            _ => {}
+        }
+    }
+
+    fn var_decl(&mut self, v: Cursor) {
+        let name = v.spelling();
+        let sc = v.storage_class();
+        if sc == CX_SC_Static || sc == CX_SC_Extern || v.has_global_storage() {
+            let gname = if sc == CX_SC_Extern {
+                name
+            } else {
+                format!("{}::{}", self.fname, name)
+            };
+            let is_array = v.type_class() == TypeClass::Array;
+            self.vars.insert(
+                v.decl_key(),
+                VarInfo {
+                    place: Place::Global(gname),
+                    is_array,
+                },
+            );
+            return;
+        }
+        let loc = self.loc(v);
+        let id = self.declare_local(v, name, LocalKind::Var, loc);
+        if let Some(init) = v.var_initializer() {
+            self.init_var(Place::Local(id), init, v.ty(), loc);
+        }
+    }
+
+    fn if_stmt(&mut self, s: Cursor) {
+        let kids = s.children();
+        let (Some(&c), Some(&then_s)) = (kids.first(), kids.get(1)) else {
+            let loc = self.loc(s);
+            self.note(loc, "malformed `if` skipped");
+            return;
+        };
+        let else_s = kids.get(2).copied();
+        let then_b = self.new_block();
+        let join = self.new_block();
+        let else_b = if else_s.is_some() {
+            self.new_block()
+        } else {
+            join
+        };
+        self.cond(c, then_b, else_b);
+        let loc = self.loc(s);
+        self.enter(then_b, loc);
+        self.stmt(then_s);
+        self.goto(join, loc);
+        if let Some(e) = else_s {
+            self.enter(else_b, loc);
+            self.stmt(e);
+            self.goto(join, loc);
+        }
+        self.enter(join, loc);
+    }
+
+    fn while_stmt(&mut self, s: Cursor) {
+        let kids = s.children();
+        let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else {
+            return;
+        };
+        let loc = self.loc(s);
+        let header = self.new_block();
+        let body_b = self.new_block();
+        let exit = self.new_block();
+        self.enter(header, loc);
+        self.cond(c, body_b, exit);
+        self.jumps.push(Jump::Loop {
+            brk: exit,
+            cont: header,
+        });
+        self.enter(body_b, loc);
+        self.stmt(body);
+        self.goto(header, loc);
+        self.jumps.pop();
+        self.enter(exit, loc);
+    }
+
+    fn do_stmt(&mut self, s: Cursor) {
+        let kids = s.children();
+        let (Some(&body), Some(&c)) = (kids.first(), kids.last()) else {
+            return;
+        };
+        let loc = self.loc(s);
+        let body_b = self.new_block();
+        let cont = self.new_block();
+        let exit = self.new_block();
+        self.enter(body_b, loc);
+        self.jumps.push(Jump::Loop { brk: exit, cont });
+        self.stmt(body);
+        self.jumps.pop();
+        self.enter(cont, loc);
+        self.cond(c, body_b, exit);
+        self.enter(exit, loc);
+    }
+
+    fn for_stmt(&mut self, s: Cursor) {
+        let kids = s.children();
+        let Some((&body, parts)) = kids.split_last() else {
+            return;
+        };
+        let loc = self.loc(s);
+        let (init, cond, inc) = self.for_parts(s, parts, body);
+        if let Some(i) = init {
+            self.stmt(i);
+        }
+        let header = self.new_block();
+        let body_b = self.new_block();
+        let inc_b = self.new_block();
+        let exit = self.new_block();
+        self.enter(header, loc);
+        match cond {
+            Some(c) => self.cond(c, body_b, exit),
+            None => self.goto(body_b, loc),
+        }
+        self.jumps.push(Jump::Loop {
+            brk: exit,
+            cont: inc_b,
+        });
+        self.enter(body_b, loc);
+        self.stmt(body);
+        self.jumps.pop();
+        self.enter(inc_b, loc);
+        if let Some(i) = inc {
+            self.effect(i);
+        }
+        self.goto(header, loc);
+        self.enter(exit, loc);
+    }
+
+    /// Split the children of a `for` (minus the body) into init, condition and increment.
+    /// libclang omits absent parts, so `for (;c;)` and `for (c;;)` both show one child. We find
+    /// the two `;` of the header with the tokenizer and place each child by its offset. When the
+    /// header comes from a macro, offsets are not comparable and we fall back to the shape of the
+    /// expressions (documented in a lowering note).
+    fn for_parts(
+        &mut self,
+        s: Cursor,
+        parts: &[Cursor],
+        body: Cursor,
+    ) -> (Option<Cursor>, Option<Cursor>, Option<Cursor>) {
+        match parts {
+            [] => return (None, None, None),
+            [a, b, c] => return (Some(*a), Some(*b), Some(*c)),
+            _ => {}
+        }
+        if let Some(r) = self.for_parts_by_tokens(s, parts, body) {
+            return r;
+        }
+        let loc = self.loc(s);
+        self.note(
+            loc,
+            "`for` header inside a macro: its parts were classified by their shape",
+        );
+        for_parts_by_shape(parts)
+    }
+
+    fn for_parts_by_tokens(
+        &mut self,
+        s: Cursor,
+        parts: &[Cursor],
+        body: Cursor,
+    ) -> Option<(Option<Cursor>, Option<Cursor>, Option<Cursor>)> {
+        if s.in_macro() {
+            return None;
+        }
+        let (file, start, _) = s.file_span()?;
+        let (bfile, bstart, _) = body.file_span()?;
+        if !clang::same_file(file, bfile) || bstart <= start {
+            return None;
+        }
+        let toks = self.cx.tu.punct_tokens(file, start, bstart);
+        let mut depth = 0i32;
+        let mut semis = Vec::new();
+        for (c, off) in toks {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b';' if depth == 1 => semis.push(off),
+                _ => {}
+            }
+        }
+        let [s1, s2] = semis[..] else { return None };
+        let mut slots: [Option<Cursor>; 3] = [None, None, None];
+        for p in parts {
+            let (pf, off, _) = p.file_span()?;
+            if !clang::same_file(pf, file) || off < start || off > bstart {
+                return None;
+            }
+            let slot = if off < s1 {
+                0
+            } else if off < s2 {
+                1
+            } else {
+                2
+            };
+            if slots[slot].is_some() {
+                return None;
+            }
+            slots[slot] = Some(*p);
+        }
+        Some((slots[0], slots[1], slots[2]))
+    }
+
+    fn switch_stmt(&mut self, s: Cursor) {
+        let kids = s.children();
+        let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else {
+            return;
+        };
+        let loc = self.loc(c);
+        let on = self.expr(c);
+        let dispatch = self.cur_block();
+        self.cur = None;
+        let after = self.new_block();
+        self.switches.push(SwitchCtx::default());
+        self.jumps.push(Jump::Switch { brk: after });
+        self.stmt(body);
+        self.jumps.pop();
+        let ctx = self.switches.pop().unwrap_or_default();
+        let sloc = self.loc(s);
+        self.goto(after, sloc);
+        if ctx.default.is_some() && ctx.range_default.is_some() {
+            self.note(
+                loc,
+                "a large `case` range is only reachable by fall-through (there is a `default`)",
+            );
+        }
+        let default = ctx.default.or(ctx.range_default).unwrap_or(after);
+        self.blocks[dispatch.index()].term = Some((
+            Terminator::Switch {
+                on,
+                cases: ctx.cases,
+                default,
+            },
+            loc,
+        ));
+        self.cur = Some(after);
+    }
+
+    /// `case`/`default` labels, including directly nested ones (`case 1: case 2: …`), which share
+    /// one block.
+    fn case_stmt(&mut self, s: Cursor) {
+        let loc = self.loc(s);
+        let b = self.new_block();
+        self.enter(b, loc);
+        let mut c = s;
+        loop {
+            let kids = c.children();
+            let Some(&sub) = kids.last() else { return };
+            if c.kind() == CXCursor_DefaultStmt {
+                if let Some(sw) = self.switches.last_mut() {
+                    sw.default = Some(b);
+                }
+            } else {
+                let lo = kids.first().and_then(|k| k.eval_int());
+                let hi = if kids.len() == 3 {
+                    kids.get(1).and_then(|k| k.eval_int())
+                } else {
+                    lo
+                };
+                let cloc = self.loc(c);
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => self.add_case(lo, hi, b, cloc),
+                    _ => self.note(
+                        cloc,
+                        "`case` value is not a constant; reachable only by fall-through",
+                    ),
+                }
+            }
+            if matches!(sub.kind(), CXCursor_CaseStmt | CXCursor_DefaultStmt) {
+                c = sub;
+                continue;
+            }
+            self.stmt(sub);
+            return;
+        }
+    }
+
+    fn add_case(&mut self, lo: i64, hi: i64, b: BlockId, loc: Loc) {
+        const MAX_EXPANDED: i64 = 256;
+        let Some(sw) = self.switches.last_mut() else {
+            self.note(loc, "`case` outside a switch ignored");
+            return;
+        };
+        if hi < lo {
+            return;
+        }
+        if hi.saturating_sub(lo) < MAX_EXPANDED {
+            for v in lo..=hi {
+                sw.cases.push((v, b));
+            }
+        } else if sw.range_default.is_none() {
+            sw.range_default = Some(b);
+        }
+    }
+}
+
+fn for_parts_by_shape(parts: &[Cursor]) -> (Option<Cursor>, Option<Cursor>, Option<Cursor>) {
+    let looks_cond = |c: Cursor| -> bool {
+        let c = super::expr::strip_plain(c);
+        match c.kind() {
+            CXCursor_BinaryOperator => {
+                let op = c.binop();
+                (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op)
+                    || op == CXBinaryOperator_LAnd
+                    || op == CXBinaryOperator_LOr
+            }
+            CXCursor_UnaryOperator => c.unop() == CXUnaryOperator_LNot,
+            CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => true,
+            _ => false,
+        }
+    };
+    let looks_step = |c: Cursor| -> bool {
+        let c = super::expr::strip_plain(c);
+        match c.kind() {
+            CXCursor_UnaryOperator => {
+                (CXUnaryOperator_PostInc..=CXUnaryOperator_PreDec).contains(&c.unop())
+            }
+            CXCursor_CompoundAssignOperator => true,
+            _ => false,
+        }
+    };
+    match *parts {
+        [a] if a.kind() == CXCursor_DeclStmt => (Some(a), None, None),
+        [a] if looks_cond(a) => (None, Some(a), None),
+        [a] if looks_step(a) => (None, None, Some(a)),
+        [a] => (Some(a), None, None),
+        [a, b] if a.kind() == CXCursor_DeclStmt || !looks_cond(a) => {
+            if looks_cond(b) {
+                (Some(a), Some(b), None)
+            } else {
+                (Some(a), None, Some(b))
+            }
+        }
+        [a, b] => (None, Some(a), Some(b)),
+        _ => (None, None, None),
+    }
+}

@@ -1,0 +1,582 @@
+//! Front-end tests: golden IR dumps of `tests/lowering/*.c`, plus targeted checks of the
+//! contract the analysis relies on (single `Call` for `p = malloc(n)`, NULL-test normalisation,
+//! merging across TUs, robustness against broken input).
+//!
+//! Re-record the golden files with `UPDATE_EXPECT=1 cargo test golden_lowering`. (The runner is a
+//! unit test rather than `tests/lowering.rs` because drip is a binary crate: integration tests
+//! cannot reach `frontend`.)
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+use crate::compdb::{self, CompileCommand};
+use crate::ir::*;
+use crate::irdump;
+
+/// A scratch directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "drip-frontend-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create dir");
+        }
+        std::fs::write(&p, text).expect("write file");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn opts(jobs: usize) -> FrontendOptions {
+    FrontendOptions {
+        jobs,
+        verbose: false,
+    }
+}
+
+fn lower_src(src: &str) -> (Program, FrontendReport) {
+    let dir = TempDir::new();
+    let file = dir.write("t.c", src);
+    let db = compdb::from_files(&[file], &[]);
+    build_program(&db.commands, &opts(1))
+}
+
+fn func<'p>(prog: &'p Program, name: &str) -> &'p Function {
+    prog.functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+fn local_named(f: &Function, name: &str) -> LocalId {
+    let i = f
+        .locals
+        .iter()
+        .position(|l| l.name == name)
+        .unwrap_or_else(|| panic!("no local {name}"));
+    LocalId::from_usize(i)
+}
+
+fn calls_to<'f>(f: &'f Function, callee: &str) -> Vec<&'f Stmt> {
+    f.stmts
+        .iter()
+        .filter(|s| matches!(s, Stmt::Call { callee: Callee::Direct { name, .. }, .. } if name == callee))
+        .collect()
+}
+
+fn branches(f: &Function) -> Vec<(&Cond, BlockId, BlockId)> {
+    f.blocks
+        .iter()
+        .filter_map(|b| match &b.term {
+            Terminator::Branch { cond, then_, else_ } => Some((cond, *then_, *else_)),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---- golden dumps ----
+
+#[test]
+fn golden_lowering() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lowering");
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/lowering exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    sources.sort();
+    assert!(
+        !sources.is_empty(),
+        "no golden sources in {}",
+        dir.display()
+    );
+    let mut failures = Vec::new();
+    for src in &sources {
+        let db = compdb::from_files(std::slice::from_ref(src), &[]);
+        let (prog, rep) = build_program(&db.commands, &opts(1));
+        assert_eq!(rep.parse_errors, 0, "{}: {:?}", src.display(), rep.messages);
+        let text = irdump::dump_program(&prog);
+        let golden = src.with_extension("ir");
+        if update {
+            std::fs::write(&golden, &text).expect("write golden file");
+            continue;
+        }
+        match std::fs::read_to_string(&golden) {
+            Ok(expected) if expected == text => {}
+            Ok(expected) => {
+                let (n, (e, a)) = expected
+                    .lines()
+                    .chain(std::iter::repeat(""))
+                    .zip(text.lines().chain(std::iter::repeat("")))
+                    .enumerate()
+                    .find(|(_, (e, a))| e != a)
+                    .unwrap_or((0, ("", "")));
+                failures.push(format!(
+                    "{}: line {}:\n  expected: {e}\n  actual:   {a}",
+                    golden.display(),
+                    n + 1
+                ));
+            }
+            Err(_) => failures.push(format!(
+                "{}: missing (run with UPDATE_EXPECT=1)",
+                golden.display()
+            )),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "golden IR mismatches (UPDATE_EXPECT=1 re-records):\n{}",
+        failures.join("\n")
+    );
+}
+
+// ---- the analysis contract ----
+
+#[test]
+fn allocation_into_a_variable_is_one_call() {
+    let (prog, _) = lower_src(
+        "#include <stdlib.h>\n\
+         void f(int n) {\n\
+           char *p;\n\
+           p = malloc(n);\n\
+           char *q = malloc(n);\n\
+           char *a, *b;\n\
+           a = b = malloc(n);\n\
+           struct s { char *f; } *s = malloc(sizeof *s);\n\
+           s->f = malloc(n);\n\
+         }\n",
+    );
+    let f = func(&prog, "f");
+    let dsts: Vec<String> = calls_to(f, "malloc")
+        .iter()
+        .map(|s| match s {
+            Stmt::Call { dst: Some(d), .. } => irdump_place(f, d),
+            other => panic!("call without destination: {other:?}"),
+        })
+        .collect();
+    assert_eq!(dsts, ["p", "q", "b", "s", "s->f"]);
+    // No temporaries were needed for any of them.
+    assert!(
+        f.locals.iter().all(|l| l.kind != LocalKind::Temp),
+        "{:?}",
+        f.locals
+    );
+}
+
+fn irdump_place(f: &Function, p: &Place) -> String {
+    crate::ir::PlaceDisplay(f, p).to_string()
+}
+
+#[test]
+fn null_tests_become_truthy_with_the_right_polarity() {
+    // Each `if` calls `yes()` when the source condition holds. After normalisation the branch
+    // must be `Truthy(p)`, and `yes()` must be on the edge the source text holds on.
+    let cases = [
+        "p",
+        "!p",
+        "p == NULL",
+        "NULL == p",
+        "p != 0",
+        "0 != p",
+        "p == 0",
+        "!!p",
+        "!(p != NULL)",
+    ];
+    let mut src = String::from("#include <stddef.h>\nvoid yes(void);\nvoid f(char *p) {\n");
+    for c in cases {
+        src.push_str(&format!("  if ({c}) yes();\n"));
+    }
+    src.push_str("}\n");
+    let (prog, _) = lower_src(&src);
+    let f = func(&prog, "f");
+    let p = local_named(f, "p");
+    let br = branches(f);
+    assert_eq!(br.len(), cases.len());
+    for ((cond, then_, else_), c) in br.into_iter().zip(cases) {
+        assert_eq!(
+            cond.kind,
+            CondKind::Truthy(Operand::Place(Place::Local(p))),
+            "{c}"
+        );
+        assert_eq!(cond.text, c);
+        let holds = if cond.text_on_else { else_ } else { then_ };
+        let yes_block = f.block(holds);
+        assert!(
+            yes_block.stmts.iter().any(|s| matches!(f.stmt(*s), Stmt::Call { callee: Callee::Direct { name, .. }, .. } if name == "yes")),
+            "`{c}`: the text's edge does not lead to yes()"
+        );
+        // `p` is non-NULL on then_: for `!p`-like spellings, yes() must be on else_.
+        let negative = matches!(
+            c,
+            "!p" | "p == NULL" | "NULL == p" | "p == 0" | "!(p != NULL)"
+        );
+        assert_eq!(cond.text_on_else, negative, "{c}");
+    }
+}
+
+#[test]
+fn assignment_inside_condition() {
+    let (prog, _) = lower_src(
+        "#include <stdlib.h>\nint f(int n) { char *q; if ((q = malloc(n)) == NULL) return 1; free(q); return 0; }\n",
+    );
+    let f = func(&prog, "f");
+    let q = local_named(f, "q");
+    let entry = f.block(f.entry);
+    assert_eq!(entry.stmts.len(), 1);
+    assert!(
+        matches!(f.stmt(entry.stmts[0]), Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == q)
+    );
+    match &entry.term {
+        Terminator::Branch { cond, .. } => {
+            assert_eq!(cond.kind, CondKind::Truthy(Operand::Place(Place::Local(q))));
+            assert!(cond.text_on_else);
+            assert_eq!(cond.text, "(q = malloc(n)) == NULL");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn every_block_is_terminated_and_ids_are_in_range() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lowering");
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/lowering exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    let db = compdb::from_files(&files, &[]);
+    let (prog, _) = build_program(&db.commands, &opts(2));
+    for f in &prog.functions {
+        assert_eq!(f.entry, BlockId(0));
+        assert_eq!(f.stmts.len(), f.stmt_locs.len());
+        assert!(f.n_params as usize <= f.locals.len());
+        for b in &f.blocks {
+            for s in &b.stmts {
+                assert!(s.index() < f.stmts.len());
+            }
+            for succ in b.term.successors() {
+                assert!(succ.index() < f.blocks.len(), "{}: bad successor", f.name);
+            }
+        }
+        for l in f
+            .stmt_locs
+            .iter()
+            .chain(f.blocks.iter().map(|b| &b.term_loc))
+        {
+            assert!(
+                *l == Loc::NONE || prog.file(l.file).is_some(),
+                "{}: bad file id",
+                f.name
+            );
+        }
+    }
+}
+
+// ---- merging translation units ----
+
+#[test]
+fn header_functions_are_kept_once_and_statics_stay_apart() {
+    let dir = TempDir::new();
+    dir.write(
+        "inc/common.h",
+        "static inline int twice(int x) { return 2 * x; }\n\
+         int shared(int x);\n",
+    );
+    let a = dir.write(
+        "a/util.c",
+        "#include \"common.h\"\nstatic int helper(void) { return twice(1); }\nint shared(int x) { return helper() + x; }\n",
+    );
+    let b = dir.write(
+        "b/util.c",
+        "#include \"common.h\"\nstatic int helper(void) { return twice(2); }\nint main(void) { return helper() + shared(1); }\n",
+    );
+    let db = compdb::from_files(&[a, b], &[format!("-I{}", dir.0.join("inc").display())]);
+    let (prog, rep) = build_program(&db.commands, &opts(2));
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let names: Vec<&str> = prog.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["twice", "helper", "shared", "helper", "main"]);
+    let helpers: Vec<&Function> = prog
+        .functions
+        .iter()
+        .filter(|f| f.name == "helper")
+        .collect();
+    assert_ne!(
+        helpers[0].usr, helpers[1].usr,
+        "static functions of different files must not share a USR"
+    );
+    assert!(helpers.iter().all(|h| h.is_static));
+    // Calls to the static helper use the same USR as its definition.
+    let main = func(&prog, "main");
+    let called: Vec<&str> = main
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Call {
+                callee: Callee::Direct { name, usr },
+                ..
+            } if name == "helper" => Some(usr.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(called, [helpers[1].usr.as_str()]);
+    // The header appears once in the file table.
+    let headers = prog
+        .files
+        .iter()
+        .filter(|p| p.ends_with("inc/common.h"))
+        .count();
+    assert_eq!(headers, 1, "{:?}", prog.files);
+}
+
+#[test]
+fn conflicting_definitions_are_reported() {
+    let dir = TempDir::new();
+    let a = dir.write("a.c", "int main(void) { return 0; }\n");
+    let b = dir.write("b.c", "int main(void) { return 1; }\n");
+    let db = compdb::from_files(&[a, b], &[]);
+    let (prog, rep) = build_program(&db.commands, &opts(1));
+    assert_eq!(prog.functions.len(), 1);
+    assert!(
+        rep.messages
+            .iter()
+            .any(|m| m.contains("warning: function `main` is also defined")),
+        "{:?}",
+        rep.messages
+    );
+}
+
+#[test]
+fn result_does_not_depend_on_thread_count() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lowering");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/lowering exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    let db = compdb::from_files(&files, &[]);
+    let (p1, r1) = build_program(&db.commands, &opts(1));
+    let (p4, r4) = build_program(&db.commands, &opts(4));
+    assert_eq!(irdump::dump_program(&p1), irdump::dump_program(&p4));
+    assert_eq!(p1.files, p4.files);
+    assert_eq!(r1.messages, r4.messages);
+}
+
+// ---- robustness ----
+
+#[test]
+fn failures_and_errors_are_reported_not_fatal() {
+    let dir = TempDir::new();
+    let good = dir.write("good.c", "int ok(void) { return 1; }\n");
+    let broken = dir.write(
+        "broken.c",
+        "int half(int x) { return x +; }\nint fine(void) { return 2; }\n",
+    );
+    let missing = dir.0.join("missing.c");
+    let db = compdb::from_files(&[good, broken, missing], &[]);
+    let (prog, rep) = build_program(&db.commands, &opts(2));
+    assert_eq!(rep.tus_total, 3);
+    assert_eq!(rep.tus_failed, 1, "{:?}", rep.messages);
+    assert_eq!(rep.tus_parsed, 2);
+    assert_eq!(rep.tus_with_errors, 1);
+    assert_eq!(rep.parse_errors, 1);
+    // Both functions of the broken file are still lowered.
+    let names: Vec<&str> = prog.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["ok", "half", "fine"]);
+    assert!(
+        rep.messages
+            .iter()
+            .any(|m| m.contains("broken.c:1:") && m.contains(": error: ")),
+        "{:?}",
+        rep.messages
+    );
+    assert!(
+        rep.messages
+            .iter()
+            .any(|m| m.ends_with("missing.c: error: no such file")),
+        "{:?}",
+        rep.messages
+    );
+    let mut sorted = rep.messages.clone();
+    sorted.sort();
+    assert_eq!(sorted, rep.messages);
+    assert_eq!(rep.functions, prog.functions.len());
+}
+
+#[test]
+fn unusable_command_line_fails_one_tu_only() {
+    let dir = TempDir::new();
+    let good = dir.write("good.c", "int ok(void) { return 1; }\n");
+    let cmds = vec![
+        CompileCommand {
+            directory: dir.0.clone(),
+            file: dir.0.join("x.c"),
+            // Two inputs: the driver cannot make a single compile job of it.
+            arguments: vec!["cc".into(), "-c".into(), "x.c".into(), "y.c".into()],
+        },
+        CompileCommand {
+            directory: dir.0.clone(),
+            file: good.clone(),
+            arguments: vec!["cc".into(), "-c".into(), "good.c".into()],
+        },
+    ];
+    let (prog, rep) = build_program(&cmds, &opts(1));
+    assert_eq!(rep.tus_failed, 1, "{:?}", rep.messages);
+    assert_eq!(rep.tus_parsed, 1);
+    assert_eq!(prog.functions.len(), 1);
+}
+
+#[test]
+fn relative_paths_and_gcc_only_flags() {
+    let dir = TempDir::new();
+    dir.write("include/h.h", "#define VALUE 3\n");
+    dir.write(
+        "src/x.c",
+        "#include \"h.h\"\nint v(void) { return VALUE; }\n",
+    );
+    let cmd = CompileCommand {
+        directory: dir.0.clone(),
+        file: dir.0.join("src/x.c"),
+        arguments: [
+            "gcc",
+            "-Iinclude",
+            "-fconserve-stack",
+            "-mindirect-branch=thunk-extern",
+            "-fno-allow-store-data-races",
+            "-Werror",
+            "-Wall",
+            "-MD",
+            "-MF",
+            "x.d",
+            "-c",
+            "src/x.c",
+            "-o",
+            "x.o",
+        ]
+        .map(String::from)
+        .to_vec(),
+    };
+    let (argv, dropped) = compile_argv(&cmd);
+    assert!(argv
+        .get(1)
+        .is_some_and(|a| a.starts_with("-working-directory=")));
+    // 14 arguments, 7 dropped, 1 added.
+    assert_eq!(argv.len(), 8, "{argv:?}");
+    assert_eq!(
+        dropped,
+        [
+            "-fconserve-stack",
+            "-mindirect-branch=thunk-extern",
+            "-fno-allow-store-data-races",
+            "-Werror",
+            "-MD",
+            "-MF",
+            "x.d"
+        ]
+    );
+    let (prog, rep) = build_program(&[cmd], &opts(1));
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let f = func(&prog, "v");
+    assert!(matches!(
+        f.blocks[0].term,
+        Terminator::Return(Some(Operand::Const(3)))
+    ));
+    assert!(
+        !dir.0.join("x.d").exists(),
+        "libclang must not write dependency files"
+    );
+}
+
+#[test]
+fn system_header_functions_are_not_lowered() {
+    let (prog, _) =
+        lower_src("#include <stdio.h>\n#include <stdlib.h>\nint main(void) { return 0; }\n");
+    let names: Vec<&str> = prog.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["main"]);
+}
+
+#[test]
+fn locations_use_the_expansion_point() {
+    let dir = TempDir::new();
+    dir.write("m.h", "#include <stdlib.h>\n#define ALLOC(n) malloc(n)\n");
+    let c = dir.write(
+        "t.c",
+        "#include \"m.h\"\nvoid f(void) {\n  char *p = ALLOC(4);\n  free(p);\n}\n",
+    );
+    let db = compdb::from_files(&[c], &[]);
+    let (prog, _) = build_program(&db.commands, &opts(1));
+    let f = func(&prog, "f");
+    let locs: Vec<(String, u32)> = f
+        .stmt_locs
+        .iter()
+        .map(|l| {
+            (
+                prog.file(l.file)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                l.line,
+            )
+        })
+        .collect();
+    assert!(
+        locs.iter().all(|(file, _)| file.ends_with("t.c")),
+        "{locs:?}"
+    );
+    assert_eq!(locs.iter().map(|l| l.1).collect::<Vec<_>>(), [3, 4]);
+}
+
+#[test]
+fn noreturn_from_macro_keyword_in_a_header() {
+    let dir = TempDir::new();
+    dir.write(
+        "d.h",
+        "#define NORETURN _Noreturn\nNORETURN void die(void);\n",
+    );
+    let c = dir.write(
+        "t.c",
+        "#include \"d.h\"\nint f(int x) { if (x) die(); return x; }\n",
+    );
+    let db = compdb::from_files(&[c], &[]);
+    let (prog, _) = build_program(&db.commands, &opts(1));
+    let f = func(&prog, "f");
+    assert!(
+        f.blocks
+            .iter()
+            .any(|b| matches!(b.term, Terminator::NoReturn)),
+        "{}",
+        irdump::dump_function(&prog, f)
+    );
+}
+
+#[test]
+fn unsupported_constructs_leave_notes() {
+    let (prog, _) = lower_src(
+        "#include <stdarg.h>\n\
+         int f(int n, ...) { va_list ap; va_start(ap, n); int x = va_arg(ap, int); va_end(ap);\n\
+           __asm__(\"nop\"); void *t = &&l; goto *t; l: return x; }\n",
+    );
+    let f = func(&prog, "f");
+    let notes = f.lowering_notes.join("\n");
+    assert!(notes.contains("va_arg"), "{notes}");
+    assert!(notes.contains("inline assembly"), "{notes}");
+    assert!(notes.contains("computed `goto"), "{notes}");
+}

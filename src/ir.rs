@@ -1,0 +1,339 @@
+//! The arena IR: one `Program` of lowered C functions.
+//!
+//! Input: built by `frontend` (the only module that knows libclang).
+//! Output: a frozen `Program` that every later stage reads through `&Program`.
+//! Invariants:
+//! - After `frontend` returns, nothing mutates a `Program`; it is `Sync` and shared across threads.
+//! - Every `BlockId`, `StmtId`, `LocalId` stored in a `Function` indexes that function's own vectors.
+//! - Every statement has exactly one source location, in `Function::stmt_locs` (the side table).
+//! - Expressions are canonical: operands are side-effect free; calls, assignments and control flow
+//!   (`&&`, `||`, `?:`, statement expressions) have been turned into statements and blocks.
+//! - Pointer arithmetic keeps the pointer operand and forgets the offset (FastCheck 5.6.2), and casts
+//!   are transparent, so `free(y - 4)` frees the cell `y` points into.
+
+use std::fmt;
+use std::path::PathBuf;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+            pub fn from_usize(i: usize) -> Self {
+                // u32 is enough: a single C function or program with 4 billion blocks, statements or
+                // files would not fit in memory as an AST in the first place.
+                $name(u32::try_from(i).expect(concat!(stringify!($name), " overflow")))
+            }
+        }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({})", stringify!($name), self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A source file, index into `Program::files`.
+    FileId
+);
+id_type!(
+    /// A function definition, index into `Program::functions`.
+    FuncId
+);
+id_type!(
+    /// A basic block, index into `Function::blocks`.
+    BlockId
+);
+id_type!(
+    /// A statement, index into `Function::stmts` (and `Function::stmt_locs`).
+    StmtId
+);
+id_type!(
+    /// A parameter, local variable or lowering temporary, index into `Function::locals`.
+    LocalId
+);
+
+/// A source position (expansion location: macro uses point at the use, not the header).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Loc {
+    pub file: FileId,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Loc {
+    pub const NONE: Loc = Loc { file: FileId(u32::MAX), line: 0, col: 0 };
+}
+
+#[derive(Debug, Default)]
+pub struct Program {
+    /// Absolute (or as given) paths of every file a location can name.
+    pub files: Vec<PathBuf>,
+    pub functions: Vec<Function>,
+}
+
+impl Program {
+    pub fn file(&self, id: FileId) -> Option<&std::path::Path> {
+        self.files.get(id.index()).map(|p| p.as_path())
+    }
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.functions[id.index()]
+    }
+}
+
+#[derive(Debug)]
+pub struct Function {
+    pub name: String,
+    /// Unified Symbol Resolution string from libclang; equal across TUs for external functions.
+    pub usr: String,
+    pub is_static: bool,
+    pub loc: Loc,
+    /// Parameters come first: `locals[0..n_params]`.
+    pub n_params: u32,
+    pub locals: Vec<LocalDecl>,
+    pub returns_pointer: bool,
+    pub blocks: Vec<Block>,
+    pub entry: BlockId,
+    pub stmts: Vec<Stmt>,
+    /// The side table of statement locations, parallel to `stmts`.
+    pub stmt_locs: Vec<Loc>,
+    /// Constructs the lowering could not represent faithfully (e.g. `asm goto`, computed goto), one
+    /// message each. The function is still analysed; these are shown with `-v`.
+    pub lowering_notes: Vec<String>,
+}
+
+impl Function {
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.index()]
+    }
+    pub fn stmt(&self, s: StmtId) -> &Stmt {
+        &self.stmts[s.index()]
+    }
+    pub fn stmt_loc(&self, s: StmtId) -> Loc {
+        self.stmt_locs[s.index()]
+    }
+    pub fn local(&self, l: LocalId) -> &LocalDecl {
+        &self.locals[l.index()]
+    }
+    pub fn params(&self) -> impl Iterator<Item = LocalId> {
+        (0..self.n_params).map(LocalId)
+    }
+    pub fn block_ids(&self) -> impl Iterator<Item = BlockId> {
+        (0..self.blocks.len()).map(BlockId::from_usize)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalKind {
+    Param,
+    Var,
+    /// Introduced by lowering to hold an intermediate value (a call result, a `?:` value).
+    Temp,
+}
+
+#[derive(Debug, Clone)]
+pub struct LocalDecl {
+    pub name: String,
+    pub kind: LocalKind,
+    /// Pointer-typed (after typedefs). Arrays and structs are not pointers.
+    pub is_pointer: bool,
+    /// Arrays, structs and unions: the variable is storage, not a scalar value.
+    pub is_aggregate: bool,
+    /// `static` locals live for the whole program, like globals.
+    pub is_static: bool,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub stmts: Vec<StmtId>,
+    pub term: Terminator,
+    pub term_loc: Loc,
+}
+
+#[derive(Debug, Clone)]
+pub enum Terminator {
+    Goto(BlockId),
+    /// Two-way branch: `then_` when `cond` holds.
+    Branch { cond: Cond, then_: BlockId, else_: BlockId },
+    /// `switch` with its case constants (GNU case ranges expanded when small, else `default`).
+    Switch { on: Operand, cases: Vec<(i64, BlockId)>, default: BlockId },
+    Return(Option<Operand>),
+    /// The path ends without returning: a call to a noreturn function (exit, abort, longjmp, …)
+    /// or `__builtin_unreachable()`.
+    NoReturn,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Goto(b) => vec![*b],
+            Terminator::Branch { then_, else_, .. } => vec![*then_, *else_],
+            Terminator::Switch { cases, default, .. } => {
+                let mut v: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
+                v.push(*default);
+                v
+            }
+            Terminator::Return(_) | Terminator::NoReturn => Vec::new(),
+        }
+    }
+}
+
+/// A branch condition atom. Lowering normalises NULL tests: `p`, `p != NULL`, `p != 0`, `!p`
+/// (with the targets swapped), `p == NULL` (swapped), `NULL == p`, `likely(p)` all become
+/// `Truthy(p)`.
+#[derive(Debug, Clone)]
+pub struct Cond {
+    pub kind: CondKind,
+    /// The source text of the tested expression, for reports (`q == NULL`).
+    pub text: String,
+    /// The source text holds on the `else_` edge, not the `then_` edge: lowering swapped the
+    /// targets when it normalised `q == NULL` / `!q` into `Truthy(q)`.
+    pub text_on_else: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CondKind {
+    /// The operand is non-zero / non-NULL.
+    Truthy(Operand),
+    /// A comparison of two operands (neither side is the constant 0 with `==`/`!=`: that is `Truthy`).
+    Cmp(CmpOp, Operand, Operand),
+    /// Anything else (floating point, calls folded into temporaries are *not* opaque: they are
+    /// `Truthy(temp)`).
+    Opaque,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    Assign { dst: Place, src: Rvalue },
+    Call { dst: Option<Place>, callee: Callee, args: Vec<Operand> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Callee {
+    /// A call to a named function (declared or defined).
+    Direct { name: String, usr: String },
+    /// A call through a function pointer.
+    Indirect(Operand),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rvalue {
+    /// Copy of an operand: plain copies, casts, and pointer arithmetic with the offset abstracted.
+    Use(Operand),
+    /// `&place`.
+    AddrOf(Place),
+    /// A value computed from the operands that does not carry a pointer into their blocks
+    /// (integer arithmetic, comparisons, `sizeof`). The operands are kept for future reads.
+    Opaque(Vec<Operand>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    Place(Place),
+    /// Integer constant (including NULL, character literals and enumerators).
+    Const(i64),
+    /// Address of a string literal.
+    Str,
+    /// Address of a function (`&f` or `f` used as a value).
+    Func { name: String, usr: String },
+    /// A value the lowering could not describe (floating constants, unsupported expressions).
+    Unknown,
+}
+
+impl Operand {
+    pub fn local(&self) -> Option<LocalId> {
+        match self {
+            Operand::Place(Place::Local(l)) => Some(*l),
+            _ => None,
+        }
+    }
+    pub fn is_null_const(&self) -> bool {
+        matches!(self, Operand::Const(0))
+    }
+}
+
+/// A memory location.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Place {
+    Local(LocalId),
+    /// A global variable (or a function-`static`, named `func::var`).
+    Global(String),
+    /// `*p`: the object the pointer value stored in `place` points to.
+    Deref(Box<Place>),
+    /// `place.field`; `p->f` is `Field(Deref(p), f)`.
+    Field(Box<Place>, String),
+    /// An element of the array object `place`, all indices collapsed: `a[i]` with `a` an array
+    /// is `Index(Local(a))`; `p[i]` with `p` a pointer is `Index(Deref(p))`.
+    Index(Box<Place>),
+}
+
+impl Place {
+    pub fn as_local(&self) -> Option<LocalId> {
+        match self {
+            Place::Local(l) => Some(*l),
+            _ => None,
+        }
+    }
+    /// The local at the root of an access path (`p` in `p->a.b`), if any.
+    pub fn root_local(&self) -> Option<LocalId> {
+        match self {
+            Place::Local(l) => Some(*l),
+            Place::Global(_) => None,
+            Place::Deref(p) | Place::Field(p, _) | Place::Index(p) => p.root_local(),
+        }
+    }
+    /// Visit every local *read* to compute this place's address or value when it is used as an
+    /// lvalue (the pointers dereferenced along the path, not the root storage itself).
+    pub fn for_each_address_read(&self, f: &mut impl FnMut(LocalId)) {
+        match self {
+            Place::Local(_) | Place::Global(_) => {}
+            Place::Deref(p) => p.for_each_value_read(f),
+            Place::Field(p, _) | Place::Index(p) => p.for_each_address_read(f),
+        }
+    }
+    /// Visit every local read when this place is used as an rvalue.
+    pub fn for_each_value_read(&self, f: &mut impl FnMut(LocalId)) {
+        match self {
+            Place::Local(l) => f(*l),
+            _ => self.for_each_address_read(f),
+        }
+    }
+}
+
+/// Render a place with local names, for messages.
+pub struct PlaceDisplay<'a>(pub &'a Function, pub &'a Place);
+
+impl fmt::Display for PlaceDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let func = self.0;
+        match self.1 {
+            Place::Local(l) => write!(f, "{}", func.local(*l).name),
+            Place::Global(g) => write!(f, "{g}"),
+            Place::Deref(p) => write!(f, "*{}", PlaceDisplay(func, p)),
+            Place::Field(p, name) => match &**p {
+                Place::Deref(inner) => write!(f, "{}->{name}", PlaceDisplay(func, inner)),
+                other => write!(f, "{}.{name}", PlaceDisplay(func, other)),
+            },
+            Place::Index(p) => match &**p {
+                Place::Deref(inner) => write!(f, "{}[]", PlaceDisplay(func, inner)),
+                other => write!(f, "{}[]", PlaceDisplay(func, other)),
+            },
+        }
+    }
+}

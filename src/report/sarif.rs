@@ -1,0 +1,756 @@
+//! SARIF 2.1.0 (OASIS), for code-scanning services and IDE viewers.
+//!
+//! One run. `tool.driver.rules` always lists every rule (`leak` at index 0, `double-free` at 1) so
+//! `ruleIndex` means the same in every log. Each diagnostic becomes one result:
+//! - `locations`: the allocation site, with the enclosing function as a logical location;
+//! - `relatedLocations`: the frees and the loss point (notes of kind free/lost), ids 1, 2, … in
+//!   path order;
+//! - `codeFlows`: one thread flow visiting every note of the path in order. `kinds` use the
+//!   spec's well-known values (§3.38.8): alloc → `acquire`+`memory`, free → `release`+`memory`,
+//!   branch → `branch`, lost → `danger`+`memory` (the point where the leak happens; it is not
+//!   always a scope exit, the reference may be overwritten), info → no kinds;
+//! - `partialFingerprints["dripLocation/v1"]`: see [`fingerprint`];
+//! - `properties.category`: the `Category` id.
+//!
+//! Paths: a relative `SrcLoc.file` is relative to the current directory (diag.rs). It is made
+//! absolute against it, then expressed relative to `ToolInfo::root` with `uriBaseId` `%SRCROOT%`
+//! when below the root, else as an absolute `file://` URI. `..` is resolved lexically; if that
+//! finds the file outside the root, symlinks are resolved (when both exist) before giving up, so a
+//! root reached through a symlink still works. URIs percent-encode every byte except ASCII
+//! letters, digits, `-._~` and `/` (and `:` in absolute URIs, for Windows drive letters).
+//!
+//! Columns: SARIF only knows `utf16CodeUnits` and `unicodeCodePoints`, clang gives bytes. We
+//! declare `unicodeCodePoints` and convert by reading the source line; when the file cannot be
+//! read, the byte column is kept, which is still exact for ASCII lines (nearly all C code).
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::{SourceCache, ToolInfo};
+use crate::diag::{Diagnostic, NoteKind, Rule, SrcLoc};
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+const SRCROOT: &str = "%SRCROOT%";
+const FINGERPRINT_KEY: &str = "dripLocation/v1";
+
+/// `tool.driver.rules`, in `ruleIndex` order.
+const RULES: [Rule; 2] = [Rule::Leak, Rule::DoubleFree];
+
+/// Writes one SARIF log for `diags`. Fails only if `out` does.
+pub fn render_sarif(diags: &[Diagnostic], tool: &ToolInfo, out: &mut dyn Write) -> io::Result<()> {
+    // Without a current directory relative paths can only be guessed; the root is the best guess.
+    let cwd = std::env::current_dir().unwrap_or_else(|_| tool.root.clone());
+    let log = build_log(diags, tool, &cwd);
+    serde_json::to_writer_pretty(&mut *out, &log)?;
+    writeln!(out)
+}
+
+/// The whole log as a JSON value; `cwd` is explicit so tests do not depend on the process's.
+fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
+    let mut files = Files::new(&normalize(&cwd.join(&tool.root)), cwd);
+    let mut occurrences: HashMap<Vec<u8>, u32> = HashMap::new();
+    let results: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let key = fingerprint_input(d, &files.artifact(&d.loc.file).key);
+            // Two findings with the same input (say two `malloc`s on one line) must not share a
+            // fingerprint, or services merge them; number them in output order.
+            let seen = occurrences.entry(key.clone()).or_insert(0);
+            *seen += 1;
+            let fp = fingerprint(&key, *seen);
+            result(d, &mut files, &fp)
+        })
+        .collect();
+    // Every file drip reports on was parsed as part of a C translation unit, headers included.
+    let artifacts: Vec<Value> = files
+        .list
+        .iter()
+        .map(|a| json!({ "location": a.uri_json(None), "sourceLanguage": "c" }))
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "drip",
+                "version": tool.version,
+                "rules": RULES.iter().map(|&r| rule_descriptor(r)).collect::<Vec<_>>(),
+            }},
+            "originalUriBaseIds": { SRCROOT: { "uri": directory_uri(&files.root) } },
+            "artifacts": artifacts,
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
+fn rule_descriptor(rule: Rule) -> Value {
+    let (name, short, full, help, cwe) = match rule {
+        Rule::Leak => (
+            "MemoryLeak",
+            "Memory leak",
+            "Memory obtained from an allocator becomes unreachable on some path without being \
+             freed, returned to the caller or stored where other code can reach it.",
+            "Free the memory on every path that abandons it, error paths included, or hand its \
+             ownership on (return it, or store it in a structure that is freed later). The code \
+             flow shows the allocation, the branches taken and the point where the last \
+             reference to the memory is lost.",
+            "external/cwe/cwe-401",
+        ),
+        Rule::DoubleFree => (
+            "DoubleFree",
+            "Double free",
+            "The same allocation is freed twice on some path. Freeing memory that is already \
+             free is undefined behavior and typically corrupts the allocator's state.",
+            "Make every path free the memory exactly once, for example by setting the pointer \
+             to NULL after freeing it or by moving the cleanup to a single exit. The code flow \
+             shows the allocation, the branches taken and both frees.",
+            "external/cwe/cwe-415",
+        ),
+    };
+    json!({
+        "id": rule.id(),
+        "name": name,
+        "shortDescription": { "text": short },
+        "fullDescription": { "text": full },
+        "defaultConfiguration": { "level": "warning" },
+        "help": { "text": help },
+        "properties": { "tags": ["memory", cwe] },
+    })
+}
+
+fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
+    let rule_index = RULES
+        .iter()
+        .position(|&r| r == d.rule)
+        .expect("every rule is in RULES");
+    let mut result = json!({
+        "ruleId": d.rule.id(),
+        "ruleIndex": rule_index,
+        "level": "warning",
+        "message": { "text": d.message },
+        "locations": [{
+            "physicalLocation": files.physical(&d.loc),
+            "logicalLocations": [{ "name": d.function, "kind": "function" }],
+        }],
+        "partialFingerprints": { FINGERPRINT_KEY: fingerprint },
+        "properties": { "category": d.category.id() },
+    });
+    let obj = result.as_object_mut().expect("built as an object");
+
+    let related: Vec<Value> = d
+        .path
+        .iter()
+        .filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost))
+        .enumerate()
+        .map(|(i, n)| {
+            json!({
+                "id": i + 1,
+                "physicalLocation": files.physical(&n.loc),
+                "message": { "text": n.message },
+            })
+        })
+        .collect();
+    if !related.is_empty() {
+        obj.insert("relatedLocations".into(), related.into());
+    }
+
+    // The schema requires at least one location per thread flow, so no path, no code flow.
+    if !d.path.is_empty() {
+        let steps: Vec<Value> = d
+            .path
+            .iter()
+            .map(|n| {
+                let mut step = Map::new();
+                step.insert(
+                    "location".into(),
+                    json!({
+                        "physicalLocation": files.physical(&n.loc),
+                        "message": { "text": n.message },
+                    }),
+                );
+                let kinds: &[&str] = match n.kind {
+                    NoteKind::Alloc => &["acquire", "memory"],
+                    NoteKind::Free => &["release", "memory"],
+                    NoteKind::Branch => &["branch"],
+                    NoteKind::Lost => &["danger", "memory"],
+                    NoteKind::Info => &[],
+                };
+                if !kinds.is_empty() {
+                    step.insert("kinds".into(), json!(kinds));
+                }
+                Value::Object(step)
+            })
+            .collect();
+        obj.insert(
+            "codeFlows".into(),
+            json!([{ "threadFlows": [{ "locations": steps }] }]),
+        );
+    }
+    result
+}
+
+/// What the fingerprint covers: the rule, the file (relative to the root when below it), the
+/// function, the line within the function and the allocator. Deliberately not the absolute line
+/// or the column, so the fingerprint survives edits above the function and reformatting within
+/// the line. Fields are NUL-terminated so that no two field lists concatenate alike.
+fn fingerprint_input(d: &Diagnostic, file_key: &str) -> Vec<u8> {
+    let mut key = Vec::new();
+    for field in [
+        d.rule.id(),
+        file_key,
+        &d.function,
+        &d.line_in_function.to_string(),
+        &d.allocator,
+    ] {
+        key.extend_from_slice(field.as_bytes());
+        key.push(0);
+    }
+    key
+}
+
+/// The `dripLocation/v1` value: 16 hex digits of FNV-1a 64 over the input and the occurrence
+/// number (1 for the first finding with that input in the log).
+fn fingerprint(input: &[u8], occurrence: u32) -> String {
+    let mut bytes = input.to_vec();
+    bytes.extend_from_slice(occurrence.to_string().as_bytes());
+    format!("{:016x}", fnv1a(&bytes))
+}
+
+/// 64-bit FNV-1a. Written out because its output must never change between builds (std's
+/// `DefaultHasher` makes no such promise), or every alert would look new after an upgrade.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(OFFSET_BASIS, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(PRIME)
+    })
+}
+
+/// One entry of `run.artifacts`: a distinct file, in order of first mention.
+struct Artifact {
+    index: usize,
+    /// Percent-encoded; relative to `%SRCROOT%` when `under_root`, else absolute `file://`.
+    uri: String,
+    under_root: bool,
+    /// Unencoded '/'-separated path for fingerprints: relative when `under_root`, else absolute.
+    key: String,
+    /// Where to read the file for column conversion.
+    abs: PathBuf,
+}
+
+impl Artifact {
+    /// An `artifactLocation`, with the index into `run.artifacts` when given.
+    fn uri_json(&self, index: Option<usize>) -> Value {
+        let mut loc = Map::new();
+        loc.insert("uri".into(), self.uri.clone().into());
+        if self.under_root {
+            loc.insert("uriBaseId".into(), SRCROOT.into());
+        }
+        if let Some(index) = index {
+            loc.insert("index".into(), index.into());
+        }
+        Value::Object(loc)
+    }
+}
+
+/// Resolves `SrcLoc.file` names to artifacts (each once) and reads lines for column conversion.
+struct Files {
+    /// Absolute, lexically normalized.
+    root: PathBuf,
+    cwd: PathBuf,
+    by_name: HashMap<String, usize>,
+    list: Vec<Artifact>,
+    sources: SourceCache,
+}
+
+impl Files {
+    fn new(root: &Path, cwd: &Path) -> Files {
+        Files {
+            root: root.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            by_name: HashMap::new(),
+            list: Vec::new(),
+            sources: SourceCache::default(),
+        }
+    }
+
+    fn artifact(&mut self, file: &str) -> &Artifact {
+        if let Some(&i) = self.by_name.get(file) {
+            return &self.list[i];
+        }
+        let abs = normalize(&self.cwd.join(file));
+        let index = self.list.len();
+        let artifact = match relative_to(&self.root, &abs) {
+            Some(rel) => {
+                let key = slash_path(&rel);
+                Artifact {
+                    index,
+                    uri: percent_encode(&key, false),
+                    under_root: true,
+                    key,
+                    abs,
+                }
+            }
+            None => {
+                let key = slash_path(&abs);
+                Artifact {
+                    index,
+                    uri: file_uri(&key),
+                    under_root: false,
+                    key,
+                    abs,
+                }
+            }
+        };
+        self.by_name.insert(file.to_string(), index);
+        self.list.push(artifact);
+        &self.list[index]
+    }
+
+    /// A `physicalLocation` for `loc`; the region is left out when the line is unknown (0), the
+    /// column when the column is.
+    fn physical(&mut self, loc: &SrcLoc) -> Value {
+        let artifact = self.artifact(&loc.file);
+        let artifact_location = artifact.uri_json(Some(artifact.index));
+        let abs = artifact.abs.clone();
+        let mut physical = Map::new();
+        physical.insert("artifactLocation".into(), artifact_location);
+        if loc.line != 0 {
+            let mut region = Map::new();
+            region.insert("startLine".into(), loc.line.into());
+            if loc.col != 0 {
+                let col = match self.sources.line(&abs, loc.line) {
+                    Some(text) => code_point_column(text, loc.col),
+                    None => loc.col,
+                };
+                region.insert("startColumn".into(), col.into());
+            }
+            physical.insert("region".into(), Value::Object(region));
+        }
+        Value::Object(physical)
+    }
+}
+
+/// 1-based code-point column of 1-based byte column `col` in `line`: one plus the number of
+/// characters before the byte. Counting the bytes that do not continue a UTF-8 sequence is exact
+/// for valid UTF-8 and degrades gracefully otherwise. Past the end, each missing byte counts one.
+fn code_point_column(line: &[u8], col: u32) -> u32 {
+    let before = (col as usize).saturating_sub(1);
+    let in_line = before.min(line.len());
+    let chars = line[..in_line]
+        .iter()
+        .filter(|&&b| !(0x80..0xC0).contains(&b))
+        .count();
+    (chars + (before - in_line) + 1) as u32
+}
+
+/// `path` relative to `root` (both absolute), or `None` when it is not below it.
+fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
+    let below = |root: &Path, path: &Path| {
+        path.strip_prefix(root)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+    };
+    below(root, path).or_else(|| {
+        let (root, path) = (fs::canonicalize(root).ok()?, fs::canonicalize(path).ok()?);
+        below(&root, &path)
+    })
+}
+
+/// Drops `.` and resolves `..` without touching the file system (a file may no longer exist).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                // "/.." is "/".
+                Some(Component::RootDir) | Some(Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The path with '/' separators, as URIs need. Non-UTF-8 names are converted lossily.
+fn slash_path(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    if cfg!(windows) {
+        s.replace('\\', "/")
+    } else {
+        s.into_owned()
+    }
+}
+
+/// `file://` URI of an absolute '/'-separated path (`C:/x` on Windows becomes `file:///C:/x`).
+fn file_uri(abs: &str) -> String {
+    let sep = if abs.starts_with('/') { "" } else { "/" };
+    format!("file://{sep}{}", percent_encode(abs, true))
+}
+
+/// `file://` URI of a directory; it must end in '/' to serve as a base for relative URIs.
+fn directory_uri(dir: &Path) -> String {
+    let uri = file_uri(&slash_path(dir));
+    if uri.ends_with('/') {
+        uri
+    } else {
+        uri + "/"
+    }
+}
+
+/// Percent-encodes everything but unreserved characters and '/'. A ':' is legal in the path of
+/// an absolute URI but would make the first segment of a relative one look like a scheme, so it
+/// is kept only when `absolute`.
+fn percent_encode(path: &str, absolute: bool) -> String {
+    let mut out = String::with_capacity(path.len());
+    for &b in path.as_bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/')
+            || (absolute && b == b':');
+        if keep {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures;
+    use super::*;
+    use std::collections::HashSet;
+
+    const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+
+    /// Renders through the public function's code path with a fixed current directory.
+    fn sarif(diags: &[Diagnostic], root: &str, cwd: &str) -> Value {
+        let tool = ToolInfo {
+            version: "0.1.0".to_string(),
+            root: PathBuf::from(root),
+        };
+        let log = build_log(diags, &tool, Path::new(cwd));
+        // Round-trip through text, as consumers see it.
+        serde_json::from_str(&serde_json::to_string_pretty(&log).unwrap()).unwrap()
+    }
+
+    fn results(log: &Value) -> &Vec<Value> {
+        log["runs"][0]["results"].as_array().unwrap()
+    }
+
+    #[test]
+    fn public_function_writes_parseable_json() {
+        let tool = ToolInfo {
+            version: "0.1.0".to_string(),
+            root: PathBuf::from("."),
+        };
+        let mut out = Vec::new();
+        render_sarif(&fixtures::all(), &tool, &mut out).unwrap();
+        assert_eq!(out.last(), Some(&b'\n'));
+        let log: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(results(&log).len(), 3);
+    }
+
+    #[test]
+    fn log_structure() {
+        let diags = fixtures::all();
+        let log = sarif(&diags, MANIFEST, MANIFEST);
+        assert_eq!(log["version"], "2.1.0");
+        assert_eq!(log["$schema"], SCHEMA);
+        let runs = log["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run["columnKind"], "unicodeCodePoints");
+        assert_eq!(
+            run["originalUriBaseIds"][SRCROOT]["uri"],
+            format!("file://{MANIFEST}/")
+        );
+
+        let driver = &run["tool"]["driver"];
+        assert_eq!(driver["name"], "drip");
+        assert_eq!(driver["version"], "0.1.0");
+        assert!(driver.get("informationUri").is_none());
+        let rules = driver["rules"].as_array().unwrap();
+        let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["leak", "double-free"]);
+        for rule in rules {
+            for field in ["shortDescription", "fullDescription", "help"] {
+                assert!(!rule[field]["text"].as_str().unwrap().is_empty(), "{field}");
+            }
+            assert_eq!(rule["defaultConfiguration"]["level"], "warning");
+        }
+
+        // One artifact for the one file, referenced by index everywhere.
+        assert_eq!(
+            run["artifacts"],
+            json!([{
+                "location": { "uri": fixtures::FILE, "uriBaseId": SRCROOT },
+                "sourceLanguage": "c",
+            }])
+        );
+
+        let results = results(&log);
+        assert_eq!(results.len(), diags.len());
+        for (d, r) in diags.iter().zip(results) {
+            assert_eq!(r["ruleId"], d.rule.id());
+            let index = r["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(
+                rules[index]["id"], r["ruleId"],
+                "ruleIndex points at ruleId"
+            );
+            assert_eq!(r["level"], "warning");
+            assert_eq!(r["message"]["text"], d.message.as_str());
+            assert_eq!(r["properties"]["category"], d.category.id());
+
+            let primary = &r["locations"].as_array().unwrap()[..];
+            assert_eq!(primary.len(), 1);
+            let physical = &primary[0]["physicalLocation"];
+            assert_eq!(
+                physical["artifactLocation"],
+                json!({ "uri": fixtures::FILE, "uriBaseId": SRCROOT, "index": 0 })
+            );
+            assert_eq!(physical["region"]["startLine"], d.loc.line);
+            assert_eq!(
+                primary[0]["logicalLocations"][0]["name"],
+                d.function.as_str()
+            );
+
+            // The thread flow visits every note, in order.
+            let flows = r["codeFlows"].as_array().unwrap();
+            assert_eq!(flows.len(), 1);
+            let threads = flows[0]["threadFlows"].as_array().unwrap();
+            assert_eq!(threads.len(), 1);
+            let steps = threads[0]["locations"].as_array().unwrap();
+            assert_eq!(steps.len(), d.path.len());
+            for (note, step) in d.path.iter().zip(steps) {
+                assert_eq!(step["location"]["message"]["text"], note.message.as_str());
+                let region = &step["location"]["physicalLocation"]["region"];
+                assert_eq!(region["startLine"], note.loc.line);
+            }
+            assert_eq!(steps[0]["kinds"], json!(["acquire", "memory"]));
+
+            // Related locations: the frees and the loss point, with unique ids.
+            let related = r["relatedLocations"].as_array().unwrap();
+            let expected: Vec<&str> = d
+                .path
+                .iter()
+                .filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost))
+                .map(|n| n.message.as_str())
+                .collect();
+            let got: Vec<&str> = related
+                .iter()
+                .map(|l| l["message"]["text"].as_str().unwrap())
+                .collect();
+            assert_eq!(got, expected);
+            let ids: HashSet<u64> = related.iter().map(|l| l["id"].as_u64().unwrap()).collect();
+            assert_eq!(ids.len(), related.len(), "relatedLocations ids are unique");
+
+            let fp = r["partialFingerprints"][FINGERPRINT_KEY].as_str().unwrap();
+            assert_eq!(fp.len(), 16);
+            assert!(fp.bytes().all(|b| b.is_ascii_hexdigit()));
+        }
+
+        // Specific kinds and the double free's two frees.
+        let leak_steps = &results[0]["codeFlows"][0]["threadFlows"][0]["locations"];
+        assert_eq!(leak_steps[1]["kinds"], json!(["branch"]));
+        assert_eq!(leak_steps[2]["kinds"], json!(["danger", "memory"]));
+        let df_related = results[1]["relatedLocations"].as_array().unwrap();
+        assert_eq!(df_related.len(), 2);
+        assert_eq!(df_related[0]["physicalLocation"]["region"]["startLine"], 17);
+        assert_eq!(df_related[1]["physicalLocation"]["region"]["startLine"], 18);
+        assert_eq!(
+            results[1]["codeFlows"][0]["threadFlows"][0]["locations"][2]["kinds"],
+            json!(["release", "memory"])
+        );
+    }
+
+    #[test]
+    fn columns_are_code_points() {
+        let log = sarif(&fixtures::all(), MANIFEST, MANIFEST);
+        // "\tchar *t = /* é */ strdup(x);": byte 21, but 'é' is two bytes, so code point 20.
+        let region = &results(&log)[2]["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(*region, json!({ "startLine": 22, "startColumn": 20 }));
+        // ASCII lines are unchanged.
+        let region = &results(&log)[0]["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(*region, json!({ "startLine": 6, "startColumn": 14 }));
+
+        assert_eq!(code_point_column("a\u{e9}b".as_bytes(), 4), 3);
+        assert_eq!(code_point_column(b"ab", 5), 5);
+        assert_eq!(code_point_column(b"ab", 1), 1);
+    }
+
+    #[test]
+    fn unreadable_file_keeps_byte_columns() {
+        let mut d = fixtures::never_freed();
+        d.loc.file = "gone/a.c".to_string();
+        d.path.clear();
+        let log = sarif(&[d], MANIFEST, MANIFEST);
+        let r = &results(&log)[0];
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["region"]["startColumn"],
+            21
+        );
+        // No path: no code flow (the schema wants at least one step) and no related locations.
+        assert!(r.get("codeFlows").is_none());
+        assert!(r.get("relatedLocations").is_none());
+    }
+
+    #[test]
+    fn uris_inside_and_outside_the_root() {
+        let mut inside_from_subdir = fixtures::never_freed();
+        inside_from_subdir.loc.file = "report/a.c".to_string(); // cwd is <root>/tests
+        let mut outside = fixtures::never_freed();
+        outside.loc.file = "/tmp/my dir/b+c é.c".to_string();
+        let mut dotdot = fixtures::never_freed();
+        dotdot.loc.file = "../../elsewhere/./x.c".to_string();
+        let mut spaced = fixtures::never_freed();
+        spaced.loc.file = "sub dir/100%.c".to_string();
+        let mut diags = [inside_from_subdir, outside, dotdot, spaced];
+        for d in &mut diags {
+            d.path.clear(); // only the primary locations matter here
+        }
+
+        let root = "/work/proj";
+        let log = sarif(&diags, root, "/work/proj/tests");
+        let uri = |i: usize| {
+            results(&log)[i]["locations"][0]["physicalLocation"]["artifactLocation"].clone()
+        };
+        assert_eq!(
+            uri(0),
+            json!({ "uri": "tests/report/a.c", "uriBaseId": SRCROOT, "index": 0 })
+        );
+        assert_eq!(
+            uri(1),
+            json!({ "uri": "file:///tmp/my%20dir/b%2Bc%20%C3%A9.c", "index": 1 })
+        );
+        assert_eq!(
+            uri(2),
+            json!({ "uri": "file:///work/elsewhere/x.c", "index": 2 })
+        );
+        assert_eq!(
+            uri(3),
+            json!({ "uri": "tests/sub%20dir/100%25.c", "uriBaseId": SRCROOT, "index": 3 })
+        );
+        assert_eq!(log["runs"][0]["artifacts"].as_array().unwrap().len(), 4);
+
+        // A relative root is relative to the current directory; a trailing slash is added once.
+        let log = sarif(&diags[..1], "..", "/work/proj/tests");
+        assert_eq!(
+            log["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"],
+            "file:///work/proj/"
+        );
+        let log = sarif(&diags[..1], "/", "/work/proj/tests");
+        assert_eq!(
+            log["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"],
+            "file:///"
+        );
+        assert_eq!(
+            results(&log)[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "work/proj/tests/report/a.c"
+        );
+    }
+
+    fn fp(log: &Value, i: usize) -> String {
+        results(log)[i]["partialFingerprints"][FINGERPRINT_KEY]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn fingerprints_survive_edits_above_the_function() {
+        let original = fixtures::conditional_leak();
+        let log = sarif(std::slice::from_ref(&original), MANIFEST, MANIFEST);
+
+        // Ten lines inserted above: every location moves, line_in_function does not.
+        let mut moved = original.clone();
+        moved.loc.line += 10;
+        for n in &mut moved.path {
+            n.loc.line += 10;
+        }
+        moved.message = moved.message.replace(":8 ", ":18 ");
+        let moved_log = sarif(&[moved], MANIFEST, MANIFEST);
+        assert_eq!(fp(&log, 0), fp(&moved_log, 0));
+
+        // Same file seen from another directory: same relative path, same fingerprint.
+        let mut from_subdir = original.clone();
+        from_subdir.loc.file = "report/a.c".to_string();
+        let subdir_log = sarif(&[from_subdir], MANIFEST, &format!("{MANIFEST}/tests"));
+        assert_eq!(fp(&log, 0), fp(&subdir_log, 0));
+
+        // Each covered field changes it.
+        let mut renamed = original.clone();
+        renamed.function = "make2".to_string();
+        let mut shifted = original.clone();
+        shifted.line_in_function += 1;
+        let mut other_alloc = original.clone();
+        other_alloc.allocator = "calloc".to_string();
+        let mut other_rule = original.clone();
+        other_rule.rule = Rule::DoubleFree;
+        for changed in [renamed, shifted, other_alloc, other_rule] {
+            assert_ne!(fp(&log, 0), fp(&sarif(&[changed], MANIFEST, MANIFEST), 0));
+        }
+
+        // Two findings with identical inputs still get distinct fingerprints.
+        let twin_log = sarif(&[original.clone(), original], MANIFEST, MANIFEST);
+        assert_eq!(fp(&twin_log, 0), fp(&log, 0));
+        assert_ne!(fp(&twin_log, 0), fp(&twin_log, 1));
+    }
+
+    #[test]
+    fn fnv1a_reference_values() {
+        // Published FNV-1a 64 test vectors: the hash must never change.
+        assert_eq!(fnv1a(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x85944171f73967e8);
+    }
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("/../a")), PathBuf::from("/a"));
+        assert_eq!(
+            normalize(Path::new("../a/../../b")),
+            PathBuf::from("../../b")
+        );
+    }
+
+    /// `tests/report/golden.sarif`: the fixtures rendered with a fictitious root, so the file is
+    /// the same on every machine (no source is readable there, so columns stay bytes). It is the
+    /// file that was checked against the OASIS schema. Regenerate with `DRIP_BLESS=1`.
+    #[cfg(unix)]
+    #[test]
+    fn golden_log() {
+        let mut diags = fixtures::all();
+        let mut outside = fixtures::double_free();
+        outside.loc.file = "/usr/include/my lib.h".to_string();
+        for n in &mut outside.path {
+            n.loc.file = outside.loc.file.clone();
+        }
+        diags.push(outside);
+        let tool = ToolInfo {
+            version: "0.1.0".to_string(),
+            root: PathBuf::from("/nonexistent/drip-golden"),
+        };
+        let log = build_log(&diags, &tool, Path::new("/nonexistent/drip-golden"));
+        let text = serde_json::to_string_pretty(&log).unwrap() + "\n";
+        let path = Path::new(MANIFEST).join("tests/report/golden.sarif");
+        if std::env::var_os("DRIP_BLESS").is_some() {
+            fs::write(&path, &text).unwrap();
+        }
+        let expected = fs::read_to_string(&path).expect("golden file; create it with DRIP_BLESS=1");
+        assert_eq!(text, expected);
+    }
+}

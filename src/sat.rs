@@ -1,0 +1,248 @@
+//! The SAT back end: the only module that touches the solver (MiniSat through `rustsat-minisat`).
+//!
+//! Input: a `Guards` arena, its exactly-one groups, and queries given as conjunctions of guards
+//! that must hold (`true`) or fail (`false`).
+//! Output: `Answer::Sat(model)` with a value for every atom, `Answer::Unsat`, or `Answer::Unknown`
+//! when the conflict budget ran out.
+//! Invariants: one solver per `Query` set (never shared across threads); every guard node gets a
+//! Tseitin variable with a full equivalence, so a query may assume a guard either way; the policy
+//! for an exhausted budget is explicit: `Unknown`, which callers must treat as "not proven" (the
+//! site goes to the over-budget category), never as "no bug".
+
+use crate::guard::{AtomId, GuardId, Guards, Node};
+use hashbrown::HashMap;
+use rustsat::solvers::{LimitConflicts, Solve, SolveIncremental, SolverResult};
+use rustsat::types::{Lit, TernaryVal};
+use rustsat_minisat::core::Minisat;
+
+pub enum Answer {
+    Sat(Model),
+    Unsat,
+    Unknown,
+}
+
+/// Truth values of the atoms in a satisfying assignment.
+pub struct Model {
+    values: HashMap<AtomId, bool>,
+}
+
+impl Model {
+    pub fn value(&self, a: AtomId) -> Option<bool> {
+        self.values.get(&a).copied()
+    }
+}
+
+pub struct Solver<'g> {
+    guards: &'g Guards,
+    solver: Minisat,
+    node_var: HashMap<GuardId, Lit>,
+    atom_var: HashMap<AtomId, Lit>,
+    next_var: u32,
+    conflict_limit: u32,
+    pub queries: u32,
+}
+
+impl<'g> Solver<'g> {
+    /// `groups`: exactly-one constraints (switch consistency, FastCheck's C_n).
+    pub fn new(guards: &'g Guards, groups: &[Vec<AtomId>], conflict_limit: u32) -> Solver<'g> {
+        let mut s = Solver {
+            guards,
+            solver: Minisat::default(),
+            node_var: HashMap::new(),
+            atom_var: HashMap::new(),
+            next_var: 0,
+            conflict_limit,
+            queries: 0,
+        };
+        for group in groups {
+            let lits: Vec<Lit> = group.iter().map(|a| s.atom(*a)).collect();
+            s.add(&lits);
+            if lits.len() <= 6 {
+                for i in 0..lits.len() {
+                    for j in i + 1..lits.len() {
+                        s.add(&[!lits[i], !lits[j]]);
+                    }
+                }
+            } else {
+                // Sequential (ladder) at-most-one: linear in the group size, for big switches.
+                let mut prev: Option<Lit> = None;
+                for (i, x) in lits.iter().enumerate() {
+                    let seen = s.fresh();
+                    s.add(&[!*x, seen]);
+                    if let Some(p) = prev {
+                        s.add(&[!p, seen]);
+                        s.add(&[!p, !*x]);
+                    }
+                    if i + 1 == lits.len() {
+                        break;
+                    }
+                    prev = Some(seen);
+                }
+            }
+        }
+        s
+    }
+
+    fn fresh(&mut self) -> Lit {
+        let l = Lit::positive(self.next_var);
+        self.next_var += 1;
+        l
+    }
+
+    fn add(&mut self, lits: &[Lit]) {
+        let clause: rustsat::types::Clause = lits.iter().copied().collect();
+        // MiniSat only fails here when out of memory; the query will then report Unknown.
+        let _ = self.solver.add_clause(clause);
+    }
+
+    fn atom(&mut self, a: AtomId) -> Lit {
+        if let Some(l) = self.atom_var.get(&a) {
+            return *l;
+        }
+        let l = self.fresh();
+        self.atom_var.insert(a, l);
+        l
+    }
+
+    /// The Tseitin literal equivalent to guard `g`.
+    fn encode(&mut self, g: GuardId) -> Lit {
+        if let Some(l) = self.node_var.get(&g) {
+            return *l;
+        }
+        let guards = self.guards;
+        let lit = match guards.node(g) {
+            Node::True => {
+                let t = self.fresh();
+                self.add(&[t]);
+                t
+            }
+            Node::False => {
+                let f = self.fresh();
+                self.add(&[!f]);
+                f
+            }
+            Node::Lit { atom, positive } => {
+                let a = self.atom(*atom);
+                if *positive {
+                    a
+                } else {
+                    !a
+                }
+            }
+            Node::And(kids) => {
+                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(*k)).collect();
+                let v = self.fresh();
+                // v → k for each k; (∧k) → v.
+                let mut back = vec![v];
+                for k in &ks {
+                    self.add(&[!v, *k]);
+                    back.push(!*k);
+                }
+                self.add(&back);
+                v
+            }
+            Node::Or(kids) => {
+                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(*k)).collect();
+                let v = self.fresh();
+                // k → v for each k; v → (∨k).
+                let mut fwd = vec![!v];
+                for k in &ks {
+                    self.add(&[!*k, v]);
+                    fwd.push(*k);
+                }
+                self.add(&fwd);
+                v
+            }
+        };
+        self.node_var.insert(g, lit);
+        lit
+    }
+
+    /// Is there an assignment where every `(guard, value)` holds?
+    pub fn check(&mut self, wanted: &[(GuardId, bool)]) -> Answer {
+        self.queries += 1;
+        let mut assumps = Vec::with_capacity(wanted.len());
+        for (g, v) in wanted {
+            if *g == GuardId::TRUE && *v || *g == GuardId::FALSE && !*v {
+                continue;
+            }
+            if *g == GuardId::TRUE || *g == GuardId::FALSE {
+                return Answer::Unsat;
+            }
+            let l = self.encode(*g);
+            assumps.push(if *v { l } else { !l });
+        }
+        let _ = self.solver.limit_conflicts(Some(self.conflict_limit));
+        match self.solver.solve_assumps(&assumps) {
+            Ok(SolverResult::Sat) => {
+                let mut values = HashMap::new();
+                for (a, l) in &self.atom_var {
+                    let v = matches!(self.solver.lit_val(*l), Ok(TernaryVal::True));
+                    values.insert(*a, v);
+                }
+                Answer::Sat(Model { values })
+            }
+            Ok(SolverResult::Unsat) => Answer::Unsat,
+            _ => Answer::Unknown,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_example_two_frees_under_c_and_not_c() {
+        // FastCheck 3.2: free(p) under c, free(q) under ¬c with q = p.
+        let mut g = Guards::new(100);
+        let c = g.lit(AtomId(0), true);
+        let nc = g.lit(AtomId(0), false);
+        let any_free = g.or(c, nc);
+        let both = g.and(c, nc);
+        let mut s = Solver::new(&g, &[], 10_000);
+        assert!(matches!(s.check(&[(any_free, false)]), Answer::Unsat), "no leak");
+        assert!(matches!(s.check(&[(both, true)]), Answer::Unsat), "no double free");
+    }
+
+    #[test]
+    fn leak_model_names_the_branch() {
+        let mut g = Guards::new(100);
+        let q_ok = g.lit(AtomId(3), true);
+        let mut s = Solver::new(&g, &[], 10_000);
+        match s.check(&[(q_ok, false)]) {
+            Answer::Sat(m) => assert_eq!(m.value(AtomId(3)), Some(false)),
+            _ => panic!("expected a leak model"),
+        }
+    }
+
+    #[test]
+    fn big_groups_use_the_ladder_encoding() {
+        let mut g = Guards::new(100);
+        let atoms: Vec<AtomId> = (0..10).map(AtomId).collect();
+        let a3 = g.lit(atoms[3], true);
+        let a7 = g.lit(atoms[7], true);
+        let both = g.and(a3, a7);
+        let mut s = Solver::new(&g, &[atoms.clone()], 10_000);
+        assert!(matches!(s.check(&[(both, true)]), Answer::Unsat));
+        match s.check(&[(a7, true)]) {
+            Answer::Sat(m) => assert_eq!(m.value(atoms[3]), Some(false)),
+            _ => panic!("a single case is satisfiable"),
+        }
+        let none = g.or(a3, a7);
+        let mut s = Solver::new(&g, &[atoms], 10_000);
+        assert!(matches!(s.check(&[(none, false)]), Answer::Sat(_)), "another case may hold");
+    }
+
+    #[test]
+    fn exactly_one_groups_constrain_models() {
+        let mut g = Guards::new(100);
+        let a = g.lit(AtomId(0), true);
+        let b = g.lit(AtomId(1), true);
+        let both = g.and(a, b);
+        let either = g.or(a, b);
+        let mut s = Solver::new(&g, &[vec![AtomId(0), AtomId(1)]], 10_000);
+        assert!(matches!(s.check(&[(both, true)]), Answer::Unsat));
+        assert!(matches!(s.check(&[(either, false)]), Answer::Unsat));
+    }
+}

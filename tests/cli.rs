@@ -1,0 +1,204 @@
+//! End-to-end behaviour of the `drip` command line: inputs, exit codes, output formats,
+//! determinism. Each test writes its own small project into a temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn drip() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_drip"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write file");
+    p
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const LEAKY: &str = r#"#include <stdlib.h>
+int leaky(int n) {
+    char *p = malloc(n);
+    if (!p)
+        return -1;
+    char *q = malloc(n);
+    if (q == NULL)
+        return -1;
+    free(p);
+    free(q);
+    return 0;
+}
+"#;
+
+const CLEAN: &str = r#"#include <stdlib.h>
+int clean(int n) {
+    char *p = malloc(n);
+    if (!p)
+        return -1;
+    free(p);
+    return 0;
+}
+"#;
+
+fn compdb(dir: &Path, files: &[&str]) {
+    let entries: Vec<serde_json::Value> = files
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "directory": dir.display().to_string(),
+                "file": f,
+                "arguments": ["cc", "-std=gnu11", "-c", f, "-o", format!("{f}.o")],
+            })
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&entries).expect("json");
+    write(dir, "compile_commands.json", &text);
+}
+
+#[test]
+fn leak_is_reported_in_compiler_form_with_exit_1() {
+    let dir = scratch("leak");
+    write(&dir, "a.c", LEAKY);
+    let out = drip().current_dir(&dir).args(["check", "a.c", "--", "-std=gnu11"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.starts_with("a.c:3:"), "warning at the first malloc: {text}");
+    assert!(first.contains("warning: memory allocated by 'malloc' leaks when"), "{text}");
+    assert!(first.ends_with("[leak]"), "{text}");
+    assert!(text.contains("a.c:7:"), "the decisive branch is named: {text}");
+    assert!(text.contains("note:"), "{text}");
+}
+
+#[test]
+fn clean_code_exits_0() {
+    let dir = scratch("clean");
+    write(&dir, "a.c", CLEAN);
+    let out = drip().current_dir(&dir).args(["check", "a.c"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(0), "stdout: {} stderr: {}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("1 allocation sites") || stderr(&out).contains("1 allocation site"), "{}", stderr(&out));
+}
+
+#[test]
+fn compile_database_from_directory_and_default_lookup() {
+    let dir = scratch("compdb");
+    write(&dir, "a.c", LEAKY);
+    write(&dir, "b.c", CLEAN);
+    compdb(&dir, &["a.c", "b.c"]);
+    let out = drip().args(["check", "-p"]).arg(&dir).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("2 TUs"), "{}", stderr(&out));
+    // With no -p, ./compile_commands.json is used.
+    let out = drip().current_dir(&dir).args(["check"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_and_malformed_inputs_exit_2_with_a_message() {
+    let dir = scratch("bad-input");
+    let out = drip().args(["check", "-p"]).arg(dir.join("nope")).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("error"), "{}", stderr(&out));
+
+    write(&dir, "compile_commands.json", "[{\"directory\": 3,");
+    let out = drip().args(["check", "-p"]).arg(&dir).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("compile_commands.json"), "{}", stderr(&out));
+
+    let out = drip().current_dir(&dir).args(["check", "missing.c"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.c"), "{}", stderr(&out));
+
+    let out = drip().args(["check", "--frobnicate"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown option"), "{}", stderr(&out));
+
+    let empty = scratch("empty-dir");
+    let out = drip().current_dir(&empty).args(["check"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("compile_commands.json"), "{}", stderr(&out));
+}
+
+#[test]
+fn parse_errors_do_not_stop_the_rest_of_the_tu() {
+    let dir = scratch("parse-error");
+    let text = format!("{LEAKY}\nint broken(void) {{ return undeclared_thing + ; }}\n");
+    write(&dir, "a.c", &text);
+    let out = drip().current_dir(&dir).args(["check", "-v", "a.c"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("[leak]"));
+    assert!(stderr(&out).contains("with parse errors"), "{}", stderr(&out));
+}
+
+#[test]
+fn non_c_entries_are_skipped_and_counted() {
+    let dir = scratch("non-c");
+    write(&dir, "a.c", CLEAN);
+    write(&dir, "b.cpp", "int f() { return 0; }\n");
+    compdb(&dir, &["a.c", "b.cpp"]);
+    let out = drip().args(["check", "--stats", "-p"]).arg(&dir).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 non-C"), "{}", stderr(&out));
+}
+
+#[test]
+fn sarif_is_identical_across_thread_counts_and_runs() {
+    let dir = scratch("determinism");
+    for i in 0..6 {
+        let body = if i % 2 == 0 { LEAKY.replace("leaky", &format!("leaky{i}")) } else { CLEAN.replace("clean", &format!("clean{i}")) };
+        write(&dir, &format!("f{i}.c"), &body);
+    }
+    let names: Vec<String> = (0..6).map(|i| format!("f{i}.c")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    compdb(&dir, &refs);
+    let run = |jobs: &str| {
+        let out = drip().current_dir(&dir).args(["check", "--format", "sarif", "-j", jobs]).output().expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let one = run("1");
+    let two = run("2");
+    let again = run("2");
+    assert_eq!(one, two);
+    assert_eq!(two, again);
+    let v: serde_json::Value = serde_json::from_str(&one).expect("sarif is json");
+    assert_eq!(v["version"], "2.1.0");
+    let results = v["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    assert!(results.iter().all(|r| r["ruleId"] == "leak"));
+}
+
+#[test]
+fn json_output_carries_stats_and_categories() {
+    let dir = scratch("json");
+    write(&dir, "a.c", LEAKY);
+    let out_file = dir.join("out.json");
+    let out = drip()
+        .current_dir(&dir)
+        .args(["check", "--format", "json", "--all-categories", "-o"])
+        .arg(&out_file)
+        .arg("a.c")
+        .output()
+        .expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "-o sends findings to the file");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out_file).expect("read")).expect("json");
+    assert_eq!(v["stats"]["sources"], 2);
+    assert_eq!(v["stats"]["categories"]["freed-conditional"], 1);
+    assert_eq!(v["stats"]["categories"]["freed-always"], 1);
+    assert_eq!(v["diagnostics"][0]["category"], "freed-conditional");
+}
