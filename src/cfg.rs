@@ -48,7 +48,8 @@ pub struct Dag {
     /// Position of each node in `topo`.
     pub order: Vec<u32>,
     pub topo: Vec<DagNode>,
-    /// Edges dropped because the CFG is irreducible (a jump into the middle of a loop).
+    /// Edges dropped because the CFG is irreducible (a jump into the middle of a loop); the
+    /// driver counts functions where this happened.
     pub dropped_edges: usize,
     /// Nodes below this index are original blocks; the rest are loop-header copies.
     pub n_blocks: usize,
@@ -61,20 +62,6 @@ impl Dag {
     pub fn is_copy(&self, n: DagNode) -> bool {
         n.index() >= self.n_blocks
     }
-}
-
-/// What a branch atom stands for, for messages.
-#[derive(Clone, Debug)]
-pub enum AtomKind {
-    /// The `then_` edge of the branch ending `block` is taken.
-    Branch { block: BlockId },
-    /// The switch ending `block` goes to `target`.
-    /// A switched-on value equals `value` (`None`: none of the values any correlated switch lists).
-    Case { block: BlockId, value: Option<i64> },
-    /// The allocating call `stmt` succeeded (returned non-NULL, or its success code).
-    Success { stmt: StmtId },
-    /// After its first iteration, the loop headed by `header` leaves through exit `index`.
-    LoopExit { header: BlockId, index: usize },
 }
 
 /// Where a local gets its value.
@@ -94,7 +81,8 @@ pub struct FnCx<'a> {
     pub tracked: Vec<bool>,
     /// Temporaries defined once as `&x`: temp → x.
     pub addr_temps: HashMap<LocalId, Place>,
-    pub atoms: Vec<AtomKind>,
+    /// Atoms created so far; `AtomId`s are `0..n_atoms`.
+    pub n_atoms: u32,
     /// Atom of "allocating call `stmt` succeeded".
     pub success_atom: HashMap<StmtId, AtomId>,
     /// Exactly-one groups (switches).
@@ -134,7 +122,7 @@ impl<'a> FnCx<'a> {
             dag,
             tracked,
             addr_temps,
-            atoms: Vec::new(),
+            n_atoms: 0,
             success_atom: HashMap::new(),
             groups: Vec::new(),
             rd_memo: RefCell::new(HashMap::new()),
@@ -172,16 +160,16 @@ impl<'a> FnCx<'a> {
         self.addr_temps.get(&arg.local()?)
     }
 
-    fn new_atom(&mut self, kind: AtomKind) -> AtomId {
-        self.atoms.push(kind);
-        AtomId(self.atoms.len() as u32 - 1)
+    fn new_atom(&mut self) -> AtomId {
+        self.n_atoms += 1;
+        AtomId(self.n_atoms - 1)
     }
 
     pub fn success_atom_of(&mut self, stmt: StmtId) -> AtomId {
         if let Some(a) = self.success_atom.get(&stmt) {
             return *a;
         }
-        let a = self.new_atom(AtomKind::Success { stmt });
+        let a = self.new_atom();
         self.success_atom.insert(stmt, a);
         a
     }
@@ -328,9 +316,7 @@ impl<'a> FnCx<'a> {
                 // A loop leaves through one of its exits after the first iteration.
                 let n_exits = self.dag.succs[ni].len();
                 if n_exits > 1 {
-                    let header = self.dag.block[ni];
-                    let group: Vec<AtomId> =
-                        (0..n_exits).map(|index| self.new_atom(AtomKind::LoopExit { header, index })).collect();
+                    let group: Vec<AtomId> = (0..n_exits).map(|_| self.new_atom()).collect();
                     for (i, (_, label)) in self.dag.succs[ni].iter_mut().enumerate() {
                         *label = EdgeLabel::Lit { atom: group[i], positive: true };
                     }
@@ -348,12 +334,12 @@ impl<'a> FnCx<'a> {
                         CondClass::Pure(key) => match by_key.get(&key) {
                             Some(a) => (*a, true),
                             None => {
-                                let a = self.new_atom(AtomKind::Branch { block });
+                                let a = self.new_atom();
                                 by_key.insert(key, a);
                                 (a, true)
                             }
                         },
-                        CondClass::Opaque => (self.new_atom(AtomKind::Branch { block }), true),
+                        CondClass::Opaque => (self.new_atom(), true),
                     };
                     for (target, label) in self.dag.succs[ni].iter_mut() {
                         // A copy of a loop header executes the header's block, so comparing
@@ -373,11 +359,8 @@ impl<'a> FnCx<'a> {
                         Some(x) => x.clone(),
                         None => {
                             let universe = switch_universe.get(&key).cloned().unwrap_or_default();
-                            let mut group: Vec<AtomId> = universe
-                                .iter()
-                                .map(|v| self.new_atom(AtomKind::Case { block, value: Some(*v) }))
-                                .collect();
-                            group.push(self.new_atom(AtomKind::Case { block, value: None }));
+                            let mut group: Vec<AtomId> = universe.iter().map(|_| self.new_atom()).collect();
+                            group.push(self.new_atom());
                             self.groups.push(group.clone());
                             switch_atoms.insert(key.clone(), (universe.clone(), group.clone()));
                             (universe, group)

@@ -30,14 +30,13 @@ impl Policy {
 }
 
 /// Resolves locations to user-facing paths.
-pub struct Locator<'p> {
-    pub program: &'p Program,
+pub struct Locator {
     /// `Program::files` as displayed (relative to the working directory when below it).
     pub display: Vec<String>,
 }
 
-impl<'p> Locator<'p> {
-    pub fn new(program: &'p Program, cwd: &std::path::Path) -> Locator<'p> {
+impl Locator {
+    pub fn new(program: &Program, cwd: &std::path::Path) -> Locator {
         let display = program
             .files
             .iter()
@@ -46,7 +45,7 @@ impl<'p> Locator<'p> {
                 _ => f.display().to_string(),
             })
             .collect();
-        Locator { program, display }
+        Locator { display }
     }
 
     pub fn src(&self, loc: Loc) -> SrcLoc {
@@ -161,30 +160,44 @@ fn escapes(kinds: &[EscapeKind]) -> String {
     }
 }
 
-/// "the branch 'q == NULL' at a.c:8 is taken", joined for up to three decisive steps.
+/// The decisive conditions of an error path, for the one-line message: a failing `realloc` when
+/// there is one (that is the bug), else the last two distinct branch conditions before the loss
+/// (the early return, the error test). The notes list every step.
 fn conditions(func: &Function, steps: &[Step], at: &Locator) -> Option<String> {
+    let fails: Vec<String> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::CallFails { stmt, loc } => Some(format!("'{}' at {} fails", callee(func, *stmt), at.short(*loc))),
+            _ => None,
+        })
+        .collect();
+    if !fails.is_empty() {
+        return Some(fails.join(" and "));
+    }
+    let mut seen = Vec::new();
     let mut parts = Vec::new();
     for s in steps {
-        match s {
-            Step::Branch { block, taken, loc } => {
+        let (atom, text) = match s {
+            Step::Branch { block, taken, loc, atom } => {
                 let (text, holds) = branch_text(func, *block, *taken);
-                parts.push(format!("'{text}' is {} at {}", if holds { "true" } else { "false" }, at.short(*loc)));
+                (*atom, format!("'{text}' is {} at {}", if holds { "true" } else { "false" }, at.short(*loc)))
             }
-            Step::Case { block, target, loc } => parts.push(format!("{} at {} is taken", case_text(func, *block, *target), at.short(*loc))),
-            Step::CallFails { stmt, loc } => parts.push(format!("'{}' at {} fails", callee(func, *stmt), at.short(*loc))),
-            _ => {}
+            Step::Case { block, target, loc, atom } => {
+                (*atom, format!("{} at {} is taken", case_text(func, *block, *target), at.short(*loc)))
+            }
+            _ => continue,
+        };
+        // Two tests of one unchanged condition are one fact.
+        if !seen.contains(&atom) {
+            seen.push(atom);
+            parts.push(text);
         }
     }
     if parts.is_empty() {
         return None;
     }
-    let more = parts.len().saturating_sub(3);
-    parts.truncate(3);
-    let mut s = parts.join(" and ");
-    if more > 0 {
-        s.push_str(&format!(" (and {more} more branches)"));
-    }
-    Some(s)
+    let keep = parts.len().saturating_sub(2);
+    Some(parts.split_off(keep).join(" and "))
 }
 
 fn branch_text(func: &Function, block: crate::ir::BlockId, taken: bool) -> (String, bool) {
@@ -220,11 +233,11 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<
     let mut frees = 0;
     for s in steps {
         let note = match s {
-            Step::Branch { block, taken, loc } => {
+            Step::Branch { block, taken, loc, .. } => {
                 let (text, holds) = branch_text(func, *block, *taken);
                 Note { kind: NoteKind::Branch, loc: at.src(*loc), message: format!("'{text}' is {}", if holds { "true" } else { "false" }) }
             }
-            Step::Case { block, target, loc } => {
+            Step::Case { block, target, loc, .. } => {
                 Note { kind: NoteKind::Branch, loc: at.src(*loc), message: format!("{} is taken", case_text(func, *block, *target)) }
             }
             Step::CallFails { stmt, loc } => Note {

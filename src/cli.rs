@@ -251,6 +251,8 @@ fn run(args: &Args) -> i32 {
         functions_with_lowering_notes: program.functions.iter().filter(|f| !f.lowering_notes.is_empty()).count(),
         sources: out.sources,
         sites_over_budget: out.over_budget,
+        sites_unknown_callee: out.sites_unknown_callee,
+        functions_irreducible: out.functions_irreducible,
         categories: out.categories.clone(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
@@ -349,11 +351,18 @@ fn print_stats(s: &Stats) {
         "  functions           {} lowered, {} analysed, {} failed, {} with lowering notes",
         s.functions, s.functions_analysed, s.functions_failed, s.functions_with_lowering_notes
     );
+    let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);
     let _ = writeln!(e, "  allocation sources  {}", s.sources);
     for (cat, n) in &s.categories {
         let pct = if s.sources > 0 { 100.0 * *n as f64 / s.sources as f64 } else { 0.0 };
         let _ = writeln!(e, "    {cat:<24}{n:>8}  {pct:5.1}%");
     }
+    let _ = writeln!(
+        e,
+        "  unknown callees     {} sites ({})",
+        s.sites_unknown_callee,
+        crate::libmodel::UNKNOWN_CALLEE_DEFAULT
+    );
     let _ = writeln!(e, "  findings            {} leak, {} double-free", s.findings_leak, s.findings_double_free);
     let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);
     let t = &s.time_ms;
@@ -366,6 +375,10 @@ fn print_stats(s: &Stats) {
 
 fn dump_ir(program: &crate::ir::Program, args: &Args) -> i32 {
     let mut out = std::io::stdout().lock();
+    if args.function.is_none() {
+        let _ = write!(out, "{}", crate::irdump::dump_program(program));
+        return EXIT_CLEAN;
+    }
     let mut found = false;
     for f in &program.functions {
         if args.function.as_deref().is_some_and(|n| n != f.name) {

@@ -90,8 +90,6 @@ pub enum NoteKind {
     Free,
     /// The point where the last reference to the cell is lost (overwritten or out of scope).
     Lost,
-    /// Anything else worth pointing at (a copy, a call).
-    Info,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -33,6 +33,11 @@ pub struct Stats {
     /// Allocation sources (malloc-like call sites), FastCheck's "Sources" column.
     pub sources: usize,
     pub sites_over_budget: usize,
+    /// Sites whose cell is passed to a callee that is neither modelled nor analysed, which gets
+    /// the conservative default `libmodel::UNKNOWN_CALLEE_DEFAULT`.
+    pub sites_unknown_callee: usize,
+    /// Functions whose CFG is irreducible: an edge was dropped to bound their loops.
+    pub functions_irreducible: usize,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
     pub categories: BTreeMap<&'static str, usize>,
     pub findings_leak: usize,
@@ -64,12 +69,15 @@ pub struct AnalysisOutput {
     pub sat_queries: u64,
     pub timings: Timings,
     pub functions_analysed: usize,
+    pub functions_irreducible: usize,
+    pub sites_unknown_callee: usize,
 }
 
 struct FnResult {
     verdicts: Vec<SiteVerdict>,
     diagnostics: Vec<Diagnostic>,
     timings: Timings,
+    irreducible: bool,
 }
 
 pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator, pool: &rayon::ThreadPool) -> AnalysisOutput {
@@ -81,13 +89,18 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
                 let run = || {
                     // Most functions allocate nothing: skip building their CFG views.
                     if !func.stmts.iter().any(|s| crate::cfg::source_success(s).is_some()) {
-                        return FnResult { verdicts: Vec::new(), diagnostics: Vec::new(), timings: Timings::default() };
+                        return FnResult {
+                            verdicts: Vec::new(),
+                            diagnostics: Vec::new(),
+                            timings: Timings::default(),
+                            irreducible: false,
+                        };
                     }
                     let cx = FnCx::new(func);
                     let mut timings = Timings::default();
                     let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
                     let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at);
-                    FnResult { verdicts, diagnostics, timings }
+                    FnResult { verdicts, diagnostics, timings, irreducible: cx.dag.dropped_edges > 0 }
                 };
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
                     let what = e
@@ -110,11 +123,14 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         sat_queries: 0,
         timings: Timings::default(),
         functions_analysed: 0,
+        functions_irreducible: 0,
+        sites_unknown_callee: 0,
     };
     for r in results {
         match r {
             Ok(fr) => {
                 out.functions_analysed += 1;
+                out.functions_irreducible += usize::from(fr.irreducible);
                 for v in &fr.verdicts {
                     out.sources += 1;
                     *out.categories.entry(v.category.id()).or_default() += 1;
@@ -122,6 +138,9 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
                         out.over_budget += 1;
                     }
                     out.sat_queries += u64::from(v.sat_queries);
+                    if v.escapes.iter().any(|e| matches!(e, crate::fastcheck::EscapeKind::UnknownCallee(_))) {
+                        out.sites_unknown_callee += 1;
+                    }
                 }
                 out.timings.value_flow += fr.timings.value_flow;
                 out.timings.sat += fr.timings.sat;

@@ -61,13 +61,14 @@ pub enum EscapeKind {
 /// One step of an error path, in execution order.
 #[derive(Clone, Debug)]
 pub enum Step {
-    /// The branch ending `block` goes to its `then_` side (`taken`) or not.
-    Branch { block: BlockId, taken: bool, loc: Loc },
+    /// The branch ending `block` goes to its `then_` side (`taken`) or not; `atom` is its
+    /// (possibly shared) condition.
+    Branch { block: BlockId, taken: bool, loc: Loc, atom: AtomId },
     /// The switch ending `block` goes to `target`.
-    Case { block: BlockId, target: BlockId, loc: Loc },
+    Case { block: BlockId, target: BlockId, loc: Loc, atom: AtomId },
     /// An allocating call (`realloc`) fails and returns NULL, leaving its argument alive.
     CallFails { stmt: StmtId, loc: Loc },
-    Free { stmt: StmtId, loc: Loc },
+    Free { loc: Loc },
     /// The last reference is lost.
     Lost { loc: Loc, how: Lost },
 }
@@ -98,7 +99,7 @@ pub struct SiteVerdict {
 
 #[derive(Clone, Debug)]
 enum EventKind {
-    Free { stmt: StmtId, on_success_of: Option<StmtId> },
+    Free,
     Return,
     Escape(EscapeKind),
     Exit,
@@ -386,7 +387,7 @@ fn check_site(
     let mut has_escape = false;
     for e in &events {
         match &e.kind {
-            EventKind::Free { .. } => has_free = true,
+            EventKind::Free => has_free = true,
             EventKind::Return => has_ret = true,
             EventKind::Escape(k) => {
                 has_escape = true;
@@ -407,7 +408,7 @@ fn check_site(
         verdict.category = Category::OverBudget;
         return verdict;
     }
-    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free { .. })).collect();
+    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free)).collect();
     let mut pair_guards = Vec::new();
     for i in 0..frees.len() {
         for j in i + 1..frees.len() {
@@ -567,7 +568,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 }
                 match (lib, effect) {
                     (Some(_), Some(ArgEffect::Frees)) => {
-                        events.push(Event { kind: EventKind::Free { stmt: sid, on_success_of: None }, guard: g })
+                        events.push(Event { kind: EventKind::Free, guard: g })
                     }
                     (Some(_), Some(ArgEffect::FreesOnSuccess)) => {
                         let ok = match cx.success_atom.get(&sid) {
@@ -575,7 +576,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                             None => GuardId::TRUE,
                         };
                         let gg = guards.and(g, ok);
-                        events.push(Event { kind: EventKind::Free { stmt: sid, on_success_of: Some(sid) }, guard: gg });
+                        events.push(Event { kind: EventKind::Free, guard: gg });
                     }
                     (Some(l), Some(ArgEffect::Keeps)) => {
                         events.push(Event { kind: EventKind::Escape(EscapeKind::Retained(l.name.to_string())), guard: g })
@@ -689,13 +690,13 @@ fn walk(
                         }
                         match effect {
                             Some(ArgEffect::Frees) => {
-                                steps.push(Step::Free { stmt: *sid, loc });
+                                steps.push(Step::Free { loc });
                                 frees_seen += 1;
                             }
                             Some(ArgEffect::FreesOnSuccess) => {
                                 let ok = cx.success_atom.get(sid).is_none_or(|a| value(*a).unwrap_or(true));
                                 if ok {
-                                    steps.push(Step::Free { stmt: *sid, loc });
+                                    steps.push(Step::Free { loc });
                                     frees_seen += 1;
                                 } else {
                                     steps.push(Step::CallFails { stmt: *sid, loc });
@@ -761,18 +762,20 @@ fn walk(
             EdgeLabel::Lit { atom, .. } => vec![*atom],
             EdgeLabel::Any(atoms) => atoms.to_vec(),
         };
-        if label_atoms.iter().any(|a| support.contains(a)) {
+        if let Some(atom) = label_atoms.iter().copied().find(|a| support.contains(a)) {
             let loc = block.term_loc;
             match &block.term {
                 Terminator::Switch { .. } if !cx.dag.is_copy(node) => steps.push(Step::Case {
                     block: cx.dag.block[node.index()],
                     target: cx.dag.block[t.index()],
                     loc,
+                    atom,
                 }),
                 Terminator::Branch { then_, .. } if !cx.dag.is_copy(node) => steps.push(Step::Branch {
                     block: cx.dag.block[node.index()],
                     taken: cx.dag.block[t.index()] == *then_,
                     loc,
+                    atom,
                 }),
                 _ => {}
             }

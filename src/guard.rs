@@ -279,17 +279,6 @@ impl Guards {
         }
         atoms.into_iter().collect()
     }
-
-    /// Evaluate under a total assignment (atoms missing from `value` are false).
-    pub fn eval(&self, g: GuardId, value: &impl Fn(AtomId) -> bool) -> bool {
-        match self.node(g) {
-            Node::False => false,
-            Node::True => true,
-            Node::Lit { atom, positive } => value(*atom) == *positive,
-            Node::And(c) => c.iter().all(|k| self.eval(*k, value)),
-            Node::Or(c) => c.iter().any(|k| self.eval(*k, value)),
-        }
-    }
 }
 
 #[cfg(test)]

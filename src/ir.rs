@@ -42,10 +42,6 @@ id_type!(
     FileId
 );
 id_type!(
-    /// A function definition, index into `Program::functions`.
-    FuncId
-);
-id_type!(
     /// A basic block, index into `Function::blocks`.
     BlockId
 );
@@ -80,9 +76,6 @@ pub struct Program {
 impl Program {
     pub fn file(&self, id: FileId) -> Option<&std::path::Path> {
         self.files.get(id.index()).map(|p| p.as_path())
-    }
-    pub fn func(&self, id: FuncId) -> &Function {
-        &self.functions[id.index()]
     }
 }
 
@@ -296,44 +289,6 @@ impl Place {
             Place::Local(l) => Some(*l),
             Place::Global(_) => None,
             Place::Deref(p) | Place::Field(p, _) | Place::Index(p) => p.root_local(),
-        }
-    }
-    /// Visit every local *read* to compute this place's address or value when it is used as an
-    /// lvalue (the pointers dereferenced along the path, not the root storage itself).
-    pub fn for_each_address_read(&self, f: &mut impl FnMut(LocalId)) {
-        match self {
-            Place::Local(_) | Place::Global(_) => {}
-            Place::Deref(p) => p.for_each_value_read(f),
-            Place::Field(p, _) | Place::Index(p) => p.for_each_address_read(f),
-        }
-    }
-    /// Visit every local read when this place is used as an rvalue.
-    pub fn for_each_value_read(&self, f: &mut impl FnMut(LocalId)) {
-        match self {
-            Place::Local(l) => f(*l),
-            _ => self.for_each_address_read(f),
-        }
-    }
-}
-
-/// Render a place with local names, for messages.
-pub struct PlaceDisplay<'a>(pub &'a Function, pub &'a Place);
-
-impl fmt::Display for PlaceDisplay<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let func = self.0;
-        match self.1 {
-            Place::Local(l) => write!(f, "{}", func.local(*l).name),
-            Place::Global(g) => write!(f, "{g}"),
-            Place::Deref(p) => write!(f, "*{}", PlaceDisplay(func, p)),
-            Place::Field(p, name) => match &**p {
-                Place::Deref(inner) => write!(f, "{}->{name}", PlaceDisplay(func, inner)),
-                other => write!(f, "{}.{name}", PlaceDisplay(func, other)),
-            },
-            Place::Index(p) => match &**p {
-                Place::Deref(inner) => write!(f, "{}[]", PlaceDisplay(func, inner)),
-                other => write!(f, "{}[]", PlaceDisplay(func, other)),
-            },
         }
     }
 }

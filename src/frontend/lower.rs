@@ -26,29 +26,6 @@ use clang_sys::*;
 use super::clang::{self, classify, Cursor, Tu, TypeClass};
 use crate::ir::*;
 
-/// Functions that never return even when their declaration does not say so.
-/// (`execv*` are deliberately absent: they return on failure.)
-const NORETURN_NAMES: &[&str] = &[
-    "exit",
-    "_exit",
-    "_Exit",
-    "abort",
-    "quick_exit",
-    "longjmp",
-    "siglongjmp",
-    "_longjmp",
-    "__longjmp_chk",
-    "pthread_exit",
-    "err",
-    "errx",
-    "verr",
-    "verrx",
-    "__assert_fail",
-    "__assert_perror_fail",
-    "__assert_rtn",
-    "__stack_chk_fail",
-];
-
 /// Builtins with special lowering.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Builtin {
@@ -155,7 +132,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             "__builtin_unreachable" | "__builtin_trap" => Builtin::Unreachable,
             _ => Builtin::None,
         };
-        let noreturn = NORETURN_NAMES.contains(&name.as_str())
+        // The library model lists the functions that never return even when their declaration
+        // does not say so (`execv*` are absent: they return on failure).
+        let noreturn = crate::libmodel::lookup(&name).is_some_and(|f| f.noreturn)
             // GNU `__attribute__((noreturn))` is part of the function type.
             || clang::type_spelling(decl.ty()).contains("noreturn")
             || self.has_noreturn_attr(decl);

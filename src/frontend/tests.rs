@@ -183,7 +183,7 @@ fn allocation_into_a_variable_is_one_call() {
 }
 
 fn irdump_place(f: &Function, p: &Place) -> String {
-    crate::ir::PlaceDisplay(f, p).to_string()
+    PlaceDisplay(f, p).to_string()
 }
 
 #[test]
@@ -579,4 +579,26 @@ fn unsupported_constructs_leave_notes() {
     assert!(notes.contains("va_arg"), "{notes}");
     assert!(notes.contains("inline assembly"), "{notes}");
     assert!(notes.contains("computed `goto"), "{notes}");
+}
+
+/// Render a place with local names, for messages.
+struct PlaceDisplay<'a>(pub &'a Function, pub &'a Place);
+
+impl std::fmt::Display for PlaceDisplay<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let func = self.0;
+        match self.1 {
+            Place::Local(l) => write!(f, "{}", func.local(*l).name),
+            Place::Global(g) => write!(f, "{g}"),
+            Place::Deref(p) => write!(f, "*{}", PlaceDisplay(func, p)),
+            Place::Field(p, name) => match &**p {
+                Place::Deref(inner) => write!(f, "{}->{name}", PlaceDisplay(func, inner)),
+                other => write!(f, "{}.{name}", PlaceDisplay(func, other)),
+            },
+            Place::Index(p) => match &**p {
+                Place::Deref(inner) => write!(f, "{}[]", PlaceDisplay(func, inner)),
+                other => write!(f, "{}[]", PlaceDisplay(func, other)),
+            },
+        }
+    }
 }

@@ -178,11 +178,8 @@ fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
                     NoteKind::Free => &["release", "memory"],
                     NoteKind::Branch => &["branch"],
                     NoteKind::Lost => &["danger", "memory"],
-                    NoteKind::Info => &[],
                 };
-                if !kinds.is_empty() {
-                    step.insert("kinds".into(), json!(kinds));
-                }
+                step.insert("kinds".into(), json!(kinds));
                 Value::Object(step)
             })
             .collect();
