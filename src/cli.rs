@@ -225,7 +225,9 @@ fn run(args: &Args) -> i32 {
     if args.command == "dump-ir" {
         return dump_ir(&program, args);
     }
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build() {
+    // Guard formulas are DAGs whose depth grows with unstructured control flow; the Tseitin
+    // encoder recurses on them, so workers get deep stacks (as the front end's do).
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.jobs).stack_size(256 << 20).build() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("drip: error: cannot start worker threads: {e}");

@@ -18,6 +18,10 @@ use hashbrown::HashMap;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct GuardId(pub u32);
 
+/// Conjunctions and disjunctions up to this size are flattened into their parents, so the local
+/// simplifications see their parts; bigger ones stay shared subformulas.
+const FLATTEN_MAX: usize = 8;
+
 impl GuardId {
     pub const FALSE: GuardId = GuardId(0);
     pub const TRUE: GuardId = GuardId(1);
@@ -117,10 +121,11 @@ impl Guards {
         }
     }
 
-    /// The conjuncts of `g` (itself when it is not a conjunction).
+    /// The conjuncts of `g` (itself when it is not a conjunction, or a large one: flattening big
+    /// conjunctions into every new node would make a long chain of branches quadratic).
     fn conjuncts(&self, g: GuardId) -> Vec<GuardId> {
         match self.node(g) {
-            Node::And(c) => c.to_vec(),
+            Node::And(c) if c.len() <= FLATTEN_MAX => c.to_vec(),
             Node::True => Vec::new(),
             _ => vec![g],
         }
@@ -128,15 +133,16 @@ impl Guards {
 
     fn disjuncts(&self, g: GuardId) -> Vec<GuardId> {
         match self.node(g) {
-            Node::Or(c) => c.to_vec(),
+            Node::Or(c) if c.len() <= FLATTEN_MAX => c.to_vec(),
             Node::False => Vec::new(),
             _ => vec![g],
         }
     }
 
-    fn has_complementary_lits(&self, sorted: &[GuardId]) -> bool {
-        let lits: hashbrown::HashSet<(AtomId, bool)> = sorted.iter().filter_map(|g| self.as_lit(*g)).collect();
-        lits.iter().any(|(a, p)| lits.contains(&(*a, !*p)))
+    fn has_complementary_lits(&self, kids: &[GuardId]) -> bool {
+        let mut lits: Vec<(AtomId, bool)> = kids.iter().filter_map(|g| self.as_lit(*g)).collect();
+        lits.sort_unstable();
+        lits.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
     }
 
     pub fn and(&mut self, a: GuardId, b: GuardId) -> GuardId {
@@ -172,19 +178,11 @@ impl Guards {
             return GuardId::FALSE;
         }
         // Absorption: a ∧ (a ∨ b) = a.
-        let set: hashbrown::HashSet<GuardId> = kids.iter().copied().collect();
-        let before = kids.len();
-        let absorbed: Vec<GuardId> = kids
-            .iter()
-            .copied()
-            .filter(|k| match self.node(*k) {
-                Node::Or(ds) => !ds.iter().any(|d| set.contains(d)),
-                _ => true,
-            })
-            .collect();
-        if absorbed.len() != before {
-            kids = absorbed;
-        }
+        let all = kids.clone();
+        kids.retain(|k| match self.node(*k) {
+            Node::Or(ds) => !ds.iter().any(|d| all.binary_search(d).is_ok()),
+            _ => true,
+        });
         match kids.len() {
             0 => GuardId::TRUE,
             1 => kids[0],
@@ -235,9 +233,9 @@ impl Guards {
             return GuardId::TRUE;
         }
         // Absorption: a ∨ (a ∧ b) = a.
-        let set: hashbrown::HashSet<GuardId> = kids.iter().copied().collect();
+        let all = kids.clone();
         kids.retain(|k| match self.node(*k) {
-            Node::And(cs) => !cs.iter().any(|c| set.contains(c)),
+            Node::And(cs) => !cs.iter().any(|c| all.binary_search(c).is_ok()),
             _ => true,
         });
         match kids.len() {
