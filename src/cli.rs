@@ -219,6 +219,10 @@ fn run(args: &Args) -> i32 {
         for m in &fe.messages {
             eprintln!("{m}");
         }
+    } else {
+        for m in &fe.failures {
+            eprintln!("{m}");
+        }
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let at = Locator::new(&program, &cwd);

@@ -202,3 +202,17 @@ fn json_output_carries_stats_and_categories() {
     assert_eq!(v["stats"]["categories"]["freed-always"], 1);
     assert_eq!(v["diagnostics"][0]["category"], "freed-conditional");
 }
+
+#[test]
+fn a_tu_that_cannot_be_parsed_is_named_counted_and_the_rest_is_checked() {
+    let dir = scratch("missing-tu");
+    write(&dir, "a.c", LEAKY);
+    let db = r#"[{"directory": ".", "file": "gone.c", "arguments": ["cc", "-c", "gone.c"]},
+                 {"directory": ".", "file": "a.c", "command": "gcc -fconserve-stack -mindirect-branch=thunk -c a.c"}]"#;
+    write(&dir, "compile_commands.json", db);
+    let out = drip().current_dir(&dir).args(["check"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2), "an input error outranks findings: {}", stderr(&out));
+    assert!(stderr(&out).contains("gone.c: error: no such file"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 TU failed to parse"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("[leak]"), "the other TU is still analysed");
+}

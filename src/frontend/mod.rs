@@ -56,6 +56,9 @@ pub struct FrontendReport {
     /// One line per problem (`path:line:col: error: …`, `path: error: …`, `warning: …`), sorted
     /// and deduplicated (a header error seen from ten TUs is one line).
     pub messages: Vec<String>,
+    /// The error lines of TUs that could not be parsed at all (also in `messages`): shown even
+    /// without `-v`, since their functions are missing from the analysis.
+    pub failures: Vec<String>,
     /// Functions in the program.
     pub functions: usize,
     /// Time spent in libclang parsing, summed over worker threads (so it can exceed wall time).
@@ -333,6 +336,9 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
     for r in results {
         rep.parse_time += r.parse_time;
         rep.lower_time += r.lower_time;
+        if r.failed {
+            rep.failures.extend(r.messages.iter().filter(|m| m.contains(": error: ")).cloned());
+        }
         messages.extend(r.messages);
         if r.failed {
             rep.tus_failed += 1;
