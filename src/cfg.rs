@@ -15,10 +15,11 @@
 
 use crate::guard::AtomId;
 use crate::ir::{
-    BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
+    BlockId, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
     Terminator,
 };
-use crate::libmodel::{self, ArgEffect, RetEffect, Success};
+use crate::libmodel::{ArgEffect, RetEffect, Success};
+use crate::summary::{Model, Summaries};
 use hashbrown::{HashMap, HashSet};
 use std::cell::RefCell;
 
@@ -88,34 +89,37 @@ pub struct FnCx<'a> {
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
     rd_memo: RefCell<HashMap<LocalId, Vec<std::rc::Rc<[Def]>>>>,
+    /// The callee model of every call statement, by `StmtId` (`None` for assignments).
+    models: Vec<Option<Model>>,
 }
 
-/// The library row of a direct call, if modelled.
-pub fn lib_of(callee: &Callee) -> Option<&'static libmodel::LibFn> {
-    match callee {
-        Callee::Direct { name, .. } => libmodel::lookup(name),
-        Callee::Indirect(_) => None,
-    }
-}
-
-/// If statement `s` allocates: the success notion of the allocation it makes.
-pub fn source_success(stmt: &Stmt) -> Option<Success> {
-    let Stmt::Call { callee, .. } = stmt else { return None };
-    let lib = lib_of(callee)?;
-    if let RetEffect::Fresh(s) = lib.ret {
+/// If a call to `model` allocates: the success notion of the allocation it makes.
+pub fn source_success(model: &Model) -> Option<Success> {
+    if let RetEffect::Fresh(s) = model.ret {
         return Some(s);
     }
-    lib.args.iter().find_map(|(_, e)| match e {
-        ArgEffect::OutFresh(s) => Some(*s),
+    model.args.iter().find_map(|(_, e)| match *e {
+        ArgEffect::OutFresh(s) => Some(s),
         ArgEffect::OutRealloc => Some(Success::Always),
         _ => None,
     })
 }
 
+/// The callee models of a function's statements.
+pub fn call_models(func: &Function, summaries: &Summaries) -> Vec<Option<Model>> {
+    func.stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Call { callee, .. } => Some(summaries.model(callee)),
+            Stmt::Assign { .. } => None,
+        })
+        .collect()
+}
+
 impl<'a> FnCx<'a> {
-    pub fn new(func: &'a Function) -> FnCx<'a> {
+    pub fn new(func: &'a Function, models: Vec<Option<Model>>) -> FnCx<'a> {
         let addr_temps = find_addr_temps(func);
-        let tracked = compute_tracked(func, &addr_temps);
+        let tracked = compute_tracked(func, &addr_temps, &models);
         let dag = build_dag(func);
         let mut cx = FnCx {
             func,
@@ -126,16 +130,31 @@ impl<'a> FnCx<'a> {
             success_atom: HashMap::new(),
             groups: Vec::new(),
             rd_memo: RefCell::new(HashMap::new()),
+            models,
         };
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
         for s in 0..func.stmts.len() {
             let sid = StmtId::from_usize(s);
-            if source_success(func.stmt(sid)).is_some() {
+            if cx.source_success(sid).is_some() {
                 cx.success_atom_of(sid);
             }
         }
         cx.label_edges();
         cx
+    }
+
+    pub fn model(&self, sid: StmtId) -> Option<&Model> {
+        self.models.get(sid.index()).and_then(|m| m.as_ref())
+    }
+
+    /// The allocation a statement makes, if it is an allocation site.
+    pub fn source_success(&self, sid: StmtId) -> Option<Success> {
+        self.model(sid).and_then(source_success)
+    }
+
+    /// A call after which the path cannot continue (a callee whose summary never returns).
+    pub fn ends_path(&self, sid: StmtId) -> bool {
+        self.model(sid).is_some_and(|m| m.noreturn)
     }
 
     pub fn stmts_of(&self, n: DagNode) -> &'a [StmtId] {
@@ -175,16 +194,17 @@ impl<'a> FnCx<'a> {
     }
 
     /// Locals written by statement `s` (plain destinations and `&x` out-parameters).
-    pub fn defined_locals(&self, s: &Stmt, out: &mut Vec<LocalId>) {
-        match s {
+    pub fn defined_locals(&self, sid: StmtId, out: &mut Vec<LocalId>) {
+        match self.func.stmt(sid) {
             Stmt::Assign { dst: Place::Local(l), .. } => out.push(*l),
             Stmt::Assign { .. } => {}
             Stmt::Call { dst, callee, args } => {
                 if let Some(Place::Local(l)) = dst {
                     out.push(*l);
                 }
-                if let Some(lib) = lib_of(callee) {
-                    for (i, e) in lib.args {
+                let _ = callee;
+                if let Some(model) = self.model(sid) {
+                    for (i, e) in &model.args {
                         if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
                             if let Some(x) = args.get(*i).and_then(|a| self.out_param_local(a)) {
                                 out.push(x);
@@ -203,7 +223,7 @@ impl<'a> FnCx<'a> {
         let mut buf = Vec::new();
         for i in (0..idx.min(stmts.len())).rev() {
             buf.clear();
-            self.defined_locals(self.func.stmt(stmts[i]), &mut buf);
+            self.defined_locals(stmts[i], &mut buf);
             if buf.contains(&x) {
                 return std::rc::Rc::from(vec![Def::At { node, idx: i as u32 }]);
             }
@@ -239,7 +259,7 @@ impl<'a> FnCx<'a> {
             let mut exit = entry.clone();
             for i in (0..stmts.len()).rev() {
                 buf.clear();
-                self.defined_locals(self.func.stmt(stmts[i]), &mut buf);
+                self.defined_locals(stmts[i], &mut buf);
                 if buf.contains(&x) {
                     exit = std::rc::Rc::from(vec![Def::At { node: *nd, idx: i as u32 }]);
                     break;
@@ -270,13 +290,9 @@ impl<'a> FnCx<'a> {
             let sid = self.stmts_of(dn)[di as usize];
             let stmt = self.func.stmt(sid);
             let this = match stmt {
-                Stmt::Call { dst: Some(Place::Local(l)), callee, .. } if *l == x => {
-                    let lib = lib_of(callee)?;
-                    match lib.ret {
-                        RetEffect::Fresh(s) => (sid, s),
-                        // The result of an out-parameter allocator tells whether it succeeded.
-                        _ => (sid, source_success(stmt)?),
-                    }
+                Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == x => {
+                    // The result of an out-parameter allocator tells whether it succeeded, too.
+                    (sid, self.source_success(sid)?)
                 }
                 Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
                     self.alloc_origin_depth(*y, dn, di as usize, depth - 1)?
@@ -515,22 +531,22 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
 /// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
-fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Vec<bool> {
+fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models: &[Option<Model>]) -> Vec<bool> {
     let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
     // Temps holding `&x` that are used anywhere but an out-parameter position.
     let mut escaping_temps: HashSet<LocalId> = HashSet::new();
     let mut out_param_temps: HashSet<LocalId> = HashSet::new();
-    for s in &func.stmts {
+    for (si, s) in func.stmts.iter().enumerate() {
         match s {
-            Stmt::Call { callee, args, dst } => {
-                let lib = lib_of(callee);
+            Stmt::Call { args, .. } => {
+                let model = models.get(si).and_then(|m| m.as_ref());
                 for (i, a) in args.iter().enumerate() {
                     let Some(t) = a.local() else { continue };
                     if !addr_temps.contains_key(&t) {
                         continue;
                     }
-                    let is_out = lib
-                        .and_then(|l| l.arg_effect(i))
+                    let is_out = model
+                        .and_then(|m| m.arg_effect(i))
                         .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
                     if is_out {
                         out_param_temps.insert(t);
@@ -538,7 +554,6 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Vec
                         escaping_temps.insert(t);
                     }
                 }
-                let _ = dst;
             }
             Stmt::Assign { src, dst } => {
                 let mut note = |op: &Operand| {

@@ -243,6 +243,14 @@ fn run(args: &Args) -> i32 {
     for e in &out.internal_errors {
         eprintln!("{e}");
     }
+    if args.verbose && !out.undefined_functions.is_empty() {
+        eprintln!(
+            "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
+            out.undefined_functions.len(),
+            crate::libmodel::UNKNOWN_CALLEE_DEFAULT,
+            out.undefined_functions.join(", ")
+        );
+    }
     let stats = Stats {
         tus_total: fe.tus_total,
         tus_parsed: fe.tus_parsed,
@@ -259,6 +267,12 @@ fn run(args: &Args) -> i32 {
         sites_over_budget: out.over_budget,
         sites_unknown_callee: out.sites_unknown_callee,
         functions_irreducible: out.functions_irreducible,
+        summaries: out.summaries,
+        allocator_wrappers: out.allocator_wrappers,
+        deallocator_wrappers: out.deallocator_wrappers,
+        noreturn_functions: out.noreturn_functions,
+        recursive_sccs: out.recursive_sccs,
+        undefined_functions: out.undefined_functions.len(),
         categories: out.categories.clone(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
@@ -357,6 +371,12 @@ fn print_stats(s: &Stats) {
         "  functions           {} lowered, {} analysed, {} failed, {} with lowering notes",
         s.functions, s.functions_analysed, s.functions_failed, s.functions_with_lowering_notes
     );
+    let _ = writeln!(
+        e,
+        "  summaries           {} ({} allocator wrappers, {} deallocator wrappers, {} noreturn), {} recursive SCCs",
+        s.summaries, s.allocator_wrappers, s.deallocator_wrappers, s.noreturn_functions, s.recursive_sccs
+    );
+    let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
     let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);
     let _ = writeln!(e, "  allocation sources  {}", s.sources);
     for (cat, n) in &s.categories {

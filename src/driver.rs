@@ -3,15 +3,17 @@
 //! Input: `&Program`, the check `Config`, the reporting `Policy`, a thread count.
 //! Output: sorted `Diagnostic`s, per-run `Stats`, and internal errors (one per function whose
 //! check panicked).
-//! Invariants: functions are independent in this version (intraprocedural), each checked once
-//! inside `catch_unwind`, so one bad function becomes a message and the run goes on; results are
+//! Invariants: functions are checked bottom-up over the call graph's SCCs, each once, inside
+//! `catch_unwind`, so one bad function becomes a message and the run goes on; results are
 //! collected in function order and then sorted, so output never depends on the thread count.
 
-use crate::cfg::FnCx;
+use crate::callgraph;
+use crate::cfg::{self, FnCx};
+use crate::summary::{Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
 use crate::fastcheck::{self, Config, SiteVerdict, Timings};
-use crate::ir::Program;
+use crate::ir::{Function, Program};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,6 +40,15 @@ pub struct Stats {
     pub sites_unknown_callee: usize,
     /// Functions whose CFG is irreducible: an edge was dropped to bound their loops.
     pub functions_irreducible: usize,
+    pub summaries: usize,
+    /// Functions whose summary says they may return a fresh cell (FastCheck's allocators).
+    pub allocator_wrappers: usize,
+    /// Functions that free a parameter on every path.
+    pub deallocator_wrappers: usize,
+    pub noreturn_functions: usize,
+    pub recursive_sccs: usize,
+    /// Called but defined nowhere and not in the library model.
+    pub undefined_functions: usize,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
     pub categories: BTreeMap<&'static str, usize>,
     pub findings_leak: usize,
@@ -71,6 +82,13 @@ pub struct AnalysisOutput {
     pub functions_analysed: usize,
     pub functions_irreducible: usize,
     pub sites_unknown_callee: usize,
+    pub allocator_wrappers: usize,
+    pub deallocator_wrappers: usize,
+    pub noreturn_functions: usize,
+    pub summaries: usize,
+    pub recursive_sccs: usize,
+    /// Called but defined nowhere and not in the library model: unknown callees.
+    pub undefined_functions: Vec<String>,
 }
 
 struct FnResult {
@@ -78,42 +96,44 @@ struct FnResult {
     diagnostics: Vec<Diagnostic>,
     timings: Timings,
     irreducible: bool,
+    summary: Summary,
 }
 
 pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator, pool: &rayon::ThreadPool) -> AnalysisOutput {
-    let results: Vec<Result<FnResult, String>> = pool.install(|| {
-        program
-            .functions
-            .par_iter()
-            .map(|func| {
-                let run = || {
-                    // Most functions allocate nothing: skip building their CFG views.
-                    if !func.stmts.iter().any(|s| crate::cfg::source_success(s).is_some()) {
-                        return FnResult {
-                            verdicts: Vec::new(),
-                            diagnostics: Vec::new(),
-                            timings: Timings::default(),
-                            irreducible: false,
-                        };
-                    }
-                    let cx = FnCx::new(func);
-                    let mut timings = Timings::default();
-                    let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
-                    let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at);
-                    FnResult { verdicts, diagnostics, timings, irreducible: cx.dag.dropped_edges > 0 }
-                };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
-                    let what = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "unknown panic".to_string());
-                    let loc = at.src(func.loc);
-                    format!("{}:{}: internal error while checking '{}': {what}", loc.file, loc.line, func.name)
-                })
-            })
-            .collect()
-    });
+    let summaries = Summaries::new(program);
+    let graph = callgraph::build(program, &summaries);
+    let check = |func: &Function| -> Result<FnResult, String> {
+        let run = || {
+            let cx = FnCx::new(func, cfg::call_models(func, &summaries));
+            let mut timings = Timings::default();
+            let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
+            let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at);
+            let summary = fastcheck::summarize(&cx, config, &verdicts);
+            FnResult { verdicts, diagnostics, timings, irreducible: cx.dag.dropped_edges > 0, summary }
+        };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
+            let what = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".to_string());
+            let loc = at.src(func.loc);
+            format!("{}:{}: internal error while checking '{}': {what}", loc.file, loc.line, func.name)
+        })
+    };
+    // Bottom-up: a wave only calls functions of earlier waves (or of its own SCC, which it sees
+    // as unknown callees), so its functions are checked in parallel against finished summaries.
+    let mut results: Vec<Option<Result<FnResult, String>>> = (0..program.functions.len()).map(|_| None).collect();
+    for wave in &graph.waves {
+        let done: Vec<(usize, Result<FnResult, String>)> =
+            pool.install(|| wave.par_iter().map(|&i| (i, check(&program.functions[i]))).collect());
+        for (i, r) in done {
+            if let Ok(fr) = &r {
+                summaries.set(i, fr.summary.clone());
+            }
+            results[i] = Some(r);
+        }
+    }
     let mut out = AnalysisOutput {
         diagnostics: Vec::new(),
         internal_errors: Vec::new(),
@@ -125,8 +145,14 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         functions_analysed: 0,
         functions_irreducible: 0,
         sites_unknown_callee: 0,
+        allocator_wrappers: summaries.iter().filter(|s| s.allocator).count(),
+        deallocator_wrappers: summaries.iter().filter(|s| s.is_deallocator()).count(),
+        noreturn_functions: summaries.iter().filter(|s| s.noreturn).count(),
+        summaries: summaries.iter().count(),
+        recursive_sccs: graph.recursive_sccs,
+        undefined_functions: graph.undefined.clone(),
     };
-    for r in results {
+    for r in results.into_iter().flatten() {
         match r {
             Ok(fr) => {
                 out.functions_analysed += 1;

@@ -25,6 +25,7 @@ use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
+use crate::summary::{ParamFate, Summary};
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -93,6 +94,8 @@ pub struct SiteVerdict {
     /// The error path of a double free: it contains two `Step::Free`.
     pub double_free: Option<Vec<Step>>,
     pub escapes: Vec<EscapeKind>,
+    /// Returned to the caller on some path: the function is an allocator (FastCheck 5.6).
+    pub returned: bool,
     /// SAT queries run for this site.
     pub sat_queries: u32,
 }
@@ -146,7 +149,7 @@ pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId)> {
     for b in 0..cx.dag.n_blocks {
         let node = DagNode(b as u32);
         for (i, s) in cx.stmts_of(node).iter().enumerate() {
-            if crate::cfg::source_success(cx.func.stmt(*s)).is_some() {
+            if cx.source_success(*s).is_some() {
                 out.push((node, i, *s));
             }
         }
@@ -260,12 +263,12 @@ fn check_site(
         leak: None,
         double_free: None,
         escapes: Vec::new(),
+        returned: false,
         sat_queries: 0,
     };
     // Where the cell is first stored.
-    let lib = crate::cfg::lib_of(callee);
-    let out_arg = lib.and_then(|l| {
-        l.args
+    let out_arg = cx.model(stmt).and_then(|m| {
+        m.args
             .iter()
             .find(|(_, e)| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
             .map(|(i, _)| *i)
@@ -304,78 +307,7 @@ fn check_site(
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
-    // Forward pass over the DAG from the site.
-    let n = cx.dag.len();
-    let mut states: Vec<Option<State>> = vec![None; n];
-    let mut events: Vec<Event> = Vec::new();
-    let start = cx.dag.order[node0.index()] as usize;
-    for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
-        let (mut st, first) = if pos == start {
-            let mut st = State { p: GuardId::TRUE, h: Vec::new() };
-            st.set(x, GuardId::TRUE);
-            (st, idx0 + 1)
-        } else {
-            match states[nd.index()].take() {
-                Some(s) => (s, 0),
-                None => continue,
-            }
-        };
-        let stmts = cx.stmts_of(*nd);
-        for sid in &stmts[first.min(stmts.len())..] {
-            transfer(cx, guards, &mut st, *sid, &mut events);
-        }
-        let block = cx.func.block(cx.dag.block[nd.index()]);
-        match &block.term {
-            Terminator::Return(Some(op)) => {
-                let g = value_guard(&st, op);
-                if g != GuardId::FALSE {
-                    events.push(Event { kind: EventKind::Return, guard: g });
-                }
-            }
-            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p }),
-            // A path cut by the loop bound (the second visit of a loop with no exit) is not
-            // followed further; counting it as a loss would blame the bound, not the code.
-            Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
-                if cx.dag.succs[nd.index()].is_empty() =>
-            {
-                events.push(Event { kind: EventKind::Exit, guard: st.p })
-            }
-            _ => {}
-        }
-        // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
-        let sure_then = match &block.term {
-            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
-                CondKind::Truthy(op) => op.local().is_some_and(|y| st.get(y) == st.p),
-                _ => false,
-            },
-            _ => false,
-        };
-        let then_block = match &block.term {
-            Terminator::Branch { then_, .. } => Some(*then_),
-            _ => None,
-        };
-        for (t, label) in &cx.dag.succs[nd.index()] {
-            let mut l = label_guard(guards, label, fold);
-            if sure_then {
-                l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
-            }
-            if l == GuardId::FALSE {
-                continue;
-            }
-            let mut out = State { p: guards.and(st.p, l), h: Vec::with_capacity(st.h.len()) };
-            if out.p == GuardId::FALSE {
-                continue;
-            }
-            for (y, g) in &st.h {
-                let gy = guards.and(*g, l);
-                out.set(*y, gy);
-            }
-            merge_into(guards, &mut states[t.index()], out);
-        }
-        if guards.over_budget() {
-            break;
-        }
-    }
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold);
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -399,6 +331,7 @@ fn check_site(
         }
     }
     verdict.escapes.sort();
+    verdict.returned = has_ret;
     let mut any = GuardId::FALSE;
     for e in &events {
         any = guards.or(any, e.guard);
@@ -475,6 +408,175 @@ fn check_site(
     verdict
 }
 
+/// The forward guarded value-flow pass: from statement `first_idx` of `node0`, where local `x`
+/// holds the cell, to every end of the function. Returns the events; the caller checks
+/// `guards.over_budget()`.
+fn flow(cx: &FnCx, guards: &mut Guards, node0: DagNode, first_idx: usize, x: LocalId, fold: Option<(AtomId, bool)>) -> Vec<Event> {
+    let n = cx.dag.len();
+    let mut states: Vec<Option<State>> = vec![None; n];
+    let mut events: Vec<Event> = Vec::new();
+    let start = cx.dag.order[node0.index()] as usize;
+    for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
+        let (mut st, first) = if pos == start {
+            let mut st = State { p: GuardId::TRUE, h: Vec::new() };
+            st.set(x, GuardId::TRUE);
+            (st, first_idx)
+        } else {
+            match states[nd.index()].take() {
+                Some(s) => (s, 0),
+                None => continue,
+            }
+        };
+        let stmts = cx.stmts_of(*nd);
+        let mut ended = false;
+        for sid in &stmts[first.min(stmts.len())..] {
+            transfer(cx, guards, &mut st, *sid, &mut events);
+            if cx.ends_path(*sid) {
+                // A callee that never returns (by its summary) ends the path here.
+                events.push(Event { kind: EventKind::Exit, guard: st.p });
+                ended = true;
+                break;
+            }
+        }
+        if ended {
+            continue;
+        }
+        let block = cx.func.block(cx.dag.block[nd.index()]);
+        match &block.term {
+            Terminator::Return(Some(op)) => {
+                let g = value_guard(&st, op);
+                if g != GuardId::FALSE {
+                    events.push(Event { kind: EventKind::Return, guard: g });
+                }
+            }
+            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p }),
+            // A path cut by the loop bound (the second visit of a loop with no exit) is not
+            // followed further; counting it as a loss would blame the bound, not the code.
+            Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
+                if cx.dag.succs[nd.index()].is_empty() =>
+            {
+                events.push(Event { kind: EventKind::Exit, guard: st.p })
+            }
+            _ => {}
+        }
+        // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
+        let sure_then = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
+                CondKind::Truthy(op) => op.local().is_some_and(|y| st.get(y) == st.p),
+                _ => false,
+            },
+            _ => false,
+        };
+        let then_block = match &block.term {
+            Terminator::Branch { then_, .. } => Some(*then_),
+            _ => None,
+        };
+        for (t, label) in &cx.dag.succs[nd.index()] {
+            let mut l = label_guard(guards, label, fold);
+            if sure_then {
+                l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
+            }
+            if l == GuardId::FALSE {
+                continue;
+            }
+            let mut out = State { p: guards.and(st.p, l), h: Vec::with_capacity(st.h.len()) };
+            if out.p == GuardId::FALSE {
+                continue;
+            }
+            for (y, g) in &st.h {
+                let gy = guards.and(*g, l);
+                out.set(*y, gy);
+            }
+            merge_into(guards, &mut states[t.index()], out);
+        }
+        if guards.over_budget() {
+            break;
+        }
+    }
+    events
+}
+
+/// The summary of a checked function: allocator if some site's cell is returned; for each
+/// pointer parameter, what the function does with a cell passed there (a forward pass from the
+/// entry with the parameter holding the cell); noreturn if no path returns.
+pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summary {
+    let func = cx.func;
+    let mut params = Vec::with_capacity(func.n_params as usize);
+    let mut returns_param = None;
+    let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    for (i, p) in func.params().enumerate() {
+        let decl = func.local(p);
+        if !decl.is_pointer || !cx.is_tracked(p) {
+            // An address-taken pointer parameter may be stored through its address: escapes.
+            params.push(if decl.is_pointer { ParamFate::Escapes } else { ParamFate::Reads });
+            continue;
+        }
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, p, None);
+        if guards.over_budget() {
+            guards.reset_budget();
+            params.push(ParamFate::Escapes);
+            continue;
+        }
+        let mut fate = ParamFate::Reads;
+        let mut freed_or_ended = GuardId::FALSE;
+        let mut frees = false;
+        for e in &events {
+            match e.kind {
+                EventKind::Escape(_) => fate = ParamFate::Escapes,
+                EventKind::Free => {
+                    frees = true;
+                    freed_or_ended = guards.or(freed_or_ended, e.guard);
+                }
+                EventKind::Exit => freed_or_ended = guards.or(freed_or_ended, e.guard),
+                EventKind::Return => {
+                    if returns_param.is_none() {
+                        returns_param = Some(i);
+                    }
+                }
+            }
+        }
+        if fate == ParamFate::Reads && frees {
+            // Freed on every path (or the path ends): a deallocator. Freed only on some paths
+            // (`if (flag) free(p)`) is not expressed over the caller's values yet, so it counts
+            // as an escape: never a false "freed" or a false "leaked".
+            let mut solver = Solver::new(&guards, &cx.groups, config.sat_conflicts);
+            fate = match solver.check(&[(freed_or_ended, false)]) {
+                Answer::Unsat => ParamFate::Frees,
+                _ => ParamFate::Escapes,
+            };
+        }
+        if fate != ParamFate::Reads {
+            // A parameter that is freed or kept is not also an alias the caller gets back.
+            if returns_param == Some(i) {
+                returns_param = None;
+            }
+        }
+        params.push(fate);
+    }
+    Summary { allocator: verdicts.iter().any(|v| v.returned), params, returns_param, noreturn: never_returns(cx) }
+}
+
+/// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).
+fn never_returns(cx: &FnCx) -> bool {
+    let func = cx.func;
+    let mut seen = vec![false; func.blocks.len()];
+    let mut work = vec![func.entry];
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b.index()], true) {
+            continue;
+        }
+        let block = func.block(b);
+        if block.stmts.iter().any(|s| cx.ends_path(*s)) {
+            continue;
+        }
+        match &block.term {
+            Terminator::Return(_) => return false,
+            t => work.extend(t.successors()),
+        }
+    }
+    true
+}
+
 fn m_values(m: &Model) -> impl Fn(AtomId) -> Option<bool> + '_ {
     move |a| m.value(a)
 }
@@ -547,10 +649,11 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             store(cx, st, dst, g, events);
         }
         Stmt::Call { dst, callee, args } => {
-            let lib = crate::cfg::lib_of(callee);
+            let model = cx.model(sid);
             let mut redefined: Vec<LocalId> = Vec::new();
             for (i, a) in args.iter().enumerate() {
-                let effect = lib.and_then(|l| l.arg_effect(i));
+                // A call the IR could not attach a model to is an unknown callee.
+                let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
                 if effect == Some(ArgEffect::OutRealloc) {
                     // getline keeps, or reallocates in place of, the buffer it is given: whoever
                     // held it still owns the (possibly moved) block afterwards.
@@ -566,11 +669,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 if g == GuardId::FALSE {
                     continue;
                 }
-                match (lib, effect) {
-                    (Some(_), Some(ArgEffect::Frees)) => {
-                        events.push(Event { kind: EventKind::Free, guard: g })
-                    }
-                    (Some(_), Some(ArgEffect::FreesOnSuccess)) => {
+                match effect {
+                    Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g }),
+                    Some(ArgEffect::FreesOnSuccess) => {
                         let ok = match cx.success_atom.get(&sid) {
                             Some(a) => guards.lit(*a, true),
                             None => GuardId::TRUE,
@@ -578,20 +679,20 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                         let gg = guards.and(g, ok);
                         events.push(Event { kind: EventKind::Free, guard: gg });
                     }
-                    (Some(l), Some(ArgEffect::Keeps)) => {
-                        events.push(Event { kind: EventKind::Escape(EscapeKind::Retained(l.name.to_string())), guard: g })
+                    Some(ArgEffect::Keeps) => {
+                        let kind = match model {
+                            Some(m) if m.known => EscapeKind::Retained(m.name.clone()),
+                            _ => EscapeKind::UnknownCallee(callee_name(callee)),
+                        };
+                        events.push(Event { kind: EventKind::Escape(kind), guard: g })
                     }
-                    (Some(_), _) => {}
-                    (None, _) => events.push(Event {
-                        kind: EventKind::Escape(EscapeKind::UnknownCallee(callee_name(callee))),
-                        guard: g,
-                    }),
+                    _ => {}
                 }
             }
             for xo in redefined {
                 st.set(xo, GuardId::FALSE);
             }
-            let ret = match lib.map(|l| l.ret) {
+            let ret = match model.map(|m| m.ret) {
                 Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(st, a)).unwrap_or(GuardId::FALSE),
                 _ => GuardId::FALSE,
             };
@@ -671,11 +772,11 @@ fn walk(
                         }
                     }
                 }
-                Stmt::Call { dst, callee, args } => {
-                    let lib = crate::cfg::lib_of(callee);
+                Stmt::Call { dst, args, .. } => {
+                    let model = cx.model(*sid);
                     let mut redefined = Vec::new();
                     for (i, a) in args.iter().enumerate() {
-                        let effect = lib.and_then(|l| l.arg_effect(i));
+                        let effect = model.and_then(|m| m.arg_effect(i));
                         if effect == Some(ArgEffect::OutRealloc) {
                             continue;
                         }
@@ -716,7 +817,10 @@ fn walk(
                             }
                         }
                     }
-                    let carries = match lib.map(|l| l.ret) {
+                    if cx.ends_path(*sid) {
+                        return steps;
+                    }
+                    let carries = match model.map(|m| m.ret) {
                         Some(RetEffect::ArgAlias(i)) => {
                             args.get(i).and_then(|a| a.local()).is_some_and(|y| holders.contains(&y))
                         }
@@ -881,7 +985,7 @@ mod tests {
     }
 
     fn check(f: &Function) -> Vec<SiteVerdict> {
-        let cx = FnCx::new(f);
+        let cx = FnCx::new(f, crate::cfg::call_models(f, &crate::summary::Summaries::none()));
         check_function(&cx, &Config::standard(), false, &mut Timings::default())
     }
 
@@ -1068,7 +1172,7 @@ mod budget_tests {
             f.blocks[head].term = Terminator::Branch { cond: cond.clone(), then_: BlockId(side as u32), else_: BlockId(next as u32) };
             f.blocks[side].term = Terminator::Return(None);
         }
-        let cx = FnCx::new(&f);
+        let cx = FnCx::new(&f, crate::cfg::call_models(&f, &crate::summary::Summaries::none()));
         let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
         let v = check_function(&cx, &tight, false, &mut Timings::default());
         assert_eq!(v[0].category, Category::OverBudget);

@@ -3,6 +3,7 @@
 //! Pipeline (see ARCHITECTURE.md): `compdb` → `frontend` (libclang → `ir`) → `cfg` → `fastcheck`
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
 
+mod callgraph;
 mod cfg;
 mod checkers;
 mod cli;
@@ -17,6 +18,7 @@ mod irdump;
 mod libmodel;
 mod report;
 mod sat;
+mod summary;
 
 fn main() {
     std::process::exit(cli::main());

@@ -1,0 +1,169 @@
+//! Function summaries and the callee models the checker sees at call sites.
+//!
+//! Input: a function's site verdicts and parameter flows (computed by `fastcheck`), and the
+//! summaries of its callees. Output: a `Summary` per defined function, written once into
+//! `Summaries`, and `Model`s: one description of a callee, whether it comes from the library
+//! table, a summary, or the unknown-callee default.
+//! Invariants: a summary is written once, after all summaries it depends on (the driver walks the
+//! call graph bottom-up), and never changes; a callee without a summary yet (a recursive call
+//! inside its own SCC) gets the conservative unknown-callee model.
+
+use crate::ir::{Callee, Program};
+use crate::libmodel::{self, ArgEffect, RetEffect, Success};
+use hashbrown::HashMap;
+use std::sync::OnceLock;
+
+/// What a function does with the cell passed in one of its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamFate {
+    /// Only read (or not a pointer): the caller keeps ownership.
+    Reads,
+    /// Freed on every path that returns (or ends the program).
+    Frees,
+    /// Stored somewhere, passed to unknown code, or freed only on some paths: ownership is no
+    /// longer the caller's to reason about.
+    Escapes,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The function may return a fresh heap cell (FastCheck 5.6: an allocator wrapper).
+    pub allocator: bool,
+    pub params: Vec<ParamFate>,
+    /// The function returns (an alias of) this parameter.
+    pub returns_param: Option<usize>,
+    /// No path returns to the caller.
+    pub noreturn: bool,
+}
+
+impl Summary {
+    pub fn is_deallocator(&self) -> bool {
+        self.params.contains(&ParamFate::Frees)
+    }
+}
+
+/// Write-once summaries of every defined function, looked up by USR.
+pub struct Summaries {
+    by_usr: HashMap<String, usize>,
+    slots: Vec<OnceLock<Summary>>,
+}
+
+impl Summaries {
+    pub fn new(program: &Program) -> Summaries {
+        let mut by_usr = HashMap::new();
+        for (i, f) in program.functions.iter().enumerate() {
+            by_usr.entry(f.usr.clone()).or_insert(i);
+        }
+        Summaries { by_usr, slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect() }
+    }
+
+    /// No summaries at all: every user function is an unknown callee (used by unit tests).
+    #[cfg(test)]
+    pub fn none() -> Summaries {
+        Summaries { by_usr: HashMap::new(), slots: Vec::new() }
+    }
+
+    pub fn index_of(&self, usr: &str) -> Option<usize> {
+        self.by_usr.get(usr).copied()
+    }
+
+    pub fn set(&self, func: usize, s: Summary) {
+        // Each function is summarised once; a second write would be a driver bug and is ignored.
+        let _ = self.slots[func].set(s);
+    }
+
+    pub fn get(&self, func: usize) -> Option<&Summary> {
+        self.slots.get(func).and_then(|s| s.get())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Summary> {
+        self.slots.iter().filter_map(|s| s.get())
+    }
+
+    /// What a call to `callee` does, as the checker needs it.
+    pub fn model(&self, callee: &Callee) -> Model {
+        match callee {
+            Callee::Direct { name, usr } => {
+                if let Some(i) = self.index_of(usr) {
+                    return match self.get(i) {
+                        Some(s) => Model::from_summary(name, s),
+                        None => Model::unknown(name),
+                    };
+                }
+                match libmodel::lookup(name) {
+                    Some(lib) => Model::from_lib(lib),
+                    None => Model::unknown(name),
+                }
+            }
+            Callee::Indirect(_) => Model::unknown("a function pointer"),
+        }
+    }
+}
+
+/// One callee, as the checker sees it.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub ret: RetEffect,
+    pub args: Vec<(usize, ArgEffect)>,
+    /// Arguments from this index on that are not in `args` escape instead of being only read:
+    /// all of them for unknown callees, the variadic extras for summarised ones.
+    pub escape_from: usize,
+    pub noreturn: bool,
+    /// Modelled by the library table or a summary (else: the unknown-callee default).
+    pub known: bool,
+}
+
+impl Model {
+    pub fn from_lib(lib: &libmodel::LibFn) -> Model {
+        Model {
+            name: lib.name.to_string(),
+            ret: lib.ret,
+            args: lib.args.to_vec(),
+            escape_from: usize::MAX,
+            noreturn: lib.noreturn,
+            known: true,
+        }
+    }
+
+    pub fn from_summary(name: &str, s: &Summary) -> Model {
+        let args = s
+            .params
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| match f {
+                ParamFate::Reads => None,
+                ParamFate::Frees => Some((i, ArgEffect::Frees)),
+                ParamFate::Escapes => Some((i, ArgEffect::Keeps)),
+            })
+            .collect();
+        let ret = if s.allocator {
+            RetEffect::Fresh(Success::NonNull)
+        } else if let Some(i) = s.returns_param {
+            RetEffect::ArgAlias(i)
+        } else {
+            RetEffect::Plain
+        };
+        let escape_from = s.params.len();
+        Model { name: name.to_string(), ret, args, escape_from, noreturn: s.noreturn, known: true }
+    }
+
+    pub fn unknown(name: &str) -> Model {
+        Model {
+            name: name.to_string(),
+            ret: RetEffect::Plain,
+            args: Vec::new(),
+            escape_from: 0,
+            noreturn: false,
+            known: false,
+        }
+    }
+
+    pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
+        match self.args.iter().find(|a| a.0 == i) {
+            Some(a) => Some(a.1),
+            None if i >= self.escape_from => Some(ArgEffect::Keeps),
+            None => None,
+        }
+    }
+}
