@@ -12,6 +12,7 @@ use crate::cfg::FnCx;
 use crate::diag::{Category, Diagnostic, Note, NoteKind, Rule, SrcLoc};
 use crate::fastcheck::{EscapeKind, Lost, SiteVerdict, Step};
 use crate::ir::{Function, Loc, Program, Terminator};
+use crate::summary::Summaries;
 
 pub struct Policy {
     pub all_categories: bool,
@@ -64,7 +65,13 @@ impl Locator {
     }
 }
 
-pub fn diagnostics(cx: &FnCx, verdicts: &[SiteVerdict], policy: &Policy, at: &Locator) -> Vec<Diagnostic> {
+pub fn diagnostics(
+    cx: &FnCx,
+    verdicts: &[SiteVerdict],
+    policy: &Policy,
+    at: &Locator,
+    summaries: &Summaries,
+) -> Vec<Diagnostic> {
     let func = cx.func;
     let mut out = Vec::new();
     for v in verdicts {
@@ -79,12 +86,13 @@ pub fn diagnostics(cx: &FnCx, verdicts: &[SiteVerdict], policy: &Policy, at: &Lo
             path,
             line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
         };
-        let alloc_note =
-            Note { kind: NoteKind::Alloc, loc: at.src(alloc_loc), message: format!("memory is allocated here by '{}'", v.allocator) };
+        let mut alloc_notes =
+            vec![Note { kind: NoteKind::Alloc, loc: at.src(alloc_loc), message: format!("memory is allocated here by '{}'", v.allocator) }];
+        alloc_notes.extend(wrapper_chain(func, v, at, summaries));
         if policy.reports(v.category) {
             let steps = v.leak.as_deref().unwrap_or(&[]);
             let message = leak_message(func, v, steps, at);
-            let mut path = vec![alloc_note.clone()];
+            let mut path = alloc_notes.clone();
             path.extend(notes(func, steps, at, v));
             out.push(base(Rule::Leak, message, path));
         }
@@ -106,10 +114,34 @@ pub fn diagnostics(cx: &FnCx, verdicts: &[SiteVerdict], policy: &Policy, at: &Lo
                 ),
                 _ => format!("memory allocated by '{}' is freed twice", v.allocator),
             };
-            let mut path = vec![alloc_note];
+            let mut path = alloc_notes;
             path.extend(notes(func, steps, at, v));
             out.push(base(Rule::DoubleFree, message, path));
         }
+    }
+    out
+}
+
+/// For an allocation through wrappers: where each wrapper gets the memory from, down to the
+/// library allocator (`'xstrdup' gets it from 'xmalloc' at util.c:12`, …).
+fn wrapper_chain(func: &Function, v: &SiteVerdict, at: &Locator, summaries: &Summaries) -> Vec<Note> {
+    let mut out = Vec::new();
+    let crate::ir::Stmt::Call { callee: crate::ir::Callee::Direct { usr, .. }, .. } = func.stmt(v.stmt) else {
+        return out;
+    };
+    let mut wrapper = v.allocator.clone();
+    let mut usr = usr.clone();
+    // Recursive allocators cannot form a cycle of summaries (SCCs see each other as unknown), but
+    // a bound keeps the chain short in any case.
+    for _ in 0..8 {
+        let Some(origin) = summaries.get_by_usr(&usr).and_then(|s| s.origin.as_ref()) else { break };
+        out.push(Note {
+            kind: NoteKind::Alloc,
+            loc: at.src(origin.loc),
+            message: format!("'{wrapper}' gets the memory from '{}' here", origin.allocator),
+        });
+        wrapper = origin.allocator.clone();
+        usr = origin.usr.clone();
     }
     out
 }

@@ -107,7 +107,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             let cx = FnCx::new(func, cfg::call_models(func, &summaries));
             let mut timings = Timings::default();
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
-            let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at);
+            let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);
             let summary = fastcheck::summarize(&cx, config, &verdicts);
             FnResult { verdicts, diagnostics, timings, irreducible: cx.dag.dropped_edges > 0, summary }
         };

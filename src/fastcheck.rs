@@ -25,7 +25,7 @@ use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
-use crate::summary::{ParamFate, Summary};
+use crate::summary::{AllocOrigin, ParamFate, Summary};
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -553,7 +553,19 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         }
         params.push(fate);
     }
-    Summary { allocator: verdicts.iter().any(|v| v.returned), params, returns_param, noreturn: never_returns(cx) }
+    let origin = verdicts.iter().find(|v| v.returned).and_then(|v| match func.stmt(v.stmt) {
+        Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => {
+            Some(AllocOrigin { loc: func.stmt_loc(v.stmt), allocator: v.allocator.clone(), usr: usr.clone() })
+        }
+        _ => None,
+    });
+    Summary {
+        allocator: origin.is_some(),
+        origin,
+        params,
+        returns_param,
+        noreturn: never_returns(cx),
+    }
 }
 
 /// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).

@@ -29,11 +29,23 @@ pub enum ParamFate {
 pub struct Summary {
     /// The function may return a fresh heap cell (FastCheck 5.6: an allocator wrapper).
     pub allocator: bool,
+    /// For an allocator: the first allocating call whose cell it returns, so reports can show the
+    /// chain of wrappers down to `malloc`.
+    pub origin: Option<AllocOrigin>,
     pub params: Vec<ParamFate>,
     /// The function returns (an alias of) this parameter.
     pub returns_param: Option<usize>,
     /// No path returns to the caller.
     pub noreturn: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocOrigin {
+    pub loc: crate::ir::Loc,
+    /// The allocating callee there (`malloc`, or the next wrapper).
+    pub allocator: String,
+    /// Its USR, to follow the chain into the next wrapper's summary.
+    pub usr: String,
 }
 
 impl Summary {
@@ -74,6 +86,10 @@ impl Summaries {
 
     pub fn get(&self, func: usize) -> Option<&Summary> {
         self.slots.get(func).and_then(|s| s.get())
+    }
+
+    pub fn get_by_usr(&self, usr: &str) -> Option<&Summary> {
+        self.index_of(usr).and_then(|i| self.get(i))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Summary> {

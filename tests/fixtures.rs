@@ -598,16 +598,19 @@ fn fixtures() {
         report.structure.extend(fx.errors.iter().map(|e| format!("{}: {e}", fx.name)));
     }
 
-    // Group fixtures by (flags, args): one compile database and one drip run per group.
-    let mut groups: BTreeMap<(Vec<String>, Vec<String>), Vec<usize>> = BTreeMap::new();
+    // Group fixtures by (project, flags, args): one compile database and one drip run per group.
+    // A project is a subdirectory (`tests/fixtures/projects/NAME/*.c`): its files form one
+    // program of their own, linked across files, apart from every other fixture.
+    let mut groups: BTreeMap<(String, Vec<String>, Vec<String>), Vec<usize>> = BTreeMap::new();
     for (i, fx) in fixtures.iter().enumerate() {
-        groups.entry((fx.flags.clone(), fx.args.clone())).or_default().push(i);
+        let project = Path::new(&fx.name).parent().map(|p| p.display().to_string()).unwrap_or_default();
+        groups.entry((project, fx.flags.clone(), fx.args.clone())).or_default().push(i);
     }
 
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("drip-fixtures");
     let mut per_fixture: Vec<Vec<Diag>> = vec![Vec::new(); fixtures.len()];
     let mut ran_ok = vec![false; fixtures.len()];
-    for (gi, ((_flags, args), members)) in groups.iter().enumerate() {
+    for (gi, ((_project, _flags, args), members)) in groups.iter().enumerate() {
         let group: Vec<&Fixture> = members.iter().map(|&i| &fixtures[i]).collect();
         let names: Vec<&str> = group.iter().map(|f| f.name.as_str()).collect();
         let gdir = tmp.join(format!("group-{gi}"));
