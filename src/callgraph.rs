@@ -5,7 +5,8 @@
 //! `Summaries`. Output: `CallGraph::waves`, lists of function indices such that every callee of a
 //! function in wave `k` (outside its own SCC) is in a wave before `k`, and the names of functions
 //! called but defined nowhere.
-//! Invariants: direct calls only (indirect calls are unknown callees in this version); waves and
+//! Invariants: an indirect call may reach every address-taken function of the same canonical
+//! type (callbacks, dispatch tables, function-pointer fields); waves and
 //! their contents are sorted, so the schedule never depends on hashing or threads.
 
 use crate::ir::{Callee, Program, Stmt};
@@ -19,22 +20,37 @@ pub struct CallGraph {
     pub recursive_sccs: usize,
     /// Called, not defined in the program, and not in the library model (sorted).
     pub undefined: Vec<String>,
+    /// Calls through function pointers, and those with no address-taken function of their type
+    /// (unknown callees).
+    pub indirect_calls: usize,
+    pub unresolved_indirect: usize,
 }
 
 pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let n = program.functions.len();
     let mut callees: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut undefined = BTreeSet::new();
+    let mut indirect_calls = 0;
+    let mut unresolved_indirect = 0;
     for (i, f) in program.functions.iter().enumerate() {
         for s in &f.stmts {
-            if let Stmt::Call { callee: Callee::Direct { name, usr }, .. } = s {
-                match summaries.index_of(usr) {
+            match s {
+                Stmt::Call { callee: Callee::Direct { name, usr }, .. } => match summaries.index_of(usr) {
                     Some(j) => callees[i].push(j),
                     None if crate::libmodel::lookup(name).is_none() => {
                         undefined.insert(name.clone());
                     }
                     None => {}
+                },
+                Stmt::Call { callee: Callee::Indirect { sig, .. }, .. } => {
+                    indirect_calls += 1;
+                    let targets = summaries.targets(sig);
+                    if targets.is_empty() {
+                        unresolved_indirect += 1;
+                    }
+                    callees[i].extend_from_slice(targets);
                 }
+                Stmt::Assign { .. } => {}
             }
         }
         callees[i].sort_unstable();
@@ -69,7 +85,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     for (f, c) in scc_of.iter().enumerate() {
         waves[level[*c]].push(f);
     }
-    CallGraph { waves, recursive_sccs, undefined: undefined.into_iter().collect() }
+    CallGraph { waves, recursive_sccs, undefined: undefined.into_iter().collect(), indirect_calls, unresolved_indirect }
 }
 
 /// Iterative Tarjan: SCC id of every node, numbered so that an SCC's callees come first.

@@ -183,6 +183,7 @@ fn escapes(kinds: &[EscapeKind]) -> String {
             EscapeKind::LocalStorage => "stored into a local aggregate or address-taken variable".to_string(),
             EscapeKind::UnknownCallee(f) => format!("passed to '{f}'"),
             EscapeKind::Retained(f) => format!("kept by '{f}'"),
+            EscapeKind::Discarded => "discarded, but its allocator does not always return fresh memory".to_string(),
         })
         .collect();
     if parts.is_empty() {

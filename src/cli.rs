@@ -272,6 +272,8 @@ fn run(args: &Args) -> i32 {
         deallocator_wrappers: out.deallocator_wrappers,
         noreturn_functions: out.noreturn_functions,
         recursive_sccs: out.recursive_sccs,
+        indirect_calls: out.indirect_calls,
+        unresolved_indirect: out.unresolved_indirect,
         undefined_functions: out.undefined_functions.len(),
         categories: out.categories.clone(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
@@ -377,6 +379,11 @@ fn print_stats(s: &Stats) {
         s.summaries, s.allocator_wrappers, s.deallocator_wrappers, s.noreturn_functions, s.recursive_sccs
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
+    let _ = writeln!(
+        e,
+        "  indirect calls      {} ({} with no address-taken target of their type)",
+        s.indirect_calls, s.unresolved_indirect
+    );
     let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);
     let _ = writeln!(e, "  allocation sources  {}", s.sources);
     for (cat, n) in &s.categories {

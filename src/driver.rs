@@ -47,6 +47,9 @@ pub struct Stats {
     pub deallocator_wrappers: usize,
     pub noreturn_functions: usize,
     pub recursive_sccs: usize,
+    pub indirect_calls: usize,
+    /// Indirect calls with no address-taken function of their type: unknown callees.
+    pub unresolved_indirect: usize,
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
@@ -87,6 +90,8 @@ pub struct AnalysisOutput {
     pub noreturn_functions: usize,
     pub summaries: usize,
     pub recursive_sccs: usize,
+    pub indirect_calls: usize,
+    pub unresolved_indirect: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
     pub undefined_functions: Vec<String>,
 }
@@ -150,6 +155,8 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         noreturn_functions: summaries.iter().filter(|s| s.noreturn).count(),
         summaries: summaries.iter().count(),
         recursive_sccs: graph.recursive_sccs,
+        indirect_calls: graph.indirect_calls,
+        unresolved_indirect: graph.unresolved_indirect,
         undefined_functions: graph.undefined.clone(),
     };
     for r in results.into_iter().flatten() {

@@ -57,6 +57,8 @@ pub enum EscapeKind {
     UnknownCallee(String),
     /// Kept by a library function (`putenv`).
     Retained(String),
+    /// The result of an allocator that does not always return fresh memory is discarded.
+    Discarded,
 }
 
 /// One step of an error path, in execution order.
@@ -254,7 +256,7 @@ fn check_site(
     };
     let allocator = match callee {
         Callee::Direct { name, .. } => name.clone(),
-        Callee::Indirect(_) => "?".to_string(),
+        Callee::Indirect { .. } => "?".to_string(),
     };
     let mut verdict = SiteVerdict {
         stmt,
@@ -292,6 +294,13 @@ fn check_site(
         Ok(x) => x,
         Err(Some(kind)) => {
             verdict.escapes.push(kind);
+            verdict.category = Category::Unknown;
+            return verdict;
+        }
+        Err(None) if !cx.model(stmt).is_some_and(|m| m.always_fresh) => {
+            // A wrapper that does not always return fresh memory (`alloc(p, 0)` frees and
+            // returns NULL): a discarded result says nothing.
+            verdict.escapes.push(EscapeKind::Discarded);
             verdict.category = Category::Unknown;
             return verdict;
         }
@@ -561,11 +570,27 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     });
     Summary {
         allocator: origin.is_some(),
+        always_fresh: origin.is_some() && returns_only_fresh(cx),
         origin,
         params,
         returns_param,
         noreturn: never_returns(cx),
     }
+}
+
+/// Every `return` with a value returns a local whose definitions all come from one allocating
+/// call (through copies).
+fn returns_only_fresh(cx: &FnCx) -> bool {
+    (0..cx.dag.n_blocks).all(|b| {
+        let node = DagNode(b as u32);
+        match &cx.func.block(cx.dag.block[b]).term {
+            Terminator::Return(Some(op)) => match op.local() {
+                Some(x) => cx.alloc_origin(x, node, cx.stmts_of(node).len()).is_some(),
+                None => false,
+            },
+            _ => true,
+        }
+    })
 }
 
 /// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).
@@ -635,7 +660,7 @@ fn escape_kind(cx: &FnCx, place: &Place) -> EscapeKind {
 fn callee_name(callee: &Callee) -> String {
     match callee {
         Callee::Direct { name, .. } => name.clone(),
-        Callee::Indirect(_) => "a function pointer".to_string(),
+        Callee::Indirect { .. } => "a function pointer".to_string(),
     }
 }
 
@@ -941,6 +966,7 @@ mod tests {
                     usr: "c:@F@f".into(),
                     is_static: false,
                     loc: Loc { file: FileId(0), line: 1, col: 1 },
+                    sig: String::new(),
                     n_params: 0,
                     locals: Vec::new(),
                     returns_pointer: false,
@@ -1151,6 +1177,7 @@ mod budget_tests {
             usr: "c:@F@f".into(),
             is_static: false,
             loc,
+            sig: String::new(),
             n_params: 0,
             locals: Vec::new(),
             returns_pointer: false,

@@ -71,6 +71,9 @@ pub struct Program {
     /// Absolute (or as given) paths of every file a location can name.
     pub files: Vec<PathBuf>,
     pub functions: Vec<Function>,
+    /// USRs of functions whose address is taken (used as a value in a body or in the initializer
+    /// of a global or static variable): the candidates of indirect calls. Sorted, unique.
+    pub address_taken: Vec<String>,
 }
 
 impl Program {
@@ -86,6 +89,8 @@ pub struct Function {
     pub usr: String,
     pub is_static: bool,
     pub loc: Loc,
+    /// Canonical spelling of the function's type (`void *(unsigned long)`), for indirect calls.
+    pub sig: String,
     /// Parameters come first: `locals[0..n_params]`.
     pub n_params: u32,
     pub locals: Vec<LocalDecl>,
@@ -221,8 +226,9 @@ pub enum Stmt {
 pub enum Callee {
     /// A call to a named function (declared or defined).
     Direct { name: String, usr: String },
-    /// A call through a function pointer.
-    Indirect(Operand),
+    /// A call through a function pointer; `sig` is the canonical spelling of the called function
+    /// type, compared with `Function::sig` to find the possible targets.
+    Indirect { target: Operand, sig: String },
 }
 
 #[derive(Debug, Clone, PartialEq)]

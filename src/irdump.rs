@@ -207,7 +207,7 @@ impl<'a> Dumper<'a> {
             Stmt::Call { dst, callee, args } => {
                 let callee = match callee {
                     Callee::Direct { name, .. } => name.clone(),
-                    Callee::Indirect(o) => format!("({})", self.operand(o)),
+                    Callee::Indirect { target, .. } => format!("({})", self.operand(target)),
                 };
                 let call = format!("call {callee}({})", self.operands(args));
                 match dst {
@@ -281,6 +281,7 @@ mod tests {
             usr: "c:@F@f".into(),
             is_static: false,
             loc: loc(1),
+            sig: "char *(char *)".into(),
             n_params: 1,
             locals: vec![
                 mk("p", LocalKind::Param, true),
@@ -335,6 +336,7 @@ mod tests {
             Program {
                 files: vec!["/x/a.c".into()],
                 functions: vec![],
+                address_taken: vec![],
             },
             f,
         )

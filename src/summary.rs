@@ -32,6 +32,10 @@ pub struct Summary {
     /// For an allocator: the first allocating call whose cell it returns, so reports can show the
     /// chain of wrappers down to `malloc`.
     pub origin: Option<AllocOrigin>,
+    /// Every `return` hands back a fresh cell (or the program ends): a discarded result is surely
+    /// a leak. Allocators that return NULL or a non-fresh value on some inputs (`realloc`-style
+    /// wrappers called with size 0) are not trusted with that.
+    pub always_fresh: bool,
     pub params: Vec<ParamFate>,
     /// The function returns (an alias of) this parameter.
     pub returns_param: Option<usize>,
@@ -57,6 +61,9 @@ impl Summary {
 /// Write-once summaries of every defined function, looked up by USR.
 pub struct Summaries {
     by_usr: HashMap<String, usize>,
+    /// Address-taken functions by canonical type spelling: the targets of indirect calls.
+    by_sig: HashMap<String, Vec<usize>>,
+    names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
 }
 
@@ -66,13 +73,31 @@ impl Summaries {
         for (i, f) in program.functions.iter().enumerate() {
             by_usr.entry(f.usr.clone()).or_insert(i);
         }
-        Summaries { by_usr, slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect() }
+        let mut by_sig: HashMap<String, Vec<usize>> = HashMap::new();
+        for usr in &program.address_taken {
+            if let Some(i) = by_usr.get(usr) {
+                by_sig.entry(program.functions[*i].sig.clone()).or_default().push(*i);
+            }
+        }
+        for v in by_sig.values_mut() {
+            v.sort_unstable();
+        }
+        Summaries {
+            by_usr,
+            by_sig,
+            names: program.functions.iter().map(|f| f.name.clone()).collect(),
+            slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect() }
     }
 
     /// No summaries at all: every user function is an unknown callee (used by unit tests).
     #[cfg(test)]
     pub fn none() -> Summaries {
-        Summaries { by_usr: HashMap::new(), slots: Vec::new() }
+        Summaries { by_usr: HashMap::new(), by_sig: HashMap::new(), names: Vec::new(), slots: Vec::new() }
+    }
+
+    /// The possible targets of an indirect call: address-taken functions of the same type.
+    pub fn targets(&self, sig: &str) -> &[usize] {
+        self.by_sig.get(sig).map_or(&[], |v| v.as_slice())
     }
 
     pub fn index_of(&self, usr: &str) -> Option<usize> {
@@ -111,8 +136,55 @@ impl Summaries {
                     None => Model::unknown(name),
                 }
             }
-            Callee::Indirect(_) => Model::unknown("a function pointer"),
+            Callee::Indirect { sig, .. } => {
+                let targets = self.targets(sig);
+                let sums: Option<Vec<&Summary>> = targets.iter().map(|i| self.get(*i)).collect();
+                match sums {
+                    Some(sums) if !sums.is_empty() => {
+                        let name = if sums.len() == 1 {
+                            // The one function of this type whose address is taken.
+                            self.name_of(targets[0]).to_string()
+                        } else {
+                            format!("a function pointer (one of {} functions)", sums.len())
+                        };
+                        Model::from_summary(&name, &meet(&sums))
+                    }
+                    _ => Model::unknown("a function pointer"),
+                }
+            }
         }
+    }
+
+    fn name_of(&self, i: usize) -> &str {
+        self.names.get(i).map_or("?", |s| s.as_str())
+    }
+}
+
+/// What every possible target of an indirect call surely does: an allocator only if all of them
+/// allocate, a parameter freed only if all free it (freed by some, kept by others: escapes).
+fn meet(sums: &[&Summary]) -> Summary {
+    let n = sums.iter().map(|s| s.params.len()).max().unwrap_or(0);
+    let params = (0..n)
+        .map(|i| {
+            let fates: Vec<ParamFate> = sums.iter().map(|s| s.params.get(i).copied().unwrap_or(ParamFate::Escapes)).collect();
+            if fates.iter().all(|f| *f == ParamFate::Reads) {
+                ParamFate::Reads
+            } else if fates.iter().all(|f| *f == ParamFate::Frees) {
+                ParamFate::Frees
+            } else {
+                ParamFate::Escapes
+            }
+        })
+        .collect();
+    let first = sums[0];
+    let allocator = sums.iter().all(|s| s.allocator);
+    Summary {
+        allocator,
+        origin: if allocator { first.origin.clone() } else { None },
+        always_fresh: sums.iter().all(|s| s.always_fresh),
+        params,
+        returns_param: first.returns_param.filter(|r| sums.iter().all(|s| s.returns_param == Some(*r))),
+        noreturn: sums.iter().all(|s| s.noreturn),
     }
 }
 
@@ -128,6 +200,8 @@ pub struct Model {
     pub noreturn: bool,
     /// Modelled by the library table or a summary (else: the unknown-callee default).
     pub known: bool,
+    /// A fresh result is returned on every path (library allocators: when they succeed).
+    pub always_fresh: bool,
 }
 
 impl Model {
@@ -139,6 +213,7 @@ impl Model {
             escape_from: usize::MAX,
             noreturn: lib.noreturn,
             known: true,
+            always_fresh: true,
         }
     }
 
@@ -161,7 +236,7 @@ impl Model {
             RetEffect::Plain
         };
         let escape_from = s.params.len();
-        Model { name: name.to_string(), ret, args, escape_from, noreturn: s.noreturn, known: true }
+        Model { name: name.to_string(), ret, args, escape_from, noreturn: s.noreturn, known: true, always_fresh: s.always_fresh }
     }
 
     pub fn unknown(name: &str) -> Model {
@@ -172,6 +247,7 @@ impl Model {
             escape_from: 0,
             noreturn: false,
             known: false,
+            always_fresh: false,
         }
     }
 

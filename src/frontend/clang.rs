@@ -337,6 +337,17 @@ pub fn record_fields(t: CXType) -> Vec<(String, CXType)> {
     out
 }
 
+/// The canonical spelling of a function type, or of the function type a pointer points to: the
+/// key that matches indirect calls with their possible targets.
+pub fn function_type_spelling(t: CXType) -> String {
+    let mut c = canonical(t);
+    if c.kind == CXType_Pointer {
+        // SAFETY: plain FFI on a type value.
+        c = canonical(unsafe { clang_getPointeeType(c) });
+    }
+    type_spelling(c)
+}
+
 pub fn type_spelling(t: CXType) -> String {
     // SAFETY: plain FFI.
     take_string(unsafe { clang_getTypeSpelling(t) })

@@ -773,7 +773,10 @@ impl Lowerer<'_, '_, '_> {
                 name: i.name.clone(),
                 usr: i.usr.clone(),
             },
-            None => Callee::Indirect(self.expr(callee_s)),
+            None => {
+                let sig = clang::function_type_spelling(callee_s.ty());
+                Callee::Indirect { target: self.expr(callee_s), sig }
+            }
         };
         let mut args = Vec::with_capacity(arg_cursors.len());
         for a in arg_cursors {

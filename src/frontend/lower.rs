@@ -54,6 +54,9 @@ pub(super) struct TuCtx<'t, 'i> {
     file_ids: HashMap<usize, FileId>,
     last_file: (usize, FileId),
     callees: HashMap<usize, Rc<CalleeInfo>>,
+    /// USRs of functions referenced from the initializers of globals and `static` locals (which
+    /// are not lowered): dispatch tables, callbacks registered at startup.
+    pub address_taken: Vec<String>,
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -65,6 +68,23 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             file_ids: HashMap::new(),
             last_file: (0, FileId(u32::MAX)),
             callees: HashMap::new(),
+            address_taken: Vec::new(),
+        }
+    }
+
+    /// Record every function named inside `c` (an initializer) as address-taken.
+    pub fn collect_function_refs(&mut self, c: Cursor) {
+        let mut stack = vec![c];
+        while let Some(c) = stack.pop() {
+            if c.kind() == CXCursor_DeclRefExpr {
+                if let Some(d) = c.referenced() {
+                    if d.kind() == CXCursor_FunctionDecl {
+                        let usr = self.function_usr(d);
+                        self.address_taken.push(usr);
+                    }
+                }
+            }
+            stack.extend(c.children());
         }
     }
 
@@ -375,7 +395,8 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         None => loc,
     };
     lw.terminate(Terminator::Return(None), end_loc);
-    lw.finish(name, usr, is_static, loc, n_params, returns_pointer)
+    let sig = clang::function_type_spelling(f.ty());
+    lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer)
 }
 
 impl Lowerer<'_, '_, '_> {
@@ -507,12 +528,14 @@ impl Lowerer<'_, '_, '_> {
         b
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         mut self,
         name: String,
         usr: String,
         is_static: bool,
         loc: Loc,
+        sig: String,
         n_params: u32,
         returns_pointer: bool,
     ) -> Function {
@@ -608,6 +631,7 @@ impl Lowerer<'_, '_, '_> {
             usr,
             is_static,
             loc,
+            sig,
             n_params,
             locals: self.locals,
             returns_pointer,
@@ -743,6 +767,7 @@ impl Lowerer<'_, '_, '_> {
         let name = v.spelling();
         let sc = v.storage_class();
         if sc == CX_SC_Static || sc == CX_SC_Extern || v.has_global_storage() {
+            self.cx.collect_function_refs(v);
             let gname = if sc == CX_SC_Extern {
                 name
             } else {

@@ -34,7 +34,7 @@ use clang_sys::*;
 use rayon::prelude::*;
 
 use crate::compdb::CompileCommand;
-use crate::ir::{FileId, Function, Loc, Program};
+use crate::ir::{FileId, Function, Loc, Operand, Program, Rvalue, Stmt};
 
 pub struct FrontendOptions {
     /// Worker threads for parsing and lowering (0: one per core).
@@ -100,6 +100,7 @@ pub fn build_program(cmds: &[CompileCommand], opts: &FrontendOptions) -> (Progra
 struct TuResult {
     files: Vec<PathBuf>,
     functions: Vec<Function>,
+    address_taken: Vec<String>,
     failed: bool,
     errors: usize,
     messages: Vec<String>,
@@ -111,6 +112,7 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     let mut r = TuResult {
         files: Vec::new(),
         functions: Vec::new(),
+        address_taken: Vec::new(),
         failed: false,
         errors: 0,
         messages: Vec::new(),
@@ -196,6 +198,10 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     let t1 = Instant::now();
     let mut cx = lower::TuCtx::new(&tu, &cmd.directory);
     for c in tu.cursor().children() {
+        if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
+            cx.collect_function_refs(c);
+            continue;
+        }
         if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || c.is_in_system_header() {
             continue;
         }
@@ -212,6 +218,7 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
         }
     }
     r.files = std::mem::take(&mut cx.files);
+    r.address_taken = std::mem::take(&mut cx.address_taken);
     r.lower_time = t1.elapsed();
     if opts.verbose {
         r.messages.push(format!(
@@ -332,6 +339,7 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
     let mut kept: HashMap<String, Option<PathBuf>> = HashMap::new();
     let mut clash_reported: HashSet<String> = HashSet::new();
     let mut messages = Vec::new();
+    let mut prog_taken: Vec<String> = Vec::new();
 
     for r in results {
         rep.parse_time += r.parse_time;
@@ -349,6 +357,7 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
             rep.tus_with_errors += 1;
             rep.parse_errors += r.errors;
         }
+        prog.address_taken.extend(r.address_taken.iter().cloned());
         let local_path = |l: Loc| r.files.get(l.file.index()).cloned();
         let mut remap: Vec<Option<FileId>> = vec![None; r.files.len()];
         for mut f in r.functions {
@@ -406,6 +415,25 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
             prog.functions.push(f);
         }
     }
+    // Functions used as values in bodies are address-taken too.
+    for f in &prog.functions {
+        for s in &f.stmts {
+            let mut note = |op: &Operand| {
+                if let Operand::Func { usr, .. } = op {
+                    prog_taken.push(usr.clone());
+                }
+            };
+            match s {
+                Stmt::Assign { src: Rvalue::Use(op), .. } => note(op),
+                Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(&mut note),
+                Stmt::Assign { .. } => {}
+                Stmt::Call { args, .. } => args.iter().for_each(&mut note),
+            }
+        }
+    }
+    prog.address_taken.append(&mut prog_taken);
+    prog.address_taken.sort();
+    prog.address_taken.dedup();
     messages.sort();
     messages.dedup();
     rep.messages = messages;
