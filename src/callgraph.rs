@@ -14,8 +14,8 @@ use crate::summary::Summaries;
 use std::collections::BTreeSet;
 
 pub struct CallGraph {
-    /// Bottom-up waves of function indices; functions of one wave are independent.
-    pub waves: Vec<Vec<usize>>,
+    /// Bottom-up waves of SCCs; the SCCs of one wave are independent of each other.
+    pub waves: Vec<Vec<Scc>>,
     /// SCCs with more than one function or a self call.
     pub recursive_sccs: usize,
     /// Called, not defined in the program, and not in the library model (sorted).
@@ -24,6 +24,15 @@ pub struct CallGraph {
     /// (unknown callees).
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
+}
+
+/// Functions that call each other (directly or through function pointers), summarised together.
+#[derive(Clone, Debug)]
+pub struct Scc {
+    /// Function indices, sorted.
+    pub members: Vec<usize>,
+    /// More than one function, or a function that calls itself.
+    pub recursive: bool,
 }
 
 pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
@@ -63,6 +72,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     for (f, c) in scc_of.iter().enumerate() {
         members[*c].push(f);
     }
+    // Functions are pushed in index order, so every member list is sorted.
     let mut recursive_sccs = 0;
     for c in 0..n_sccs {
         let mut l = 0;
@@ -81,9 +91,13 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         recursive_sccs += usize::from(recursive);
     }
     let depth = level.iter().copied().max().map_or(0, |m| m + 1);
-    let mut waves: Vec<Vec<usize>> = vec![Vec::new(); depth];
-    for (f, c) in scc_of.iter().enumerate() {
-        waves[level[*c]].push(f);
+    let mut waves: Vec<Vec<Scc>> = vec![Vec::new(); depth];
+    for (c, m) in members.into_iter().enumerate() {
+        let recursive = m.len() > 1 || m.iter().any(|f| callees[*f].contains(f));
+        waves[level[c]].push(Scc { members: m, recursive });
+    }
+    for w in waves.iter_mut() {
+        w.sort_by_key(|s| s.members[0]);
     }
     CallGraph { waves, recursive_sccs, undefined: undefined.into_iter().collect(), indirect_calls, unresolved_indirect }
 }

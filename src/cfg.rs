@@ -19,7 +19,7 @@ use crate::ir::{
     Terminator,
 };
 use crate::libmodel::{ArgEffect, RetEffect, Success};
-use crate::summary::{Model, Summaries};
+use crate::summary::{Model, Summaries, Summary};
 use hashbrown::{HashMap, HashSet};
 use std::cell::RefCell;
 
@@ -106,11 +106,11 @@ pub fn source_success(model: &Model) -> Option<Success> {
 }
 
 /// The callee models of a function's statements.
-pub fn call_models(func: &Function, summaries: &Summaries) -> Vec<Option<Model>> {
+pub fn call_models(func: &Function, summaries: &Summaries, provisional: &HashMap<usize, Summary>) -> Vec<Option<Model>> {
     func.stmts
         .iter()
         .map(|s| match s {
-            Stmt::Call { callee, .. } => Some(summaries.model(callee)),
+            Stmt::Call { callee, .. } => Some(summaries.model(callee, provisional)),
             Stmt::Assign { .. } => None,
         })
         .collect()

@@ -272,6 +272,7 @@ fn run(args: &Args) -> i32 {
         deallocator_wrappers: out.deallocator_wrappers,
         noreturn_functions: out.noreturn_functions,
         recursive_sccs: out.recursive_sccs,
+        scc_budget_hits: out.scc_budget_hits,
         indirect_calls: out.indirect_calls,
         unresolved_indirect: out.unresolved_indirect,
         undefined_functions: out.undefined_functions.len(),
@@ -375,8 +376,14 @@ fn print_stats(s: &Stats) {
     );
     let _ = writeln!(
         e,
-        "  summaries           {} ({} allocator wrappers, {} deallocator wrappers, {} noreturn), {} recursive SCCs",
-        s.summaries, s.allocator_wrappers, s.deallocator_wrappers, s.noreturn_functions, s.recursive_sccs
+        "  summaries           {} ({} allocator wrappers, {} deallocator wrappers, {} noreturn), {} recursive SCCs ({} without a fixpoint within {} rounds)",
+        s.summaries,
+        s.allocator_wrappers,
+        s.deallocator_wrappers,
+        s.noreturn_functions,
+        s.recursive_sccs,
+        s.scc_budget_hits,
+        Config::standard().max_scc_rounds
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
     let _ = writeln!(

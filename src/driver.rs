@@ -7,7 +7,7 @@
 //! `catch_unwind`, so one bad function becomes a message and the run goes on; results are
 //! collected in function order and then sorted, so output never depends on the thread count.
 
-use crate::callgraph;
+use crate::callgraph::{self, Scc};
 use crate::cfg::{self, FnCx};
 use crate::summary::{Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
@@ -17,6 +17,7 @@ use crate::ir::{Function, Program};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use hashbrown::HashMap;
 use std::time::Duration;
 
 #[derive(Debug, Default, Serialize)]
@@ -47,6 +48,8 @@ pub struct Stats {
     pub deallocator_wrappers: usize,
     pub noreturn_functions: usize,
     pub recursive_sccs: usize,
+    /// Recursive SCCs whose fixpoint hit `max_scc_rounds`: their last round's summaries are used.
+    pub scc_budget_hits: usize,
     pub indirect_calls: usize,
     /// Indirect calls with no address-taken function of their type: unknown callees.
     pub unresolved_indirect: usize,
@@ -92,6 +95,8 @@ pub struct AnalysisOutput {
     pub recursive_sccs: usize,
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
+    /// Recursive SCCs whose summaries had not converged when the round budget ran out.
+    pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
     pub undefined_functions: Vec<String>,
 }
@@ -107,9 +112,9 @@ struct FnResult {
 pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator, pool: &rayon::ThreadPool) -> AnalysisOutput {
     let summaries = Summaries::new(program);
     let graph = callgraph::build(program, &summaries);
-    let check = |func: &Function| -> Result<FnResult, String> {
+    let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
         let run = || {
-            let cx = FnCx::new(func, cfg::call_models(func, &summaries));
+            let cx = FnCx::new(func, cfg::call_models(func, &summaries, provisional));
             let mut timings = Timings::default();
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
             let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);
@@ -126,17 +131,38 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             format!("{}:{}: internal error while checking '{}': {what}", loc.file, loc.line, func.name)
         })
     };
-    // Bottom-up: a wave only calls functions of earlier waves (or of its own SCC, which it sees
-    // as unknown callees), so its functions are checked in parallel against finished summaries.
-    let mut results: Vec<Option<Result<FnResult, String>>> = (0..program.functions.len()).map(|_| None).collect();
-    for wave in &graph.waves {
-        let done: Vec<(usize, Result<FnResult, String>)> =
-            pool.install(|| wave.par_iter().map(|&i| (i, check(&program.functions[i]))).collect());
-        for (i, r) in done {
-            if let Ok(fr) = &r {
-                summaries.set(i, fr.summary.clone());
+    // Bottom-up: an SCC only calls functions of earlier waves and of itself, so the SCCs of a
+    // wave are checked in parallel against finished summaries. A recursive SCC iterates: each
+    // round checks its members against the previous round's summaries of each other (the first
+    // round sees them as unknown callees), until nothing changes or the round budget runs out.
+    let check_scc = |scc: &Scc| -> (Vec<(usize, Result<FnResult, String>)>, bool) {
+        let mut provisional: HashMap<usize, Summary> = HashMap::new();
+        let rounds = if scc.recursive { config.max_scc_rounds.max(1) } else { 1 };
+        let mut last = Vec::new();
+        for _ in 0..rounds {
+            last = scc.members.iter().map(|&i| (i, check(&program.functions[i], &provisional))).collect::<Vec<_>>();
+            let next: HashMap<usize, Summary> =
+                last.iter().filter_map(|(i, r)| r.as_ref().ok().map(|fr| (*i, fr.summary.clone()))).collect();
+            if !scc.recursive || next == provisional {
+                return (last, false);
             }
-            results[i] = Some(r);
+            provisional = next;
+        }
+        (last, true)
+    };
+    let mut results: Vec<Option<Result<FnResult, String>>> = (0..program.functions.len()).map(|_| None).collect();
+    let mut scc_budget_hits = 0;
+    for wave in &graph.waves {
+        let done: Vec<(Vec<(usize, Result<FnResult, String>)>, bool)> =
+            pool.install(|| wave.par_iter().map(check_scc).collect());
+        for (members, hit) in done {
+            scc_budget_hits += usize::from(hit);
+            for (i, r) in members {
+                if let Ok(fr) = &r {
+                    summaries.set(i, fr.summary.clone());
+                }
+                results[i] = Some(r);
+            }
         }
     }
     let mut out = AnalysisOutput {
@@ -158,6 +184,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         indirect_calls: graph.indirect_calls,
         unresolved_indirect: graph.unresolved_indirect,
         undefined_functions: graph.undefined.clone(),
+        scc_budget_hits,
     };
     for r in results.into_iter().flatten() {
         match r {

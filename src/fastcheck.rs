@@ -36,11 +36,13 @@ pub struct Config {
     pub max_guard_nodes_entry: usize,
     /// MiniSat conflict limit per query.
     pub sat_conflicts: u32,
+    /// Rounds of the summary fixpoint of one recursive SCC.
+    pub max_scc_rounds: usize,
 }
 
 impl Config {
     pub fn standard() -> Config {
-        Config { max_guard_nodes_per_site: 20_000, max_guard_nodes_entry: 50_000, sat_conflicts: 100_000 }
+        Config { max_guard_nodes_per_site: 20_000, max_guard_nodes_entry: 50_000, sat_conflicts: 100_000, max_scc_rounds: 4 }
     }
 }
 
@@ -1023,7 +1025,7 @@ mod tests {
     }
 
     fn check(f: &Function) -> Vec<SiteVerdict> {
-        let cx = FnCx::new(f, crate::cfg::call_models(f, &crate::summary::Summaries::none()));
+        let cx = FnCx::new(f, crate::cfg::call_models(f, &crate::summary::Summaries::none(), &Default::default()));
         check_function(&cx, &Config::standard(), false, &mut Timings::default())
     }
 
@@ -1211,7 +1213,7 @@ mod budget_tests {
             f.blocks[head].term = Terminator::Branch { cond: cond.clone(), then_: BlockId(side as u32), else_: BlockId(next as u32) };
             f.blocks[side].term = Terminator::Return(None);
         }
-        let cx = FnCx::new(&f, crate::cfg::call_models(&f, &crate::summary::Summaries::none()));
+        let cx = FnCx::new(&f, crate::cfg::call_models(&f, &crate::summary::Summaries::none(), &Default::default()));
         let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
         let v = check_function(&cx, &tight, false, &mut Timings::default());
         assert_eq!(v[0].category, Category::OverBudget);

@@ -122,11 +122,14 @@ impl Summaries {
     }
 
     /// What a call to `callee` does, as the checker needs it.
-    pub fn model(&self, callee: &Callee) -> Model {
+    /// What a call to `callee` does, as the checker needs it. `provisional` holds the summaries
+    /// of the current SCC's members from the previous round of its fixpoint.
+    pub fn model(&self, callee: &Callee, provisional: &HashMap<usize, Summary>) -> Model {
+        let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
         match callee {
             Callee::Direct { name, usr } => {
                 if let Some(i) = self.index_of(usr) {
-                    return match self.get(i) {
+                    return match get(i) {
                         Some(s) => Model::from_summary(name, s),
                         None => Model::unknown(name),
                     };
@@ -138,7 +141,7 @@ impl Summaries {
             }
             Callee::Indirect { sig, .. } => {
                 let targets = self.targets(sig);
-                let sums: Option<Vec<&Summary>> = targets.iter().map(|i| self.get(*i)).collect();
+                let sums: Option<Vec<&Summary>> = targets.iter().map(|i| get(*i)).collect();
                 match sums {
                     Some(sums) if !sums.is_empty() => {
                         let name = if sums.len() == 1 {
