@@ -16,6 +16,8 @@ use std::collections::BTreeSet;
 pub struct CallGraph {
     /// Bottom-up waves of SCCs; the SCCs of one wave are independent of each other.
     pub waves: Vec<Vec<Scc>>,
+    /// Callees (defined functions, direct and possible indirect targets) of every function.
+    pub callees: Vec<Vec<usize>>,
     /// SCCs with more than one function or a self call.
     pub recursive_sccs: usize,
     /// Called, not defined in the program, and not in the library model (sorted).
@@ -99,7 +101,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     for w in waves.iter_mut() {
         w.sort_by_key(|s| s.members[0]);
     }
-    CallGraph { waves, recursive_sccs, undefined: undefined.into_iter().collect(), indirect_calls, unresolved_indirect }
+    CallGraph { waves, callees, recursive_sccs, undefined: undefined.into_iter().collect(), indirect_calls, unresolved_indirect }
 }
 
 /// Iterative Tarjan: SCC id of every node, numbered so that an SCC's callees come first.

@@ -90,7 +90,7 @@ pub struct FnCx<'a> {
     pub groups: Vec<Vec<AtomId>>,
     rd_memo: RefCell<HashMap<LocalId, Vec<std::rc::Rc<[Def]>>>>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
-    models: Vec<Option<Model>>,
+    models: Vec<Option<Model<'a>>>,
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -106,7 +106,11 @@ pub fn source_success(model: &Model) -> Option<Success> {
 }
 
 /// The callee models of a function's statements.
-pub fn call_models(func: &Function, summaries: &Summaries, provisional: &HashMap<usize, Summary>) -> Vec<Option<Model>> {
+pub fn call_models<'a>(
+    func: &'a Function,
+    summaries: &'a Summaries,
+    provisional: &HashMap<usize, Summary>,
+) -> Vec<Option<Model<'a>>> {
     func.stmts
         .iter()
         .map(|s| match s {
@@ -117,7 +121,7 @@ pub fn call_models(func: &Function, summaries: &Summaries, provisional: &HashMap
 }
 
 impl<'a> FnCx<'a> {
-    pub fn new(func: &'a Function, models: Vec<Option<Model>>) -> FnCx<'a> {
+    pub fn new(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
         let addr_temps = find_addr_temps(func);
         let tracked = compute_tracked(func, &addr_temps, &models);
         let dag = build_dag(func);
@@ -143,7 +147,7 @@ impl<'a> FnCx<'a> {
         cx
     }
 
-    pub fn model(&self, sid: StmtId) -> Option<&Model> {
+    pub fn model(&self, sid: StmtId) -> Option<&Model<'a>> {
         self.models.get(sid.index()).and_then(|m| m.as_ref())
     }
 

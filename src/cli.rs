@@ -239,7 +239,9 @@ fn run(args: &Args) -> i32 {
         }
     };
     let policy = Policy { all_categories: args.all_categories };
+    let analysis_started = Instant::now();
     let out = driver::analyze(&program, &Config::standard(), &policy, &at, &pool);
+    let analysis_wall = analysis_started.elapsed();
     for e in &out.internal_errors {
         eprintln!("{e}");
     }
@@ -285,6 +287,7 @@ fn run(args: &Args) -> i32 {
             ir: driver::ms(fe.lower_time),
             value_flow: driver::ms(out.timings.value_flow),
             guards_sat: driver::ms(out.timings.sat),
+            analysis: driver::ms(analysis_wall),
             wall: driver::ms(started.elapsed()),
         },
     };
@@ -408,8 +411,8 @@ fn print_stats(s: &Stats) {
     let t = &s.time_ms;
     let _ = writeln!(
         e,
-        "  time (ms)           parse {} | ir {} | value-flow {} | guards+sat {} (summed over threads) | wall {}",
-        t.parse, t.ir, t.value_flow, t.guards_sat, t.wall
+        "  time (ms)           parse {} | ir {} | value-flow {} | guards+sat {} (summed over threads) | analysis {} | wall {}",
+        t.parse, t.ir, t.value_flow, t.guards_sat, t.analysis, t.wall
     );
 }
 

@@ -73,6 +73,8 @@ pub struct PhaseTimes {
     pub value_flow: u64,
     /// Solver queries, summed over worker threads.
     pub guards_sat: u64,
+    /// Wall-clock time of the analysis after parsing and lowering: call graph, summaries, checks.
+    pub analysis: u64,
     /// Wall-clock time of the whole run.
     pub wall: u64,
 }
@@ -114,11 +116,29 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     let graph = callgraph::build(program, &summaries);
     let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
         let run = || {
-            let cx = FnCx::new(func, cfg::call_models(func, &summaries, provisional));
+            let models = cfg::call_models(func, &summaries, provisional);
+            // Most functions neither allocate nor take pointers: their summary needs no CFG views.
+            let allocates = models.iter().flatten().any(|m| cfg::source_success(m).is_some());
+            let takes_pointers = func.params().any(|p| func.local(p).is_pointer);
+            if !allocates && !takes_pointers {
+                let noreturn =
+                    fastcheck::never_returns(func, |s| models.get(s.index()).and_then(|m| m.as_ref()).is_some_and(|m| m.noreturn));
+                let summary = Summary::plain(func.n_params as usize, noreturn);
+                return FnResult {
+                    verdicts: Vec::new(),
+                    diagnostics: Vec::new(),
+                    timings: Timings::default(),
+                    irreducible: false,
+                    summary,
+                };
+            }
+            let cx = FnCx::new(func, models);
             let mut timings = Timings::default();
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
             let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);
+            let started = std::time::Instant::now();
             let summary = fastcheck::summarize(&cx, config, &verdicts);
+            timings.value_flow += started.elapsed();
             FnResult { verdicts, diagnostics, timings, irreducible: cx.dag.dropped_edges > 0, summary }
         };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
@@ -136,19 +156,44 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     // round checks its members against the previous round's summaries of each other (the first
     // round sees them as unknown callees), until nothing changes or the round budget runs out.
     let check_scc = |scc: &Scc| -> (Vec<(usize, Result<FnResult, String>)>, bool) {
+        let run_all = |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
+            members.par_iter().map(|&i| (i, check(&program.functions[i], provisional))).collect()
+        };
+        let mut last: HashMap<usize, Result<FnResult, String>> = run_all(&scc.members, &HashMap::new()).into_iter().collect();
+        let mut converged = !scc.recursive;
         let mut provisional: HashMap<usize, Summary> = HashMap::new();
-        let rounds = if scc.recursive { config.max_scc_rounds.max(1) } else { 1 };
-        let mut last = Vec::new();
-        for _ in 0..rounds {
-            last = scc.members.iter().map(|&i| (i, check(&program.functions[i], &provisional))).collect::<Vec<_>>();
+        for _ in 1..config.max_scc_rounds.max(1) {
+            if converged {
+                break;
+            }
+            // Re-check only the members that call a member whose summary changed.
             let next: HashMap<usize, Summary> =
                 last.iter().filter_map(|(i, r)| r.as_ref().ok().map(|fr| (*i, fr.summary.clone()))).collect();
-            if !scc.recursive || next == provisional {
-                return (last, false);
-            }
+            let changed: Vec<usize> = scc.members.iter().copied().filter(|i| next.get(i) != provisional.get(i)).collect();
             provisional = next;
+            let dirty: Vec<usize> = scc
+                .members
+                .iter()
+                .copied()
+                .filter(|i| graph.callees[*i].iter().any(|c| changed.binary_search(c).is_ok()))
+                .collect();
+            if dirty.is_empty() {
+                converged = true;
+                break;
+            }
+            for (i, r) in run_all(&dirty, &provisional) {
+                last.insert(i, r);
+            }
         }
-        (last, true)
+        if !converged {
+            // The last round's summaries must also agree with what its members were checked against.
+            let next: HashMap<usize, Summary> =
+                last.iter().filter_map(|(i, r)| r.as_ref().ok().map(|fr| (*i, fr.summary.clone()))).collect();
+            converged = next == provisional;
+        }
+        let mut out: Vec<(usize, Result<FnResult, String>)> = last.into_iter().collect();
+        out.sort_by_key(|x| x.0);
+        (out, !converged)
     };
     let mut results: Vec<Option<Result<FnResult, String>>> = (0..program.functions.len()).map(|_| None).collect();
     let mut scc_budget_hits = 0;

@@ -123,6 +123,9 @@ struct State {
     p: GuardId,
     /// Tracked locals that may hold the cell, with their guards; sorted by local, no FALSE.
     h: Vec<(LocalId, GuardId)>,
+    /// Locals whose value came back from a call that returns an argument (`strchr`, `fgets`):
+    /// they point into the cell but may be NULL, so their NULL tests are not folded. Sorted.
+    maybe_null: Vec<LocalId>,
 }
 
 impl Default for GuardId {
@@ -144,6 +147,18 @@ impl State {
             Err(_) if g == GuardId::FALSE => {}
             Err(i) => self.h.insert(i, (x, g)),
         }
+    }
+    fn set_maybe_null(&mut self, x: LocalId, yes: bool) {
+        match (self.maybe_null.binary_search(&x), yes) {
+            (Ok(i), false) => {
+                self.maybe_null.remove(i);
+            }
+            (Err(i), true) => self.maybe_null.insert(i, x),
+            _ => {}
+        }
+    }
+    fn is_maybe_null(&self, op: &Operand) -> bool {
+        op.local().is_some_and(|y| self.maybe_null.binary_search(&y).is_ok())
     }
 }
 
@@ -258,7 +273,7 @@ fn check_site(
     };
     let allocator = match callee {
         Callee::Direct { name, .. } => name.clone(),
-        Callee::Indirect { .. } => "?".to_string(),
+        Callee::Indirect { .. } => cx.model(stmt).map_or("a function pointer", |m| m.name).to_string(),
     };
     let mut verdict = SiteVerdict {
         stmt,
@@ -429,7 +444,7 @@ fn flow(cx: &FnCx, guards: &mut Guards, node0: DagNode, first_idx: usize, x: Loc
     let start = cx.dag.order[node0.index()] as usize;
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         let (mut st, first) = if pos == start {
-            let mut st = State { p: GuardId::TRUE, h: Vec::new() };
+            let mut st = State { p: GuardId::TRUE, h: Vec::new(), maybe_null: Vec::new() };
             st.set(x, GuardId::TRUE);
             (st, first_idx)
         } else {
@@ -473,7 +488,7 @@ fn flow(cx: &FnCx, guards: &mut Guards, node0: DagNode, first_idx: usize, x: Loc
         // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
         let sure_then = match &block.term {
             Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
-                CondKind::Truthy(op) => op.local().is_some_and(|y| st.get(y) == st.p),
+                CondKind::Truthy(op) => !st.is_maybe_null(op) && op.local().is_some_and(|y| st.get(y) == st.p),
                 _ => false,
             },
             _ => false,
@@ -490,7 +505,8 @@ fn flow(cx: &FnCx, guards: &mut Guards, node0: DagNode, first_idx: usize, x: Loc
             if l == GuardId::FALSE {
                 continue;
             }
-            let mut out = State { p: guards.and(st.p, l), h: Vec::with_capacity(st.h.len()) };
+            let mut out =
+                State { p: guards.and(st.p, l), h: Vec::with_capacity(st.h.len()), maybe_null: st.maybe_null.clone() };
             if out.p == GuardId::FALSE {
                 continue;
             }
@@ -576,7 +592,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         origin,
         params,
         returns_param,
-        noreturn: never_returns(cx),
+        noreturn: never_returns(func, |s| cx.ends_path(s)),
     }
 }
 
@@ -596,8 +612,7 @@ fn returns_only_fresh(cx: &FnCx) -> bool {
 }
 
 /// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).
-fn never_returns(cx: &FnCx) -> bool {
-    let func = cx.func;
+pub fn never_returns(func: &crate::ir::Function, ends_path: impl Fn(StmtId) -> bool) -> bool {
     let mut seen = vec![false; func.blocks.len()];
     let mut work = vec![func.entry];
     while let Some(b) = work.pop() {
@@ -605,7 +620,7 @@ fn never_returns(cx: &FnCx) -> bool {
             continue;
         }
         let block = func.block(b);
-        if block.stmts.iter().any(|s| cx.ends_path(*s)) {
+        if block.stmts.iter().any(|s| ends_path(*s)) {
             continue;
         }
         match &block.term {
@@ -629,6 +644,9 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
                 let old = cur.get(y);
                 let merged = guards.or(old, g);
                 cur.set(y, merged);
+            }
+            for y in incoming.maybe_null {
+                cur.set_maybe_null(y, true);
             }
         }
     }
@@ -685,7 +703,11 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 }
                 Rvalue::AddrOf(_) => GuardId::FALSE,
             };
-            store(cx, st, dst, g, events);
+            let maybe_null = match src {
+                Rvalue::Use(op) => st.is_maybe_null(op),
+                _ => g != GuardId::FALSE,
+            };
+            store(cx, st, dst, g, maybe_null, events);
         }
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
@@ -720,7 +742,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     }
                     Some(ArgEffect::Keeps) => {
                         let kind = match model {
-                            Some(m) if m.known => EscapeKind::Retained(m.name.clone()),
+                            Some(m) if m.known => EscapeKind::Retained(m.name.to_string()),
                             _ => EscapeKind::UnknownCallee(callee_name(callee)),
                         };
                         events.push(Event { kind: EventKind::Escape(kind), guard: g })
@@ -730,21 +752,25 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             }
             for xo in redefined {
                 st.set(xo, GuardId::FALSE);
+                st.set_maybe_null(xo, false);
             }
             let ret = match model.map(|m| m.ret) {
                 Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(st, a)).unwrap_or(GuardId::FALSE),
                 _ => GuardId::FALSE,
             };
             if let Some(d) = dst {
-                store(cx, st, d, ret, events);
+                store(cx, st, d, ret, ret != GuardId::FALSE, events);
             }
         }
     }
 }
 
-fn store(cx: &FnCx, st: &mut State, dst: &Place, g: GuardId, events: &mut Vec<Event>) {
+fn store(cx: &FnCx, st: &mut State, dst: &Place, g: GuardId, maybe_null: bool, events: &mut Vec<Event>) {
     match dst {
-        Place::Local(l) if cx.is_tracked(*l) => st.set(*l, g),
+        Place::Local(l) if cx.is_tracked(*l) => {
+            st.set(*l, g);
+            st.set_maybe_null(*l, maybe_null && g != GuardId::FALSE);
+        }
         other => {
             if g != GuardId::FALSE {
                 events.push(Event { kind: EventKind::Escape(escape_kind(cx, other)), guard: g });
@@ -775,6 +801,8 @@ fn walk(
     let func = cx.func;
     let mut steps = Vec::new();
     let mut holders: Vec<LocalId> = vec![x];
+    // Holders that came back from an argument-returning call: their NULL tests are not folded.
+    let mut maybe_null: Vec<LocalId> = Vec::new();
     let mut node = node0;
     let mut first = idx0 + 1;
     let mut frees_seen = 0;
@@ -804,6 +832,16 @@ fn walk(
                         }
                         Rvalue::AddrOf(_) => false,
                     };
+                    if let Some(l) = dst.as_local() {
+                        let weak = match src {
+                            Rvalue::Use(op) => op.local().is_some_and(|y| maybe_null.contains(&y)),
+                            _ => carries,
+                        };
+                        maybe_null.retain(|m| *m != l);
+                        if weak && carries {
+                            maybe_null.push(l);
+                        }
+                    }
                     if let Some(step) = assign_holder(cx, &mut holders, dst, carries, loc) {
                         if goal == WalkGoal::Leak {
                             steps.push(step);
@@ -866,6 +904,12 @@ fn walk(
                         _ => false,
                     };
                     if let Some(d) = dst {
+                        if let Some(l) = d.as_local() {
+                            maybe_null.retain(|m| *m != l);
+                            if carries {
+                                maybe_null.push(l);
+                            }
+                        }
                         if let Some(step) = assign_holder(cx, &mut holders, d, carries, loc) {
                             if goal == WalkGoal::Leak {
                                 steps.push(step);
@@ -890,7 +934,7 @@ fn walk(
         let succs = &cx.dag.succs[node.index()];
         let sure_then = match &block.term {
             Terminator::Branch { cond: c, .. } if !cx.dag.is_copy(node) => match &c.kind {
-                CondKind::Truthy(op) => op.local().is_some_and(|y| holders.contains(&y)),
+                CondKind::Truthy(op) => op.local().is_some_and(|y| holders.contains(&y) && !maybe_null.contains(&y)),
                 _ => false,
             },
             _ => false,
@@ -1025,7 +1069,8 @@ mod tests {
     }
 
     fn check(f: &Function) -> Vec<SiteVerdict> {
-        let cx = FnCx::new(f, crate::cfg::call_models(f, &crate::summary::Summaries::none(), &Default::default()));
+        let sums = crate::summary::Summaries::none();
+        let cx = FnCx::new(f, crate::cfg::call_models(f, &sums, &Default::default()));
         check_function(&cx, &Config::standard(), false, &mut Timings::default())
     }
 
@@ -1213,7 +1258,8 @@ mod budget_tests {
             f.blocks[head].term = Terminator::Branch { cond: cond.clone(), then_: BlockId(side as u32), else_: BlockId(next as u32) };
             f.blocks[side].term = Terminator::Return(None);
         }
-        let cx = FnCx::new(&f, crate::cfg::call_models(&f, &crate::summary::Summaries::none(), &Default::default()));
+        let sums = crate::summary::Summaries::none();
+        let cx = FnCx::new(&f, crate::cfg::call_models(&f, &sums, &Default::default()));
         let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
         let v = check_function(&cx, &tight, false, &mut Timings::default());
         assert_eq!(v[0].category, Category::OverBudget);

@@ -53,6 +53,18 @@ pub struct AllocOrigin {
 }
 
 impl Summary {
+    /// A function that allocates nothing and takes no pointers.
+    pub fn plain(n_params: usize, noreturn: bool) -> Summary {
+        Summary {
+            allocator: false,
+            origin: None,
+            always_fresh: false,
+            params: vec![ParamFate::Reads; n_params],
+            returns_param: None,
+            noreturn,
+        }
+    }
+
     pub fn is_deallocator(&self) -> bool {
         self.params.contains(&ParamFate::Frees)
     }
@@ -124,7 +136,7 @@ impl Summaries {
     /// What a call to `callee` does, as the checker needs it.
     /// What a call to `callee` does, as the checker needs it. `provisional` holds the summaries
     /// of the current SCC's members from the previous round of its fixpoint.
-    pub fn model(&self, callee: &Callee, provisional: &HashMap<usize, Summary>) -> Model {
+    pub fn model<'a>(&'a self, callee: &'a Callee, provisional: &HashMap<usize, Summary>) -> Model<'a> {
         let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
         match callee {
             Callee::Direct { name, usr } => {
@@ -144,13 +156,9 @@ impl Summaries {
                 let sums: Option<Vec<&Summary>> = targets.iter().map(|i| get(*i)).collect();
                 match sums {
                     Some(sums) if !sums.is_empty() => {
-                        let name = if sums.len() == 1 {
-                            // The one function of this type whose address is taken.
-                            self.name_of(targets[0]).to_string()
-                        } else {
-                            format!("a function pointer (one of {} functions)", sums.len())
-                        };
-                        Model::from_summary(&name, &meet(&sums))
+                        // With one address-taken function of this type, the call is to it.
+                        let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
+                        Model::from_summary(name, &meet(&sums))
                     }
                     _ => Model::unknown("a function pointer"),
                 }
@@ -193,8 +201,8 @@ fn meet(sums: &[&Summary]) -> Summary {
 
 /// One callee, as the checker sees it.
 #[derive(Clone, Debug)]
-pub struct Model {
-    pub name: String,
+pub struct Model<'a> {
+    pub name: &'a str,
     pub ret: RetEffect,
     pub args: Vec<(usize, ArgEffect)>,
     /// Arguments from this index on that are not in `args` escape instead of being only read:
@@ -207,10 +215,10 @@ pub struct Model {
     pub always_fresh: bool,
 }
 
-impl Model {
-    pub fn from_lib(lib: &libmodel::LibFn) -> Model {
+impl<'a> Model<'a> {
+    pub fn from_lib(lib: &'static libmodel::LibFn) -> Model<'a> {
         Model {
-            name: lib.name.to_string(),
+            name: lib.name,
             ret: lib.ret,
             args: lib.args.to_vec(),
             escape_from: usize::MAX,
@@ -220,7 +228,7 @@ impl Model {
         }
     }
 
-    pub fn from_summary(name: &str, s: &Summary) -> Model {
+    pub fn from_summary(name: &'a str, s: &Summary) -> Model<'a> {
         let args = s
             .params
             .iter()
@@ -239,12 +247,12 @@ impl Model {
             RetEffect::Plain
         };
         let escape_from = s.params.len();
-        Model { name: name.to_string(), ret, args, escape_from, noreturn: s.noreturn, known: true, always_fresh: s.always_fresh }
+        Model { name, ret, args, escape_from, noreturn: s.noreturn, known: true, always_fresh: s.always_fresh }
     }
 
-    pub fn unknown(name: &str) -> Model {
+    pub fn unknown(name: &'a str) -> Model<'a> {
         Model {
-            name: name.to_string(),
+            name,
             ret: RetEffect::Plain,
             args: Vec::new(),
             escape_from: 0,
