@@ -143,7 +143,10 @@ impl<'a> FnCx<'a> {
                 cx.success_atom_of(sid);
             }
         }
-        cx.label_edges();
+        // Correlating tests needs reaching definitions, which only pay off where allocation sites
+        // are checked; a function that only gets summarised gets one atom per test.
+        let correlate = !cx.success_atom.is_empty();
+        cx.label_edges(correlate);
         cx
     }
 
@@ -313,7 +316,7 @@ impl<'a> FnCx<'a> {
     }
 
     /// Give every branch edge its atom literal.
-    fn label_edges(&mut self) {
+    fn label_edges(&mut self, correlate: bool) {
         let n_nodes = self.dag.len();
         // Correlated tests share an atom: same condition over the same reaching definitions.
         let mut by_key: HashMap<String, AtomId> = HashMap::new();
@@ -322,7 +325,7 @@ impl<'a> FnCx<'a> {
         let mut switch_universe: HashMap<String, Vec<i64>> = HashMap::new();
         for ni in 0..self.dag.n_blocks {
             if let Terminator::Switch { on, cases, .. } = &self.func.block(self.dag.block[ni]).term {
-                let key = self.switch_key(on, DagNode(ni as u32)).unwrap_or_else(|| format!("switch@{ni}"));
+                let key = self.switch_key(on, DagNode(ni as u32)).filter(|_| correlate).unwrap_or_else(|| format!("switch@{ni}"));
                 let u = switch_universe.entry(key).or_default();
                 u.extend(cases.iter().map(|c| c.0));
                 u.sort_unstable();
@@ -349,7 +352,8 @@ impl<'a> FnCx<'a> {
             match &term {
                 Terminator::Branch { cond, then_, else_ } => {
                     let idx = self.stmts_of(node).len();
-                    let (atom, positive) = match self.classify_cond(&cond.kind, node, idx) {
+                    let class = if correlate { self.classify_cond(&cond.kind, node, idx) } else { CondClass::Opaque };
+                    let (atom, positive) = match class {
                         CondClass::Success { stmt, then_on_success } => (self.success_atom_of(stmt), then_on_success),
                         CondClass::Pure(key) => match by_key.get(&key) {
                             Some(a) => (*a, true),
@@ -374,7 +378,7 @@ impl<'a> FnCx<'a> {
                     }
                 }
                 Terminator::Switch { on, cases, default } => {
-                    let key = self.switch_key(on, node).unwrap_or_else(|| format!("switch@{ni}"));
+                    let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or_else(|| format!("switch@{ni}"));
                     let (universe, group) = match switch_atoms.get(&key) {
                         Some(x) => x.clone(),
                         None => {

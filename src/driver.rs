@@ -155,45 +155,59 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     // wave are checked in parallel against finished summaries. A recursive SCC iterates: each
     // round checks its members against the previous round's summaries of each other (the first
     // round sees them as unknown callees), until nothing changes or the round budget runs out.
+    // A recursive SCC is solved with a worklist from an optimistic start (members only read
+    // their arguments and allocate nothing): a member whose summary changes puts its callers in the
+    // SCC back on the list. If the budget (`max_scc_rounds` checks per member) runs out first, a
+    // last pass checks every member against unknown callees instead, so an unfinished fixpoint
+    // costs precision, never a false "freed". The worklist is sequential; other SCCs of the wave
+    // run in parallel.
     let check_scc = |scc: &Scc| -> (Vec<(usize, Result<FnResult, String>)>, bool) {
         let run_all = |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
             members.par_iter().map(|&i| (i, check(&program.functions[i], provisional))).collect()
         };
-        let mut last: HashMap<usize, Result<FnResult, String>> = run_all(&scc.members, &HashMap::new()).into_iter().collect();
-        let mut converged = !scc.recursive;
-        let mut provisional: HashMap<usize, Summary> = HashMap::new();
-        for _ in 1..config.max_scc_rounds.max(1) {
-            if converged {
-                break;
-            }
-            // Re-check only the members that call a member whose summary changed.
-            let next: HashMap<usize, Summary> =
-                last.iter().filter_map(|(i, r)| r.as_ref().ok().map(|fr| (*i, fr.summary.clone()))).collect();
-            let changed: Vec<usize> = scc.members.iter().copied().filter(|i| next.get(i) != provisional.get(i)).collect();
-            provisional = next;
-            let dirty: Vec<usize> = scc
-                .members
-                .iter()
-                .copied()
-                .filter(|i| graph.callees[*i].iter().any(|c| changed.binary_search(c).is_ok()))
-                .collect();
-            if dirty.is_empty() {
-                converged = true;
-                break;
-            }
-            for (i, r) in run_all(&dirty, &provisional) {
-                last.insert(i, r);
+        if !scc.recursive {
+            return (run_all(&scc.members, &HashMap::new()), false);
+        }
+        let mut provisional: HashMap<usize, Summary> = scc
+            .members
+            .iter()
+            .map(|&i| (i, Summary::plain(program.functions[i].n_params as usize, false)))
+            .collect();
+        let in_scc = |i: &usize| scc.members.binary_search(i).is_ok();
+        let mut callers: HashMap<usize, Vec<usize>> = HashMap::new();
+        for &i in &scc.members {
+            for c in graph.callees[i].iter().filter(|c| in_scc(c)) {
+                callers.entry(*c).or_default().push(i);
             }
         }
-        if !converged {
-            // The last round's summaries must also agree with what its members were checked against.
-            let next: HashMap<usize, Summary> =
-                last.iter().filter_map(|(i, r)| r.as_ref().ok().map(|fr| (*i, fr.summary.clone()))).collect();
-            converged = next == provisional;
+        let mut last: HashMap<usize, Result<FnResult, String>> = HashMap::new();
+        let mut queue: std::collections::VecDeque<usize> = scc.members.iter().copied().collect();
+        let mut queued: hashbrown::HashSet<usize> = scc.members.iter().copied().collect();
+        let mut budget = config.max_scc_rounds.max(1) * scc.members.len();
+        while let Some(i) = queue.pop_front() {
+            if budget == 0 {
+                return (run_all(&scc.members, &HashMap::new()), true);
+            }
+            budget -= 1;
+            queued.remove(&i);
+            let r = check(&program.functions[i], &provisional);
+            let new = r.as_ref().ok().map(|fr| fr.summary.clone());
+            if provisional.get(&i) != new.as_ref() {
+                match new {
+                    Some(s) => provisional.insert(i, s),
+                    None => provisional.remove(&i),
+                };
+                for c in callers.get(&i).map(|v| v.as_slice()).unwrap_or(&[]) {
+                    if queued.insert(*c) {
+                        queue.push_back(*c);
+                    }
+                }
+            }
+            last.insert(i, r);
         }
         let mut out: Vec<(usize, Result<FnResult, String>)> = last.into_iter().collect();
         out.sort_by_key(|x| x.0);
-        (out, !converged)
+        (out, false)
     };
     let mut results: Vec<Option<Result<FnResult, String>>> = (0..program.functions.len()).map(|_| None).collect();
     let mut scc_budget_hits = 0;

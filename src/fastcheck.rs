@@ -538,6 +538,11 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             params.push(if decl.is_pointer { ParamFate::Escapes } else { ParamFate::Reads });
             continue;
         }
+        if !may_leave(cx, p) {
+            // Nothing the parameter's value can reach frees, keeps or returns it.
+            params.push(ParamFate::Reads);
+            continue;
+        }
         let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, p, None);
         if guards.over_budget() {
             guards.reset_budget();
@@ -594,6 +599,59 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         returns_param,
         noreturn: never_returns(func, |s| cx.ends_path(s)),
     }
+}
+
+/// A flow-insensitive pre-check for parameter summaries: can the value of `p` (through copies and
+/// argument-returning calls) reach a free, a store outside the tracked locals, a call that keeps or
+/// may keep it, or a `return`? When not, the parameter is only read and the path-sensitive pass is
+/// skipped.
+fn may_leave(cx: &FnCx, p: LocalId) -> bool {
+    let func = cx.func;
+    let mut holders = vec![p];
+    let holds = |holders: &[LocalId], op: &Operand| op.local().is_some_and(|l| holders.contains(&l));
+    loop {
+        let before = holders.len();
+        for (si, s) in func.stmts.iter().enumerate() {
+            let sid = StmtId::from_usize(si);
+            let (dst, carries) = match s {
+                Stmt::Assign { dst, src: Rvalue::Use(op) } => (Some(dst), holds(&holders, op)),
+                Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(|o| holds(&holders, o))),
+                Stmt::Assign { .. } => (None, false),
+                Stmt::Call { dst, args, .. } => {
+                    let model = cx.model(sid);
+                    for (i, a) in args.iter().enumerate() {
+                        if !holds(&holders, a) {
+                            continue;
+                        }
+                        let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
+                        if matches!(effect, Some(ArgEffect::Frees | ArgEffect::FreesOnSuccess | ArgEffect::Keeps)) {
+                            return true;
+                        }
+                    }
+                    let carries = match model.map(|m| m.ret) {
+                        Some(RetEffect::ArgAlias(i)) => args.get(i).is_some_and(|a| holds(&holders, a)),
+                        _ => false,
+                    };
+                    (dst.as_ref(), carries)
+                }
+            };
+            if carries {
+                match dst {
+                    Some(Place::Local(l)) if cx.is_tracked(*l) => {
+                        if !holders.contains(l) {
+                            holders.push(*l);
+                        }
+                    }
+                    Some(_) => return true,
+                    None => {}
+                }
+            }
+        }
+        if holders.len() == before {
+            break;
+        }
+    }
+    func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if holds(&holders, op)))
 }
 
 /// Every `return` with a value returns a local whose definitions all come from one allocating
