@@ -539,6 +539,11 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
 /// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
+/// Which locals are trackable, without building the rest of `FnCx` (for cheap summaries).
+pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
+    compute_tracked(func, &find_addr_temps(func), models)
+}
+
 fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models: &[Option<Model>]) -> Vec<bool> {
     let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
     // Temps holding `&x` that are used anywhere but an out-parameter position.

@@ -117,12 +117,18 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
         let run = || {
             let models = cfg::call_models(func, &summaries, provisional);
-            // Most functions neither allocate nor take pointers: their summary needs no CFG views.
+            // A flow-insensitive look decides most of them: no allocation, and no pointer
+            // parameter whose value can reach a free, a store, a keeping call or a return.
             let allocates = models.iter().flatten().any(|m| cfg::source_success(m).is_some());
-            let takes_pointers = func.params().any(|p| func.local(p).is_pointer);
-            if !allocates && !takes_pointers {
-                let noreturn =
-                    fastcheck::never_returns(func, |s| models.get(s.index()).and_then(|m| m.as_ref()).is_some_and(|m| m.noreturn));
+            let model_of = |s: crate::ir::StmtId| models.get(s.index()).and_then(|m| m.as_ref());
+            let simple = !allocates && {
+                let tracked = cfg::tracked_locals(func, &models);
+                func.params().all(|p| {
+                    !func.local(p).is_pointer || (tracked[p.index()] && !fastcheck::may_leave(func, model_of, &tracked, p))
+                })
+            };
+            if simple {
+                let noreturn = fastcheck::never_returns(func, |s| model_of(s).is_some_and(|m| m.noreturn));
                 let summary = Summary::plain(func.n_params as usize, noreturn);
                 return FnResult {
                     verdicts: Vec::new(),

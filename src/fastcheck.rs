@@ -538,7 +538,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             params.push(if decl.is_pointer { ParamFate::Escapes } else { ParamFate::Reads });
             continue;
         }
-        if !may_leave(cx, p) {
+        if !may_leave(func, |s| cx.model(s), &cx.tracked, p) {
             // Nothing the parameter's value can reach frees, keeps or returns it.
             params.push(ParamFate::Reads);
             continue;
@@ -605,8 +605,12 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
 /// argument-returning calls) reach a free, a store outside the tracked locals, a call that keeps or
 /// may keep it, or a `return`? When not, the parameter is only read and the path-sensitive pass is
 /// skipped.
-fn may_leave(cx: &FnCx, p: LocalId) -> bool {
-    let func = cx.func;
+pub fn may_leave<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
+    tracked: &[bool],
+    p: LocalId,
+) -> bool {
     let mut holders = vec![p];
     let holds = |holders: &[LocalId], op: &Operand| op.local().is_some_and(|l| holders.contains(&l));
     loop {
@@ -618,7 +622,7 @@ fn may_leave(cx: &FnCx, p: LocalId) -> bool {
                 Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(|o| holds(&holders, o))),
                 Stmt::Assign { .. } => (None, false),
                 Stmt::Call { dst, args, .. } => {
-                    let model = cx.model(sid);
+                    let model = model_of(sid);
                     for (i, a) in args.iter().enumerate() {
                         if !holds(&holders, a) {
                             continue;
@@ -637,7 +641,7 @@ fn may_leave(cx: &FnCx, p: LocalId) -> bool {
             };
             if carries {
                 match dst {
-                    Some(Place::Local(l)) if cx.is_tracked(*l) => {
+                    Some(Place::Local(l)) if tracked[l.index()] => {
                         if !holders.contains(l) {
                             holders.push(*l);
                         }
