@@ -9,10 +9,10 @@
 
 use crate::callgraph::{self, Scc};
 use crate::cfg::{self, FnCx};
-use crate::summary::{Summaries, Summary};
+use crate::summary::{ParamFate, Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
-use crate::fastcheck::{self, Config, SiteVerdict, Timings};
+use crate::fastcheck::{self, Config, ParamUse, SiteVerdict, Timings};
 use crate::ir::{Function, Program};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -118,18 +118,32 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         let run = || {
             let models = cfg::call_models(func, &summaries, provisional);
             // A flow-insensitive look decides most of them: no allocation, and no pointer
-            // parameter whose value can reach a free, a store, a keeping call or a return.
+            // parameter whose value may be freed or returned (only read, or escaping).
             let allocates = models.iter().flatten().any(|m| cfg::source_success(m).is_some());
             let model_of = |s: crate::ir::StmtId| models.get(s.index()).and_then(|m| m.as_ref());
-            let simple = !allocates && {
+            let fates: Option<Vec<ParamFate>> = if allocates {
+                None
+            } else {
                 let tracked = cfg::tracked_locals(func, &models);
-                func.params().all(|p| {
-                    !func.local(p).is_pointer || (tracked[p.index()] && !fastcheck::may_leave(func, model_of, &tracked, p))
-                })
+                func.params()
+                    .map(|p| {
+                        if !func.local(p).is_pointer {
+                            return Some(ParamFate::Reads);
+                        }
+                        if !tracked[p.index()] {
+                            return Some(ParamFate::Escapes);
+                        }
+                        match fastcheck::param_use(func, model_of, &tracked, p) {
+                            ParamUse::ReadOnly => Some(ParamFate::Reads),
+                            ParamUse::Escapes => Some(ParamFate::Escapes),
+                            ParamUse::NeedsFlow => None,
+                        }
+                    })
+                    .collect()
             };
-            if simple {
+            if let Some(params) = fates {
                 let noreturn = fastcheck::never_returns(func, |s| model_of(s).is_some_and(|m| m.noreturn));
-                let summary = Summary::plain(func.n_params as usize, noreturn);
+                let summary = Summary { params, ..Summary::plain(func.n_params as usize, noreturn) };
                 return FnResult {
                     verdicts: Vec::new(),
                     diagnostics: Vec::new(),

@@ -538,10 +538,16 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             params.push(if decl.is_pointer { ParamFate::Escapes } else { ParamFate::Reads });
             continue;
         }
-        if !may_leave(func, |s| cx.model(s), &cx.tracked, p) {
-            // Nothing the parameter's value can reach frees, keeps or returns it.
-            params.push(ParamFate::Reads);
-            continue;
+        match param_use(func, |s| cx.model(s), &cx.tracked, p) {
+            ParamUse::ReadOnly => {
+                params.push(ParamFate::Reads);
+                continue;
+            }
+            ParamUse::Escapes => {
+                params.push(ParamFate::Escapes);
+                continue;
+            }
+            ParamUse::NeedsFlow => {}
         }
         let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, p, None);
         if guards.over_budget() {
@@ -601,17 +607,29 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     }
 }
 
-/// A flow-insensitive pre-check for parameter summaries: can the value of `p` (through copies and
-/// argument-returning calls) reach a free, a store outside the tracked locals, a call that keeps or
-/// may keep it, or a `return`? When not, the parameter is only read and the path-sensitive pass is
-/// skipped.
-pub fn may_leave<'m>(
+/// What a flow-insensitive look at a parameter's value (through copies and argument-returning
+/// calls) finds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ParamUse {
+    /// Nothing frees, keeps, stores or returns it: the parameter is only read.
+    ReadOnly,
+    /// Something may keep or store it, and nothing frees or returns it: it escapes. (Flow-
+    /// insensitively: a store after the value was overwritten still counts, which only costs
+    /// precision, never a false "freed".)
+    Escapes,
+    /// It may be freed or returned: only the path-sensitive pass can tell.
+    NeedsFlow,
+}
+
+/// The flow-insensitive pre-check for parameter summaries; see `ParamUse`.
+pub fn param_use<'m>(
     func: &crate::ir::Function,
     model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
     tracked: &[bool],
     p: LocalId,
-) -> bool {
+) -> ParamUse {
     let mut holders = vec![p];
+    let mut escapes = false;
     let holds = |holders: &[LocalId], op: &Operand| op.local().is_some_and(|l| holders.contains(&l));
     loop {
         let before = holders.len();
@@ -627,9 +645,10 @@ pub fn may_leave<'m>(
                         if !holds(&holders, a) {
                             continue;
                         }
-                        let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
-                        if matches!(effect, Some(ArgEffect::Frees | ArgEffect::FreesOnSuccess | ArgEffect::Keeps)) {
-                            return true;
+                        match model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i)) {
+                            Some(ArgEffect::Frees | ArgEffect::FreesOnSuccess) => return ParamUse::NeedsFlow,
+                            Some(ArgEffect::Keeps) => escapes = true,
+                            _ => {}
                         }
                     }
                     let carries = match model.map(|m| m.ret) {
@@ -646,7 +665,7 @@ pub fn may_leave<'m>(
                             holders.push(*l);
                         }
                     }
-                    Some(_) => return true,
+                    Some(_) => escapes = true,
                     None => {}
                 }
             }
@@ -655,7 +674,13 @@ pub fn may_leave<'m>(
             break;
         }
     }
-    func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if holds(&holders, op)))
+    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if holds(&holders, op))) {
+        ParamUse::NeedsFlow
+    } else if escapes {
+        ParamUse::Escapes
+    } else {
+        ParamUse::ReadOnly
+    }
 }
 
 /// Every `return` with a value returns a local whose definitions all come from one allocating
