@@ -1279,6 +1279,28 @@ mod tests {
     }
 
     #[test]
+    fn a_site_over_its_guard_budget_is_classified_not_dropped() {
+        // p = malloc(); then 20 tests `c < i`, each returning early on one side.
+        let mut b = Build::new();
+        let (p, c) = (b.local("p"), b.local("c"));
+        let mut head = b.block();
+        b.call(head, 1, Some(p), "malloc", &[]);
+        for i in 0..20 {
+            let (early, next) = (b.block(), b.block());
+            let cond = CondKind::Cmp(crate::ir::CmpOp::Lt, Operand::Place(Place::Local(c)), Operand::Const(i));
+            b.branch(head, 2, cond, early, next);
+            head = next;
+        }
+        let sums = crate::summary::Summaries::none();
+        let cx = FnCx::new(&b.f, crate::cfg::call_models(&b.f, &sums, &Default::default()));
+        let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
+        let v = check_function(&cx, &tight, false, &mut Timings::default());
+        assert_eq!(v[0].category, Category::OverBudget);
+        let v = check_function(&cx, &Config::standard(), false, &mut Timings::default());
+        assert_eq!(v[0].category, Category::NeverFreedLocal);
+    }
+
+    #[test]
     fn correlated_tests_of_an_unchanged_flag() {
         // if (c) p = malloc(); ...; if (c) free(p);
         let mut b = Build::new();
@@ -1294,63 +1316,5 @@ mod tests {
         b.term(fr, 4, Terminator::Goto(end));
         let v = check(&b.f);
         assert_eq!(v[0].category, Category::FreedAlways, "{:?}", v[0]);
-    }
-}
-
-#[cfg(test)]
-mod budget_tests {
-    use super::*;
-
-    #[test]
-    fn a_site_over_its_guard_budget_is_classified_not_dropped() {
-        // A chain of branches, each returning early, needs more guard nodes than a tiny budget.
-        use crate::ir::{Block, Cond, FileId, Function, LocalDecl, LocalKind};
-        let loc = Loc { file: FileId(0), line: 1, col: 1 };
-        let mut f = Function {
-            name: "f".into(),
-            usr: "c:@F@f".into(),
-            is_static: false,
-            loc,
-            sig: String::new(),
-            n_params: 0,
-            locals: Vec::new(),
-            returns_pointer: false,
-            blocks: Vec::new(),
-            entry: BlockId(0),
-            stmts: Vec::new(),
-            stmt_locs: Vec::new(),
-            lowering_notes: Vec::new(),
-        };
-        for name in ["p", "c"] {
-            f.locals.push(LocalDecl { name: name.into(), kind: LocalKind::Var, is_pointer: true, is_aggregate: false, is_static: false, loc });
-        }
-        let (p, c) = (LocalId(0), LocalId(1));
-        f.stmts.push(Stmt::Call {
-            dst: Some(Place::Local(p)),
-            callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
-            args: Vec::new(),
-        });
-        f.stmt_locs.push(loc);
-        // bb0: p = malloc(); then 20 diamonds testing fresh opaque conditions; last block frees.
-        let n = 20;
-        for i in 0..(2 * n + 1) {
-            let stmts = if i == 0 { vec![StmtId(0)] } else { Vec::new() };
-            f.blocks.push(Block { stmts, term: Terminator::Return(None), term_loc: loc });
-        }
-        for i in 0..n {
-            let head = if i == 0 { 0 } else { 2 * i };
-            let side = 2 * i + 1;
-            let next = 2 * i + 2;
-            let cond = Cond { kind: CondKind::Cmp(crate::ir::CmpOp::Lt, Operand::Place(Place::Local(c)), Operand::Const(i as i64)), text: "c".into(), text_on_else: false };
-            f.blocks[head].term = Terminator::Branch { cond: cond.clone(), then_: BlockId(side as u32), else_: BlockId(next as u32) };
-            f.blocks[side].term = Terminator::Return(None);
-        }
-        let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(&f, crate::cfg::call_models(&f, &sums, &Default::default()));
-        let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
-        let v = check_function(&cx, &tight, false, &mut Timings::default());
-        assert_eq!(v[0].category, Category::OverBudget);
-        let v = check_function(&cx, &Config::standard(), false, &mut Timings::default());
-        assert_eq!(v[0].category, Category::NeverFreedLocal);
     }
 }
