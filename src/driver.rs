@@ -127,11 +127,10 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
                 let tracked = cfg::tracked_locals(func, &models);
                 func.params()
                     .map(|p| {
-                        if !func.local(p).is_pointer {
-                            return Some(ParamFate::Reads);
-                        }
+                        // Integer parameters too: pointers travel cast to `uintptr_t`-like types.
                         if !tracked[p.index()] {
-                            return Some(ParamFate::Escapes);
+                            let aggregate = func.local(p).is_aggregate;
+                            return Some(if aggregate { ParamFate::Reads } else { ParamFate::Escapes });
                         }
                         match fastcheck::param_use(func, model_of, &tracked, p) {
                             ParamUse::ReadOnly => Some(ParamFate::Reads),

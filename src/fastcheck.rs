@@ -533,9 +533,12 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     let mut guards = Guards::new(config.max_guard_nodes_per_site);
     for (i, p) in func.params().enumerate() {
         let decl = func.local(p);
-        if !decl.is_pointer || !cx.is_tracked(p) {
-            // An address-taken pointer parameter may be stored through its address: escapes.
-            params.push(if decl.is_pointer { ParamFate::Escapes } else { ParamFate::Reads });
+        // Integer parameters are followed too: C code passes pointers cast to `uintptr_t`-like
+        // types (`st_insert(table, (st_data_t)key, ..)`) to callees that keep them.
+        if !cx.is_tracked(p) {
+            // An address-taken parameter may be stored through its address: escapes. Aggregates
+            // passed by value do not carry a cell we track.
+            params.push(if decl.is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
             continue;
         }
         match param_use(func, |s| cx.model(s), &cx.tracked, p) {
