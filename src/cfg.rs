@@ -89,6 +89,8 @@ pub struct FnCx<'a> {
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
     rd_memo: RefCell<HashMap<LocalId, Vec<std::rc::Rc<[Def]>>>>,
+    /// Atoms that test "parameter x is non-zero" on its entry value (for flag-guarded frees).
+    pub param_tests: Vec<(AtomId, LocalId)>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
     models: Vec<Option<Model<'a>>>,
 }
@@ -114,7 +116,7 @@ pub fn call_models<'a>(
     func.stmts
         .iter()
         .map(|s| match s {
-            Stmt::Call { callee, .. } => Some(summaries.model(callee, provisional)),
+            Stmt::Call { callee, args, .. } => Some(summaries.model(callee, args, provisional)),
             Stmt::Assign { .. } => None,
         })
         .collect()
@@ -134,6 +136,7 @@ impl<'a> FnCx<'a> {
             success_atom: HashMap::new(),
             groups: Vec::new(),
             rd_memo: RefCell::new(HashMap::new()),
+            param_tests: Vec::new(),
             models,
         };
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
@@ -145,7 +148,8 @@ impl<'a> FnCx<'a> {
         }
         // Correlating tests needs reaching definitions, which only pay off where allocation sites
         // are checked; a function that only gets summarised gets one atom per test.
-        let correlate = !cx.success_atom.is_empty();
+        let correlate = !cx.success_atom.is_empty()
+            || func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
         cx.label_edges(correlate);
         cx
     }
@@ -360,6 +364,12 @@ impl<'a> FnCx<'a> {
                             None => {
                                 let a = self.new_atom();
                                 by_key.insert(key, a);
+                                if let CondKind::Truthy(Operand::Place(Place::Local(x))) = &cond.kind {
+                                    let entry = self.reaching_defs(*x, node, idx).iter().all(|d| *d == Def::Entry);
+                                    if self.func.local(*x).kind == LocalKind::Param && entry {
+                                        self.param_tests.push((a, *x));
+                                    }
+                                }
                                 (a, true)
                             }
                         },

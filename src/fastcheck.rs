@@ -585,6 +585,22 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
                 Answer::Unsat => ParamFate::Frees,
                 _ => ParamFate::Escapes,
             };
+            if fate == ParamFate::Escapes {
+                // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
+                for (atom, flag) in &cx.param_tests {
+                    let Some(flag_index) = func.params().position(|q| q == *flag) else { continue };
+                    let Some(lit) = guards.find_lit(*atom, true) else { continue };
+                    let Some(neg) = guards.find_lit(*atom, false) else { continue };
+                    for (when, l, not_l) in [(true, lit, neg), (false, neg, lit)] {
+                        // Freeing implies the flag test, and the flag test implies freeing.
+                        let only_then = matches!(solver.check(&[(freed_or_ended, true), (not_l, true)]), Answer::Unsat);
+                        let always_then = matches!(solver.check(&[(l, true), (freed_or_ended, false)]), Answer::Unsat);
+                        if only_then && always_then {
+                            fate = ParamFate::FreesIf { flag: flag_index, when };
+                        }
+                    }
+                }
+            }
         }
         if fate != ParamFate::Reads {
             // A parameter that is freed or kept is not also an alias the caller gets back.

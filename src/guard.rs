@@ -110,6 +110,12 @@ impl Guards {
         id
     }
 
+    /// The literal's node if some formula already uses it (the solver can only be asked about
+    /// existing nodes once it borrows the arena).
+    pub fn find_lit(&self, atom: AtomId, positive: bool) -> Option<GuardId> {
+        self.interned.get(&Node::Lit { atom, positive }).copied()
+    }
+
     pub fn lit(&mut self, atom: AtomId, positive: bool) -> GuardId {
         self.intern(Node::Lit { atom, positive })
     }

@@ -8,7 +8,7 @@
 //! call graph bottom-up), and never changes; a callee without a summary yet (a recursive call
 //! inside its own SCC) gets the conservative unknown-callee model.
 
-use crate::ir::{Callee, Program};
+use crate::ir::{Callee, Operand, Program};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use hashbrown::HashMap;
 use std::sync::OnceLock;
@@ -20,6 +20,10 @@ pub enum ParamFate {
     Reads,
     /// Freed on every path that returns (or ends the program).
     Frees,
+    /// Freed exactly when parameter `flag` is non-zero (`when`) or zero (`!when`), and only read
+    /// otherwise: `if (owned) free(p)`. A call with a constant flag frees or only reads; a call with
+    /// any other flag is treated as an escape.
+    FreesIf { flag: usize, when: bool },
     /// Stored somewhere, passed to unknown code, or freed only on some paths: ownership is no
     /// longer the caller's to reason about.
     Escapes,
@@ -66,7 +70,7 @@ impl Summary {
     }
 
     pub fn is_deallocator(&self) -> bool {
-        self.params.contains(&ParamFate::Frees)
+        self.params.iter().any(|p| matches!(p, ParamFate::Frees | ParamFate::FreesIf { .. }))
     }
 }
 
@@ -136,13 +140,13 @@ impl Summaries {
     /// What a call to `callee` does, as the checker needs it.
     /// What a call to `callee` does, as the checker needs it. `provisional` holds the summaries
     /// of the current SCC's members from the previous round of its fixpoint.
-    pub fn model<'a>(&'a self, callee: &'a Callee, provisional: &HashMap<usize, Summary>) -> Model<'a> {
+    pub fn model<'a>(&'a self, callee: &'a Callee, args: &[Operand], provisional: &HashMap<usize, Summary>) -> Model<'a> {
         let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
         match callee {
             Callee::Direct { name, usr } => {
                 if let Some(i) = self.index_of(usr) {
                     return match get(i) {
-                        Some(s) => Model::from_summary(name, s),
+                        Some(s) => Model::from_summary(name, s, args),
                         None => Model::unknown(name),
                     };
                 }
@@ -158,7 +162,7 @@ impl Summaries {
                     Some(sums) if !sums.is_empty() => {
                         // With one address-taken function of this type, the call is to it.
                         let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
-                        Model::from_summary(name, &meet(&sums))
+                        Model::from_summary(name, &meet(&sums), args)
                     }
                     _ => Model::unknown("a function pointer"),
                 }
@@ -178,10 +182,8 @@ fn meet(sums: &[&Summary]) -> Summary {
     let params = (0..n)
         .map(|i| {
             let fates: Vec<ParamFate> = sums.iter().map(|s| s.params.get(i).copied().unwrap_or(ParamFate::Escapes)).collect();
-            if fates.iter().all(|f| *f == ParamFate::Reads) {
-                ParamFate::Reads
-            } else if fates.iter().all(|f| *f == ParamFate::Frees) {
-                ParamFate::Frees
+            if fates.iter().all(|f| *f == fates[0]) {
+                fates[0]
             } else {
                 ParamFate::Escapes
             }
@@ -228,15 +230,22 @@ impl<'a> Model<'a> {
         }
     }
 
-    pub fn from_summary(name: &'a str, s: &Summary) -> Model<'a> {
+    /// A summarised callee at a call with these arguments (a flag-guarded free is decided by a
+    /// constant flag argument).
+    pub fn from_summary(name: &'a str, s: &Summary, call_args: &[Operand]) -> Model<'a> {
         let args = s
             .params
             .iter()
             .enumerate()
-            .filter_map(|(i, f)| match f {
+            .filter_map(|(i, f)| match *f {
                 ParamFate::Reads => None,
                 ParamFate::Frees => Some((i, ArgEffect::Frees)),
                 ParamFate::Escapes => Some((i, ArgEffect::Keeps)),
+                ParamFate::FreesIf { flag, when } => match call_args.get(flag) {
+                    Some(Operand::Const(k)) if (*k != 0) == when => Some((i, ArgEffect::Frees)),
+                    Some(Operand::Const(_)) => None,
+                    _ => Some((i, ArgEffect::Keeps)),
+                },
             })
             .collect();
         let ret = if s.allocator {
