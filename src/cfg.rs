@@ -204,16 +204,15 @@ impl<'a> FnCx<'a> {
         a
     }
 
-    /// Locals written by statement `s` (plain destinations and `&x` out-parameters).
+    /// Locals written by statement `sid` (plain destinations and `&x` out-parameters).
     pub fn defined_locals(&self, sid: StmtId, out: &mut Vec<LocalId>) {
         match self.func.stmt(sid) {
             Stmt::Assign { dst: Place::Local(l), .. } => out.push(*l),
             Stmt::Assign { .. } => {}
-            Stmt::Call { dst, callee, args } => {
+            Stmt::Call { dst, args, .. } => {
                 if let Some(Place::Local(l)) = dst {
                     out.push(*l);
                 }
-                let _ = callee;
                 if let Some(model) = self.model(sid) {
                     for (i, e) in &model.args {
                         if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
@@ -415,9 +414,11 @@ impl<'a> FnCx<'a> {
                         }
                         v
                     };
-                    let dag_block = self.dag.block.clone();
-                    for (target, label) in self.dag.succs[ni].iter_mut() {
-                        let atoms = target_atoms(original_target(&dag_block, *target));
+                    // Split borrows: labels change, the node → block map is only read.
+                    let Dag { succs, block: blocks, .. } = &mut self.dag;
+                    for (target, label) in succs[ni].iter_mut() {
+                        // A copy of a loop header executes the header's block: compare blocks.
+                        let atoms = target_atoms(blocks[target.index()]);
                         *label = match atoms.as_slice() {
                             [] => EdgeLabel::Any(Box::new([])),
                             [a] => EdgeLabel::Lit { atom: *a, positive: true },
@@ -520,10 +521,6 @@ fn flip(op: CmpOp) -> CmpOp {
     }
 }
 
-fn original_target(block: &[BlockId], n: DagNode) -> BlockId {
-    block[n.index()]
-}
-
 fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
     let mut defs: HashMap<LocalId, u32> = HashMap::new();
     let mut addr: HashMap<LocalId, Place> = HashMap::new();
@@ -578,7 +575,7 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
                     }
                 }
             }
-            Stmt::Assign { src, dst } => {
+            Stmt::Assign { src, .. } => {
                 let mut note = |op: &Operand| {
                     if let Some(t) = op.local() {
                         if addr_temps.contains_key(&t) {
@@ -591,7 +588,6 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
                     Rvalue::Opaque(ops) => ops.iter().for_each(&mut note),
                     Rvalue::AddrOf(_) => {}
                 }
-                let _ = dst;
             }
         }
     }
