@@ -2,20 +2,29 @@
 //! scheduled bottom-up.
 //!
 //! Input: `&Program` (functions deduplicated by USR by the front end) and the USR index of
-//! `Summaries`. Output: `CallGraph::waves`, lists of function indices such that every callee of a
-//! function in wave `k` (outside its own SCC) is in a wave before `k`, and the names of functions
-//! called but defined nowhere.
-//! Invariants: an indirect call may reach every address-taken function of the same canonical
-//! type (callbacks, dispatch tables, function-pointer fields); waves and
-//! their contents are sorted, so the schedule never depends on hashing or threads.
+//! `Summaries`. Output: `CallGraph::sccs` in bottom-up order (every SCC's callee SCCs come
+//! before it), with each SCC's callers (`dependents`) and number of callee SCCs (`pending`), so a
+//! scheduler can start an SCC as soon as its callees are done; and the names of functions called
+//! but defined nowhere.
+//! Invariants: an indirect call may reach every address-taken function of a compatible type
+//! (callbacks, dispatch tables, function-pointer fields); SCCs and their member lists are sorted,
+//! so the graph never depends on hashing or threads.
 
 use crate::ir::{Callee, Program, Stmt};
 use crate::summary::Summaries;
 use std::collections::BTreeSet;
 
 pub struct CallGraph {
-    /// Bottom-up waves of SCCs; the SCCs of one wave are independent of each other.
-    pub waves: Vec<Vec<Scc>>,
+    /// SCCs, callees first: every callee SCC of `sccs[k]` has an index below `k`.
+    pub sccs: Vec<Scc>,
+    /// For each SCC, the SCCs that call into it (sorted, unique).
+    pub dependents: Vec<Vec<usize>>,
+    /// For each SCC, how many distinct other SCCs it calls: it can be analysed once that many
+    /// have finished.
+    pub pending: Vec<usize>,
+    /// The length of the longest chain of SCC calls (the number of waves a level-synchronous
+    /// schedule would need), for statistics.
+    pub depth: usize,
     /// Callees (defined functions, direct and possible indirect targets) of every function.
     pub callees: Vec<Vec<usize>>,
     /// SCCs with more than one function or a self call.
@@ -67,41 +76,68 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         callees[i].sort_unstable();
         callees[i].dedup();
     }
-    let (scc_of, n_sccs) = tarjan(&callees);
-    // Tarjan numbers SCCs in reverse topological order: callees get lower numbers.
-    let mut level = vec![0usize; n_sccs];
+    let c = condense(&callees);
+    CallGraph {
+        sccs: c.sccs,
+        dependents: c.dependents,
+        pending: c.pending,
+        depth: c.depth,
+        callees,
+        recursive_sccs: c.recursive_sccs,
+        undefined: undefined.into_iter().collect(),
+        indirect_calls,
+        unresolved_indirect,
+    }
+}
+
+struct Condensed {
+    sccs: Vec<Scc>,
+    dependents: Vec<Vec<usize>>,
+    pending: Vec<usize>,
+    depth: usize,
+    recursive_sccs: usize,
+}
+
+/// The SCC graph of `callees`, bottom-up, with the counts a dependency-driven scheduler needs.
+fn condense(callees: &[Vec<usize>]) -> Condensed {
+    let (scc_of, n_sccs) = tarjan(callees);
+    // Tarjan numbers SCCs in reverse topological order: callees get lower numbers, so the
+    // numbering itself is a bottom-up order.
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n_sccs];
     for (f, c) in scc_of.iter().enumerate() {
         members[*c].push(f);
     }
     // Functions are pushed in index order, so every member list is sorted.
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n_sccs];
+    let mut pending = vec![0usize; n_sccs];
+    let mut level = vec![0usize; n_sccs];
+    let mut sccs = Vec::with_capacity(n_sccs);
     let mut recursive_sccs = 0;
-    for c in 0..n_sccs {
-        let mut l = 0;
-        let mut recursive = members[c].len() > 1;
-        for f in &members[c] {
+    for (c, m) in members.into_iter().enumerate() {
+        let mut recursive = m.len() > 1;
+        let mut deps: Vec<usize> = Vec::new();
+        for f in &m {
             for g in &callees[*f] {
                 let cg = scc_of[*g];
                 if cg == c {
                     recursive = true;
                 } else {
-                    l = l.max(level[cg] + 1);
+                    deps.push(cg);
                 }
             }
         }
-        level[c] = l;
+        deps.sort_unstable();
+        deps.dedup();
+        pending[c] = deps.len();
+        for d in deps {
+            level[c] = level[c].max(level[d] + 1);
+            dependents[d].push(c);
+        }
         recursive_sccs += usize::from(recursive);
+        sccs.push(Scc { members: m, recursive });
     }
     let depth = level.iter().copied().max().map_or(0, |m| m + 1);
-    let mut waves: Vec<Vec<Scc>> = vec![Vec::new(); depth];
-    for (c, m) in members.into_iter().enumerate() {
-        let recursive = m.len() > 1 || m.iter().any(|f| callees[*f].contains(f));
-        waves[level[c]].push(Scc { members: m, recursive });
-    }
-    for w in waves.iter_mut() {
-        w.sort_by_key(|s| s.members[0]);
-    }
-    CallGraph { waves, callees, recursive_sccs, undefined: undefined.into_iter().collect(), indirect_calls, unresolved_indirect }
+    Condensed { sccs, dependents, pending, depth, recursive_sccs }
 }
 
 /// Iterative Tarjan: SCC id of every node, numbered so that an SCC's callees come first.
@@ -172,5 +208,29 @@ mod tests {
         assert_eq!(n, 3);
         assert_eq!(scc[1], scc[2]);
         assert!(scc[1] < scc[0], "callee SCC numbered first");
+    }
+
+    #[test]
+    fn dependents_and_pending_counts() {
+        // 0 → {1, 3}, 1 ⇄ 2, 4 → 3: SCCs {3}, {1,2}, {0}, {4} in some bottom-up order.
+        let succ = vec![vec![1, 3], vec![2], vec![1], vec![], vec![3]];
+        let c = condense(&succ);
+        assert_eq!(c.sccs.len(), 4);
+        assert_eq!(c.recursive_sccs, 1);
+        let at = |f: usize| c.sccs.iter().position(|s| s.members.contains(&f)).unwrap();
+        assert_eq!(c.sccs[at(1)].members, vec![1, 2]);
+        assert!(c.sccs[at(1)].recursive && !c.sccs[at(0)].recursive);
+        for (k, s) in c.sccs.iter().enumerate() {
+            for f in &s.members {
+                for g in &succ[*f] {
+                    assert!(at(*g) <= k, "callee SCC {} after caller SCC {k}", at(*g));
+                }
+            }
+        }
+        assert_eq!(c.pending[at(0)], 2, "0 waits for {{1,2}} and {{3}}");
+        assert_eq!(c.pending[at(4)], 1);
+        assert_eq!(c.pending[at(3)], 0);
+        assert_eq!(c.dependents[at(3)], { let mut v = vec![at(0), at(4)]; v.sort(); v });
+        assert_eq!(c.depth, 2);
     }
 }

@@ -274,6 +274,8 @@ fn run(args: &Args) -> i32 {
         deallocator_wrappers: out.deallocator_wrappers,
         noreturn_functions: out.noreturn_functions,
         recursive_sccs: out.recursive_sccs,
+        sccs: out.sccs,
+        callgraph_depth: out.callgraph_depth,
         scc_budget_hits: out.scc_budget_hits,
         indirect_calls: out.indirect_calls,
         unresolved_indirect: out.unresolved_indirect,
@@ -379,14 +381,16 @@ fn print_stats(s: &Stats) {
     );
     let _ = writeln!(
         e,
-        "  summaries           {} ({} allocator wrappers, {} deallocator wrappers, {} noreturn), {} recursive SCCs ({} without a fixpoint within {} rounds)",
+        "  summaries           {} ({} allocator wrappers, {} deallocator wrappers, {} noreturn); {} SCCs, {} recursive ({} without a fixpoint within {} rounds), call depth {}",
         s.summaries,
         s.allocator_wrappers,
         s.deallocator_wrappers,
         s.noreturn_functions,
+        s.sccs,
         s.recursive_sccs,
         s.scc_budget_hits,
-        Config::standard().max_scc_rounds
+        Config::standard().max_scc_rounds,
+        s.callgraph_depth
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
     let _ = writeln!(

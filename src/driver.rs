@@ -7,7 +7,7 @@
 //! `catch_unwind`, so one bad function becomes a message and the run goes on; results are
 //! collected in function order and then sorted, so output never depends on the thread count.
 
-use crate::callgraph::{self, Scc};
+use crate::callgraph::{self, CallGraph, Scc};
 use crate::cfg::{self, FnCx};
 use crate::summary::{ParamFate, Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
@@ -18,6 +18,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use hashbrown::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 #[derive(Debug, Default, Serialize)]
@@ -48,6 +50,9 @@ pub struct Stats {
     pub deallocator_wrappers: usize,
     pub noreturn_functions: usize,
     pub recursive_sccs: usize,
+    /// SCCs of the call graph, and its longest chain of SCC calls.
+    pub sccs: usize,
+    pub callgraph_depth: usize,
     /// Recursive SCCs whose fixpoint hit `max_scc_rounds`: their last round's summaries are used.
     pub scc_budget_hits: usize,
     pub indirect_calls: usize,
@@ -95,6 +100,8 @@ pub struct AnalysisOutput {
     pub noreturn_functions: usize,
     pub summaries: usize,
     pub recursive_sccs: usize,
+    pub sccs: usize,
+    pub callgraph_depth: usize,
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
     /// Recursive SCCs whose summaries had not converged when the round budget ran out.
@@ -170,17 +177,14 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             format!("{}:{}: internal error while checking '{}': {what}", loc.file, loc.line, func.name)
         })
     };
-    // Bottom-up: an SCC only calls functions of earlier waves and of itself, so the SCCs of a
-    // wave are checked in parallel against finished summaries. A recursive SCC iterates: each
-    // round checks its members against the previous round's summaries of each other (the first
-    // round sees them as unknown callees), until nothing changes or the round budget runs out.
+    // Bottom-up: an SCC only calls functions of SCCs finished before it starts, and itself.
     // A recursive SCC is solved with a worklist from an optimistic start (members only read
     // their arguments and allocate nothing): a member whose summary changes puts its callers in the
     // SCC back on the list. If the budget (`max_scc_rounds` checks per member) runs out first, a
     // last pass checks every member against unknown callees instead, so an unfinished fixpoint
-    // costs precision, never a false "freed". The worklist is sequential; other SCCs of the wave
-    // run in parallel.
-    let check_scc = |scc: &Scc| -> (Vec<(usize, Result<FnResult, String>)>, bool) {
+    // costs precision, never a false "freed". The worklist is sequential; other SCCs run in
+    // parallel.
+    let check_scc = |scc: &Scc| -> SccResult {
         let run_all = |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
             members.par_iter().map(|&i| (i, check(&program.functions[i], provisional))).collect()
         };
@@ -228,21 +232,28 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         out.sort_by_key(|x| x.0);
         (out, false)
     };
-    let mut results: Vec<Option<Result<FnResult, String>>> = (0..program.functions.len()).map(|_| None).collect();
-    let mut scc_budget_hits = 0;
-    for wave in &graph.waves {
-        let done: Vec<(Vec<(usize, Result<FnResult, String>)>, bool)> =
-            pool.install(|| wave.par_iter().map(check_scc).collect());
-        for (members, hit) in done {
-            scc_budget_hits += usize::from(hit);
-            for (i, r) in members {
-                if let Ok(fr) = &r {
-                    summaries.set(i, fr.summary.clone());
-                }
-                results[i] = Some(r);
+    // Dependency-driven: an SCC starts as soon as the last SCC it calls has its summaries, not
+    // when a whole level of the call graph is done. Each function's result depends only on the
+    // summaries of its callees, which are final before it starts, so the output does not depend
+    // on the order in which independent SCCs happen to run.
+    let sched = Sched {
+        graph: &graph,
+        summaries: &summaries,
+        check_scc: &check_scc,
+        pending: graph.pending.iter().map(|&n| AtomicUsize::new(n)).collect(),
+        results: Mutex::new((0..program.functions.len()).map(|_| None).collect()),
+        budget_hits: AtomicUsize::new(0),
+    };
+    pool.install(|| {
+        rayon::scope(|s| {
+            for k in (0..graph.sccs.len()).filter(|&k| graph.pending[k] == 0) {
+                let sched = &sched;
+                s.spawn(move |s| run_scc(s, sched, k));
             }
-        }
-    }
+        })
+    });
+    let scc_budget_hits = sched.budget_hits.load(Ordering::Relaxed);
+    let results = sched.results.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut out = AnalysisOutput {
         diagnostics: Vec::new(),
         internal_errors: Vec::new(),
@@ -259,6 +270,8 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         noreturn_functions: summaries.iter().filter(|s| s.noreturn).count(),
         summaries: summaries.iter().count(),
         recursive_sccs: graph.recursive_sccs,
+        sccs: graph.sccs.len(),
+        callgraph_depth: graph.depth,
         indirect_calls: graph.indirect_calls,
         unresolved_indirect: graph.unresolved_indirect,
         undefined_functions: graph.undefined.clone(),
@@ -289,6 +302,42 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     }
     diag::sort(&mut out.diagnostics);
     out
+}
+
+type SccResult = (Vec<(usize, Result<FnResult, String>)>, bool);
+
+/// What the SCC tasks share: the graph, the write-once summaries, and the countdown of unfinished
+/// callee SCCs per SCC.
+struct Sched<'a, F> {
+    graph: &'a CallGraph,
+    summaries: &'a Summaries,
+    check_scc: &'a F,
+    pending: Vec<AtomicUsize>,
+    results: Mutex<Vec<Option<Result<FnResult, String>>>>,
+    budget_hits: AtomicUsize,
+}
+
+fn run_scc<'s, F>(s: &rayon::Scope<'s>, sched: &'s Sched<'s, F>, k: usize)
+where
+    F: Fn(&Scc) -> SccResult + Sync,
+{
+    let (members, hit) = (sched.check_scc)(&sched.graph.sccs[k]);
+    sched.budget_hits.fetch_add(usize::from(hit), Ordering::Relaxed);
+    {
+        let mut results = sched.results.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, r) in members {
+            if let Ok(fr) = &r {
+                sched.summaries.set(i, fr.summary.clone());
+            }
+            results[i] = Some(r);
+        }
+    }
+    // The summaries are written before the countdown: a dependent that reaches zero sees them.
+    for &d in &sched.graph.dependents[k] {
+        if sched.pending[d].fetch_sub(1, Ordering::AcqRel) == 1 {
+            s.spawn(move |s| run_scc(s, sched, d));
+        }
+    }
 }
 
 pub fn count(diags: &[Diagnostic], rule: Rule) -> usize {
