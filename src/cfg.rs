@@ -604,11 +604,11 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
     }
     for (t, place) in addr_temps {
         if escaping_temps.contains(t) || !out_param_temps.contains(t) {
-            if let Some(x) = place.root_local() {
+            if let Some(x) = place.storage_local() {
                 tracked[x.index()] = false;
             }
         } else if let Place::Local(_) = place {
-        } else if let Some(x) = place.root_local() {
+        } else if let Some(x) = place.storage_local() {
             // `&s.f` of a local aggregate: the aggregate is not a tracked scalar anyway.
             tracked[x.index()] = false;
         }
@@ -618,7 +618,7 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
         if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = s {
             let via_temp = dst.as_local().is_some_and(|t| addr_temps.contains_key(&t));
             if !via_temp {
-                if let Some(x) = p.root_local() {
+                if let Some(x) = p.storage_local() {
                     tracked[x.index()] = false;
                 }
             }

@@ -74,6 +74,10 @@ pub struct Program {
     /// USRs of functions whose address is taken (used as a value in a body or in the initializer
     /// of a global or static variable): the candidates of indirect calls. Sorted, unique.
     pub address_taken: Vec<String>,
+    /// (USR, canonical function type) for every function cast to a pointer to a different
+    /// function type (`(cmp_fn)compare_names`): indirect calls through that type may reach it
+    /// too. Sorted, unique.
+    pub cast_targets: Vec<(String, String)>,
 }
 
 impl Program {
@@ -289,6 +293,16 @@ impl Place {
             _ => None,
         }
     }
+    /// The local whose own storage this place is part of (`s` in `s.a[i]`), if any: `&` of the
+    /// place takes that local's address. `p->a` is in the memory `p` points to, not in `p`.
+    pub fn storage_local(&self) -> Option<LocalId> {
+        match self {
+            Place::Local(l) => Some(*l),
+            Place::Global(_) | Place::Deref(_) => None,
+            Place::Field(p, _) | Place::Index(p) => p.storage_local(),
+        }
+    }
+
     /// The local at the root of an access path (`p` in `p->a.b`), if any.
     pub fn root_local(&self) -> Option<LocalId> {
         match self {

@@ -337,6 +337,7 @@ mod tests {
                 files: vec!["/x/a.c".into()],
                 functions: vec![],
                 address_taken: vec![],
+                cast_targets: vec![],
             },
             f,
         )

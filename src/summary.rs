@@ -77,7 +77,8 @@ impl Summary {
 /// Write-once summaries of every defined function, looked up by USR.
 pub struct Summaries {
     by_usr: HashMap<String, usize>,
-    /// Address-taken functions by canonical type spelling: the targets of indirect calls.
+    /// Address-taken functions by canonical type spelling (their own, and every function type
+    /// they are cast to): the targets of indirect calls.
     by_sig: HashMap<String, Vec<usize>>,
     names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
@@ -95,8 +96,15 @@ impl Summaries {
                 by_sig.entry(program.functions[*i].sig.clone()).or_default().push(*i);
             }
         }
+        // A function cast to another function type is reached through that type too.
+        for (usr, sig) in &program.cast_targets {
+            if let Some(i) = by_usr.get(usr) {
+                by_sig.entry(sig.clone()).or_default().push(*i);
+            }
+        }
         for v in by_sig.values_mut() {
             v.sort_unstable();
+            v.dedup();
         }
         Summaries {
             by_usr,

@@ -348,6 +348,17 @@ pub fn function_type_spelling(t: CXType) -> String {
     type_spelling(c)
 }
 
+/// The canonical spelling of the function type `t` points to, if it is a pointer to a function.
+pub fn pointee_function_spelling(t: CXType) -> Option<String> {
+    let c = canonical(t);
+    if c.kind != CXType_Pointer {
+        return None;
+    }
+    // SAFETY: plain FFI on a type value.
+    let pointee = canonical(unsafe { clang_getPointeeType(c) });
+    matches!(pointee.kind, CXType_FunctionProto | CXType_FunctionNoProto).then(|| type_spelling(pointee))
+}
+
 pub fn type_spelling(t: CXType) -> String {
     // SAFETY: plain FFI.
     take_string(unsafe { clang_getTypeSpelling(t) })

@@ -118,6 +118,19 @@ impl Lowerer<'_, '_, '_> {
     /// The core: returns the value as an `Rvalue`, or `None` when it was already delivered into
     /// `Want::Into`'s place (or there is no value).
     fn lower(&mut self, e0: Cursor, want: Want) -> Option<Rvalue> {
+        let r = self.lower_stripped(e0, want);
+        if let Some(Rvalue::Use(Operand::Func { usr, .. })) = &r {
+            // `(cmp_fn)compare_names`: an indirect call through the cast type may reach it.
+            if e0.kind() == CXCursor_CStyleCastExpr {
+                if let Some(sig) = clang::pointee_function_spelling(e0.ty()) {
+                    self.cx.cast_targets.push((usr.clone(), sig));
+                }
+            }
+        }
+        r
+    }
+
+    fn lower_stripped(&mut self, e0: Cursor, want: Want) -> Option<Rvalue> {
         let e = strip_plain(e0);
         match e.kind() {
             CXCursor_IntegerLiteral | CXCursor_CharacterLiteral | CXCursor_CXXBoolLiteralExpr => {

@@ -57,6 +57,9 @@ pub(super) struct TuCtx<'t, 'i> {
     /// USRs of functions referenced from the initializers of globals and `static` locals (which
     /// are not lowered): dispatch tables, callbacks registered at startup.
     pub address_taken: Vec<String>,
+    /// (USR, function type) for each function cast to a pointer to another function type: an
+    /// indirect call through that type may reach it.
+    pub cast_targets: Vec<(String, String)>,
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -69,6 +72,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             last_file: (0, FileId(u32::MAX)),
             callees: HashMap::new(),
             address_taken: Vec::new(),
+            cast_targets: Vec::new(),
         }
     }
 
@@ -76,6 +80,17 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     pub fn collect_function_refs(&mut self, c: Cursor) {
         let mut stack = vec![c];
         while let Some(c) = stack.pop() {
+            if c.kind() == CXCursor_CStyleCastExpr {
+                let inner = super::expr::strip_plain(c);
+                let func = (inner.kind() == CXCursor_DeclRefExpr)
+                    .then(|| inner.referenced())
+                    .flatten()
+                    .filter(|d| d.kind() == CXCursor_FunctionDecl);
+                if let (Some(d), Some(sig)) = (func, clang::pointee_function_spelling(c.ty())) {
+                    let usr = self.function_usr(d);
+                    self.cast_targets.push((usr, sig));
+                }
+            }
             if c.kind() == CXCursor_DeclRefExpr {
                 if let Some(d) = c.referenced() {
                     if d.kind() == CXCursor_FunctionDecl {

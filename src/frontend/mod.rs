@@ -101,6 +101,7 @@ struct TuResult {
     files: Vec<PathBuf>,
     functions: Vec<Function>,
     address_taken: Vec<String>,
+    cast_targets: Vec<(String, String)>,
     failed: bool,
     errors: usize,
     messages: Vec<String>,
@@ -113,6 +114,7 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
         files: Vec::new(),
         functions: Vec::new(),
         address_taken: Vec::new(),
+        cast_targets: Vec::new(),
         failed: false,
         errors: 0,
         messages: Vec::new(),
@@ -219,6 +221,7 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     }
     r.files = std::mem::take(&mut cx.files);
     r.address_taken = std::mem::take(&mut cx.address_taken);
+    r.cast_targets = std::mem::take(&mut cx.cast_targets);
     r.lower_time = t1.elapsed();
     if opts.verbose {
         r.messages.push(format!(
@@ -358,6 +361,7 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
             rep.parse_errors += r.errors;
         }
         prog.address_taken.extend(r.address_taken.iter().cloned());
+        prog.cast_targets.extend(r.cast_targets.iter().cloned());
         let local_path = |l: Loc| r.files.get(l.file.index()).cloned();
         let mut remap: Vec<Option<FileId>> = vec![None; r.files.len()];
         for mut f in r.functions {
@@ -434,6 +438,8 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
     prog.address_taken.append(&mut prog_taken);
     prog.address_taken.sort();
     prog.address_taken.dedup();
+    prog.cast_targets.sort();
+    prog.cast_targets.dedup();
     messages.sort();
     messages.dedup();
     rep.messages = messages;
