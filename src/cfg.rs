@@ -84,8 +84,13 @@ pub struct FnCx<'a> {
     pub addr_temps: HashMap<LocalId, Place>,
     /// Atoms created so far; `AtomId`s are `0..n_atoms`.
     pub n_atoms: u32,
-    /// Atom of "allocating call `stmt` succeeded".
+    /// Atom of "call `stmt` succeeded": allocating calls, and calls whose callee frees an
+    /// argument depending on its return value.
     pub success_atom: HashMap<StmtId, AtomId>,
+    /// Atom of "argument `.1` of call `.0` is non-zero", for callees that free an argument or
+    /// return a fresh cell depending on a flag argument. It is the atom a branch on that flag
+    /// gets at the same point, so `release(p, owned); if (!owned) free(p);` correlates.
+    pub flag_atom: HashMap<(StmtId, usize), AtomId>,
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
     rd_memo: RefCell<HashMap<LocalId, Vec<std::rc::Rc<[Def]>>>>,
@@ -105,6 +110,25 @@ pub fn source_success(model: &Model) -> Option<Success> {
         ArgEffect::OutRealloc => Some(Success::Always),
         _ => None,
     })
+}
+
+/// The success notion of a call's return value, if anything the checker tracks depends on it:
+/// the call allocates, or frees an argument only when it succeeds or fails.
+pub fn call_success(model: &Model) -> Option<Success> {
+    if let Some(s) = source_success(model) {
+        return Some(s);
+    }
+    let conditional = model.args.iter().any(|(_, e)| matches!(e, ArgEffect::FreesWhen { .. }));
+    model.ret_success.filter(|_| conditional)
+}
+
+/// Flag arguments a call's effect depends on.
+fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = usize> + 'm {
+    let frees = model.args.iter().filter_map(|(_, e)| match e {
+        ArgEffect::FreesIfArg { flag, .. } => Some(*flag),
+        _ => None,
+    });
+    frees.chain(model.fresh_if_arg.map(|f| f.0))
 }
 
 /// The callee models of a function's statements.
@@ -134,6 +158,7 @@ impl<'a> FnCx<'a> {
             addr_temps,
             n_atoms: 0,
             success_atom: HashMap::new(),
+            flag_atom: HashMap::new(),
             groups: Vec::new(),
             rd_memo: RefCell::new(HashMap::new()),
             param_tests: Vec::new(),
@@ -142,13 +167,15 @@ impl<'a> FnCx<'a> {
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
         for s in 0..func.stmts.len() {
             let sid = StmtId::from_usize(s);
-            if cx.source_success(sid).is_some() {
+            if cx.model(sid).and_then(call_success).is_some() {
                 cx.success_atom_of(sid);
             }
         }
         // Correlating tests needs reaching definitions, which only pay off where allocation sites
         // are checked; a function that only gets summarised gets one atom per test.
+        let has_flag_calls = cx.models.iter().flatten().any(|m| flag_args(m).next().is_some());
         let correlate = !cx.success_atom.is_empty()
+            || has_flag_calls
             || func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
         cx.label_edges(correlate);
         cx
@@ -286,10 +313,15 @@ impl<'a> FnCx<'a> {
     /// The single allocating statement every reaching definition of `x` comes from (through
     /// copies), with its success notion.
     pub fn alloc_origin(&self, x: LocalId, node: DagNode, idx: usize) -> Option<(StmtId, Success)> {
-        self.alloc_origin_depth(x, node, idx, 4)
+        self.origin_depth(x, node, idx, 4, false)
     }
 
-    fn alloc_origin_depth(&self, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Option<(StmtId, Success)> {
+    /// Like `alloc_origin`, for any call whose success the checker tracks (`call_success`).
+    fn result_origin(&self, x: LocalId, node: DagNode, idx: usize) -> Option<(StmtId, Success)> {
+        self.origin_depth(x, node, idx, 4, true)
+    }
+
+    fn origin_depth(&self, x: LocalId, node: DagNode, idx: usize, depth: u32, any_call: bool) -> Option<(StmtId, Success)> {
         if !self.is_tracked(x) || depth == 0 {
             return None;
         }
@@ -302,10 +334,11 @@ impl<'a> FnCx<'a> {
             let this = match stmt {
                 Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == x => {
                     // The result of an out-parameter allocator tells whether it succeeded, too.
-                    (sid, self.source_success(sid)?)
+                    let success = if any_call { self.model(sid).and_then(call_success) } else { self.source_success(sid) };
+                    (sid, success?)
                 }
                 Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
-                    self.alloc_origin_depth(*y, dn, di as usize, depth - 1)?
+                    self.origin_depth(*y, dn, di as usize, depth - 1, any_call)?
                 }
                 _ => return None,
             };
@@ -336,6 +369,31 @@ impl<'a> FnCx<'a> {
             }
         }
         let mut switch_atoms: HashMap<String, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
+        // Flag arguments first: a branch on the same unchanged local later finds the atom.
+        for ni in 0..self.dag.n_blocks {
+            let node = DagNode(ni as u32);
+            for (idx, sid) in self.stmts_of(node).iter().enumerate() {
+                let Stmt::Call { args, .. } = self.func.stmt(*sid) else { continue };
+                let flags: Vec<usize> = self.model(*sid).map(|m| flag_args(m).collect()).unwrap_or_default();
+                for flag in flags {
+                    let Some(arg) = args.get(flag) else { continue };
+                    let kind = CondKind::Truthy(arg.clone());
+                    let CondClass::Pure(key) = (if correlate { self.pure_key(&kind, node, idx) } else { CondClass::Opaque }) else {
+                        continue;
+                    };
+                    let atom = match by_key.get(&key) {
+                        Some(a) => *a,
+                        None => {
+                            let a = self.new_atom();
+                            by_key.insert(key, a);
+                            self.note_param_test(a, arg, node, idx);
+                            a
+                        }
+                    };
+                    self.flag_atom.insert((*sid, flag), atom);
+                }
+            }
+        }
         for ni in 0..n_nodes {
             let node = DagNode(ni as u32);
             if self.dag.is_copy(node) {
@@ -363,11 +421,8 @@ impl<'a> FnCx<'a> {
                             None => {
                                 let a = self.new_atom();
                                 by_key.insert(key, a);
-                                if let CondKind::Truthy(Operand::Place(Place::Local(x))) = &cond.kind {
-                                    let entry = self.reaching_defs(*x, node, idx).iter().all(|d| *d == Def::Entry);
-                                    if self.func.local(*x).kind == LocalKind::Param && entry {
-                                        self.param_tests.push((a, *x));
-                                    }
+                                if let CondKind::Truthy(op) = &cond.kind {
+                                    self.note_param_test(a, op, node, idx);
                                 }
                                 (a, true)
                             }
@@ -432,6 +487,39 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// The constant an operand surely holds at the end of `node`: a constant, or a local whose
+    /// every reaching definition assigns the same constant.
+    pub fn constant_value(&self, op: &Operand, node: DagNode) -> Option<i64> {
+        match op {
+            Operand::Const(k) => Some(*k),
+            Operand::Place(Place::Local(x)) if self.is_tracked(*x) => {
+                let defs = self.reaching_defs(*x, node, self.stmts_of(node).len());
+                let mut value = None;
+                for d in defs.iter() {
+                    let Def::At { node: dn, idx } = *d else { return None };
+                    let sid = self.stmts_of(dn)[idx as usize];
+                    let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = self.func.stmt(sid) else { return None };
+                    if value.is_some_and(|v| v != *k) {
+                        return None;
+                    }
+                    value = Some(*k);
+                }
+                value
+            }
+            _ => None,
+        }
+    }
+
+    /// Remember that `atom` tests "parameter `op` is non-zero" on its entry value.
+    fn note_param_test(&mut self, atom: AtomId, op: &Operand, node: DagNode, idx: usize) {
+        if let Some(x) = op.local() {
+            let entry = self.reaching_defs(x, node, idx).iter().all(|d| *d == Def::Entry);
+            if self.func.local(x).kind == LocalKind::Param && entry {
+                self.param_tests.push((atom, x));
+            }
+        }
+    }
+
     /// A key shared by switches over the same local with the same reaching definitions.
     fn switch_key(&self, on: &Operand, node: DagNode) -> Option<String> {
         let x = on.local()?;
@@ -459,7 +547,7 @@ impl<'a> FnCx<'a> {
             },
             CondKind::Opaque => return CondClass::Opaque,
         };
-        if let Some((stmt, success)) = self.alloc_origin(x, node, idx) {
+        if let Some((stmt, success)) = self.result_origin(x, node, idx) {
             let on_success = success.eval_cmp_on_success(op, k);
             let on_failure = success.eval_cmp_on_failure(op, k);
             if let (Some(s), Some(f)) = (on_success, on_failure) {

@@ -184,6 +184,7 @@ fn escapes(kinds: &[EscapeKind]) -> String {
             EscapeKind::UnknownCallee(f) => format!("passed to '{f}'"),
             EscapeKind::Retained(f) => format!("kept by '{f}'"),
             EscapeKind::Discarded => "discarded, but its allocator does not always return fresh memory".to_string(),
+            EscapeKind::Undecided => "returned only when a flag argument says so, which is not known here".to_string(),
         })
         .collect();
     if parts.is_empty() {

@@ -61,6 +61,9 @@ pub enum EscapeKind {
     Retained(String),
     /// The result of an allocator that does not always return fresh memory is discarded.
     Discarded,
+    /// The callee returns a fresh cell only when a flag argument says so, and drip cannot tell
+    /// the flag's value at this call.
+    Undecided,
 }
 
 /// One step of an error path, in execution order.
@@ -100,6 +103,8 @@ pub struct SiteVerdict {
     pub escapes: Vec<EscapeKind>,
     /// Returned to the caller on some path: the function is an allocator (FastCheck 5.6).
     pub returned: bool,
+    /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`).
+    pub returned_if: Option<(usize, bool)>,
     /// SAT queries run for this site.
     pub sat_queries: u32,
 }
@@ -283,8 +288,24 @@ fn check_site(
         double_free: None,
         escapes: Vec::new(),
         returned: false,
+        returned_if: None,
         sat_queries: 0,
     };
+    // A callee that allocates only under a flag argument: the cell exists only when the
+    // caller's flag says so.
+    let mut psrc = psrc;
+    if let Some((flag, when)) = cx.model(stmt).and_then(|m| m.fresh_if_arg) {
+        match cx.flag_atom.get(&(stmt, flag)) {
+            Some(a) => {
+                let l = guards.lit(*a, when);
+                psrc = guards.and(psrc, l);
+            }
+            None => {
+                verdict.escapes.push(EscapeKind::Undecided);
+                return verdict;
+            }
+        }
+    }
     // Where the cell is first stored.
     let out_arg = cx.model(stmt).and_then(|m| {
         m.args
@@ -333,7 +354,7 @@ fn check_site(
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold);
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, None);
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -361,6 +382,25 @@ fn check_site(
     let mut any = GuardId::FALSE;
     for e in &events {
         any = guards.or(any, e.guard);
+    }
+    if guards.over_budget() {
+        guards.reset_budget();
+        verdict.category = Category::OverBudget;
+        return verdict;
+    }
+    // For "allocates only under a flag" summaries: the flag literals to test the returns against.
+    let mut returned_any = GuardId::FALSE;
+    let mut flag_lits = Vec::new();
+    if has_ret {
+        for e in events.iter().filter(|e| matches!(e.kind, EventKind::Return)) {
+            returned_any = guards.or(returned_any, e.guard);
+        }
+        for (atom, flag) in &cx.param_tests {
+            let Some(index) = cx.func.params().position(|q| q == *flag) else { continue };
+            for when in [true, false] {
+                flag_lits.push((index, when, guards.lit(*atom, when)));
+            }
+        }
     }
     if guards.over_budget() {
         guards.reset_budget();
@@ -400,6 +440,13 @@ fn check_site(
             Answer::Unknown => unknown = true,
         }
     }
+    for (index, when, lit) in flag_lits {
+        // Returned only when the flag test holds.
+        if let Answer::Unsat = solver.check(&[(psrc, true), (returned_any, true), (lit, false)]) {
+            verdict.returned_if = Some((index, when));
+            break;
+        }
+    }
     verdict.sat_queries = solver.queries;
     timings.sat += sat_started.elapsed();
     if unknown && leak_model.is_none() && df.is_none() {
@@ -436,8 +483,17 @@ fn check_site(
 
 /// The forward guarded value-flow pass: from statement `first_idx` of `node0`, where local `x`
 /// holds the cell, to every end of the function. Returns the events; the caller checks
-/// `guards.over_budget()`.
-fn flow(cx: &FnCx, guards: &mut Guards, node0: DagNode, first_idx: usize, x: LocalId, fold: Option<(AtomId, bool)>) -> Vec<Event> {
+/// `guards.over_budget()`. With `rets`, also collects every `return` point reached: its path
+/// guard and the returned constant, if it is one.
+fn flow(
+    cx: &FnCx,
+    guards: &mut Guards,
+    node0: DagNode,
+    first_idx: usize,
+    x: LocalId,
+    fold: Option<(AtomId, bool)>,
+    mut rets: Option<&mut Vec<(GuardId, Option<i64>)>>,
+) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
     let mut events: Vec<Event> = Vec::new();
@@ -468,6 +524,9 @@ fn flow(cx: &FnCx, guards: &mut Guards, node0: DagNode, first_idx: usize, x: Loc
             continue;
         }
         let block = cx.func.block(cx.dag.block[nd.index()]);
+        if let (Some(rets), Terminator::Return(op)) = (rets.as_deref_mut(), &block.term) {
+            rets.push((st.p, op.as_ref().and_then(|op| cx.constant_value(op, *nd))));
+        }
         match &block.term {
             Terminator::Return(Some(op)) => {
                 let g = value_guard(&st, op);
@@ -530,6 +589,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     let func = cx.func;
     let mut params = Vec::with_capacity(func.n_params as usize);
     let mut returns_param = None;
+    let mut ret_success = None;
     let mut guards = Guards::new(config.max_guard_nodes_per_site);
     for (i, p) in func.params().enumerate() {
         let decl = func.local(p);
@@ -552,20 +612,21 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             }
             ParamUse::NeedsFlow => {}
         }
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, p, None);
+        let mut rets = Vec::new();
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, p, None, Some(&mut rets));
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
             continue;
         }
-        let mut fate = ParamFate::Reads;
+        let mut freed = GuardId::FALSE;
         let mut freed_or_ended = GuardId::FALSE;
-        let mut frees = false;
+        let mut escaped = GuardId::FALSE;
         for e in &events {
             match e.kind {
-                EventKind::Escape(_) => fate = ParamFate::Escapes,
+                EventKind::Escape(_) => escaped = guards.or(escaped, e.guard),
                 EventKind::Free => {
-                    frees = true;
+                    freed = guards.or(freed, e.guard);
                     freed_or_ended = guards.or(freed_or_ended, e.guard);
                 }
                 EventKind::Exit => freed_or_ended = guards.or(freed_or_ended, e.guard),
@@ -576,32 +637,16 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
                 }
             }
         }
-        if fate == ParamFate::Reads && frees {
-            // Freed on every path (or the path ends): a deallocator. Freed only on some paths
-            // (`if (flag) free(p)`) is not expressed over the caller's values yet, so it counts
-            // as an escape: never a false "freed" or a false "leaked".
-            let mut solver = Solver::new(&guards, &cx.groups, config.sat_conflicts);
-            fate = match solver.check(&[(freed_or_ended, false)]) {
-                Answer::Unsat => ParamFate::Frees,
-                _ => ParamFate::Escapes,
-            };
-            if fate == ParamFate::Escapes {
-                // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
-                for (atom, flag) in &cx.param_tests {
-                    let Some(flag_index) = func.params().position(|q| q == *flag) else { continue };
-                    let Some(lit) = guards.find_lit(*atom, true) else { continue };
-                    let Some(neg) = guards.find_lit(*atom, false) else { continue };
-                    for (when, l, not_l) in [(true, lit, neg), (false, neg, lit)] {
-                        // Freeing implies the flag test, and the flag test implies freeing.
-                        let only_then = matches!(solver.check(&[(freed_or_ended, true), (not_l, true)]), Answer::Unsat);
-                        let always_then = matches!(solver.check(&[(l, true), (freed_or_ended, false)]), Answer::Unsat);
-                        if only_then && always_then {
-                            fate = ParamFate::FreesIf { flag: flag_index, when };
-                        }
-                    }
-                }
-            }
-        }
+        let fate = if guards.over_budget() {
+            guards.reset_budget();
+            ParamFate::Escapes
+        } else if freed != GuardId::FALSE {
+            free_fate(cx, config, &guards, freed, freed_or_ended, escaped, &rets, &mut ret_success)
+        } else if escaped != GuardId::FALSE {
+            ParamFate::Escapes
+        } else {
+            ParamFate::Reads
+        };
         if fate != ParamFate::Reads {
             // A parameter that is freed or kept is not also an alias the caller gets back.
             if returns_param == Some(i) {
@@ -616,14 +661,93 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         }
         _ => None,
     });
+    // Allocates only under a flag: every site it returns is returned only under the same test.
+    let returned: Vec<&SiteVerdict> = verdicts.iter().filter(|v| v.returned).collect();
+    let alloc_if = returned.first().and_then(|v| v.returned_if).filter(|f| returned.iter().all(|v| v.returned_if == Some(*f)));
     Summary {
         allocator: origin.is_some(),
-        always_fresh: origin.is_some() && returns_only_fresh(cx),
+        always_fresh: origin.is_some() && alloc_if.is_none() && returns_only_fresh(cx),
         origin,
         params,
         returns_param,
         noreturn: never_returns(func, |s| cx.ends_path(s)),
+        ret_success,
+        alloc_if,
     }
+}
+
+/// The fate of a parameter that is freed on some path: freed on every path (`Frees`), exactly
+/// when a flag parameter says so (`FreesIf`), exactly when the return value is in one range of
+/// constants (`FreesWhen`, which sets `ret_success`; another parameter already set it to a
+/// different range means `Escapes`), or otherwise `Escapes` — never a false "freed".
+#[allow(clippy::too_many_arguments)]
+fn free_fate(
+    cx: &FnCx,
+    config: &Config,
+    guards: &Guards,
+    freed: GuardId,
+    freed_or_ended: GuardId,
+    escaped: GuardId,
+    rets: &[(GuardId, Option<i64>)],
+    ret_success: &mut Option<crate::libmodel::Success>,
+) -> ParamFate {
+    let mut solver = Solver::new(guards, &cx.groups, config.sat_conflicts);
+    let sat = |solver: &mut Solver, q: &[(GuardId, bool)]| match solver.check(q) {
+        Answer::Sat(_) => Some(true),
+        Answer::Unsat => Some(false),
+        Answer::Unknown => None,
+    };
+    if escaped == GuardId::FALSE {
+        if sat(&mut solver, &[(freed_or_ended, false)]) == Some(false) {
+            return ParamFate::Frees;
+        }
+        // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
+        for (atom, flag) in &cx.param_tests {
+            let Some(flag_index) = cx.func.params().position(|q| q == *flag) else { continue };
+            let (Some(lit), Some(neg)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else { continue };
+            for (when, l, not_l) in [(true, lit, neg), (false, neg, lit)] {
+                // Freeing implies the flag test, and the flag test implies freeing.
+                let only_then = sat(&mut solver, &[(freed_or_ended, true), (not_l, true)]) == Some(false);
+                let always_then = sat(&mut solver, &[(l, true), (freed_or_ended, false)]) == Some(false);
+                if only_then && always_then {
+                    return ParamFate::FreesIf { flag: flag_index, when };
+                }
+            }
+        }
+    }
+    // Freed exactly on the returns of one range of constants (an error path, usually).
+    let mut free_side: Option<(i64, i64)> = None;
+    let mut kept_side: Option<(i64, i64)> = None;
+    let mut kept_escapes = false;
+    let widen = |r: &mut Option<(i64, i64)>, v: i64| *r = Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+    for (p, value) in rets {
+        let may_free = sat(&mut solver, &[(*p, true), (freed, true)]);
+        let may_keep = sat(&mut solver, &[(*p, true), (freed, false)]);
+        let (Some(may_free), Some(may_keep)) = (may_free, may_keep) else { return ParamFate::Escapes };
+        if may_free && may_keep {
+            return ParamFate::Escapes;
+        }
+        if !may_free && !may_keep {
+            continue; // not reachable
+        }
+        let Some(v) = *value else { return ParamFate::Escapes };
+        if may_free {
+            widen(&mut free_side, v);
+        } else {
+            widen(&mut kept_side, v);
+            kept_escapes |= escaped != GuardId::FALSE && sat(&mut solver, &[(*p, true), (escaped, true)]) != Some(false);
+        }
+    }
+    let (Some(fail), Some(ok)) = (free_side, kept_side) else { return ParamFate::Escapes };
+    if fail.1 >= ok.0 && ok.1 >= fail.0 {
+        return ParamFate::Escapes; // the ranges overlap: a test of the result cannot tell
+    }
+    let success = crate::libmodel::Success::Range { ok, fail };
+    match ret_success {
+        Some(s) if *s != success => return ParamFate::Escapes,
+        _ => *ret_success = Some(success),
+    }
+    ParamFate::FreesWhen { on_success: false, else_keeps: kept_escapes }
 }
 
 /// What a flow-insensitive look at a parameter's value (through copies and argument-returning
@@ -665,7 +789,9 @@ pub fn param_use<'m>(
                             continue;
                         }
                         match model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i)) {
-                            Some(ArgEffect::Frees | ArgEffect::FreesOnSuccess) => return ParamUse::NeedsFlow,
+                            Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. } | ArgEffect::FreesIfArg { .. }) => {
+                                return ParamUse::NeedsFlow
+                            }
                             Some(ArgEffect::Keeps) => escapes = true,
                             _ => {}
                         }
@@ -783,6 +909,14 @@ fn escape_kind(cx: &FnCx, place: &Place) -> EscapeKind {
     }
 }
 
+/// Where an argument kept by a call goes.
+fn retained(model: Option<&crate::summary::Model>, callee: &Callee) -> EscapeKind {
+    match model {
+        Some(m) if m.known => EscapeKind::Retained(m.name.to_string()),
+        _ => EscapeKind::UnknownCallee(callee_name(callee)),
+    }
+}
+
 fn callee_name(callee: &Callee) -> String {
     match callee {
         Callee::Direct { name, .. } => name.clone(),
@@ -838,21 +972,28 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 }
                 match effect {
                     Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g }),
-                    Some(ArgEffect::FreesOnSuccess) => {
-                        let ok = match cx.success_atom.get(&sid) {
-                            Some(a) => guards.lit(*a, true),
-                            None => GuardId::TRUE,
-                        };
-                        let gg = guards.and(g, ok);
-                        events.push(Event { kind: EventKind::Free, guard: gg });
-                    }
-                    Some(ArgEffect::Keeps) => {
-                        let kind = match model {
-                            Some(m) if m.known => EscapeKind::Retained(m.name.to_string()),
-                            _ => EscapeKind::UnknownCallee(callee_name(callee)),
-                        };
-                        events.push(Event { kind: EventKind::Escape(kind), guard: g })
-                    }
+                    Some(ArgEffect::FreesWhen { on_success, else_keeps }) => match cx.success_atom.get(&sid) {
+                        Some(a) => {
+                            let freed = guards.lit(*a, on_success);
+                            let gg = guards.and(g, freed);
+                            events.push(Event { kind: EventKind::Free, guard: gg });
+                            if else_keeps {
+                                let kept = guards.lit(*a, !on_success);
+                                let gk = guards.and(g, kept);
+                                events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: gk });
+                            }
+                        }
+                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g }),
+                    },
+                    Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag)) {
+                        Some(a) => {
+                            let freed = guards.lit(*a, when);
+                            let gg = guards.and(g, freed);
+                            events.push(Event { kind: EventKind::Free, guard: gg });
+                        }
+                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g }),
+                    },
+                    Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g }),
                     _ => {}
                 }
             }
@@ -977,13 +1118,20 @@ fn walk(
                                 steps.push(Step::Free { loc });
                                 frees_seen += 1;
                             }
-                            Some(ArgEffect::FreesOnSuccess) => {
+                            Some(ArgEffect::FreesWhen { on_success, .. }) => {
                                 let ok = cx.success_atom.get(sid).is_none_or(|a| value(*a).unwrap_or(true));
-                                if ok {
+                                if ok == on_success {
                                     steps.push(Step::Free { loc });
                                     frees_seen += 1;
-                                } else {
+                                } else if on_success {
                                     steps.push(Step::CallFails { stmt: *sid, loc });
+                                }
+                            }
+                            Some(ArgEffect::FreesIfArg { flag, when }) => {
+                                let set = cx.flag_atom.get(&(*sid, flag)).and_then(|a| value(*a));
+                                if set == Some(when) {
+                                    steps.push(Step::Free { loc });
+                                    frees_seen += 1;
                                 }
                             }
                             _ => {}

@@ -20,6 +20,23 @@ pub enum Success {
     /// The out-parameter is allocated whatever the result says (getline allocates even when it
     /// returns -1).
     Always,
+    /// A summarised function whose every `return` is a constant: those in `ok` on one side,
+    /// those in `fail` on the other (inclusive ranges, disjoint).
+    Range { ok: (i64, i64), fail: (i64, i64) },
+}
+
+/// `v OP k` for every `v` in `lo..=hi`: `Some(b)` when it is the same for all of them.
+fn eval_range(lo: i64, hi: i64, op: crate::ir::CmpOp, k: i64) -> Option<bool> {
+    use crate::ir::CmpOp::*;
+    let all_or_none = |all: bool, none: bool| if all { Some(true) } else if none { Some(false) } else { None };
+    match op {
+        Eq => all_or_none(lo == k && hi == k, k < lo || k > hi),
+        Ne => all_or_none(k < lo || k > hi, lo == k && hi == k),
+        Lt => all_or_none(hi < k, lo >= k),
+        Le => all_or_none(hi <= k, lo > k),
+        Gt => all_or_none(lo > k, hi <= k),
+        Ge => all_or_none(lo >= k, hi < k),
+    }
 }
 
 impl Success {
@@ -30,6 +47,7 @@ impl Success {
             Success::RetNonNegative => Some(-1),
             Success::RetZero => Some(12),
             Success::Always => None,
+            Success::Range { fail, .. } => Some(fail.0),
         }
     }
     /// Evaluate `ret OP k` for every successful return value: `Some(b)` when the answer is the
@@ -39,6 +57,7 @@ impl Success {
         // Success ranges: NonNull = {≠0}, RetNonNegative = [0, ∞), RetZero = {0}.
         match self {
             Success::Always => None,
+            Success::Range { ok, .. } => eval_range(ok.0, ok.1, op, k),
             Success::RetZero => Some(match op {
                 Eq => k == 0,
                 Ne => k != 0,
@@ -65,6 +84,9 @@ impl Success {
     }
     pub fn eval_cmp_on_failure(self, op: crate::ir::CmpOp, k: i64) -> Option<bool> {
         use crate::ir::CmpOp::*;
+        if let Success::Range { fail, .. } = self {
+            return eval_range(fail.0, fail.1, op, k);
+        }
         let v = self.failure_value()?;
         if self == Success::RetZero && (op == Eq || op == Ne) && k != 0 {
             // Failure is "some error number": only comparisons with 0 are decided.
@@ -82,12 +104,21 @@ impl Success {
 }
 
 /// What a call does with one of its pointer arguments.
+/// `realloc`'s effect on its first argument.
+pub const FREES_ON_SUCCESS: ArgEffect = ArgEffect::FreesWhen { on_success: true, else_keeps: false };
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgEffect {
     /// `free(p)`.
     Frees,
-    /// `realloc(p, n)`: frees `p` when the call succeeds, leaves it alone when it fails.
-    FreesOnSuccess,
+    /// Frees the argument when the call succeeds (`on_success`) or when it fails, as its return
+    /// value tells (the callee's `Success` notion); otherwise only reads it, or keeps it
+    /// (`else_keeps`). `realloc(p, n)` frees `p` when it succeeds and leaves it alone when it
+    /// fails; `int add(list *l, char *item)` may free `item` when it fails and keep it otherwise.
+    FreesWhen { on_success: bool, else_keeps: bool },
+    /// Frees the argument exactly when argument `flag` is non-zero (`when`) or zero (`!when`);
+    /// otherwise only reads it: `release(p, owned)` called with a variable flag.
+    FreesIfArg { flag: usize, when: bool },
     /// `asprintf(&s, ..)`: stores a fresh cell into `*arg`.
     OutFresh(Success),
     /// `getline(&line, ..)`: allocates into `*arg` when it is NULL, otherwise keeps or reallocates
@@ -216,7 +247,7 @@ static TABLE: &[LibFn] = &[
     ro("__builtin_printf"),
     ro("__builtin_putchar"),
     ro("__builtin_puts"),
-    f("__builtin_realloc", Fresh(NonNull), &[(0, FreesOnSuccess)]),
+    f("__builtin_realloc", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
     ro("__builtin_snprintf"),
     ro("__builtin_sprintf"),
     alias0("__builtin_stpcpy"),
@@ -269,7 +300,7 @@ static TABLE: &[LibFn] = &[
     f("__libc_free", Plain, &[(0, Frees)]),
     f("__libc_malloc", Fresh(NonNull), &[]),
     f("__libc_memalign", Fresh(NonNull), &[]),
-    f("__libc_realloc", Fresh(NonNull), &[(0, FreesOnSuccess)]),
+    f("__libc_realloc", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
     nr("__longjmp_chk"),
     ro("__lxstat"),
     ro("__mbstowcs_chk"),
@@ -636,15 +667,15 @@ static TABLE: &[LibFn] = &[
     ro("readdir64"),
     ro("readlink"),
     ro("readv"),
-    f("realloc", Fresh(NonNull), &[(0, FreesOnSuccess)]),
-    f("reallocarray", Fresh(NonNull), &[(0, FreesOnSuccess)]),
+    f("realloc", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
+    f("reallocarray", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
     // BSD: frees the old block on failure too
     f("reallocf", Fresh(NonNull), &[(0, Frees)]),
     // returns the buffer (argument 1), or NULL. realpath(p, NULL) allocates, but the buffer form is
     // the common one and modelling the result as Fresh reports every `if (!realpath(p, buf))` as a
     // leak: the NULL form is not modelled (the result is untracked)
     f("realpath", ArgAlias(1), &[]),
-    f("recallocarray", Fresh(NonNull), &[(0, FreesOnSuccess)]),
+    f("recallocarray", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
     ro("recv"),
     ro("recvfrom"),
     ro("recvmsg"),
@@ -899,7 +930,7 @@ mod tests {
         // Only free-family rows free, and noreturn rows have no other effect.
         for e in TABLE {
             for (_, a) in e.args {
-                if matches!(a, Frees | FreesOnSuccess) {
+                if matches!(a, Frees | FreesWhen { .. } | FreesIfArg { .. }) {
                     let freer = ["free", "realloc", "recalloc"].iter().any(|w| e.name.contains(w));
                     assert!(freer, "{} frees", e.name);
                 }
@@ -908,6 +939,20 @@ mod tests {
                 assert!(e.ret == Plain && e.args.is_empty(), "{}", e.name);
             }
         }
+    }
+
+    #[test]
+    fn constant_ranges_decide_tests() {
+        use crate::ir::CmpOp::*;
+        // Returns 0 on one side, -1 or -2 on the other.
+        let s = Success::Range { ok: (0, 0), fail: (-2, -1) };
+        for (op, k) in [(Lt, 0), (Ne, 0), (Eq, 0), (Le, -1), (Ge, 0)] {
+            let (a, b) = (s.eval_cmp_on_success(op, k), s.eval_cmp_on_failure(op, k));
+            assert!(a.is_some() && b.is_some() && a != b, "{op:?} {k}");
+        }
+        // `r == -1` is not decided on the failure side (-2 is a failure too).
+        assert_eq!(s.eval_cmp_on_failure(Eq, -1), None);
+        assert_eq!(s.eval_cmp_on_success(Eq, -1), Some(false));
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub enum ParamFate {
     /// otherwise: `if (owned) free(p)`. A call with a constant flag frees or only reads; a call with
     /// any other flag is treated as an escape.
     FreesIf { flag: usize, when: bool },
+    /// Freed exactly when the function succeeds (`on_success`) or fails, as its return value
+    /// tells by `Summary::ret_success`, and only read (or kept: `else_keeps`) otherwise:
+    /// `if (parse(buf) < 0) { free(buf); return -1; } ... return 0;`.
+    FreesWhen { on_success: bool, else_keeps: bool },
     /// Stored somewhere, passed to unknown code, or freed only on some paths: ownership is no
     /// longer the caller's to reason about.
     Escapes,
@@ -45,6 +49,12 @@ pub struct Summary {
     pub returns_param: Option<usize>,
     /// No path returns to the caller.
     pub noreturn: bool,
+    /// How the return value tells success from failure, when a `FreesWhen` parameter depends on
+    /// it: every return is a constant of one class or the other.
+    pub ret_success: Option<Success>,
+    /// An allocator that returns a fresh cell only when parameter `.0` is non-zero (`.1`) or
+    /// zero (`!.1`): `return copy ? strdup(s) : (char *)s;`.
+    pub alloc_if: Option<(usize, bool)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,11 +76,13 @@ impl Summary {
             params: vec![ParamFate::Reads; n_params],
             returns_param: None,
             noreturn,
+            ret_success: None,
+            alloc_if: None,
         }
     }
 
     pub fn is_deallocator(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, ParamFate::Frees | ParamFate::FreesIf { .. }))
+        self.params.iter().any(|p| matches!(p, ParamFate::Frees | ParamFate::FreesIf { .. } | ParamFate::FreesWhen { .. }))
     }
 }
 
@@ -187,7 +199,7 @@ impl Summaries {
 /// allocate, a parameter freed only if all free it (freed by some, kept by others: escapes).
 fn meet(sums: &[&Summary]) -> Summary {
     let n = sums.iter().map(|s| s.params.len()).max().unwrap_or(0);
-    let params = (0..n)
+    let params: Vec<ParamFate> = (0..n)
         .map(|i| {
             let fates: Vec<ParamFate> = sums.iter().map(|s| s.params.get(i).copied().unwrap_or(ParamFate::Escapes)).collect();
             if fates.iter().all(|f| *f == fates[0]) {
@@ -199,6 +211,16 @@ fn meet(sums: &[&Summary]) -> Summary {
         .collect();
     let first = sums[0];
     let allocator = sums.iter().all(|s| s.allocator);
+    // A return-conditioned free needs every target to read the return value the same way.
+    let same_success = sums.iter().all(|s| s.ret_success == first.ret_success);
+    let params = if same_success {
+        params
+    } else {
+        params
+            .into_iter()
+            .map(|f| if matches!(f, ParamFate::FreesWhen { .. }) { ParamFate::Escapes } else { f })
+            .collect()
+    };
     Summary {
         allocator,
         origin: if allocator { first.origin.clone() } else { None },
@@ -206,6 +228,8 @@ fn meet(sums: &[&Summary]) -> Summary {
         params,
         returns_param: first.returns_param.filter(|r| sums.iter().all(|s| s.returns_param == Some(*r))),
         noreturn: sums.iter().all(|s| s.noreturn),
+        ret_success: first.ret_success.filter(|r| sums.iter().all(|s| s.ret_success == Some(*r))),
+        alloc_if: first.alloc_if.filter(|a| sums.iter().all(|s| s.alloc_if == Some(*a))),
     }
 }
 
@@ -223,6 +247,12 @@ pub struct Model<'a> {
     pub known: bool,
     /// A fresh result is returned on every path (library allocators: when they succeed).
     pub always_fresh: bool,
+    /// How the return value tells success from failure for `ArgEffect::FreesWhen` arguments of
+    /// a summarised callee (library rows use the allocation's own notion).
+    pub ret_success: Option<Success>,
+    /// The result is fresh only when argument `.0` is non-zero (`.1`) or zero (`!.1`), and that
+    /// argument is not a constant at this call.
+    pub fresh_if_arg: Option<(usize, bool)>,
 }
 
 impl<'a> Model<'a> {
@@ -235,12 +265,23 @@ impl<'a> Model<'a> {
             noreturn: lib.noreturn,
             known: true,
             always_fresh: true,
+            ret_success: None,
+            fresh_if_arg: None,
         }
     }
 
     /// A summarised callee at a call with these arguments (a flag-guarded free is decided by a
     /// constant flag argument).
     pub fn from_summary(name: &'a str, s: &Summary, call_args: &[Operand]) -> Model<'a> {
+        // A flag argument: `Some(true/false)` when it is a constant, `None` when only the caller's
+        // tests of it can tell (a local), and the whole effect is unknowable otherwise.
+        let flag_value = |flag: usize| -> Result<Option<bool>, ()> {
+            match call_args.get(flag) {
+                Some(Operand::Const(k)) => Ok(Some(*k != 0)),
+                Some(Operand::Place(crate::ir::Place::Local(_))) => Ok(None),
+                _ => Err(()),
+            }
+        };
         let args = s
             .params
             .iter()
@@ -249,22 +290,49 @@ impl<'a> Model<'a> {
                 ParamFate::Reads => None,
                 ParamFate::Frees => Some((i, ArgEffect::Frees)),
                 ParamFate::Escapes => Some((i, ArgEffect::Keeps)),
-                ParamFate::FreesIf { flag, when } => match call_args.get(flag) {
-                    Some(Operand::Const(k)) if (*k != 0) == when => Some((i, ArgEffect::Frees)),
-                    Some(Operand::Const(_)) => None,
-                    _ => Some((i, ArgEffect::Keeps)),
+                ParamFate::FreesIf { flag, when } => match flag_value(flag) {
+                    Ok(Some(v)) if v == when => Some((i, ArgEffect::Frees)),
+                    Ok(Some(_)) => None,
+                    Ok(None) => Some((i, ArgEffect::FreesIfArg { flag, when })),
+                    Err(()) => Some((i, ArgEffect::Keeps)),
+                },
+                ParamFate::FreesWhen { on_success, else_keeps } => match s.ret_success {
+                    Some(_) => Some((i, ArgEffect::FreesWhen { on_success, else_keeps })),
+                    None => Some((i, ArgEffect::Keeps)),
                 },
             })
             .collect();
-        let ret = if s.allocator {
-            RetEffect::Fresh(Success::NonNull)
-        } else if let Some(i) = s.returns_param {
-            RetEffect::ArgAlias(i)
-        } else {
-            RetEffect::Plain
+        let not_fresh = match s.returns_param {
+            Some(i) => RetEffect::ArgAlias(i),
+            None => RetEffect::Plain,
+        };
+        let mut fresh_if_arg = None;
+        let ret = match (s.allocator, s.alloc_if) {
+            (false, _) => not_fresh,
+            (true, None) => RetEffect::Fresh(Success::NonNull),
+            (true, Some((flag, when))) => match flag_value(flag) {
+                Ok(Some(v)) if v == when => RetEffect::Fresh(Success::NonNull),
+                Ok(Some(_)) => not_fresh,
+                Ok(None) => {
+                    fresh_if_arg = Some((flag, when));
+                    RetEffect::Fresh(Success::NonNull)
+                }
+                // Fresh or not, nobody can tell: not a source (no report either way).
+                Err(()) => RetEffect::Plain,
+            },
         };
         let escape_from = s.params.len();
-        Model { name, ret, args, escape_from, noreturn: s.noreturn, known: true, always_fresh: s.always_fresh }
+        Model {
+            name,
+            ret,
+            args,
+            escape_from,
+            noreturn: s.noreturn,
+            known: true,
+            always_fresh: s.always_fresh && fresh_if_arg.is_none(),
+            ret_success: s.ret_success,
+            fresh_if_arg,
+        }
     }
 
     pub fn unknown(name: &'a str) -> Model<'a> {
@@ -276,6 +344,8 @@ impl<'a> Model<'a> {
             noreturn: false,
             known: false,
             always_fresh: false,
+            ret_success: None,
+            fresh_if_arg: None,
         }
     }
 
