@@ -780,8 +780,10 @@ pub fn param_use<'m>(
             let sid = StmtId::from_usize(si);
             let (dst, carries) = match s {
                 Stmt::Assign { dst, src: Rvalue::Use(op) } => (Some(dst), holds(&holders, op)),
+                Stmt::Assign { dst, src: Rvalue::AddrOf(place) } => {
+                    (Some(dst), place.pointee_of_local().is_some_and(|y| holders.contains(&y)))
+                }
                 Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(|o| holds(&holders, o))),
-                Stmt::Assign { .. } => (None, false),
                 Stmt::Call { dst, args, .. } => {
                     let model = model_of(sid);
                     for (i, a) in args.iter().enumerate() {
@@ -941,11 +943,17 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     }
                     g
                 }
-                Rvalue::AddrOf(_) => GuardId::FALSE,
+                // `&p->f`: an interior pointer into the cell `p` points to.
+                Rvalue::AddrOf(place) => match place.pointee_of_local() {
+                    Some(y) => st.get(y),
+                    None => GuardId::FALSE,
+                },
             };
             let maybe_null = match src {
                 Rvalue::Use(op) => st.is_maybe_null(op),
-                _ => g != GuardId::FALSE,
+                // Inside a cell that exists: not NULL.
+                Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| st.maybe_null.binary_search(&y).is_ok()),
+                Rvalue::Opaque(_) => g != GuardId::FALSE,
             };
             store(cx, st, dst, g, maybe_null, events);
         }
@@ -1077,7 +1085,7 @@ fn walk(
                             dst.as_local().is_some_and(|l| func.local(l).is_pointer)
                                 && ops.iter().any(|op| op.local().is_some_and(|y| holders.contains(&y)))
                         }
-                        Rvalue::AddrOf(_) => false,
+                        Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| holders.contains(&y)),
                     };
                     if let Some(l) = dst.as_local() {
                         let weak = match src {

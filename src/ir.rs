@@ -303,6 +303,16 @@ impl Place {
         }
     }
 
+    /// For a place inside the object a local points to (`p->a.b`, `p[i]`, `*p`): that local.
+    /// `&` of such a place is an interior pointer into the same cell (FastCheck 5.6.2).
+    pub fn pointee_of_local(&self) -> Option<LocalId> {
+        match self {
+            Place::Deref(inner) => inner.as_local(),
+            Place::Field(p, _) | Place::Index(p) => p.pointee_of_local(),
+            Place::Local(_) | Place::Global(_) => None,
+        }
+    }
+
     /// The local at the root of an access path (`p` in `p->a.b`), if any.
     pub fn root_local(&self) -> Option<LocalId> {
         match self {
