@@ -74,6 +74,27 @@ pub enum Def {
     At { node: DagNode, idx: u32 },
 }
 
+/// A tracked slot: a local (`path == 0`), or a place reached from a local by an access path
+/// (`s.buf`, `p->buf`, `*out`, `v[]`), named by `FnCx::paths`. A path from a pointer local names
+/// the object the local points to *now*: reassigning the local retires its paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub root: LocalId,
+    pub path: u32,
+}
+
+impl Key {
+    pub fn local(l: LocalId) -> Key {
+        Key { root: l, path: 0 }
+    }
+    pub fn is_local(self) -> bool {
+        self.path == 0
+    }
+}
+
+/// Access paths longer than this many steps are not tracked (they escape).
+const MAX_PATH_STEPS: usize = 3;
+
 pub struct FnCx<'a> {
     pub func: &'a Function,
     pub dag: Dag,
@@ -98,6 +119,12 @@ pub struct FnCx<'a> {
     pub param_tests: Vec<(AtomId, LocalId)>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
     models: Vec<Option<Model<'a>>>,
+    /// Access paths of tracked places, by id (`Key::path`); id 0 is the empty path. Each has a
+    /// flag: an array element (all indices collapsed), which only gets weak updates.
+    pub paths: Vec<(String, bool)>,
+    path_ids: HashMap<String, u32>,
+    /// Local structs and arrays whose address is never taken: their fields are tracked places.
+    pub field_aggregates: Vec<bool>,
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -163,7 +190,12 @@ impl<'a> FnCx<'a> {
             rd_memo: RefCell::new(HashMap::new()),
             param_tests: Vec::new(),
             models,
+            paths: vec![(String::new(), false)],
+            path_ids: HashMap::new(),
+            field_aggregates: Vec::new(),
         };
+        cx.field_aggregates = field_aggregates(func);
+        cx.intern_paths();
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
         for s in 0..func.stmts.len() {
             let sid = StmtId::from_usize(s);
@@ -487,6 +519,115 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// The tracked slot a place is, if any.
+    pub fn key_of(&self, place: &Place) -> Option<Key> {
+        if let Place::Local(l) = place {
+            return self.is_tracked(*l).then(|| Key::local(*l));
+        }
+        let (root, path, _) = self.path_of(place)?;
+        let id = *self.path_ids.get(&path)?;
+        Some(Key { root, path: id })
+    }
+
+    /// A path names an array element (weak updates only).
+    pub fn is_weak(&self, k: Key) -> bool {
+        self.paths.get(k.path as usize).is_some_and(|p| p.1)
+    }
+
+    /// The root of a path is a local aggregate (its fields die with the function) rather than a
+    /// pointer (whose object outlives the local).
+    pub fn is_aggregate_root(&self, k: Key) -> bool {
+        self.field_aggregates.get(k.root.index()).copied().unwrap_or(false)
+    }
+
+    /// The source text of a slot, for messages: `s.buf`, `p->buf`, `*out`, `v[]`.
+    pub fn key_text(&self, k: Key) -> String {
+        let name = &self.func.local(k.root).name;
+        let path = self.paths.get(k.path as usize).map_or("", |p| p.0.as_str());
+        match path.strip_prefix('*') {
+            Some(rest) if rest.starts_with('.') => format!("{name}->{}", &rest[1..]),
+            Some(rest) if rest.is_empty() => format!("*{name}"),
+            Some(rest) => format!("{name}{rest}"),
+            _ => format!("{name}{path}"),
+        }
+    }
+
+    /// (root local, path text, weak) of a place below a local; `None` for locals, globals and
+    /// places too deep or not rooted at a trackable local.
+    fn path_of(&self, place: &Place) -> Option<(LocalId, String, bool)> {
+        fn go(p: &Place, out: &mut String, weak: &mut bool, steps: &mut usize) -> Option<LocalId> {
+            *steps += 1;
+            match p {
+                Place::Local(l) => {
+                    *steps -= 1;
+                    Some(*l)
+                }
+                Place::Global(_) => None,
+                Place::Deref(inner) => {
+                    let r = go(inner, out, weak, steps)?;
+                    out.push('*');
+                    Some(r)
+                }
+                Place::Field(inner, f) => {
+                    let r = go(inner, out, weak, steps)?;
+                    out.push('.');
+                    out.push_str(f);
+                    Some(r)
+                }
+                Place::Index(inner) => {
+                    let r = go(inner, out, weak, steps)?;
+                    out.push_str("[]");
+                    *weak = true;
+                    Some(r)
+                }
+            }
+        }
+        let mut path = String::new();
+        let mut weak = false;
+        let mut steps = 0;
+        let root = go(place, &mut path, &mut weak, &mut steps)?;
+        if path.is_empty() || steps > MAX_PATH_STEPS {
+            return None;
+        }
+        // A pointer local's pointee, or a field of a local aggregate whose address is not taken.
+        let ok = if path.starts_with('*') { self.is_tracked(root) } else { self.field_aggregates[root.index()] };
+        ok.then_some((root, path, weak))
+    }
+
+    fn intern_paths(&mut self) {
+        let mut places: Vec<&Place> = Vec::new();
+        fn operand_place(op: &Operand) -> Option<&Place> {
+            match op {
+                Operand::Place(p) => Some(p),
+                _ => None,
+            }
+        }
+        for st in &self.func.stmts {
+            match st {
+                Stmt::Assign { dst, src } => {
+                    places.push(dst);
+                    match src {
+                        Rvalue::Use(op) => places.extend(operand_place(op)),
+                        Rvalue::AddrOf(p) => places.push(p),
+                        Rvalue::Opaque(ops) => places.extend(ops.iter().filter_map(operand_place)),
+                    }
+                }
+                Stmt::Call { dst, args, .. } => {
+                    places.extend(dst.iter());
+                    places.extend(args.iter().filter_map(operand_place));
+                }
+            }
+        }
+        for p in places {
+            if let Some((_, path, weak)) = self.path_of(p) {
+                if !self.path_ids.contains_key(&path) {
+                    self.path_ids.insert(path.clone(), self.paths.len() as u32);
+                    self.paths.push((path, weak));
+                }
+            }
+        }
+    }
+
     /// The constant an operand surely holds at the end of `node`: a constant, or a local whose
     /// every reaching definition assigns the same constant.
     pub fn constant_value(&self, op: &Operand, node: DagNode) -> Option<i64> {
@@ -713,6 +854,20 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
         }
     }
     tracked
+}
+
+/// Local structs and arrays whose fields can be tracked: not `static`, and their address (or a
+/// field's) is never taken, so nothing else can write them.
+fn field_aggregates(func: &Function) -> Vec<bool> {
+    let mut ok: Vec<bool> = func.locals.iter().map(|l| l.is_aggregate && !l.is_static).collect();
+    for s in &func.stmts {
+        if let Stmt::Assign { src: Rvalue::AddrOf(p), .. } = s {
+            if let Some(x) = p.storage_local() {
+                ok[x.index()] = false;
+            }
+        }
+    }
+    ok
 }
 
 /// Bound loops to one iteration: see the module invariants.

@@ -286,8 +286,11 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<
             }
             Step::Lost { loc, how } => {
                 let message = match how {
-                    Lost::Overwritten(l) => {
-                        format!("'{}' is overwritten here, losing the last reference to the memory", func.local(*l).name)
+                    Lost::Overwritten(what) => {
+                        format!("'{what}' is overwritten here, losing the last reference to the memory")
+                    }
+                    Lost::ContainerFreed(what) => {
+                        format!("'{what}' is freed here while it holds the last reference to the memory")
                     }
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
                     Lost::Discarded => format!("the pointer returned by '{}' is discarded here", v.allocator),

@@ -19,7 +19,7 @@
 //!   allocation succeeded. A budget hit (guard size, SAT conflicts) yields `Category::OverBudget`,
 //!   never a silent "no bug".
 
-use crate::cfg::{DagNode, EdgeLabel, FnCx};
+use crate::cfg::{DagNode, EdgeLabel, FnCx, Key};
 use crate::diag::Category;
 use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
@@ -83,8 +83,10 @@ pub enum Step {
 
 #[derive(Clone, Debug)]
 pub enum Lost {
-    /// The local holding the last reference is assigned something else.
-    Overwritten(LocalId),
+    /// The slot holding the last reference (`p`, `s->buf`) is assigned something else.
+    Overwritten(String),
+    /// The object whose field held the last reference is freed (`free(s)` before `s->buf`).
+    ContainerFreed(String),
     /// The function returns while only locals hold the cell.
     Return,
     /// The allocating call's result is not stored anywhere.
@@ -121,16 +123,22 @@ enum EventKind {
 struct Event {
     kind: EventKind,
     guard: GuardId,
+    /// A free of a value loaded from an array element (all elements are one place): it may be
+    /// another element's cell, so it takes no part in double-free pairs.
+    weak: bool,
 }
 
 #[derive(Clone, Default)]
 struct State {
     p: GuardId,
-    /// Tracked locals that may hold the cell, with their guards; sorted by local, no FALSE.
-    h: Vec<(LocalId, GuardId)>,
+    /// Tracked slots (locals and access paths) that may hold the cell, with their guards; sorted
+    /// by key, no FALSE.
+    h: Vec<(Key, GuardId)>,
     /// Locals whose value came back from a call that returns an argument (`strchr`, `fgets`):
     /// they point into the cell but may be NULL, so their NULL tests are not folded. Sorted.
     maybe_null: Vec<LocalId>,
+    /// Locals whose value was loaded from an array element (sorted): see `Event::weak`.
+    weak: Vec<LocalId>,
 }
 
 impl Default for GuardId {
@@ -141,9 +149,19 @@ impl Default for GuardId {
 
 impl State {
     fn get(&self, x: LocalId) -> GuardId {
-        self.h.iter().find(|e| e.0 == x).map(|e| e.1).unwrap_or(GuardId::FALSE)
+        self.get_key(Key::local(x))
+    }
+    fn get_key(&self, k: Key) -> GuardId {
+        self.h.binary_search_by_key(&k, |e| e.0).map_or(GuardId::FALSE, |i| self.h[i].1)
     }
     fn set(&mut self, x: LocalId, g: GuardId) {
+        self.set_key(Key::local(x), g)
+    }
+    /// The access paths below local `y` that hold the cell.
+    fn contents(&self, y: LocalId) -> Vec<(Key, GuardId)> {
+        self.h.iter().filter(|e| e.0.root == y && !e.0.is_local()).copied().collect()
+    }
+    fn set_key(&mut self, x: Key, g: GuardId) {
         match self.h.binary_search_by_key(&x, |e| e.0) {
             Ok(i) if g == GuardId::FALSE => {
                 self.h.remove(i);
@@ -161,6 +179,18 @@ impl State {
             (Err(i), true) => self.maybe_null.insert(i, x),
             _ => {}
         }
+    }
+    fn set_weak(&mut self, x: LocalId, yes: bool) {
+        match (self.weak.binary_search(&x), yes) {
+            (Ok(i), false) => {
+                self.weak.remove(i);
+            }
+            (Err(i), true) => self.weak.insert(i, x),
+            _ => {}
+        }
+    }
+    fn is_weak(&self, op: &Operand) -> bool {
+        op.local().is_some_and(|y| self.weak.binary_search(&y).is_ok())
     }
     fn is_maybe_null(&self, op: &Operand) -> bool {
         op.local().is_some_and(|y| self.maybe_null.binary_search(&y).is_ok())
@@ -313,18 +343,16 @@ fn check_site(
             .find(|(_, e)| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
             .map(|(i, _)| *i)
     });
-    let holder: Result<LocalId, Option<EscapeKind>> = match out_arg {
+    let holder: Result<Key, Option<EscapeKind>> = match out_arg {
         Some(i) => match args.get(i) {
-            Some(a) => match (cx.out_param_local(a), cx.out_param_place(a)) {
-                (Some(x), _) if cx.is_tracked(x) => Ok(x),
-                (_, Some(place)) => Err(Some(escape_kind(cx, place))),
-                _ => Err(Some(EscapeKind::Heap)),
+            Some(a) => match cx.out_param_place(a) {
+                Some(place) => cx.key_of(place).ok_or_else(|| Some(escape_kind(cx, place))),
+                None => Err(Some(EscapeKind::Heap)),
             },
             None => Err(None),
         },
         None => match dst {
-            Some(Place::Local(x)) if cx.is_tracked(*x) => Ok(*x),
-            Some(place) => Err(Some(escape_kind(cx, place))),
+            Some(place) => cx.key_of(place).ok_or_else(|| Some(escape_kind(cx, place))),
             None => Err(None),
         },
     };
@@ -407,7 +435,7 @@ fn check_site(
         verdict.category = Category::OverBudget;
         return verdict;
     }
-    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free)).collect();
+    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free) && !e.weak).collect();
     let mut pair_guards = Vec::new();
     for i in 0..frees.len() {
         for j in i + 1..frees.len() {
@@ -490,7 +518,7 @@ fn flow(
     guards: &mut Guards,
     node0: DagNode,
     first_idx: usize,
-    x: LocalId,
+    x: Key,
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(GuardId, Option<i64>)>>,
 ) -> Vec<Event> {
@@ -500,8 +528,8 @@ fn flow(
     let start = cx.dag.order[node0.index()] as usize;
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         let (mut st, first) = if pos == start {
-            let mut st = State { p: GuardId::TRUE, h: Vec::new(), maybe_null: Vec::new() };
-            st.set(x, GuardId::TRUE);
+            let mut st = State { p: GuardId::TRUE, h: Vec::new(), maybe_null: Vec::new(), weak: Vec::new() };
+            st.set_key(x, GuardId::TRUE);
             (st, first_idx)
         } else {
             match states[nd.index()].take() {
@@ -515,7 +543,7 @@ fn flow(
             transfer(cx, guards, &mut st, *sid, &mut events);
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
-                events.push(Event { kind: EventKind::Exit, guard: st.p });
+                events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false });
                 ended = true;
                 break;
             }
@@ -528,26 +556,46 @@ fn flow(
             rets.push((st.p, op.as_ref().and_then(|op| cx.constant_value(op, *nd))));
         }
         match &block.term {
-            Terminator::Return(Some(op)) => {
-                let g = value_guard(&st, op);
-                if g != GuardId::FALSE {
-                    events.push(Event { kind: EventKind::Return, guard: g });
+            Terminator::Return(op) => {
+                let mut returned = Vec::new();
+                if let Some(op) = op {
+                    returned.push(value_guard(cx, &st, op));
+                    // Inside the returned object: the caller gets it with the object.
+                    if let Some(y) = op.local() {
+                        returned.extend(st.contents(y).into_iter().map(|e| e.1));
+                    }
+                }
+                for g in returned {
+                    if g != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Return, guard: g, weak: false });
+                    }
+                }
+                // Stored into an object a pointer leads to (a parameter's, or one this function
+                // does not track): the cell lives on in it. Fields of local structs die here.
+                let returned_root = op.as_ref().and_then(|o| o.local());
+                for (k, g) in &st.h {
+                    if !k.is_local() && Some(k.root) != returned_root && !cx.is_aggregate_root(*k) {
+                        events.push(Event { kind: EventKind::Escape(EscapeKind::Heap), guard: *g, weak: false });
+                    }
                 }
             }
-            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p }),
+            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false }),
             // A path cut by the loop bound (the second visit of a loop with no exit) is not
             // followed further; counting it as a loss would blame the bound, not the code.
             Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
                 if cx.dag.succs[nd.index()].is_empty() =>
             {
-                events.push(Event { kind: EventKind::Exit, guard: st.p })
+                events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false })
             }
             _ => {}
         }
         // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
         let sure_then = match &block.term {
             Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
-                CondKind::Truthy(op) => !st.is_maybe_null(op) && op.local().is_some_and(|y| st.get(y) == st.p),
+                // An array element tested right where the cell surely is in the array: taken as
+                // the cell's own test (`v[i] = strdup(..); if (!v[i])`), though all elements are
+                // one place.
+                CondKind::Truthy(op) => !st.is_maybe_null(op) && value_guard(cx, &st, op) == st.p && st.p != GuardId::FALSE,
                 _ => false,
             },
             _ => false,
@@ -565,13 +613,18 @@ fn flow(
                 continue;
             }
             let mut out =
-                State { p: guards.and(st.p, l), h: Vec::with_capacity(st.h.len()), maybe_null: st.maybe_null.clone() };
+                State {
+                    p: guards.and(st.p, l),
+                    h: Vec::with_capacity(st.h.len()),
+                    maybe_null: st.maybe_null.clone(),
+                    weak: st.weak.clone(),
+                };
             if out.p == GuardId::FALSE {
                 continue;
             }
             for (y, g) in &st.h {
                 let gy = guards.and(*g, l);
-                out.set(*y, gy);
+                out.set_key(*y, gy);
             }
             merge_into(guards, &mut states[t.index()], out);
         }
@@ -613,7 +666,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             ParamUse::NeedsFlow => {}
         }
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, p, None, Some(&mut rets));
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets));
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -875,21 +928,24 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
         Some(cur) => {
             cur.p = guards.or(cur.p, incoming.p);
             for (y, g) in incoming.h {
-                let old = cur.get(y);
+                let old = cur.get_key(y);
                 let merged = guards.or(old, g);
-                cur.set(y, merged);
+                cur.set_key(y, merged);
             }
             for y in incoming.maybe_null {
                 cur.set_maybe_null(y, true);
+            }
+            for y in incoming.weak {
+                cur.set_weak(y, true);
             }
         }
     }
 }
 
-fn value_guard(st: &State, op: &Operand) -> GuardId {
-    match op.local() {
-        Some(y) => st.get(y),
-        None => GuardId::FALSE,
+fn value_guard(cx: &FnCx, st: &State, op: &Operand) -> GuardId {
+    match op {
+        Operand::Place(place) => cx.key_of(place).map_or(GuardId::FALSE, |k| st.get_key(k)),
+        _ => GuardId::FALSE,
     }
 }
 
@@ -930,36 +986,57 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
     match cx.func.stmt(sid) {
         Stmt::Assign { dst, src } => {
             let g = match src {
-                Rvalue::Use(op) => value_guard(st, op),
+                Rvalue::Use(op) => value_guard(cx, st, op),
                 Rvalue::Opaque(ops) => {
                     // Pointer-valued arithmetic the front end could not simplify keeps the cell.
                     let ptr_dst = dst.as_local().is_some_and(|l| cx.func.local(l).is_pointer);
                     let mut g = GuardId::FALSE;
                     if ptr_dst {
                         for op in ops {
-                            let gy = value_guard(st, op);
+                            let gy = value_guard(cx, st, op);
                             g = guards.or(g, gy);
                         }
                     }
                     g
                 }
                 // `&p->f`: an interior pointer into the cell `p` points to.
-                Rvalue::AddrOf(place) => match place.pointee_of_local() {
-                    Some(y) => st.get(y),
-                    None => GuardId::FALSE,
-                },
+                Rvalue::AddrOf(place) => {
+                    // The address of a slot that holds the cell: it can now change behind our
+                    // back, so the cell escapes there.
+                    if let Some(k) = cx.key_of(place).filter(|k| !k.is_local()) {
+                        escape_key(st, k, EscapeKind::LocalStorage, events);
+                    }
+                    match place.pointee_of_local() {
+                        Some(y) => st.get(y),
+                        None => GuardId::FALSE,
+                    }
+                }
             };
+            // Loaded from an array element: maybe another element's value.
+            let weak = match src {
+                Rvalue::Use(op @ Operand::Place(Place::Local(_))) => st.is_weak(op),
+                Rvalue::Use(Operand::Place(p)) => cx.key_of(p).is_some_and(|k| cx.is_weak(k)),
+                _ => false,
+            };
+            if let Some(l) = dst.as_local() {
+                st.set_weak(l, weak && g != GuardId::FALSE);
+            }
             let maybe_null = match src {
                 Rvalue::Use(op) => st.is_maybe_null(op),
                 // Inside a cell that exists: not NULL.
                 Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| st.maybe_null.binary_search(&y).is_ok()),
                 Rvalue::Opaque(_) => g != GuardId::FALSE,
             };
-            store(cx, st, dst, g, maybe_null, events);
+            // Copying a pointer copies what its object holds, as seen through the new name.
+            let contents = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) => st.contents(*y),
+                _ => Vec::new(),
+            };
+            store(cx, guards, st, dst, g, maybe_null, contents, events);
         }
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
-            let mut redefined: Vec<LocalId> = Vec::new();
+            let mut redefined: Vec<Key> = Vec::new();
             for (i, a) in args.iter().enumerate() {
                 // A call the IR could not attach a model to is an unknown callee.
                 let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
@@ -969,66 +1046,153 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     continue;
                 }
                 if let Some(ArgEffect::OutFresh(_)) = effect {
-                    if let Some(xo) = cx.out_param_local(a) {
-                        redefined.push(xo);
+                    if let Some(k) = cx.out_param_place(a).and_then(|p| cx.key_of(p)) {
+                        redefined.push(k);
                     }
                     continue;
                 }
-                let g = value_guard(st, a);
+                // `&s->buf` passed on: the callee may free or replace what the slot holds.
+                if let Some(k) = cx.out_param_place(a).and_then(|p| cx.key_of(p)).filter(|k| !k.is_local()) {
+                    if effect.is_some() || !model.is_some_and(|m| m.lib) {
+                        escape_key(st, k, retained(model, callee), events);
+                    }
+                }
+                // What the argument's object holds: a library call that only reads it leaves it
+                // alone, `free` loses it, and anything else may free or keep it.
+                if let Some(y) = a.local() {
+                    let lib = model.is_some_and(|m| m.lib);
+                    match effect {
+                        None if lib => {}
+                        Some(ArgEffect::Frees) if lib => {
+                            for (k, _) in st.contents(y) {
+                                st.set_key(k, GuardId::FALSE);
+                            }
+                        }
+                        _ => {
+                            for (k, _) in st.contents(y) {
+                                escape_key(st, k, retained(model, callee), events);
+                            }
+                        }
+                    }
+                }
+                let g = value_guard(cx, st, a);
                 if g == GuardId::FALSE {
                     continue;
                 }
+                let weak = st.is_weak(a) || matches!(a, Operand::Place(p) if cx.key_of(p).is_some_and(|k| cx.is_weak(k)));
                 match effect {
-                    Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g }),
+                    Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g, weak }),
                     Some(ArgEffect::FreesWhen { on_success, else_keeps }) => match cx.success_atom.get(&sid) {
                         Some(a) => {
                             let freed = guards.lit(*a, on_success);
                             let gg = guards.and(g, freed);
-                            events.push(Event { kind: EventKind::Free, guard: gg });
+                            events.push(Event { kind: EventKind::Free, guard: gg, weak });
                             if else_keeps {
                                 let kept = guards.lit(*a, !on_success);
                                 let gk = guards.and(g, kept);
-                                events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: gk });
+                                events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: gk, weak: false });
                             }
                         }
-                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g }),
+                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     },
                     Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag)) {
                         Some(a) => {
                             let freed = guards.lit(*a, when);
                             let gg = guards.and(g, freed);
-                            events.push(Event { kind: EventKind::Free, guard: gg });
+                            events.push(Event { kind: EventKind::Free, guard: gg, weak: false });
                         }
-                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g }),
+                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     },
-                    Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g }),
+                    Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     _ => {}
                 }
             }
-            for xo in redefined {
-                st.set(xo, GuardId::FALSE);
-                st.set_maybe_null(xo, false);
+            for k in redefined {
+                if k.is_local() {
+                    st.set_maybe_null(k.root, false);
+                    retire_contents(cx, st, k.root, events);
+                }
+                st.set_key(k, GuardId::FALSE);
             }
             let ret = match model.map(|m| m.ret) {
-                Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(st, a)).unwrap_or(GuardId::FALSE),
+                Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(cx, st, a)).unwrap_or(GuardId::FALSE),
                 _ => GuardId::FALSE,
             };
             if let Some(d) = dst {
-                store(cx, st, d, ret, ret != GuardId::FALSE, events);
+                store(cx, guards, st, d, ret, ret != GuardId::FALSE, Vec::new(), events);
             }
         }
     }
 }
 
-fn store(cx: &FnCx, st: &mut State, dst: &Place, g: GuardId, maybe_null: bool, events: &mut Vec<Event>) {
-    match dst {
-        Place::Local(l) if cx.is_tracked(*l) => {
-            st.set(*l, g);
-            st.set_maybe_null(*l, maybe_null && g != GuardId::FALSE);
+/// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
+/// is no longer tracked.
+fn escape_key(st: &mut State, k: Key, kind: EscapeKind, events: &mut Vec<Event>) {
+    let g = st.get_key(k);
+    if g != GuardId::FALSE {
+        events.push(Event { kind: EventKind::Escape(kind), guard: g, weak: false });
+        st.set_key(k, GuardId::FALSE);
+    }
+}
+
+/// Local `y` gets a new value: the paths below it named its old object. A pointer's object
+/// lives on (what it holds escapes with it); a local struct's old field values are gone.
+fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event>) {
+    for (k, _) in st.contents(y) {
+        if cx.is_aggregate_root(k) {
+            st.set_key(k, GuardId::FALSE);
+        } else {
+            escape_key(st, k, EscapeKind::Heap, events);
         }
-        other => {
+    }
+}
+
+/// `dst = value`, where the value holds the cell under `g` and its object holds it in the
+/// `contents` paths (when the value is a local).
+#[allow(clippy::too_many_arguments)]
+fn store(
+    cx: &FnCx,
+    guards: &mut Guards,
+    st: &mut State,
+    dst: &Place,
+    g: GuardId,
+    maybe_null: bool,
+    contents: Vec<(Key, GuardId)>,
+    events: &mut Vec<Event>,
+) {
+    match cx.key_of(dst) {
+        Some(k) if k.is_local() => {
+            let l = k.root;
+            let same_object = contents.first().is_some_and(|c| c.0.root == l);
+            if !same_object {
+                retire_contents(cx, st, l, events);
+                for (c, gc) in contents {
+                    st.set_key(Key { root: l, path: c.path }, gc);
+                }
+            }
+            st.set(l, g);
+            st.set_maybe_null(l, maybe_null && g != GuardId::FALSE);
+        }
+        Some(k) => {
+            if cx.is_weak(k) {
+                // One element of many: the others keep what they held.
+                let old = st.get_key(k);
+                let merged = guards.or(old, g);
+                st.set_key(k, merged);
+            } else {
+                st.set_key(k, g);
+            }
+            // The stored object's own contents are now one level deeper than tracked.
+            for (c, _) in contents {
+                escape_key(st, c, EscapeKind::Heap, events);
+            }
+        }
+        None => {
             if g != GuardId::FALSE {
-                events.push(Event { kind: EventKind::Escape(escape_kind(cx, other)), guard: g });
+                events.push(Event { kind: EventKind::Escape(escape_kind(cx, dst)), guard: g, weak: false });
+            }
+            for (c, _) in contents {
+                escape_key(st, c, EscapeKind::Heap, events);
             }
         }
     }
@@ -1050,12 +1214,16 @@ fn walk(
     fold: Option<(AtomId, bool)>,
     node0: DagNode,
     idx0: usize,
-    x: LocalId,
+    x: Key,
     goal: WalkGoal,
 ) -> Vec<Step> {
     let func = cx.func;
     let mut steps = Vec::new();
-    let mut holders: Vec<LocalId> = vec![x];
+    let mut holders: Vec<Key> = vec![x];
+    let held = |holders: &[Key], op: &Operand| match op {
+        Operand::Place(p) => cx.key_of(p).is_some_and(|k| holders.contains(&k)),
+        _ => false,
+    };
     // Holders that came back from an argument-returning call: their NULL tests are not folded.
     let mut maybe_null: Vec<LocalId> = Vec::new();
     let mut node = node0;
@@ -1080,12 +1248,20 @@ fn walk(
             match func.stmt(*sid) {
                 Stmt::Assign { dst, src } => {
                     let carries = match src {
-                        Rvalue::Use(op) => op.local().is_some_and(|y| holders.contains(&y)),
+                        Rvalue::Use(op) => held(&holders, op),
                         Rvalue::Opaque(ops) => {
-                            dst.as_local().is_some_and(|l| func.local(l).is_pointer)
-                                && ops.iter().any(|op| op.local().is_some_and(|y| holders.contains(&y)))
+                            dst.as_local().is_some_and(|l| func.local(l).is_pointer) && ops.iter().any(|op| held(&holders, op))
                         }
-                        Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| holders.contains(&y)),
+                        Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| holders.contains(&Key::local(y))),
+                    };
+                    // `q = p` copies what p's object holds, as seen through q.
+                    let copied: Vec<Key> = match (dst.as_local(), src) {
+                        (Some(l), Rvalue::Use(Operand::Place(Place::Local(y)))) if l != *y => holders
+                            .iter()
+                            .filter(|k| k.root == *y && !k.is_local())
+                            .map(|k| Key { root: l, path: k.path })
+                            .collect(),
+                        _ => Vec::new(),
                     };
                     if let Some(l) = dst.as_local() {
                         let weak = match src {
@@ -1097,7 +1273,14 @@ fn walk(
                             maybe_null.push(l);
                         }
                     }
-                    if let Some(step) = assign_holder(cx, &mut holders, dst, carries, loc) {
+                    let lost = assign_holder(cx, &mut holders, dst, carries || !copied.is_empty(), loc);
+                    if !carries {
+                        if let Some(l) = dst.as_local() {
+                            holders.retain(|k| *k != Key::local(l));
+                        }
+                    }
+                    holders.extend(copied);
+                    if let Some(step) = lost {
                         if goal == WalkGoal::Leak {
                             steps.push(step);
                             return steps;
@@ -1113,12 +1296,22 @@ fn walk(
                             continue;
                         }
                         if let Some(ArgEffect::OutFresh(_)) = effect {
-                            if let Some(xo) = cx.out_param_local(a) {
-                                redefined.push(xo);
+                            if let Some(k) = cx.out_param_place(a).and_then(|p| cx.key_of(p)) {
+                                redefined.push(k);
                             }
                             continue;
                         }
-                        if !a.local().is_some_and(|y| holders.contains(&y)) {
+                        // `free(s)` while `s->buf` holds the cell.
+                        if let (Some(y), Some(ArgEffect::Frees), true) = (a.local(), effect, model.is_some_and(|m| m.lib)) {
+                            let had = holders.len();
+                            holders.retain(|k| k.root != y || k.is_local());
+                            if holders.is_empty() && had > 0 && goal == WalkGoal::Leak {
+                                let what = cx.key_text(Key::local(y));
+                                steps.push(Step::Lost { loc, how: Lost::ContainerFreed(what) });
+                                return steps;
+                            }
+                        }
+                        if !held(&holders, a) {
                             continue;
                         }
                         match effect {
@@ -1148,8 +1341,8 @@ fn walk(
                     if goal == WalkGoal::SecondFree && frees_seen >= 2 {
                         return steps;
                     }
-                    for xo in redefined {
-                        if let Some(step) = assign_holder(cx, &mut holders, &Place::Local(xo), false, loc) {
+                    for k in redefined {
+                        if let Some(step) = drop_holder(cx, &mut holders, k, loc) {
                             if goal == WalkGoal::Leak {
                                 steps.push(step);
                                 return steps;
@@ -1160,9 +1353,7 @@ fn walk(
                         return steps;
                     }
                     let carries = match model.map(|m| m.ret) {
-                        Some(RetEffect::ArgAlias(i)) => {
-                            args.get(i).and_then(|a| a.local()).is_some_and(|y| holders.contains(&y))
-                        }
+                        Some(RetEffect::ArgAlias(i)) => args.get(i).is_some_and(|a| held(&holders, a)),
                         _ => false,
                     };
                     if let Some(d) = dst {
@@ -1196,7 +1387,7 @@ fn walk(
         let succs = &cx.dag.succs[node.index()];
         let sure_then = match &block.term {
             Terminator::Branch { cond: c, .. } if !cx.dag.is_copy(node) => match &c.kind {
-                CondKind::Truthy(op) => op.local().is_some_and(|y| holders.contains(&y) && !maybe_null.contains(&y)),
+                CondKind::Truthy(op) => held(&holders, op) && !op.local().is_some_and(|y| maybe_null.contains(&y)),
                 _ => false,
             },
             _ => false,
@@ -1237,21 +1428,23 @@ fn walk(
 
 /// Update the holder set for `dst = value`; returns the loss step when the last holder is
 /// overwritten.
-fn assign_holder(cx: &FnCx, holders: &mut Vec<LocalId>, dst: &Place, carries: bool, loc: Loc) -> Option<Step> {
-    let Place::Local(l) = dst else { return None };
-    if !cx.is_tracked(*l) {
-        return None;
-    }
+fn assign_holder(cx: &FnCx, holders: &mut Vec<Key>, dst: &Place, carries: bool, loc: Loc) -> Option<Step> {
+    let k = cx.key_of(dst)?;
     if carries {
-        if !holders.contains(l) {
-            holders.push(*l);
+        if !holders.contains(&k) {
+            holders.push(k);
         }
         return None;
     }
-    let had = holders.contains(l);
-    holders.retain(|h| h != l);
-    if had && holders.is_empty() {
-        return Some(Step::Lost { loc, how: Lost::Overwritten(*l) });
+    drop_holder(cx, holders, k, loc)
+}
+
+/// Slot `k` no longer holds the cell (nor, for a local, do the paths below its old value).
+fn drop_holder(cx: &FnCx, holders: &mut Vec<Key>, k: Key, loc: Loc) -> Option<Step> {
+    let before = holders.len();
+    holders.retain(|h| *h != k && !(k.is_local() && h.root == k.root));
+    if before > 0 && holders.is_empty() {
+        return Some(Step::Lost { loc, how: Lost::Overwritten(cx.key_text(k)) });
     }
     None
 }

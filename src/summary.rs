@@ -247,6 +247,10 @@ pub struct Model<'a> {
     pub known: bool,
     /// A fresh result is returned on every path (library allocators: when they succeed).
     pub always_fresh: bool,
+    /// A row of the library table: what it does to an argument's object is what the row says
+    /// about the argument (a summarised function may free or keep the fields of an object it
+    /// only reads).
+    pub lib: bool,
     /// How the return value tells success from failure for `ArgEffect::FreesWhen` arguments of
     /// a summarised callee (library rows use the allocation's own notion).
     pub ret_success: Option<Success>,
@@ -265,6 +269,7 @@ impl<'a> Model<'a> {
             noreturn: lib.noreturn,
             known: true,
             always_fresh: true,
+            lib: true,
             ret_success: None,
             fresh_if_arg: None,
         }
@@ -330,6 +335,7 @@ impl<'a> Model<'a> {
             noreturn: s.noreturn,
             known: true,
             always_fresh: s.always_fresh && fresh_if_arg.is_none(),
+            lib: false,
             ret_success: s.ret_success,
             fresh_if_arg,
         }
@@ -344,6 +350,7 @@ impl<'a> Model<'a> {
             noreturn: false,
             known: false,
             always_fresh: false,
+            lib: false,
             ret_success: None,
             fresh_if_arg: None,
         }
