@@ -147,6 +147,17 @@ impl Default for GuardId {
     }
 }
 
+/// Add `x` to (or remove it from) a sorted set of locals.
+fn mark(set: &mut Vec<LocalId>, x: LocalId, yes: bool) {
+    match (set.binary_search(&x), yes) {
+        (Ok(i), false) => {
+            set.remove(i);
+        }
+        (Err(i), true) => set.insert(i, x),
+        _ => {}
+    }
+}
+
 impl State {
     fn get(&self, x: LocalId) -> GuardId {
         self.get_key(Key::local(x))
@@ -172,22 +183,10 @@ impl State {
         }
     }
     fn set_maybe_null(&mut self, x: LocalId, yes: bool) {
-        match (self.maybe_null.binary_search(&x), yes) {
-            (Ok(i), false) => {
-                self.maybe_null.remove(i);
-            }
-            (Err(i), true) => self.maybe_null.insert(i, x),
-            _ => {}
-        }
+        mark(&mut self.maybe_null, x, yes)
     }
     fn set_weak(&mut self, x: LocalId, yes: bool) {
-        match (self.weak.binary_search(&x), yes) {
-            (Ok(i), false) => {
-                self.weak.remove(i);
-            }
-            (Err(i), true) => self.weak.insert(i, x),
-            _ => {}
-        }
+        mark(&mut self.weak, x, yes)
     }
     fn is_weak(&self, op: &Operand) -> bool {
         op.local().is_some_and(|y| self.weak.binary_search(&y).is_ok())
