@@ -519,6 +519,14 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// `Some(i)` when `k` is `*p` for parameter `i`: (while `p` keeps its entry value) the
+    /// caller's out-parameter.
+    pub fn out_param_index(&self, k: Key) -> Option<usize> {
+        let is_deref = self.paths.get(k.path as usize).is_some_and(|p| p.0 == "*");
+        let is_param = k.root.index() < self.func.n_params as usize;
+        (is_deref && is_param).then_some(k.root.index())
+    }
+
     /// The tracked slot a place is, if any.
     pub fn key_of(&self, place: &Place) -> Option<Key> {
         if let Place::Local(l) = place {

@@ -44,7 +44,8 @@ pub struct Stats {
     /// Functions whose CFG is irreducible: an edge was dropped to bound their loops.
     pub functions_irreducible: usize,
     pub summaries: usize,
-    /// Functions whose summary says they may return a fresh cell (FastCheck's allocators).
+    /// Functions whose summary says they may return a fresh cell (FastCheck's allocators), or
+    /// hand one back through an out-parameter.
     pub allocator_wrappers: usize,
     /// Functions that free a parameter on every path.
     pub deallocator_wrappers: usize,
@@ -265,7 +266,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         functions_analysed: 0,
         functions_irreducible: 0,
         sites_unknown_callee: 0,
-        allocator_wrappers: summaries.iter().filter(|s| s.allocator).count(),
+        allocator_wrappers: summaries.iter().filter(|s| s.allocator || !s.out_fresh.is_empty()).count(),
         deallocator_wrappers: summaries.iter().filter(|s| s.is_deallocator()).count(),
         noreturn_functions: summaries.iter().filter(|s| s.noreturn).count(),
         summaries: summaries.iter().count(),

@@ -107,6 +107,9 @@ pub struct SiteVerdict {
     pub returned: bool,
     /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`).
     pub returned_if: Option<(usize, bool)>,
+    /// Never leaked here, and handed to the caller through out-parameter `*p` (index), where
+    /// the return value tells whether it was (`Success`).
+    pub out_fresh: Option<(usize, crate::libmodel::Success)>,
     /// SAT queries run for this site.
     pub sat_queries: u32,
 }
@@ -115,6 +118,9 @@ pub struct SiteVerdict {
 enum EventKind {
     Free,
     Return,
+    /// At a return, the cell is in `*p` for parameter `p` (index): handed to the caller through
+    /// an out-parameter.
+    Stored(usize),
     Escape(EscapeKind),
     Exit,
 }
@@ -318,6 +324,7 @@ fn check_site(
         escapes: Vec::new(),
         returned: false,
         returned_if: None,
+        out_fresh: None,
         sat_queries: 0,
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
@@ -381,7 +388,8 @@ fn check_site(
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, None);
+    let mut rets = Vec::new();
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets));
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -391,10 +399,20 @@ fn check_site(
     let mut has_free = false;
     let mut has_ret = false;
     let mut has_escape = false;
+    // Out-parameters the cell is handed back through, and the guard of that.
+    let mut stored_in: Vec<usize> = Vec::new();
+    let mut stored_any = GuardId::FALSE;
     for e in &events {
         match &e.kind {
             EventKind::Free => has_free = true,
             EventKind::Return => has_ret = true,
+            EventKind::Stored(i) => {
+                has_ret = true;
+                if !stored_in.contains(i) {
+                    stored_in.push(*i);
+                }
+                stored_any = guards.or(stored_any, e.guard);
+            }
             EventKind::Escape(k) => {
                 has_escape = true;
                 if !verdict.escapes.contains(k) {
@@ -405,7 +423,7 @@ fn check_site(
         }
     }
     verdict.escapes.sort();
-    verdict.returned = has_ret;
+    verdict.returned = events.iter().any(|e| matches!(e.kind, EventKind::Return));
     let mut any = GuardId::FALSE;
     for e in &events {
         any = guards.or(any, e.guard);
@@ -474,6 +492,9 @@ fn check_site(
             break;
         }
     }
+    if let ([i], None, false) = (stored_in.as_slice(), &leak_model, has_escape) {
+        verdict.out_fresh = out_success(cx, &mut solver, psrc, stored_any, &rets).map(|s| (*i, s));
+    }
     verdict.sat_queries = solver.queries;
     timings.sat += sat_started.elapsed();
     if unknown && leak_model.is_none() && df.is_none() {
@@ -519,7 +540,7 @@ fn flow(
     first_idx: usize,
     x: Key,
     fold: Option<(AtomId, bool)>,
-    mut rets: Option<&mut Vec<(GuardId, Option<i64>)>>,
+    mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
@@ -552,7 +573,7 @@ fn flow(
         }
         let block = cx.func.block(cx.dag.block[nd.index()]);
         if let (Some(rets), Terminator::Return(op)) = (rets.as_deref_mut(), &block.term) {
-            rets.push((st.p, op.as_ref().and_then(|op| cx.constant_value(op, *nd))));
+            rets.push((*nd, st.p, op.as_ref().and_then(|op| cx.constant_value(op, *nd))));
         }
         match &block.term {
             Terminator::Return(op) => {
@@ -574,7 +595,11 @@ fn flow(
                 let returned_root = op.as_ref().and_then(|o| o.local());
                 for (k, g) in &st.h {
                     if !k.is_local() && Some(k.root) != returned_root && !cx.is_aggregate_root(*k) {
-                        events.push(Event { kind: EventKind::Escape(EscapeKind::Heap), guard: *g, weak: false });
+                        let kind = match cx.out_param_index(*k) {
+                            Some(i) => EventKind::Stored(i),
+                            None => EventKind::Escape(EscapeKind::Heap),
+                        };
+                        events.push(Event { kind, guard: *g, weak: false });
                     }
                 }
             }
@@ -676,7 +701,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         let mut escaped = GuardId::FALSE;
         for e in &events {
             match e.kind {
-                EventKind::Escape(_) => escaped = guards.or(escaped, e.guard),
+                // Stored into the caller's `*out`: the caller no longer owns it as `p`.
+                EventKind::Escape(_) | EventKind::Stored(_) => escaped = guards.or(escaped, e.guard),
                 EventKind::Free => {
                     freed = guards.or(freed, e.guard);
                     freed_or_ended = guards.or(freed_or_ended, e.guard);
@@ -713,6 +739,20 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         }
         _ => None,
     });
+    // Hands fresh cells back through out-parameters: one success notion per parameter, and one
+    // for the whole call (the return value is one value).
+    let mut out_fresh: Vec<(usize, crate::libmodel::Success)> = Vec::new();
+    for (i, s) in verdicts.iter().filter_map(|v| v.out_fresh) {
+        match out_fresh.iter().find(|o| o.0 == i) {
+            Some(o) if o.1 != s => out_fresh.retain(|o| o.0 != i),
+            Some(_) => {}
+            None => out_fresh.push((i, s)),
+        }
+    }
+    out_fresh.sort_by_key(|o| o.0);
+    if out_fresh.windows(2).any(|w| w[0].1 != w[1].1) || out_fresh.iter().any(|o| ret_success.is_some_and(|r| r != o.1)) {
+        out_fresh.clear();
+    }
     // Allocates only under a flag: every site it returns is returned only under the same test.
     let returned: Vec<&SiteVerdict> = verdicts.iter().filter(|v| v.returned).collect();
     let alloc_if = returned.first().and_then(|v| v.returned_if).filter(|f| returned.iter().all(|v| v.returned_if == Some(*f)));
@@ -725,6 +765,63 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         noreturn: never_returns(func, |s| cx.ends_path(s)),
         ret_success,
         alloc_if,
+        out_fresh,
+    }
+}
+
+/// How a caller tells that an out-parameter received the cell: on every return (`Always`), or
+/// on the returns of one range of constants when the others return constants outside it.
+/// `None` when the return value cannot tell (the caller then sees no allocation).
+fn out_success(
+    cx: &FnCx,
+    solver: &mut Solver,
+    psrc: GuardId,
+    stored: GuardId,
+    rets: &[(DagNode, GuardId, Option<i64>)],
+) -> Option<crate::libmodel::Success> {
+    let mut stored_blocks: Vec<crate::ir::BlockId> = Vec::new();
+    let mut ok: Option<(i64, i64)> = None;
+    let widen = |r: &mut Option<(i64, i64)>, v: i64| *r = Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+    let mut void_stored = false;
+    for (node, p, value) in rets {
+        let yes = matches!(solver.check(&[(psrc, true), (*p, true), (stored, true)]), Answer::Sat(_));
+        if !yes {
+            continue;
+        }
+        if !matches!(solver.check(&[(psrc, true), (*p, true), (stored, false)]), Answer::Unsat) {
+            return None; // this return is reached with and without the cell stored
+        }
+        stored_blocks.push(cx.dag.block[node.index()]);
+        match value {
+            Some(v) => widen(&mut ok, *v),
+            None => void_stored = true,
+        }
+    }
+    // A function that returns no value: the caller can only test the pointer itself, and a
+    // test of it is the cell's own NULL test.
+    let returns_value = cx.func.blocks.iter().any(|b| matches!(b.term, Terminator::Return(Some(_))));
+    if !returns_value {
+        return Some(crate::libmodel::Success::Always);
+    }
+    // Every other return of the function (reached without the cell, or before the allocation).
+    let mut fail: Option<(i64, i64)> = None;
+    for b in cx.func.block_ids() {
+        let Terminator::Return(op) = &cx.func.block(b).term else { continue };
+        if stored_blocks.contains(&b) {
+            continue;
+        }
+        let node = DagNode(b.0);
+        match op.as_ref().and_then(|op| cx.constant_value(op, node)) {
+            Some(v) => widen(&mut fail, v),
+            None => return None,
+        }
+    }
+    match (ok, fail) {
+        (_, None) => Some(crate::libmodel::Success::Always),
+        (Some(ok), Some(fail)) if !void_stored && (fail.1 < ok.0 || ok.1 < fail.0) => {
+            Some(crate::libmodel::Success::Range { ok, fail })
+        }
+        _ => None,
     }
 }
 
@@ -740,7 +837,7 @@ fn free_fate(
     freed: GuardId,
     freed_or_ended: GuardId,
     escaped: GuardId,
-    rets: &[(GuardId, Option<i64>)],
+    rets: &[(DagNode, GuardId, Option<i64>)],
     ret_success: &mut Option<crate::libmodel::Success>,
 ) -> ParamFate {
     let mut solver = Solver::new(guards, &cx.groups, config.sat_conflicts);
@@ -772,7 +869,7 @@ fn free_fate(
     let mut kept_side: Option<(i64, i64)> = None;
     let mut kept_escapes = false;
     let widen = |r: &mut Option<(i64, i64)>, v: i64| *r = Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
-    for (p, value) in rets {
+    for (_, p, value) in rets {
         let may_free = sat(&mut solver, &[(*p, true), (freed, true)]);
         let may_keep = sat(&mut solver, &[(*p, true), (freed, false)]);
         let (Some(may_free), Some(may_keep)) = (may_free, may_keep) else { return ParamFate::Escapes };

@@ -55,6 +55,9 @@ pub struct Summary {
     /// An allocator that returns a fresh cell only when parameter `.0` is non-zero (`.1`) or
     /// zero (`!.1`): `return copy ? strdup(s) : (char *)s;`.
     pub alloc_if: Option<(usize, bool)>,
+    /// Out-parameters through which it hands back a fresh cell (`*out = p`), with how the
+    /// return value tells that it did (the same for all of them).
+    pub out_fresh: Vec<(usize, Success)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +81,7 @@ impl Summary {
             noreturn,
             ret_success: None,
             alloc_if: None,
+            out_fresh: Vec::new(),
         }
     }
 
@@ -230,6 +234,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         noreturn: sums.iter().all(|s| s.noreturn),
         ret_success: first.ret_success.filter(|r| sums.iter().all(|s| s.ret_success == Some(*r))),
         alloc_if: first.alloc_if.filter(|a| sums.iter().all(|s| s.alloc_if == Some(*a))),
+        out_fresh: if sums.iter().all(|s| s.out_fresh == first.out_fresh) { first.out_fresh.clone() } else { Vec::new() },
     }
 }
 
@@ -287,10 +292,11 @@ impl<'a> Model<'a> {
                 _ => Err(()),
             }
         };
-        let args = s
+        let mut args: Vec<(usize, ArgEffect)> = s
             .params
             .iter()
             .enumerate()
+            .filter(|(i, _)| !s.out_fresh.iter().any(|o| o.0 == *i))
             .filter_map(|(i, f)| match *f {
                 ParamFate::Reads => None,
                 ParamFate::Frees => Some((i, ArgEffect::Frees)),
@@ -307,6 +313,8 @@ impl<'a> Model<'a> {
                 },
             })
             .collect();
+        args.extend(s.out_fresh.iter().map(|(i, succ)| (*i, ArgEffect::OutFresh(*succ))));
+        args.sort_by_key(|a| a.0);
         let not_fresh = match s.returns_param {
             Some(i) => RetEffect::ArgAlias(i),
             None => RetEffect::Plain,
