@@ -639,10 +639,15 @@ impl<'a> FnCx<'a> {
     /// The constant an operand surely holds at the end of `node`: a constant, or a local whose
     /// every reaching definition assigns the same constant.
     pub fn constant_value(&self, op: &Operand, node: DagNode) -> Option<i64> {
+        self.constant_at(op, node, self.stmts_of(node).len())
+    }
+
+    /// Like `constant_value`, before statement `idx` of `node`.
+    fn constant_at(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
         match op {
             Operand::Const(k) => Some(*k),
             Operand::Place(Place::Local(x)) if self.is_tracked(*x) => {
-                let defs = self.reaching_defs(*x, node, self.stmts_of(node).len());
+                let defs = self.reaching_defs(*x, node, idx);
                 let mut value = None;
                 for d in defs.iter() {
                     let Def::At { node: dn, idx } = *d else { return None };
@@ -682,7 +687,21 @@ impl<'a> FnCx<'a> {
         Some(format!("switch|{x:?}|{defs:?}"))
     }
 
+    /// A comparison with locals that surely hold a constant here replaced by the constant, the
+    /// remaining local on the left: the first test of a loop `for (i = 0; i < n; ..)` is
+    /// `n > 0`, the same test as an `if (n > 0)` before it.
+    fn fold_constants(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondKind {
+        let CondKind::Cmp(op, a, b) = kind else { return kind.clone() };
+        let fold = |o: &Operand| self.constant_at(o, node, idx).map_or_else(|| o.clone(), Operand::Const);
+        match (fold(a), fold(b)) {
+            (Operand::Const(k), other @ Operand::Place(_)) => CondKind::Cmp(flip(*op), other, Operand::Const(k)),
+            (x, y) => CondKind::Cmp(*op, x, y),
+        }
+    }
+
     fn classify_cond(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondClass {
+        let folded = self.fold_constants(kind, node, idx);
+        let kind = &folded;
         // Normalise to (local, op, constant) where possible.
         let (x, op, k) = match kind {
             CondKind::Truthy(op) => match op.local() {

@@ -203,17 +203,24 @@ impl State {
 }
 
 /// Allocation sites of a function: (node, statement index, statement).
-pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId)> {
+/// One cell a call makes: its result, or what it stores through out-parameter `arg`.
+pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId, Option<usize>)> {
     let mut out = Vec::new();
     for b in 0..cx.dag.n_blocks {
         let node = DagNode(b as u32);
         for (i, s) in cx.stmts_of(node).iter().enumerate() {
-            if cx.source_success(*s).is_some() {
-                out.push((node, i, *s));
+            let Some(model) = cx.model(*s) else { continue };
+            if matches!(model.ret, RetEffect::Fresh(_)) {
+                out.push((node, i, *s, None));
+            }
+            for (a, e) in &model.args {
+                if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
+                    out.push((node, i, *s, Some(*a)));
+                }
             }
         }
     }
-    out.sort_by_key(|x| x.2);
+    out.sort_by_key(|x| (x.2, x.3));
     out
 }
 
@@ -239,9 +246,9 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     timings.value_flow += started.elapsed();
     sites
         .into_iter()
-        .map(|(node, idx, stmt)| {
+        .map(|(node, idx, stmt, out_arg)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            check_site(cx, config, &mut guards, psrc, node, idx, stmt, is_main, timings)
+            check_site(cx, config, &mut guards, psrc, node, idx, stmt, out_arg, is_main, timings)
         })
         .collect()
 }
@@ -304,6 +311,7 @@ fn check_site(
     node0: DagNode,
     idx0: usize,
     stmt: StmtId,
+    out_arg: Option<usize>,
     is_main: bool,
     timings: &mut Timings,
 ) -> SiteVerdict {
@@ -342,13 +350,7 @@ fn check_site(
             }
         }
     }
-    // Where the cell is first stored.
-    let out_arg = cx.model(stmt).and_then(|m| {
-        m.args
-            .iter()
-            .find(|(_, e)| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
-            .map(|(i, _)| *i)
-    });
+    // Where the cell is first stored: the result, or the out-parameter this site is about.
     let holder: Result<Key, Option<EscapeKind>> = match out_arg {
         Some(i) => match args.get(i) {
             Some(a) => match cx.out_param_place(a) {
@@ -628,10 +630,32 @@ fn flow(
             Terminator::Branch { then_, .. } => Some(*then_),
             _ => None,
         };
+        // The NULL side of a pointer's test is not taken where the pointer holds the cell: a
+        // cell that exists is not at address 0 (FastCheck 5.6.1, for any holder, not only the
+        // allocation's own result).
+        let not_held = match &block.term {
+            Terminator::Branch { cond, .. } if !sure_then && !cx.dag.is_copy(*nd) => match &cond.kind {
+                CondKind::Truthy(op) if !st.is_maybe_null(op) => {
+                    let held = value_guard(cx, &st, op);
+                    (held != GuardId::FALSE).then(|| (held, guards.not(held)))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         for (t, label) in &cx.dag.succs[nd.index()] {
             let mut l = label_guard(guards, label, fold);
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
+            }
+            if let Some((held, not_held)) = not_held {
+                if Some(cx.dag.block[t.index()]) != then_block {
+                    // The leak query asks for a model that avoids every event, so the paths cut
+                    // here must be ruled out explicitly: they end, like a noreturn call.
+                    let cut = guards.and_all([st.p, l, held]);
+                    events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                    l = guards.and(l, not_held);
+                }
             }
             if l == GuardId::FALSE {
                 continue;
@@ -699,6 +723,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         let mut freed = GuardId::FALSE;
         let mut freed_or_ended = GuardId::FALSE;
         let mut escaped = GuardId::FALSE;
+        let mut returned = false;
         for e in &events {
             match e.kind {
                 // Stored into the caller's `*out`: the caller no longer owns it as `p`.
@@ -708,11 +733,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
                     freed_or_ended = guards.or(freed_or_ended, e.guard);
                 }
                 EventKind::Exit => freed_or_ended = guards.or(freed_or_ended, e.guard),
-                EventKind::Return => {
-                    if returns_param.is_none() {
-                        returns_param = Some(i);
-                    }
-                }
+                EventKind::Return => returned = true,
             }
         }
         let fate = if guards.over_budget() {
@@ -725,15 +746,24 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         } else {
             ParamFate::Reads
         };
-        if fate != ParamFate::Reads {
-            // A parameter that is freed or kept is not also an alias the caller gets back.
-            if returns_param == Some(i) {
-                returns_param = None;
+        // The summary names one returned parameter. Another one that may be returned too
+        // (`return x ? x : y`) is handed back in a way callers cannot follow: it escapes. A
+        // parameter that is freed or kept is not also an alias the caller gets back.
+        let fate = match (returned, fate) {
+            (true, ParamFate::Reads) if returns_param.is_none() => {
+                returns_param = Some(i);
+                fate
             }
-        }
+            (true, _) => ParamFate::Escapes,
+            (false, f) => f,
+        };
         params.push(fate);
     }
-    let origin = verdicts.iter().find(|v| v.returned).and_then(|v| match func.stmt(v.stmt) {
+    // A returned cell that is also stored somewhere (linked into a parent, registered in a
+    // table) is shared, not handed over: the function is not an allocator for its callers.
+    let fresh_returns: Vec<&SiteVerdict> = verdicts.iter().filter(|v| v.returned && v.escapes.is_empty()).collect();
+    let allocator = !fresh_returns.is_empty();
+    let origin = fresh_returns.first().and_then(|v| match func.stmt(v.stmt) {
         Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => {
             Some(AllocOrigin { loc: func.stmt_loc(v.stmt), allocator: v.allocator.clone(), usr: usr.clone() })
         }
@@ -754,11 +784,13 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         out_fresh.clear();
     }
     // Allocates only under a flag: every site it returns is returned only under the same test.
-    let returned: Vec<&SiteVerdict> = verdicts.iter().filter(|v| v.returned).collect();
-    let alloc_if = returned.first().and_then(|v| v.returned_if).filter(|f| returned.iter().all(|v| v.returned_if == Some(*f)));
+    let alloc_if = fresh_returns
+        .first()
+        .and_then(|v| v.returned_if)
+        .filter(|f| fresh_returns.iter().all(|v| v.returned_if == Some(*f)));
     Summary {
-        allocator: origin.is_some(),
-        always_fresh: origin.is_some() && alloc_if.is_none() && returns_only_fresh(cx),
+        allocator,
+        always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
         origin,
         params,
         returns_param,

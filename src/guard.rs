@@ -9,7 +9,8 @@
 //!   local rule folds away (`f ∧ true`, `f ∨ false`, `a ∧ ¬a`, `(f ∧ g) ∨ (f ∧ ¬g)` = `f`, a full
 //!   exactly-one switch group = `true`), the simplifications of FastCheck 5.6.3.
 //! - No negation nodes: only literals carry polarity. The leak query negates a disjunction, which
-//!   `sat` does through the Tseitin variable of that disjunction.
+//!   `sat` does through the Tseitin variable of that disjunction; `not` pushes a negation down to
+//!   the literals.
 //! - The arena stops growing past its budget: `over_budget()` reports it, and the caller must put
 //!   the allocation site into the over-budget category instead of trusting the formulas.
 
@@ -44,6 +45,8 @@ pub enum Node {
 
 pub struct Guards {
     nodes: Vec<Node>,
+    /// `¬g` for formulas already negated (negation is pushed to the literals).
+    negated: HashMap<GuardId, GuardId>,
     interned: HashMap<Node, GuardId>,
     /// Exactly-one groups (switch statements): atom → (group, size of group).
     group_of: HashMap<AtomId, (u32, u32)>,
@@ -55,6 +58,7 @@ impl Guards {
     pub fn new(max_nodes: usize) -> Guards {
         let mut g = Guards {
             nodes: Vec::new(),
+            negated: HashMap::new(),
             interned: HashMap::new(),
             group_of: HashMap::new(),
             max_nodes,
@@ -149,6 +153,29 @@ impl Guards {
         let mut lits: Vec<(AtomId, bool)> = kids.iter().filter_map(|g| self.as_lit(*g)).collect();
         lits.sort_unstable();
         lits.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
+    }
+
+    /// `¬g`, with the negation pushed down to the literals (De Morgan); shared subformulas are
+    /// negated once.
+    pub fn not(&mut self, g: GuardId) -> GuardId {
+        if let Some(n) = self.negated.get(&g) {
+            return *n;
+        }
+        let n = match self.node(g).clone() {
+            Node::False => GuardId::TRUE,
+            Node::True => GuardId::FALSE,
+            Node::Lit { atom, positive } => self.lit(atom, !positive),
+            Node::And(kids) => {
+                let neg: Vec<GuardId> = kids.iter().map(|k| self.not(*k)).collect();
+                neg.into_iter().fold(GuardId::FALSE, |acc, k| self.or(acc, k))
+            }
+            Node::Or(kids) => {
+                let neg: Vec<GuardId> = kids.iter().map(|k| self.not(*k)).collect();
+                self.and_all(neg)
+            }
+        };
+        self.negated.insert(g, n);
+        n
     }
 
     pub fn and(&mut self, a: GuardId, b: GuardId) -> GuardId {
@@ -288,6 +315,23 @@ impl Guards {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn negation_is_pushed_to_literals() {
+        let mut g = Guards::new(1000);
+        let a = g.lit(AtomId(0), true);
+        let b = g.lit(AtomId(1), true);
+        let ab = g.and(a, b);
+        let n = g.not(ab);
+        let na = g.lit(AtomId(0), false);
+        let nb = g.lit(AtomId(1), false);
+        let expect = g.or(na, nb);
+        assert_eq!(n, expect);
+        // ¬¬f = f for these shapes, and f ∧ ¬f folds on literals.
+        assert_eq!(g.not(n), ab);
+        assert_eq!(g.and(a, na), GuardId::FALSE);
+        assert_eq!(g.not(GuardId::TRUE), GuardId::FALSE);
+    }
 
     #[test]
     fn constants_and_identities() {
