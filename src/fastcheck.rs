@@ -145,6 +145,9 @@ struct State {
     maybe_null: Vec<LocalId>,
     /// Locals whose value was loaded from an array element (sorted): see `Event::weak`.
     weak: Vec<LocalId>,
+    /// Pairs of pointer locals (smaller first, sorted) that surely hold the same address here,
+    /// from copies: freeing one loses what the other's object holds, and returning one returns it.
+    alias: Vec<(LocalId, LocalId)>,
 }
 
 impl Default for GuardId {
@@ -173,6 +176,22 @@ impl State {
     }
     fn set(&mut self, x: LocalId, g: GuardId) {
         self.set_key(Key::local(x), g)
+    }
+    /// `y` and the locals known to hold the same address.
+    fn names_of(&self, y: LocalId) -> Vec<LocalId> {
+        let mut v = vec![y];
+        v.extend(self.alias.iter().filter_map(|&(a, b)| if a == y { Some(b) } else if b == y { Some(a) } else { None }));
+        v
+    }
+    /// `l` gets a new value: a copy of `from` (its aliases become `l`'s), or anything else.
+    fn rebind(&mut self, l: LocalId, from: Option<LocalId>) {
+        self.alias.retain(|&(a, b)| a != l && b != l);
+        if let Some(y) = from.filter(|y| *y != l) {
+            let mut add: Vec<(LocalId, LocalId)> = self.names_of(y).into_iter().map(|z| (l.min(z), l.max(z))).collect();
+            self.alias.append(&mut add);
+            self.alias.sort_unstable();
+            self.alias.dedup();
+        }
     }
     /// The access paths below local `y` that hold the cell.
     fn contents(&self, y: LocalId) -> Vec<(Key, GuardId)> {
@@ -550,7 +569,7 @@ fn flow(
     let start = cx.dag.order[node0.index()] as usize;
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         let (mut st, first) = if pos == start {
-            let mut st = State { p: GuardId::TRUE, h: Vec::new(), maybe_null: Vec::new(), weak: Vec::new() };
+            let mut st = State { p: GuardId::TRUE, h: Vec::new(), maybe_null: Vec::new(), weak: Vec::new(), alias: Vec::new() };
             st.set_key(x, GuardId::TRUE);
             (st, first_idx)
         } else {
@@ -584,7 +603,9 @@ fn flow(
                     returned.push(value_guard(cx, &st, op));
                     // Inside the returned object: the caller gets it with the object.
                     if let Some(y) = op.local() {
-                        returned.extend(st.contents(y).into_iter().map(|e| e.1));
+                        for z in st.names_of(y) {
+                            returned.extend(st.contents(z).into_iter().map(|e| e.1));
+                        }
                     }
                 }
                 for g in returned {
@@ -594,9 +615,9 @@ fn flow(
                 }
                 // Stored into an object a pointer leads to (a parameter's, or one this function
                 // does not track): the cell lives on in it. Fields of local structs die here.
-                let returned_root = op.as_ref().and_then(|o| o.local());
+                let returned_roots = op.as_ref().and_then(|o| o.local()).map_or_else(Vec::new, |y| st.names_of(y));
                 for (k, g) in &st.h {
-                    if !k.is_local() && Some(k.root) != returned_root && !cx.is_aggregate_root(*k) {
+                    if !k.is_local() && !returned_roots.contains(&k.root) && !cx.is_aggregate_root(*k) {
                         let kind = match cx.out_param_index(*k) {
                             Some(i) => EventKind::Stored(i),
                             None => EventKind::Escape(EscapeKind::Heap),
@@ -666,6 +687,7 @@ fn flow(
                     h: Vec::with_capacity(st.h.len()),
                     maybe_null: st.maybe_null.clone(),
                     weak: st.weak.clone(),
+                    alias: st.alias.clone(),
                 };
             if out.p == GuardId::FALSE {
                 continue;
@@ -1066,6 +1088,8 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             for y in incoming.weak {
                 cur.set_weak(y, true);
             }
+            // An alias holds after a merge only if it holds on both sides.
+            cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
         }
     }
 }
@@ -1160,7 +1184,11 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 Rvalue::Use(Operand::Place(Place::Local(y))) => st.contents(*y),
                 _ => Vec::new(),
             };
-            store(cx, guards, st, dst, g, maybe_null, contents, events);
+            let copied_from = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) if cx.is_tracked(*y) => Some(*y),
+                _ => None,
+            };
+            store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
         }
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
@@ -1192,8 +1220,10 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     match effect {
                         None if lib => {}
                         Some(ArgEffect::Frees) if lib => {
-                            for (k, _) in st.contents(y) {
-                                st.set_key(k, GuardId::FALSE);
+                            for z in st.names_of(y) {
+                                for (k, _) in st.contents(z) {
+                                    st.set_key(k, GuardId::FALSE);
+                                }
                             }
                         }
                         _ => {
@@ -1239,6 +1269,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 if k.is_local() {
                     st.set_maybe_null(k.root, false);
                     retire_contents(cx, st, k.root, events);
+                    st.rebind(k.root, None);
                 }
                 st.set_key(k, GuardId::FALSE);
             }
@@ -1247,7 +1278,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 _ => GuardId::FALSE,
             };
             if let Some(d) = dst {
-                store(cx, guards, st, d, ret, ret != GuardId::FALSE, Vec::new(), events);
+                store(cx, guards, st, d, ret, ret != GuardId::FALSE, Vec::new(), None, events);
             }
         }
     }
@@ -1266,8 +1297,11 @@ fn escape_key(st: &mut State, k: Key, kind: EscapeKind, events: &mut Vec<Event>)
 /// Local `y` gets a new value: the paths below it named its old object. A pointer's object
 /// lives on (what it holds escapes with it); a local struct's old field values are gone.
 fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event>) {
-    for (k, _) in st.contents(y) {
-        if cx.is_aggregate_root(k) {
+    for (k, g) in st.contents(y) {
+        // Another name for the same object (`p = head; ...; p = p->next`) still holds it.
+        let names = st.names_of(y);
+        let alias = names[1..].iter().any(|z| st.get_key(Key { root: *z, path: k.path }) == g);
+        if cx.is_aggregate_root(k) || alias {
             st.set_key(k, GuardId::FALSE);
         } else {
             escape_key(st, k, EscapeKind::Heap, events);
@@ -1286,18 +1320,35 @@ fn store(
     g: GuardId,
     maybe_null: bool,
     contents: Vec<(Key, GuardId)>,
+    copied_from: Option<LocalId>,
     events: &mut Vec<Event>,
 ) {
+    // `saved = cur` for local structs: the fields' values are copied.
+    if let Place::Local(l) = dst {
+        if cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
+            if !contents.first().is_some_and(|c| c.0.root == *l) {
+                for (k, _) in st.contents(*l) {
+                    st.set_key(k, GuardId::FALSE);
+                }
+                for (c, gc) in contents {
+                    st.set_key(Key { root: *l, path: c.path }, gc);
+                }
+            }
+            return;
+        }
+    }
     match cx.key_of(dst) {
         Some(k) if k.is_local() => {
             let l = k.root;
             let same_object = contents.first().is_some_and(|c| c.0.root == l);
             if !same_object {
+                // Before `l`'s aliases change: they may still hold what its old object holds.
                 retire_contents(cx, st, l, events);
                 for (c, gc) in contents {
                     st.set_key(Key { root: l, path: c.path }, gc);
                 }
             }
+            st.rebind(l, copied_from);
             st.set(l, g);
             st.set_maybe_null(l, maybe_null && g != GuardId::FALSE);
         }
