@@ -14,7 +14,7 @@
 //!   allocation it is checking.
 
 use crate::guard::AtomId;
-use crate::ir::{
+use crate::ir::{Callee, 
     BlockId, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
     Terminator,
 };
@@ -95,6 +95,12 @@ impl Key {
 /// Access paths longer than this many steps are not tracked (they escape).
 const MAX_PATH_STEPS: usize = 3;
 
+/// The path id of "any field of `*p` this function does not name" (`p->…`): what a function
+/// does to the parts of an object it never mentions, for its summary.
+pub const OTHER_PATH: u32 = 1;
+/// Its text, which no C access path can spell.
+pub const OTHER_PATH_TEXT: &str = "*?";
+
 pub struct FnCx<'a> {
     pub func: &'a Function,
     pub dag: Dag,
@@ -125,6 +131,10 @@ pub struct FnCx<'a> {
     path_ids: HashMap<String, u32>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
+    /// The path ids named below each local (syntactically, or by a callee's summary).
+    rooted: HashMap<LocalId, Vec<u32>>,
+    /// `key_of` for the places of the function's statements, by address.
+    key_cache: HashMap<usize, Option<Key>>,
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -190,12 +200,15 @@ impl<'a> FnCx<'a> {
             rd_memo: RefCell::new(HashMap::new()),
             param_tests: Vec::new(),
             models,
-            paths: vec![(String::new(), false)],
+            paths: vec![(String::new(), false), (OTHER_PATH_TEXT.to_string(), false)],
             path_ids: HashMap::new(),
             field_aggregates: Vec::new(),
+            rooted: HashMap::new(),
+            key_cache: HashMap::new(),
         };
-        cx.field_aggregates = field_aggregates(func);
+        cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx.intern_paths();
+        cx.cache_keys();
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
         for s in 0..func.stmts.len() {
             let sid = StmtId::from_usize(s);
@@ -527,14 +540,101 @@ impl<'a> FnCx<'a> {
         (is_deref && is_param).then_some(k.root.index())
     }
 
+    /// The text of a path id.
+    pub fn path_text(&self, id: u32) -> &str {
+        self.paths.get(id as usize).map_or("", |p| p.0.as_str())
+    }
+
+    /// The caller's slots that an argument lets a callee reach, as (root, prefix): the callee's
+    /// `*p` + `rest` is the caller's `(root, prefix + rest)`. A pointer local `y` gives `(y, "*")`;
+    /// `&s` of a local struct gives `(s, "")`, `&p` of a pointer local `(p, "")` (the callee's
+    /// `*pp` is `p` itself), `&s->f` gives `(s, "*.f")`.
+    pub fn arg_slots(&self, arg: &Operand) -> Option<(LocalId, String)> {
+        let t = arg.local()?;
+        if let Some(place) = self.addr_temps.get(&t) {
+            return match place {
+                Place::Local(l) => Some((*l, String::new())),
+                _ => self.path_of(place).map(|(r, path, _)| (r, path)),
+            };
+        }
+        (self.is_tracked(t) && self.func.local(t).is_pointer).then(|| (t, "*".to_string()))
+    }
+
     /// The tracked slot a place is, if any.
     pub fn key_of(&self, place: &Place) -> Option<Key> {
         if let Place::Local(l) = place {
             return self.is_tracked(*l).then(|| Key::local(*l));
         }
+        // Places of the function's own statements are looked up by address (they never move:
+        // the IR is frozen); others are computed.
+        if let Some(k) = self.key_cache.get(&(place as *const Place as usize)) {
+            return *k;
+        }
+        self.compute_key(place)
+    }
+
+    fn compute_key(&self, place: &Place) -> Option<Key> {
         let (root, path, _) = self.path_of(place)?;
         let id = *self.path_ids.get(&path)?;
         Some(Key { root, path: id })
+    }
+
+    /// Fill `key_cache` for every non-local place of the function's statements.
+    fn cache_keys(&mut self) {
+        let func = self.func;
+        let mut cache = HashMap::new();
+        let mut note = |cx: &FnCx, p: &Place| {
+            if !matches!(p, Place::Local(_)) {
+                cache.insert(p as *const Place as usize, cx.compute_key(p));
+            }
+        };
+        for st in &func.stmts {
+            match st {
+                Stmt::Assign { dst, src } => {
+                    note(self, dst);
+                    match src {
+                        Rvalue::Use(Operand::Place(p)) | Rvalue::AddrOf(p) => note(self, p),
+                        Rvalue::Opaque(ops) => ops.iter().for_each(|o| {
+                            if let Operand::Place(p) = o {
+                                note(self, p)
+                            }
+                        }),
+                        Rvalue::Use(_) => {}
+                    }
+                }
+                Stmt::Call { dst, args, .. } => {
+                    if let Some(d) = dst {
+                        note(self, d);
+                    }
+                    for a in args {
+                        if let Operand::Place(p) = a {
+                            note(self, p);
+                        }
+                    }
+                }
+            }
+        }
+        for b in &func.blocks {
+            match &b.term {
+                Terminator::Branch { cond, .. } => match &cond.kind {
+                    CondKind::Truthy(Operand::Place(p)) => note(self, p),
+                    CondKind::Cmp(_, a, b2) => {
+                        for o in [a, b2] {
+                            if let Operand::Place(p) = o {
+                                note(self, p);
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                Terminator::Return(Some(Operand::Place(p))) => note(self, p),
+                _ => {}
+            }
+        }
+        for p in self.addr_temps.values() {
+            note(self, p);
+        }
+        self.key_cache = cache;
     }
 
     /// A path names an array element (weak updates only).
@@ -553,6 +653,7 @@ impl<'a> FnCx<'a> {
         let name = &self.func.local(k.root).name;
         let path = self.paths.get(k.path as usize).map_or("", |p| p.0.as_str());
         match path.strip_prefix('*') {
+            Some("?") => format!("{name}->…"),
             Some(rest) if rest.starts_with('.') => format!("{name}->{}", &rest[1..]),
             Some(rest) if rest.is_empty() => format!("*{name}"),
             Some(rest) => format!("{name}{rest}"),
@@ -603,14 +704,15 @@ impl<'a> FnCx<'a> {
     }
 
     fn intern_paths(&mut self) {
-        let mut places: Vec<&Place> = Vec::new();
+        let mut found: Vec<(LocalId, String, bool)> = Vec::new();
         fn operand_place(op: &Operand) -> Option<&Place> {
             match op {
                 Operand::Place(p) => Some(p),
                 _ => None,
             }
         }
-        for st in &self.func.stmts {
+        let mut places: Vec<&Place> = Vec::new();
+        for (si, st) in self.func.stmts.iter().enumerate() {
             match st {
                 Stmt::Assign { dst, src } => {
                     places.push(dst);
@@ -623,17 +725,80 @@ impl<'a> FnCx<'a> {
                 Stmt::Call { dst, args, .. } => {
                     places.extend(dst.iter());
                     places.extend(args.iter().filter_map(operand_place));
+                    // The paths a callee's summary names below an argument are slots here too.
+                    let Some(model) = self.models.get(si).and_then(|m| m.as_ref()) else { continue };
+                    for (i, a) in args.iter().enumerate() {
+                        let Some((root, prefix)) = self.arg_slots(a) else { continue };
+                        for (_, callee_path, _) in model.heap.iter().filter(|h| h.0 == i) {
+                            if &**callee_path == OTHER_PATH_TEXT {
+                                continue;
+                            }
+                            let path = format!("{prefix}{}", &callee_path[1..]);
+                            if !path.is_empty() {
+                                let weak = path.contains("[]");
+                                found.push((root, path, weak));
+                            }
+                        }
+                    }
                 }
             }
         }
         for p in places {
-            if let Some((_, path, weak)) = self.path_of(p) {
-                if !self.path_ids.contains_key(&path) {
-                    self.path_ids.insert(path.clone(), self.paths.len() as u32);
-                    self.paths.push((path, weak));
-                }
+            if let Some(f) = self.path_of(p) {
+                found.push(f);
             }
         }
+        for (root, path, weak) in found {
+            let id = match self.path_ids.get(&path) {
+                Some(id) => *id,
+                None => {
+                    let id = self.paths.len() as u32;
+                    self.path_ids.insert(path.clone(), id);
+                    self.paths.push((path, weak));
+                    id
+                }
+            };
+            let v = self.rooted.entry(root).or_default();
+            if !v.contains(&id) {
+                v.push(id);
+            }
+        }
+    }
+
+    /// `p` and the locals that copy it, directly or through other copies (flow-insensitively;
+    /// `p` first).
+    pub fn copies_of(&self, p: LocalId) -> Vec<LocalId> {
+        let mut names = vec![p];
+        loop {
+            let before = names.len();
+            for st in &self.func.stmts {
+                if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(Place::Local(y))) } = st {
+                    if names.contains(y) && !names.contains(l) {
+                        names.push(*l);
+                    }
+                }
+            }
+            if names.len() == before {
+                break;
+            }
+        }
+        names
+    }
+
+    /// The paths a summary of parameter `p` must follow: those named below `p` or below a local
+    /// that copies it (flow-insensitively), sorted; `OTHER_PATH` stands for the rest.
+    pub fn paths_below(&self, p: LocalId) -> Vec<u32> {
+        let names = self.copies_of(p);
+        let mut out: Vec<u32> = names
+            .iter()
+            .filter_map(|l| self.rooted.get(l))
+            .flatten()
+            .copied()
+            .filter(|id| self.path_text(*id).starts_with('*'))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The constant an operand surely holds at the end of `node`: a constant, or a local whose
@@ -885,12 +1050,56 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
 
 /// Local structs and arrays whose fields can be tracked: not `static`, and their address (or a
 /// field's) is never taken, so nothing else can write them.
-fn field_aggregates(func: &Function) -> Vec<bool> {
+fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Vec<bool> {
     let mut ok: Vec<bool> = func.locals.iter().map(|l| l.is_aggregate && !l.is_static).collect();
+    // `&s` is fine where it only goes straight into call arguments (`init(&s)`): the call's
+    // model says what the callee does to the fields. Anything else can write them unseen.
+    let mut arg_uses: HashMap<LocalId, usize> = HashMap::new();
+    let mut all_uses: HashMap<LocalId, usize> = HashMap::new();
+    let mut count = |op: &Operand, in_call: bool| {
+        if let Some(t) = op.local().filter(|t| addr_temps.contains_key(t)) {
+            *all_uses.entry(t).or_default() += 1;
+            if in_call {
+                *arg_uses.entry(t).or_default() += 1;
+            }
+        }
+    };
     for s in &func.stmts {
-        if let Stmt::Assign { src: Rvalue::AddrOf(p), .. } = s {
+        match s {
+            Stmt::Call { args, callee, .. } => {
+                args.iter().for_each(|a| count(a, true));
+                if let Callee::Indirect { target, .. } = callee {
+                    count(target, false);
+                }
+            }
+            Stmt::Assign { src: Rvalue::Use(op), .. } => count(op, false),
+            Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(|o| count(o, false)),
+            Stmt::Assign { .. } => {}
+        }
+    }
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => count(op, false),
+            Terminator::Branch { cond, .. } => match &cond.kind {
+                CondKind::Truthy(op) => count(op, false),
+                CondKind::Cmp(_, a, b2) => {
+                    count(a, false);
+                    count(b2, false);
+                }
+                CondKind::Opaque => {}
+            },
+            _ => {}
+        }
+    }
+    for s in &func.stmts {
+        if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = s {
             if let Some(x) = p.storage_local() {
-                ok[x.index()] = false;
+                let only_args = dst.as_local().is_some_and(|t| {
+                    addr_temps.contains_key(&t) && all_uses.get(&t) == arg_uses.get(&t)
+                });
+                if !only_args {
+                    ok[x.index()] = false;
+                }
             }
         }
     }

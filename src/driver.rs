@@ -129,7 +129,10 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             // parameter whose value may be freed or returned (only read, or escaping).
             let allocates = models.iter().flatten().any(|m| cfg::source_success(m).is_some());
             let model_of = |s: crate::ir::StmtId| models.get(s.index()).and_then(|m| m.as_ref());
-            let fates: Option<Vec<ParamFate>> = if allocates {
+            // A function that writes or frees what its callers can reach needs the full pass
+            // for its heap effects.
+            let pure = fastcheck::touches_no_heap(func, model_of);
+            let fates: Option<Vec<ParamFate>> = if allocates || !pure {
                 None
             } else {
                 let tracked = cfg::tracked_locals(func, &models);
@@ -192,10 +195,18 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         if !scc.recursive {
             return (run_all(&scc.members, &HashMap::new()), false);
         }
+        // Heap effects inside a recursive SCC are taken as unknown (they would need a fixpoint
+        // of their own, which large SCCs do not reach): members see each other's parameter
+        // fates, allocators and returns, and every path below a member's argument escapes.
+        let without_heap = |mut s: Summary| {
+            s.heap.clear();
+            s.heap_pure = false;
+            s
+        };
         let mut provisional: HashMap<usize, Summary> = scc
             .members
             .iter()
-            .map(|&i| (i, Summary::plain(program.functions[i].n_params as usize, false)))
+            .map(|&i| (i, without_heap(Summary::plain(program.functions[i].n_params as usize, false))))
             .collect();
         let in_scc = |i: &usize| scc.members.binary_search(i).is_ok();
         let mut callers: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -215,7 +226,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             budget -= 1;
             queued.remove(&i);
             let r = check(&program.functions[i], &provisional);
-            let new = r.as_ref().ok().map(|fr| fr.summary.clone());
+            let new = r.as_ref().ok().map(|fr| without_heap(fr.summary.clone()));
             if provisional.get(&i) != new.as_ref() {
                 match new {
                     Some(s) => provisional.insert(i, s),

@@ -25,7 +25,7 @@ use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
-use crate::summary::{AllocOrigin, ParamFate, Summary};
+use crate::summary::{AllocOrigin, ParamFate, PathFate, Summary};
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -121,6 +121,8 @@ enum EventKind {
     /// At a return, the cell is in `*p` for parameter `p` (index): handed to the caller through
     /// an out-parameter.
     Stored(usize),
+    /// At a return, a summary's subject is still in the slot it started in (see `flow`).
+    Kept,
     Escape(EscapeKind),
     Exit,
 }
@@ -410,7 +412,7 @@ fn check_site(
     let fold = site_atom.map(|a| (a, true));
 
     let mut rets = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets));
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false);
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -440,7 +442,7 @@ fn check_site(
                     verdict.escapes.push(k.clone());
                 }
             }
-            EventKind::Exit => {}
+            EventKind::Exit | EventKind::Kept => {}
         }
     }
     verdict.escapes.sort();
@@ -562,6 +564,7 @@ fn flow(
     x: Key,
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
+    keep_start: bool,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
@@ -617,6 +620,11 @@ fn flow(
                 // does not track): the cell lives on in it. Fields of local structs die here.
                 let returned_roots = op.as_ref().and_then(|o| o.local()).map_or_else(Vec::new, |y| st.names_of(y));
                 for (k, g) in &st.h {
+                    if keep_start && *k == x {
+                        // A summary's subject still where it was on entry.
+                        events.push(Event { kind: EventKind::Kept, guard: *g, weak: false });
+                        continue;
+                    }
                     if !k.is_local() && !returned_roots.contains(&k.root) && !cx.is_aggregate_root(*k) {
                         let kind = match cx.out_param_index(*k) {
                             Some(i) => EventKind::Stored(i),
@@ -736,7 +744,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             ParamUse::NeedsFlow => {}
         }
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets));
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -756,6 +764,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
                 }
                 EventKind::Exit => freed_or_ended = guards.or(freed_or_ended, e.guard),
                 EventKind::Return => returned = true,
+                EventKind::Kept => {}
             }
         }
         let fate = if guards.over_budget() {
@@ -820,7 +829,192 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         ret_success,
         alloc_if,
         out_fresh,
+        heap: heap_effects(cx, config),
+        heap_pure: touches_no_heap(func, |s| cx.model(s)),
     }
+}
+
+/// Paths below one parameter whose fate a summary computes; beyond them the parameter's other
+/// fields are not known (`Escapes`).
+const MAX_HEAP_PATHS: usize = 24;
+
+/// What the function does to cells its callers keep below its pointer parameters: one forward
+/// pass per (parameter, access path), from the entry with the path holding a cell.
+fn heap_effects(cx: &FnCx, config: &Config) -> Vec<(usize, std::sync::Arc<str>, PathFate)> {
+    let func = cx.func;
+    let mut out = Vec::new();
+    if touches_no_heap(func, |s| cx.model(s)) {
+        return out; // `heap_pure` says it all
+    }
+    let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    for (i, p) in func.params().enumerate() {
+        if !cx.is_tracked(p) || !func.local(p).is_pointer {
+            continue;
+        }
+        let mut below = cx.paths_below(p);
+        let capped = below.len() > MAX_HEAP_PATHS;
+        below.truncate(MAX_HEAP_PATHS);
+        below.push(crate::cfg::OTHER_PATH);
+        let names = cx.copies_of(p);
+        for &id in &below {
+            if let Some(fate) = path_precheck(cx, &names, id) {
+                let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
+                out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
+                continue;
+            }
+            guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+            let x = Key { root: p, path: id };
+            let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, x, None, None, true);
+            let fate = if guards.over_budget() || (capped && id == crate::cfg::OTHER_PATH) {
+                guards.reset_budget();
+                PathFate::Escapes
+            } else {
+                path_fate_of(cx, config, &mut guards, &events)
+            };
+            out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
+        }
+    }
+    // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
+    out.sort();
+    out
+}
+
+/// A flow-insensitive look at one path below a parameter (and the locals that copy it):
+/// `Some(Reads)` when nothing can free, keep, overwrite or lose what it holds; `Some(Escapes)`
+/// when something may keep it (then no path-sensitive answer can be better); `None` when only
+/// the path-sensitive pass can tell (it may be freed or lost, and nothing keeps it).
+fn path_precheck(cx: &FnCx, names: &[LocalId], path: u32) -> Option<PathFate> {
+    let func = cx.func;
+    let text = cx.path_text(path).to_string();
+    let other = path == crate::cfg::OTHER_PATH;
+    let at_path = |place: &Place| cx.key_of(place).is_some_and(|k| names.contains(&k.root) && k.path == path);
+    // Locals that may hold what the path holds.
+    let mut holders: Vec<LocalId> = Vec::new();
+    loop {
+        let before = holders.len();
+        for st in &func.stmts {
+            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } = st {
+                let loads = (!other && at_path(src)) || src.as_local().is_some_and(|y| holders.contains(&y));
+                if loads && !holders.contains(l) {
+                    holders.push(*l);
+                }
+            }
+        }
+        if holders.len() == before {
+            break;
+        }
+    }
+    let held = |op: &Operand| op.local().is_some_and(|y| holders.contains(&y)) || matches!(op, Operand::Place(p) if !other && at_path(p));
+    let mut changes = false; // freed or lost somewhere
+    for (si, st) in func.stmts.iter().enumerate() {
+        match st {
+            Stmt::Assign { dst, src } => {
+                // Overwriting the path, or rebinding a name of the object (what it held escapes).
+                if !other && at_path(dst) {
+                    changes = true;
+                }
+                if dst.as_local().is_some_and(|l| names.contains(&l)) {
+                    return Some(PathFate::Escapes);
+                }
+                let carries = match src {
+                    Rvalue::Use(op) => held(op),
+                    Rvalue::Opaque(ops) => ops.iter().any(held),
+                    Rvalue::AddrOf(place) => at_path(place) || place.pointee_of_local().is_some_and(|y| holders.contains(&y)),
+                };
+                if carries && dst.as_local().is_none() {
+                    return Some(PathFate::Escapes);
+                }
+            }
+            Stmt::Call { dst, args, .. } => {
+                if dst.as_ref().is_some_and(|d| d.as_local().is_some_and(|l| names.contains(&l))) {
+                    return Some(PathFate::Escapes);
+                }
+                if dst.as_ref().is_some_and(|d| !other && at_path(d)) {
+                    changes = true;
+                }
+                let model = cx.model(StmtId::from_usize(si));
+                for (i, a) in args.iter().enumerate() {
+                    let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
+                    if held(a) {
+                        match effect {
+                            None => {}
+                            Some(ArgEffect::Frees) => changes = true,
+                            Some(_) => return Some(PathFate::Escapes),
+                        }
+                    }
+                    // The object passed on: what the callee does at this path.
+                    if a.local().is_some_and(|y| names.contains(&y)) {
+                        let callee_path = if other { crate::cfg::OTHER_PATH_TEXT } else { text.as_str() };
+                        match model.map_or(PathFate::Escapes, |m| m.path_fate(i, callee_path)) {
+                            PathFate::Reads => {}
+                            PathFate::Escapes => return Some(PathFate::Escapes),
+                            _ => changes = true,
+                        }
+                    }
+                    // `&p->f` or `&p` passed: the callee can reach the slot itself.
+                    if let Some((root, _)) = cx.arg_slots(a) {
+                        if a.local().is_some_and(|t| cx.addr_temps.contains_key(&t)) && names.contains(&root) {
+                            return Some(PathFate::Escapes);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if held(op))) {
+        return Some(PathFate::Escapes);
+    }
+    if changes {
+        None
+    } else {
+        Some(PathFate::Reads)
+    }
+}
+
+/// Classify the events of a summary pass over one slot (see `PathFate`).
+fn path_fate_of(cx: &FnCx, config: &Config, guards: &mut Guards, events: &[Event]) -> PathFate {
+    let mut freed = GuardId::FALSE;
+    let mut kept = GuardId::FALSE;
+    let mut ended = GuardId::FALSE;
+    for e in events {
+        match e.kind {
+            EventKind::Escape(_) | EventKind::Stored(_) | EventKind::Return => return PathFate::Escapes,
+            EventKind::Free => freed = guards.or(freed, e.guard),
+            EventKind::Kept => kept = guards.or(kept, e.guard),
+            EventKind::Exit => ended = guards.or(ended, e.guard),
+        }
+    }
+    let covered = |guards: &mut Guards, g: GuardId| {
+        let all = guards.or(g, ended);
+        let mut solver = Solver::new(guards, &cx.groups, config.sat_conflicts);
+        matches!(solver.check(&[(all, false)]), Answer::Unsat)
+    };
+    match (freed != GuardId::FALSE, kept != GuardId::FALSE) {
+        (true, false) if covered(guards, freed) => PathFate::FreesCleared,
+        (true, true) if covered(guards, freed) && covered(guards, kept) => PathFate::Frees,
+        (false, false) => PathFate::Lost,
+        (false, true) if covered(guards, kept) => PathFate::Reads,
+        _ => PathFate::Escapes,
+    }
+}
+
+/// The function frees, keeps and overwrites nothing its callers can reach: it stores only into
+/// its own locals, and calls only functions that only read their arguments.
+pub fn touches_no_heap<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
+) -> bool {
+    let own = |p: &Place| p.storage_local().is_some();
+    func.stmts.iter().enumerate().all(|(si, s)| match s {
+        Stmt::Assign { dst, .. } => own(dst),
+        Stmt::Call { dst, args, .. } => {
+            dst.as_ref().is_none_or(own)
+                && model_of(StmtId::from_usize(si)).is_some_and(|m| {
+                    let reads = (0..args.len()).all(|i| m.arg_effect(i).is_none());
+                    reads && (m.lib || m.heap_pure)
+                })
+        }
+    })
 }
 
 /// How a caller tells that an out-parameter received the cell: on every return (`Always`), or
@@ -1193,6 +1387,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
             let mut redefined: Vec<Key> = Vec::new();
+            let mut freed_here: Vec<GuardId> = Vec::new();
             for (i, a) in args.iter().enumerate() {
                 // A call the IR could not attach a model to is an unknown callee.
                 let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
@@ -1207,30 +1402,24 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     }
                     continue;
                 }
-                // `&s->buf` passed on: the callee may free or replace what the slot holds.
-                if let Some(k) = cx.out_param_place(a).and_then(|p| cx.key_of(p)).filter(|k| !k.is_local()) {
-                    if effect.is_some() || !model.is_some_and(|m| m.lib) {
-                        escape_key(st, k, retained(model, callee), events);
-                    }
-                }
-                // What the argument's object holds: a library call that only reads it leaves it
-                // alone, `free` loses it, and anything else may free or keep it.
-                if let Some(y) = a.local() {
-                    let lib = model.is_some_and(|m| m.lib);
-                    match effect {
-                        None if lib => {}
-                        Some(ArgEffect::Frees) if lib => {
-                            for z in st.names_of(y) {
-                                for (k, _) in st.contents(z) {
-                                    st.set_key(k, GuardId::FALSE);
-                                }
+                // What the argument lets the callee reach: the callee's summary (or the library
+                // row, or the unknown-callee default) says what happens to each slot below it.
+                for (k, callee_path) in reachable_slots(cx, st, a) {
+                    let g = st.get_key(k);
+                    match model.map_or(PathFate::Escapes, |m| m.path_fate(i, &callee_path)) {
+                        PathFate::Reads => {}
+                        fate @ (PathFate::Frees | PathFate::FreesCleared) => {
+                            // Two names of one object hold the same cell: one free, not two.
+                            if !freed_here.contains(&g) {
+                                freed_here.push(g);
+                                events.push(Event { kind: EventKind::Free, guard: g, weak: cx.is_weak(k) });
+                            }
+                            if fate == PathFate::FreesCleared {
+                                st.set_key(k, GuardId::FALSE);
                             }
                         }
-                        _ => {
-                            for (k, _) in st.contents(y) {
-                                escape_key(st, k, retained(model, callee), events);
-                            }
-                        }
+                        PathFate::Lost => st.set_key(k, GuardId::FALSE),
+                        PathFate::Escapes => escape_key(st, k, retained(model, callee), events),
                     }
                 }
                 let g = value_guard(cx, st, a);
@@ -1282,6 +1471,38 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             }
         }
     }
+}
+
+/// The tracked slots (holding the cell) that a call argument lets the callee reach, each with
+/// the access path by which the callee sees it (`*`, `*.buf`, `*?` never: that is the callee's
+/// name for paths it does not mention, looked up when the path is not listed). A pointer's
+/// aliases reach the same object. Out-parameter arguments reach nothing here: their slot is
+/// redefined by the call.
+fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
+    let Some((root, prefix)) = cx.arg_slots(arg) else { return Vec::new() };
+    let roots = if prefix == "*" { st.names_of(root) } else { vec![root] };
+    let mut out = Vec::new();
+    for (k, _) in &st.h {
+        if !roots.contains(&k.root) {
+            continue;
+        }
+        let text = cx.path_text(k.path);
+        if text == crate::cfg::OTHER_PATH_TEXT {
+            // What a summary's subject calls "the fields nobody names" is that for the callee too.
+            out.push((*k, text.to_string()));
+            continue;
+        }
+        let Some(rest) = text.strip_prefix(prefix.as_str()) else { continue };
+        // `*.f` is a prefix of `*.foo` as text, not as a path.
+        if !prefix.is_empty() && !(rest.is_empty() || rest.starts_with(['.', '*', '['])) {
+            continue;
+        }
+        if prefix == "*" && rest.is_empty() {
+            continue; // the pointer itself: the argument's own effect covers it
+        }
+        out.push((*k, format!("*{rest}")));
+    }
+    out
 }
 
 /// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it

@@ -11,7 +11,7 @@
 use crate::ir::{Callee, Operand, Program};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use hashbrown::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// What a function does with the cell passed in one of its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +30,23 @@ pub enum ParamFate {
     FreesWhen { on_success: bool, else_keeps: bool },
     /// Stored somewhere, passed to unknown code, or freed only on some paths: ownership is no
     /// longer the caller's to reason about.
+    Escapes,
+}
+
+/// What a function does to a cell the caller keeps in the object a parameter points to, at one
+/// access path below it (`*p`, `p->buf`, or `cfg::OTHER_PATH_TEXT` for fields it never names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PathFate {
+    /// Left where it was.
+    Reads,
+    /// Freed on every path, and the caller's pointer is left dangling in its slot.
+    Frees,
+    /// Freed on every path, and the slot overwritten (`free(sb->buf); sb->buf = NULL;`).
+    FreesCleared,
+    /// No longer reachable, and not freed: the object holding it was freed or the field
+    /// overwritten (`free(o)` without `free(o->name)`).
+    Lost,
+    /// Anything else: stored elsewhere, passed on, freed on some paths only.
     Escapes,
 }
 
@@ -58,6 +75,11 @@ pub struct Summary {
     /// Out-parameters through which it hands back a fresh cell (`*out = p`), with how the
     /// return value tells that it did (the same for all of them).
     pub out_fresh: Vec<(usize, Success)>,
+    /// Heap effects: (parameter, access path below it, fate), sorted. A path not listed takes the
+    /// parameter's `OTHER_PATH_TEXT` entry, and without one `heap_pure` decides.
+    pub heap: Vec<(usize, Arc<str>, PathFate)>,
+    /// The function frees, keeps and overwrites nothing reachable from its parameters.
+    pub heap_pure: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +104,8 @@ impl Summary {
             ret_success: None,
             alloc_if: None,
             out_fresh: Vec::new(),
+            heap: Vec::new(),
+            heap_pure: true,
         }
     }
 
@@ -235,6 +259,9 @@ fn meet(sums: &[&Summary]) -> Summary {
         ret_success: first.ret_success.filter(|r| sums.iter().all(|s| s.ret_success == Some(*r))),
         alloc_if: first.alloc_if.filter(|a| sums.iter().all(|s| s.alloc_if == Some(*a))),
         out_fresh: if sums.iter().all(|s| s.out_fresh == first.out_fresh) { first.out_fresh.clone() } else { Vec::new() },
+        // Heap effects must agree exactly; otherwise nothing is known about them.
+        heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Vec::new() },
+        heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
     }
 }
 
@@ -262,6 +289,9 @@ pub struct Model<'a> {
     /// The result is fresh only when argument `.0` is non-zero (`.1`) or zero (`!.1`), and that
     /// argument is not a constant at this call.
     pub fresh_if_arg: Option<(usize, bool)>,
+    /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
+    pub heap: Vec<(usize, Arc<str>, PathFate)>,
+    pub heap_pure: bool,
 }
 
 impl<'a> Model<'a> {
@@ -277,6 +307,8 @@ impl<'a> Model<'a> {
             lib: true,
             ret_success: None,
             fresh_if_arg: None,
+            heap: Vec::new(),
+            heap_pure: false,
         }
     }
 
@@ -346,6 +378,8 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: s.ret_success,
             fresh_if_arg,
+            heap: s.heap.clone(),
+            heap_pure: s.heap_pure,
         }
     }
 
@@ -361,7 +395,32 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: None,
             fresh_if_arg: None,
+            heap: Vec::new(),
+            heap_pure: false,
         }
+    }
+
+    /// What the call does to a cell the caller keeps at `path` below argument `i` (`path` as
+    /// the callee sees it: `*`, `*.buf`, ...).
+    pub fn path_fate(&self, i: usize, path: &str) -> PathFate {
+        if self.lib {
+            // Library functions touch what they are documented to: `free` frees the object (its
+            // fields are lost with it), keepers keep it, the rest only read.
+            return match self.arg_effect(i) {
+                None => PathFate::Reads,
+                Some(ArgEffect::Frees) => PathFate::Lost,
+                _ => PathFate::Escapes,
+            };
+        }
+        if !self.known || i >= self.escape_from {
+            return PathFate::Escapes;
+        }
+        let find = |p: &str| self.heap.iter().find(|h| h.0 == i && &*h.1 == p).map(|h| h.2);
+        find(path).or_else(|| find(crate::cfg::OTHER_PATH_TEXT)).unwrap_or(if self.heap_pure {
+            PathFate::Reads
+        } else {
+            PathFate::Escapes
+        })
     }
 
     pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
