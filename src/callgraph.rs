@@ -6,9 +6,11 @@
 //! before it), with each SCC's callers (`dependents`) and number of callee SCCs (`pending`), so a
 //! scheduler can start an SCC as soon as its callees are done; and the names of functions called
 //! but defined nowhere.
-//! Invariants: an indirect call may reach every address-taken function of a compatible type
-//! (callbacks, dispatch tables, function-pointer fields); SCCs and their member lists are sorted,
-//! so the graph never depends on hashing or threads.
+//! Invariants: an indirect call through a function-pointer field that is only ever given
+//! functions reaches exactly those (`Summaries::targets`); any other indirect call may reach every
+//! address-taken function of a compatible type (callbacks, dispatch tables, function-pointer
+//! fields given other values); SCCs and their member lists are sorted, so the graph never depends
+//! on hashing or threads.
 
 use crate::ir::{Callee, Program, Stmt};
 use crate::summary::Summaries;
@@ -31,10 +33,11 @@ pub struct CallGraph {
     pub recursive_sccs: usize,
     /// Called, not defined in the program, and not in the library model (sorted).
     pub undefined: Vec<String>,
-    /// Calls through function pointers, and those with no address-taken function of their type
-    /// (unknown callees).
+    /// Calls through function pointers, and those with no possible target (unknown callees).
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
+    /// Indirect calls whose targets are the functions stored into their field.
+    pub field_resolved_indirect: usize,
 }
 
 /// Functions that call each other (directly or through function pointers), summarised together.
@@ -52,6 +55,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let mut undefined = BTreeSet::new();
     let mut indirect_calls = 0;
     let mut unresolved_indirect = 0;
+    let mut field_resolved_indirect = 0;
     for (i, f) in program.functions.iter().enumerate() {
         for s in &f.stmts {
             match s {
@@ -62,9 +66,12 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
                     }
                     None => {}
                 },
-                Stmt::Call { callee: Callee::Indirect { sig, .. }, .. } => {
+                Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                     indirect_calls += 1;
-                    let targets = summaries.targets(sig);
+                    if summaries.resolved_by_field(field.as_deref()) {
+                        field_resolved_indirect += 1;
+                    }
+                    let targets = summaries.targets(sig, field.as_deref());
                     if targets.is_empty() {
                         unresolved_indirect += 1;
                     }
@@ -87,6 +94,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         undefined: undefined.into_iter().collect(),
         indirect_calls,
         unresolved_indirect,
+        field_resolved_indirect,
     }
 }
 

@@ -279,6 +279,7 @@ fn run(args: &Args) -> i32 {
         scc_budget_hits: out.scc_budget_hits,
         indirect_calls: out.indirect_calls,
         unresolved_indirect: out.unresolved_indirect,
+        field_resolved_indirect: out.field_resolved_indirect,
         undefined_functions: out.undefined_functions.len(),
         categories: out.categories.clone(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
@@ -395,8 +396,8 @@ fn print_stats(s: &Stats) {
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
     let _ = writeln!(
         e,
-        "  indirect calls      {} ({} with no address-taken target of their type)",
-        s.indirect_calls, s.unresolved_indirect
+        "  indirect calls      {} ({} resolved by the stores into their field, {} with no possible target)",
+        s.indirect_calls, s.field_resolved_indirect, s.unresolved_indirect
     );
     let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);
     let _ = writeln!(e, "  allocation sources  {}", s.sources);

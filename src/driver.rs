@@ -57,8 +57,12 @@ pub struct Stats {
     /// Recursive SCCs whose fixpoint hit `max_scc_rounds`: their last round's summaries are used.
     pub scc_budget_hits: usize,
     pub indirect_calls: usize,
-    /// Indirect calls with no address-taken function of their type: unknown callees.
+    /// Indirect calls with no possible target (no address-taken function of their type, or a
+    /// field given only functions defined nowhere): unknown callees.
     pub unresolved_indirect: usize,
+    /// Indirect calls through a function-pointer field whose targets are the functions stored
+    /// into it.
+    pub field_resolved_indirect: usize,
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
@@ -105,6 +109,7 @@ pub struct AnalysisOutput {
     pub callgraph_depth: usize,
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
+    pub field_resolved_indirect: usize,
     /// Recursive SCCs whose summaries had not converged when the round budget ran out.
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
@@ -286,6 +291,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         callgraph_depth: graph.depth,
         indirect_calls: graph.indirect_calls,
         unresolved_indirect: graph.unresolved_indirect,
+        field_resolved_indirect: graph.field_resolved_indirect,
         undefined_functions: graph.undefined.clone(),
         scc_budget_hits,
     };

@@ -78,6 +78,15 @@ pub struct Program {
     /// function type (`(cmp_fn)compare_names`): indirect calls through that type may reach it
     /// too. Sorted, unique.
     pub cast_targets: Vec<(String, String)>,
+    /// (field key, USR) for every function stored into a function-pointer field anywhere: by an
+    /// initializer (`{ my_alloc, my_free }`, `.alloc = my_alloc`) or an assignment
+    /// (`p->alloc = my_alloc`). Keys as in `Callee::Indirect::field`. Sorted, unique.
+    pub field_targets: Vec<(String, String)>,
+    /// Function-pointer fields that are also given a value no store names (a parameter, a
+    /// local, another field, a call result), or whose address is taken: calls through them fall
+    /// back to the signature-based targets. Whole-struct copies do not open a field. Sorted,
+    /// unique.
+    pub open_fields: Vec<String>,
 }
 
 impl Program {
@@ -231,8 +240,11 @@ pub enum Callee {
     /// A call to a named function (declared or defined).
     Direct { name: String, usr: String },
     /// A call through a function pointer; `sig` is the canonical spelling of the called function
-    /// type, compared with `Function::sig` to find the possible targets.
-    Indirect { target: Operand, sig: String },
+    /// type, compared with `Function::sig` to find the possible targets. `field` is the key of the
+    /// function-pointer field the pointer is loaded from (`struct mem_methods::alloc` for
+    /// `cfg.alloc(n)` or `p->alloc(n)`), whose stores may name the targets exactly
+    /// (`Program::field_targets`); `None` when the callee is not a struct member.
+    Indirect { target: Operand, sig: String, field: Option<String> },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -17,7 +17,9 @@
 //! Statements and terminators are prefixed with their line (`file:line` when the file differs
 //! from the function's). Places: `x` local, `@g` global, `*p`, `p->f`, `s.f`, `a[]` (element of
 //! array `a`), `(*p)[]` (element of what `p` points to). Locals whose name is not unique in the
-//! function are shown as `name#id`. Operands: integers, `"str"`, `&func`, `?` (unknown).
+//! function are shown as `name#id`. Operands: integers, `"str"`, `&func`, `?` (unknown). A call
+//! through a function-pointer field ends with the field's key: `call (o->release)(p)  via struct
+//! ops::release`.
 
 use std::fmt::Write as _;
 
@@ -205,11 +207,14 @@ impl<'a> Dumper<'a> {
                 format!("{} = {src}", self.place(dst))
             }
             Stmt::Call { dst, callee, args } => {
-                let callee = match callee {
-                    Callee::Direct { name, .. } => name.clone(),
-                    Callee::Indirect { target, .. } => format!("({})", self.operand(target)),
+                let (name, via) = match callee {
+                    Callee::Direct { name, .. } => (name.clone(), String::new()),
+                    Callee::Indirect { target, field, .. } => (
+                        format!("({})", self.operand(target)),
+                        field.as_ref().map_or(String::new(), |k| format!("  via {k}")),
+                    ),
                 };
-                let call = format!("call {callee}({})", self.operands(args));
+                let call = format!("call {name}({}){via}", self.operands(args));
                 match dst {
                     Some(d) => format!("{} = {call}", self.place(d)),
                     None => call,
@@ -338,6 +343,8 @@ mod tests {
                 functions: vec![],
                 address_taken: vec![],
                 cast_targets: vec![],
+                field_targets: vec![],
+                open_fields: vec![],
             },
             f,
         )

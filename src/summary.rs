@@ -120,6 +120,10 @@ pub struct Summaries {
     /// Address-taken functions by canonical type spelling (their own, and every function type
     /// they are cast to): the targets of indirect calls.
     by_sig: HashMap<String, Vec<usize>>,
+    /// Function-pointer fields with at least one function stored into them and never any other
+    /// value (`Program::field_targets` minus `Program::open_fields`): the defined functions
+    /// stored there, which are exactly the targets of calls through the field.
+    by_field: HashMap<String, Vec<usize>>,
     names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
 }
@@ -146,9 +150,22 @@ impl Summaries {
             v.sort_unstable();
             v.dedup();
         }
+        let mut by_field: HashMap<String, Vec<usize>> = HashMap::new();
+        for (key, usr) in &program.field_targets {
+            if program.open_fields.binary_search(key).is_err() {
+                // The key is known even when no stored function is defined here (`malloc`).
+                let v = by_field.entry(key.clone()).or_default();
+                v.extend(by_usr.get(usr).copied());
+            }
+        }
+        for v in by_field.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
         Summaries {
             by_usr,
             by_sig,
+            by_field,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect() }
     }
@@ -156,12 +173,21 @@ impl Summaries {
     /// No summaries at all: every user function is an unknown callee (used by unit tests).
     #[cfg(test)]
     pub fn none() -> Summaries {
-        Summaries { by_usr: HashMap::new(), by_sig: HashMap::new(), names: Vec::new(), slots: Vec::new() }
+        Summaries { by_usr: HashMap::new(), by_sig: HashMap::new(), by_field: HashMap::new(), names: Vec::new(), slots: Vec::new() }
     }
 
-    /// The possible targets of an indirect call: address-taken functions of the same type.
-    pub fn targets(&self, sig: &str) -> &[usize] {
+    /// The possible targets of an indirect call: the functions stored into its field when that
+    /// field is known and not open, else address-taken functions of the same type.
+    pub fn targets(&self, sig: &str, field: Option<&str>) -> &[usize] {
+        if let Some(v) = field.and_then(|k| self.by_field.get(k)) {
+            return v.as_slice();
+        }
         self.by_sig.get(sig).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether an indirect call through `field` is resolved by the stores into that field.
+    pub fn resolved_by_field(&self, field: Option<&str>) -> bool {
+        field.is_some_and(|k| self.by_field.contains_key(k))
     }
 
     pub fn index_of(&self, usr: &str) -> Option<usize> {
@@ -203,12 +229,12 @@ impl Summaries {
                     None => Model::unknown(name),
                 }
             }
-            Callee::Indirect { sig, .. } => {
-                let targets = self.targets(sig);
+            Callee::Indirect { sig, field, .. } => {
+                let targets = self.targets(sig, field.as_deref());
                 let sums: Option<Vec<&Summary>> = targets.iter().map(|i| get(*i)).collect();
                 match sums {
                     Some(sums) if !sums.is_empty() => {
-                        // With one address-taken function of this type, the call is to it.
+                        // With one possible target, the call is to it.
                         let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
                         Model::from_summary(name, &meet(&sums), args)
                     }

@@ -337,6 +337,40 @@ pub fn record_fields(t: CXType) -> Vec<(String, CXType)> {
     out
 }
 
+/// The field declarations of a record type, in declaration order, without unnamed bit-fields
+/// (an initializer list skips them). Anonymous struct/union members are kept: they are
+/// initialized like any other member.
+pub fn record_field_decls(t: CXType) -> Vec<Cursor> {
+    extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
+        // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
+        let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
+        let cur = Cursor(c);
+        if !(cur.is_bit_field() && cur.spelling().is_empty()) {
+            out.push(cur);
+        }
+        CXVisit_Continue
+    }
+    let mut out: Vec<Cursor> = Vec::new();
+    // SAFETY: the callback only touches `out`, which outlives the call.
+    unsafe { clang_Type_visitFields(canonical(t), visit, &mut out as *mut _ as *mut c_void) };
+    out
+}
+
+/// The number of elements of an array type; `None` for arrays of unknown size (`int a[]`
+/// before completion, flexible array members) and non-arrays.
+pub fn array_len(t: CXType) -> Option<usize> {
+    // SAFETY: plain FFI; -1 when the size is not a constant.
+    let n = unsafe { clang_getArraySize(canonical(t)) };
+    usize::try_from(n).ok()
+}
+
+/// The declaration of a record (or other tag) type, if any.
+pub fn type_declaration(t: CXType) -> Option<Cursor> {
+    // SAFETY: plain FFI; a null (NoDeclFound) cursor for types without a declaration.
+    let c = Cursor(unsafe { clang_getTypeDeclaration(canonical(t)) });
+    (!c.is_null() && c.kind() != CXCursor_NoDeclFound).then_some(c)
+}
+
 /// The canonical spelling of a function type, or of the function type a pointer points to: the
 /// key that matches indirect calls with their possible targets.
 pub fn function_type_spelling(t: CXType) -> String {
@@ -393,6 +427,24 @@ impl Cursor {
         // SAFETY: the callback only touches `out`, which outlives the call.
         unsafe { clang_visitChildren(self.0, visit, &mut out as *mut _ as *mut c_void) };
         out
+    }
+
+    /// Every cursor below this one, parents before their children (one libclang walk, without
+    /// the per-node vectors of `children`).
+    pub fn visit_descendants(self, f: &mut dyn FnMut(Cursor)) {
+        extern "C" fn visit(
+            c: CXCursor,
+            _parent: CXCursor,
+            data: CXClientData,
+        ) -> CXChildVisitResult {
+            // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
+            let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor)) };
+            f(Cursor(c));
+            CXChildVisit_Recurse
+        }
+        let mut f = f;
+        // SAFETY: the callback only calls `f`, which outlives the call.
+        unsafe { clang_visitChildren(self.0, visit, &mut f as *mut _ as *mut c_void) };
     }
 
     pub fn spelling(self) -> String {
@@ -470,6 +522,26 @@ impl Cursor {
             Some((ff, fo)) => !(same_file(sf, ff) && so == fo),
             None => true,
         }
+    }
+
+    /// The declaration this one is a member of (a field's record).
+    pub fn semantic_parent(self) -> Option<Cursor> {
+        // SAFETY: plain FFI; a null cursor when there is none.
+        let c = Cursor(unsafe { clang_getCursorSemanticParent(self.0) });
+        // SAFETY: plain FFI on a cursor kind.
+        let invalid = unsafe { clang_isInvalid(c.kind()) != 0 };
+        (!c.is_null() && !invalid).then_some(c)
+    }
+
+    /// A tag declaration with neither a name nor a typedef name for linkage (`struct { … } m;`).
+    pub fn is_anonymous(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not declarations.
+        unsafe { clang_Cursor_isAnonymous(self.0) != 0 }
+    }
+
+    pub fn is_bit_field(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not fields.
+        unsafe { clang_Cursor_isBitField(self.0) != 0 }
     }
 
     pub fn definition(self) -> Option<Cursor> {

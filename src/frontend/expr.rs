@@ -788,7 +788,9 @@ impl Lowerer<'_, '_, '_> {
             },
             None => {
                 let sig = clang::function_type_spelling(callee_s.ty());
-                Callee::Indirect { target: self.expr(callee_s), sig }
+                // `x.f(…)`, `p->f(…)`: the targets may be known from what is stored into `f`.
+                let field = self.cx.member_field_key(callee_s);
+                Callee::Indirect { target: self.expr(callee_s), sig, field }
             }
         };
         let mut args = Vec::with_capacity(arg_cursors.len());

@@ -13,7 +13,8 @@
 //! - Function-`static` variables are not locals: they are `Place::Global("func::name")`, which is
 //!   how the IR names them, and their initialisers (constant, run once) are not lowered.
 //!
-//! Expressions and conditions are in `expr.rs`, initialisers in `init.rs`.
+//! Expressions and conditions are in `expr.rs`, initialisers in `init.rs`; what is stored into
+//! function-pointer fields is collected by a separate walk (`fields.rs`).
 
 #![allow(non_upper_case_globals)]
 
@@ -60,6 +61,12 @@ pub(super) struct TuCtx<'t, 'i> {
     /// (USR, function type) for each function cast to a pointer to another function type: an
     /// indirect call through that type may reach it.
     pub cast_targets: Vec<(String, String)>,
+    /// (field key, USR) for each function stored into a function-pointer field (`fields.rs`).
+    pub field_targets: Vec<(String, String)>,
+    /// Function-pointer fields that may hold a value no store names (`fields.rs`).
+    pub open_fields: Vec<String>,
+    /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
+    pub(super) field_keys: HashMap<usize, Option<String>>,
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -73,6 +80,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             callees: HashMap::new(),
             address_taken: Vec::new(),
             cast_targets: Vec::new(),
+            field_targets: Vec::new(),
+            open_fields: Vec::new(),
+            field_keys: HashMap::new(),
         }
     }
 

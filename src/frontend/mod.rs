@@ -2,8 +2,9 @@
 //!
 //! Input: `compdb::CompileCommand`s (full argv per translation unit).
 //! Output: one `ir::Program` (every function *definition* outside system headers, each lowered
-//! to a CFG, see `lower.rs`/`expr.rs`) and a `FrontendReport` (counts, sorted problem lines,
-//! timings).
+//! to a CFG, see `lower.rs`/`expr.rs`; with the address-taken functions and what is stored into
+//! function-pointer fields, see `fields.rs`) and a `FrontendReport` (counts, sorted problem
+//! lines, timings).
 //! Invariants:
 //! - This module tree is the only code that knows libclang (`clang.rs` wraps the C API).
 //! - One failing translation unit never aborts the run: parse failures are counted and
@@ -21,6 +22,7 @@
 
 mod clang;
 mod expr;
+mod fields;
 mod init;
 mod lower;
 #[cfg(test)]
@@ -102,6 +104,8 @@ struct TuResult {
     functions: Vec<Function>,
     address_taken: Vec<String>,
     cast_targets: Vec<(String, String)>,
+    field_targets: Vec<(String, String)>,
+    open_fields: Vec<String>,
     failed: bool,
     errors: usize,
     messages: Vec<String>,
@@ -115,6 +119,8 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
         functions: Vec::new(),
         address_taken: Vec::new(),
         cast_targets: Vec::new(),
+        field_targets: Vec::new(),
+        open_fields: Vec::new(),
         failed: false,
         errors: 0,
         messages: Vec::new(),
@@ -202,11 +208,15 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     for c in tu.cursor().children() {
         if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
             cx.collect_function_refs(c);
+            cx.collect_field_stores(c);
             continue;
         }
         if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || c.is_in_system_header() {
             continue;
         }
+        // A separate walk: it must see the initializers of `static` locals, which are not
+        // lowered, and it does not depend on the lowering of the body succeeding.
+        cx.collect_field_stores(c);
         // A bug in the lowering must cost one function, not the run.
         let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             lower::lower_function(&mut cx, c)
@@ -222,6 +232,8 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     r.files = std::mem::take(&mut cx.files);
     r.address_taken = std::mem::take(&mut cx.address_taken);
     r.cast_targets = std::mem::take(&mut cx.cast_targets);
+    r.field_targets = std::mem::take(&mut cx.field_targets);
+    r.open_fields = std::mem::take(&mut cx.open_fields);
     r.lower_time = t1.elapsed();
     if opts.verbose {
         r.messages.push(format!(
@@ -362,6 +374,8 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
         }
         prog.address_taken.extend(r.address_taken.iter().cloned());
         prog.cast_targets.extend(r.cast_targets.iter().cloned());
+        prog.field_targets.extend(r.field_targets.iter().cloned());
+        prog.open_fields.extend(r.open_fields.iter().cloned());
         let local_path = |l: Loc| r.files.get(l.file.index()).cloned();
         let mut remap: Vec<Option<FileId>> = vec![None; r.files.len()];
         for mut f in r.functions {
@@ -440,6 +454,10 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
     prog.address_taken.dedup();
     prog.cast_targets.sort();
     prog.cast_targets.dedup();
+    prog.field_targets.sort();
+    prog.field_targets.dedup();
+    prog.open_fields.sort();
+    prog.open_fields.dedup();
     messages.sort();
     messages.dedup();
     rep.messages = messages;

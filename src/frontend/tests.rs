@@ -602,3 +602,138 @@ impl std::fmt::Display for PlaceDisplay<'_> {
         }
     }
 }
+
+// ---- stores into function-pointer fields ----
+
+/// The field key of every indirect call in `f`, in statement order.
+fn indirect_fields(f: &Function) -> Vec<Option<&str>> {
+    f.stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Call { callee: Callee::Indirect { field, .. }, .. } => Some(field.as_deref()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn field_targets_of<'p>(prog: &'p Program, key: &str) -> Vec<&'p str> {
+    prog.field_targets
+        .iter()
+        .filter(|(k, _)| k == key)
+        .map(|(_, usr)| usr.trim_start_matches("c:@F@"))
+        .collect()
+}
+
+#[test]
+fn calls_through_members_carry_the_field_key() {
+    let (prog, rep) = lower_src(
+        "struct mm { void *(*alloc)(unsigned long); void (*release)(void *); };\n\
+         typedef struct mm mm_t;\n\
+         typedef struct { void (*cb)(int); } tcb_t;\n\
+         union u { void (*a)(void); void (*b)(void); };\n\
+         struct arr { void (*fns[2])(void); void *raw; };\n\
+         void use(mm_t *p, struct mm cfg, tcb_t t, union u un, struct arr *a, void (*fp)(void)) {\n\
+           void *x = p->alloc(1);\n\
+           (*cfg.release)(x);\n\
+           ((void (*)(void *))p->release)(x);\n\
+           t.cb(2);\n\
+           un.a();\n\
+           a->fns[0]();\n\
+           ((void (*)(void))a->raw)();\n\
+           fp();\n\
+         }\n",
+    );
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    assert_eq!(
+        indirect_fields(func(&prog, "use")),
+        [
+            // Typedef names do not matter: the key names the struct that declares the field.
+            Some("struct mm::alloc"),
+            Some("struct mm::release"),
+            Some("struct mm::release"),
+            Some("tcb_t::cb"),
+            // Union members, array elements, fields that are not function pointers, plain
+            // pointers: no key.
+            None,
+            None,
+            None,
+            None,
+        ]
+    );
+}
+
+#[test]
+fn stores_into_function_pointer_fields_are_recorded() {
+    let (prog, rep) = lower_src(
+        "#include <stddef.h>\n\
+         struct mm { void *(*alloc)(size_t); void (*release)(void *); };\n\
+         struct outer { int k; struct mm m; struct { void (*g)(void); int z; } anon; };\n\
+         struct withanon { int n; union { int i; void (*h)(void); }; struct { int q; void (*w)(void); }; };\n\
+         struct bits { int a : 3; int : 5; void (*after)(void); };\n\
+         struct arr { char name[8]; void (*fn)(void); };\n\
+         void *a1(size_t n);\n\
+         void r1(void *p);\n\
+         void g1(void); void g2(void); void g3(void); void g4(void); void g5(void); void g6(void);\n\
+         void (*pick(int k))(void);\n\
+         struct mm m1 = { a1, r1 };\n\
+         struct mm m2 = { .release = &r1, .alloc = (void *(*)(size_t))a1 };\n\
+         struct outer o1[] = { 1, a1, 0, g1, 3, { 2, { a1, 0 }, { .g = g2 } } };\n\
+         struct withanon wa = { .h = g4, .w = g5 };\n\
+         struct bits bb = { 1, g1 };\n\
+         struct arr ar[] = { { \"abc\", g2 }, \"def\", g3, [5] = { \"x\", g4 }, [6 ... 7] = { \"y\", g5 } };\n\
+         void setter(struct mm *p, void (*rel)(void *), struct outer *o, struct bits *b) {\n\
+           p->release = rel;\n\
+           o->anon.g = p ? g1 : g6;\n\
+           b->after = 0;\n\
+           static struct arr sa = { \"s\", g1 };\n\
+           struct mm copy = *p;\n\
+           *p = copy;\n\
+           o->m = copy;\n\
+           void (**pp)(void) = &((struct arr *)0)->fn;\n\
+           (void)pp; (void)sa;\n\
+           o[1].anon.g = pick(3);\n\
+         }\n",
+    );
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    assert_eq!(field_targets_of(&prog, "struct mm::alloc"), ["a1"]);
+    assert_eq!(field_targets_of(&prog, "struct mm::release"), ["r1"]);
+    // Brace elision, designators into nested and anonymous members, `?:`.
+    let anon_g = "struct <anonymous at t.c:3:36>::g";
+    assert_eq!(field_targets_of(&prog, anon_g), ["g1", "g2", "g6"]);
+    assert_eq!(field_targets_of(&prog, "struct <anonymous at t.c:4:61>::w"), ["g5"]);
+    // Unnamed bit-fields take no initializer; string literals fill whole arrays; ranges.
+    assert_eq!(field_targets_of(&prog, "struct bits::after"), ["g1"]);
+    assert_eq!(field_targets_of(&prog, "struct arr::fn"), ["g1", "g2", "g3", "g4", "g5"]);
+    // Union members are never keys.
+    assert!(prog.field_targets.iter().all(|(k, _)| !k.ends_with("::h")), "{:?}", prog.field_targets);
+    // A parameter, a call result and `&x.f` open the field; NULL and whole-struct copies do not.
+    assert_eq!(prog.open_fields, [anon_g, "struct arr::fn", "struct mm::release"]);
+}
+
+#[test]
+fn field_stores_merge_across_translation_units() {
+    let dir = TempDir::new();
+    dir.write(
+        "inc/mm.h",
+        "struct mm { void *(*alloc)(unsigned long); void (*release)(void *); };\n\
+         extern struct mm cfg;\n\
+         typedef struct { void (*cb)(void); } hooks_t;\n\
+         void *a1(unsigned long n); void r1(void *p); void h1(void);\n",
+    );
+    let a = dir.write(
+        "a.c",
+        "#include \"mm.h\"\nstruct mm cfg = { a1, r1 };\nhooks_t hooks = { h1 };\n",
+    );
+    let b = dir.write(
+        "b.c",
+        "#include \"mm.h\"\nvoid set_release(void (*f)(void *)) { cfg.release = f; }\n\
+         void *get(unsigned long n) { return cfg.alloc(n); }\n",
+    );
+    let db = compdb::from_files(&[a, b], &[format!("-I{}", dir.0.join("inc").display())]);
+    let (prog, rep) = build_program(&db.commands, &opts(2));
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let keys: Vec<&str> = prog.field_targets.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["hooks_t::cb", "struct mm::alloc", "struct mm::release"]);
+    assert_eq!(prog.open_fields, ["struct mm::release"]);
+    assert_eq!(indirect_fields(func(&prog, "get")), [Some("struct mm::alloc")]);
+}

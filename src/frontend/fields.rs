@@ -1,0 +1,448 @@
+//! What is stored into function-pointer fields: the targets of calls through `x.f` / `p->f`.
+//!
+//! Input: the top-level variable declarations and function definitions of a translation unit
+//! (`TuCtx::collect_field_stores`), and the field an indirect call goes through
+//! (`TuCtx::field_key`).
+//! Output: `TuCtx::field_targets` (field key, USR of a function stored into that field) and
+//! `TuCtx::open_fields` (fields that may hold a value no store names), merged into
+//! `ir::Program` by `frontend/mod.rs`; the key carried by `Callee::Indirect::field`.
+//! Invariants:
+//! - A field key is the canonical spelling of the struct that declares the field plus the field
+//!   name (`struct mem_methods::alloc`): typedef names, the TU and the access path do not matter.
+//!   A struct with neither a tag nor a typedef name is named by where it is declared (file base
+//!   name, line, column), which is the same from every TU that includes it.
+//! - Union members get no key: a store to one member changes the others, so calls through them
+//!   keep the signature-based targets.
+//! - Only fields of function-pointer type are recorded, and only calls through such fields carry
+//!   a key, so a function stored into a `void *` field can never be missed.
+//! - Every store into a function-pointer field whose value is not a function name (possibly cast
+//!   or behind `&`) or a constant opens the field: initializer elements and assignments of any
+//!   other value (a parameter, a local, a load from another field, a call result), and `&x.f`
+//!   (the field may be written through that pointer).
+//! - Whole-struct copies (`cfg.m = *methods;`, `*p = defaults;`, a struct passed or returned by
+//!   value) and `memcpy` are not stores into the fields: the copied value was built by
+//!   initializers and assignments that are recorded here. This is the usual assumption of
+//!   field-based call-graph construction; type punning through other struct types breaks it.
+
+#![allow(non_upper_case_globals)]
+
+use std::collections::HashSet;
+
+use clang_sys::*;
+
+use super::clang::{self, classify, Cursor, TypeClass};
+use super::expr::strip_plain;
+use super::lower::TuCtx;
+
+/// An aggregate being filled by the positional elements of an initializer list (C11 6.7.9:
+/// the "current object", with brace elision descending into sub-aggregates).
+struct Frame {
+    ty: CXType,
+    /// Record members (empty for arrays).
+    fields: Vec<Cursor>,
+    is_array: bool,
+    is_union: bool,
+    /// Number of positions: members, or array elements (`usize::MAX` when the size is unknown).
+    len: usize,
+    /// The position the next element goes to.
+    next: usize,
+}
+
+impl Frame {
+    fn new(ty: CXType) -> Frame {
+        if classify(ty) == TypeClass::Array {
+            return Frame {
+                ty,
+                fields: Vec::new(),
+                is_array: true,
+                is_union: false,
+                len: clang::array_len(ty).unwrap_or(usize::MAX),
+                next: 0,
+            };
+        }
+        let fields = clang::record_field_decls(ty);
+        let is_union = clang::type_declaration(ty).is_some_and(|d| d.kind() == CXCursor_UnionDecl);
+        Frame {
+            ty,
+            len: fields.len(),
+            fields,
+            is_array: false,
+            is_union,
+            next: 0,
+        }
+    }
+
+    /// The member at `next` (`None` for array elements) and its type; `None` when full.
+    fn slot(&self) -> Option<(Option<Cursor>, CXType)> {
+        if self.next >= self.len {
+            return None;
+        }
+        if self.is_array {
+            return Some((None, clang::array_element(self.ty)));
+        }
+        let f = self.fields.get(self.next)?;
+        Some((Some(*f), f.ty()))
+    }
+
+    fn advance(&mut self) {
+        // One member of a union is initialized: the elements after it belong to the enclosing
+        // aggregate.
+        self.next = if self.is_union {
+            self.len
+        } else {
+            self.next.saturating_add(1)
+        };
+    }
+}
+
+fn is_aggregate(t: CXType) -> bool {
+    matches!(classify(t), TypeClass::Record | TypeClass::Array)
+}
+
+/// An element that initializes a whole aggregate member by itself (a struct value, a string
+/// for a `char` array) rather than its first scalar through brace elision.
+fn initializes_whole(v: Cursor, member_ty: CXType) -> bool {
+    match classify(member_ty) {
+        TypeClass::Record => v.type_class() == TypeClass::Record,
+        TypeClass::Array => {
+            v.kind() == CXCursor_StringLiteral || v.type_class() == TypeClass::Array
+        }
+        _ => true,
+    }
+}
+
+/// Is `el` (an element of an initializer list) a designated initializer (`.f = v`, `[i] = v`)?
+/// libclang shows `DesignatedInitExpr` as an unexposed expression of type `void` whose children
+/// are the designators, then the value.
+fn is_designated(el: Cursor) -> bool {
+    el.kind() == CXCursor_UnexposedExpr
+        && (el.type_class() == TypeClass::Void
+            || el
+                .children()
+                .first()
+                .is_some_and(|c| c.kind() == CXCursor_MemberRef))
+}
+
+/// The positions leading to the field a `.name` designator names among `fields`: one index, or
+/// several when the field is inside anonymous struct/union members.
+fn field_path(fields: &[Cursor], d: Cursor) -> Option<Vec<usize>> {
+    let target = d.referenced().map(|t| t.decl_key());
+    let name = d.spelling();
+    let is_it = |f: &Cursor| match target {
+        Some(k) => f.decl_key() == k,
+        None => !name.is_empty() && f.spelling() == name,
+    };
+    if let Some(i) = fields.iter().position(is_it) {
+        return Some(vec![i]);
+    }
+    for (i, f) in fields.iter().enumerate() {
+        if f.spelling().is_empty() && f.type_class() == TypeClass::Record {
+            if let Some(mut rest) = field_path(&clang::record_field_decls(f.ty()), d) {
+                rest.insert(0, i);
+                return Some(rest);
+            }
+        }
+    }
+    None
+}
+
+/// Peel what does not change which function a value names: parentheses, casts, `&f`.
+fn strip_function_value(v: Cursor) -> Cursor {
+    let mut s = strip_plain(v);
+    while s.kind() == CXCursor_UnaryOperator && s.unop() == CXUnaryOperator_AddrOf {
+        match s.children().into_iter().next() {
+            Some(k) if k.type_class() == TypeClass::Function => s = strip_plain(k),
+            _ => break,
+        }
+    }
+    s
+}
+
+impl TuCtx<'_, '_> {
+    /// The key of a function-pointer field (see the module doc), or `None` for union members and
+    /// unnamed fields. Cached per declaration.
+    pub fn field_key(&mut self, field: Cursor) -> Option<String> {
+        if field.kind() != CXCursor_FieldDecl {
+            return None;
+        }
+        if let Some(k) = self.field_keys.get(&field.decl_key()) {
+            return k.clone();
+        }
+        let key = self.compute_field_key(field);
+        self.field_keys.insert(field.decl_key(), key.clone());
+        key
+    }
+
+    fn compute_field_key(&mut self, field: Cursor) -> Option<String> {
+        let name = field.spelling();
+        if name.is_empty() {
+            return None;
+        }
+        let rec = field.semantic_parent()?;
+        if rec.kind() != CXCursor_StructDecl {
+            return None;
+        }
+        let rec_name = if rec.is_anonymous() {
+            // libclang spells such a type with the file name as the TU included it (`../x.h` or
+            // `x.h`), which differs between TUs. The base name is the same from every TU; two
+            // anonymous structs at the same line and column of two files with the same base
+            // name would share their targets and openness, which only adds targets.
+            let (_, line, col) = clang::expansion(rec.location())?;
+            let path = self.path_of(rec)?;
+            let file = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |f| f.to_string_lossy().into_owned(),
+            );
+            format!("struct <anonymous at {file}:{line}:{col}>")
+        } else {
+            clang::type_spelling(clang::canonical(rec.ty()))
+        };
+        Some(format!("{rec_name}::{name}"))
+    }
+
+    /// Record every store into a function-pointer field below `root` (a top-level variable
+    /// declaration or a function definition): initializer lists (of globals, statics, locals and
+    /// compound literals), assignments `x.f = v` / `p->f = v`, and `&x.f`.
+    pub fn collect_field_stores(&mut self, root: Cursor) {
+        let mut found: Vec<Cursor> = Vec::new();
+        root.visit_descendants(&mut |c| {
+            let keep = match c.kind() {
+                CXCursor_InitListExpr => true,
+                CXCursor_BinaryOperator => c.binop() == CXBinaryOperator_Assign,
+                CXCursor_UnaryOperator => c.unop() == CXUnaryOperator_AddrOf,
+                _ => false,
+            };
+            if keep {
+                found.push(c);
+            }
+        });
+        // Lists inside lists are handled with their enclosing list, which knows the type of the
+        // member they initialize; the walk is pre-order, so the enclosing list comes first.
+        let mut nested: HashSet<usize> = HashSet::new();
+        for c in found {
+            match c.kind() {
+                CXCursor_InitListExpr => {
+                    if !nested.contains(&c.stmt_key()) {
+                        self.init_list_stores(c, c.ty(), &mut nested);
+                    }
+                }
+                CXCursor_BinaryOperator => {
+                    let kids = c.children();
+                    if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
+                        if let Some(key) = self.member_field_key(l) {
+                            self.note_stored(&key, r);
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(k) = c.children().into_iter().next() {
+                        if let Some(key) = self.member_field_key(k) {
+                            self.open_fields.push(key);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The key of `e` if it is an access to a function-pointer field (`x.f`, `p->f`).
+    pub fn member_field_key(&mut self, e: Cursor) -> Option<String> {
+        let m = strip_plain(e);
+        if m.kind() != CXCursor_MemberRefExpr || clang::pointee_function_spelling(m.ty()).is_none()
+        {
+            return None;
+        }
+        let field = m.referenced()?;
+        self.field_key(field)
+    }
+
+    /// `value` is stored into the field `key`.
+    fn note_stored(&mut self, key: &str, value: Cursor) {
+        let v = strip_function_value(value);
+        match v.kind() {
+            CXCursor_DeclRefExpr => {
+                if let Some(d) = v.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
+                    let usr = self.function_usr(d);
+                    self.field_targets.push((key.to_string(), usr));
+                    return;
+                }
+            }
+            CXCursor_ConditionalOperator => {
+                let kids: Vec<Cursor> = v
+                    .children()
+                    .into_iter()
+                    .filter(|c| c.is_expression())
+                    .collect();
+                if let [_, a, b] = kids[..] {
+                    self.note_stored(key, a);
+                    self.note_stored(key, b);
+                    return;
+                }
+            }
+            // `(void)x, f` and `a.f = b.f = g` have the value of their right operand.
+            CXCursor_BinaryOperator
+                if matches!(v.binop(), CXBinaryOperator_Comma | CXBinaryOperator_Assign) =>
+            {
+                if let Some(r) = v.children().into_iter().nth(1) {
+                    self.note_stored(key, r);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        // NULL, and constants such as `(destructor)-1` that name no function: nothing to call.
+        if matches!(
+            v.kind(),
+            CXCursor_IntegerLiteral | CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr
+        ) || v.eval_int().is_some()
+        {
+            return;
+        }
+        self.open_fields.push(key.to_string());
+    }
+
+    /// The stores made by the initializer list `list` of an object of type `ty`.
+    fn init_list_stores(&mut self, list: Cursor, ty: CXType, nested: &mut HashSet<usize>) {
+        if !is_aggregate(ty) {
+            return;
+        }
+        let mut stack = vec![Frame::new(ty)];
+        for el in list.children().into_iter().filter(|c| c.is_expression()) {
+            let value = if is_designated(el) {
+                let kids = el.children();
+                let Some((&value, desig)) = kids.split_last() else {
+                    continue;
+                };
+                // libclang resolved every designator when it parsed the list, so this only fails
+                // on code with errors; the element is then left out.
+                if !designate(&mut stack, ty, desig) {
+                    continue;
+                }
+                value
+            } else {
+                el
+            };
+            self.place_element(&mut stack, value, nested);
+        }
+    }
+
+    /// Store `value` at the current position of `stack`, descending by brace elision into
+    /// aggregate members that a scalar cannot initialize whole, then move past it.
+    fn place_element(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        value: Cursor,
+        nested: &mut HashSet<usize>,
+    ) {
+        let v = strip_plain(value);
+        loop {
+            // Leave the aggregates entered by brace elision once they are full.
+            while stack.len() > 1 && stack.last().is_some_and(|f| f.next >= f.len) {
+                stack.pop();
+                if let Some(f) = stack.last_mut() {
+                    f.advance();
+                }
+            }
+            // Excess elements (a warning in C) initialize nothing.
+            let Some((member, mty)) = stack.last().and_then(|f| f.slot()) else {
+                return;
+            };
+            if v.kind() == CXCursor_InitListExpr {
+                nested.insert(v.stmt_key());
+                if is_aggregate(mty) {
+                    self.init_list_stores(v, mty, nested);
+                } else if let Some(first) = v.children().into_iter().find(|c| c.is_expression()) {
+                    // A scalar in braces: `{ { f } }`.
+                    self.store_leaf(member, mty, first);
+                }
+            } else if is_aggregate(mty) && !initializes_whole(v, mty) {
+                stack.push(Frame::new(mty));
+                continue;
+            } else {
+                self.store_leaf(member, mty, v);
+            }
+            if let Some(f) = stack.last_mut() {
+                f.advance();
+            }
+            return;
+        }
+    }
+
+    fn store_leaf(&mut self, member: Option<Cursor>, mty: CXType, value: Cursor) {
+        let Some(m) = member else { return };
+        if clang::pointee_function_spelling(mty).is_none() {
+            return;
+        }
+        if let Some(key) = self.field_key(m) {
+            self.note_stored(&key, value);
+        }
+    }
+}
+
+/// Point `stack` at the subobject the designators `desig` name, from the list's own type `ty`.
+/// Returns false if a designator names nothing there.
+fn designate(stack: &mut Vec<Frame>, ty: CXType, desig: &[Cursor]) -> bool {
+    stack.clear();
+    stack.push(Frame::new(ty));
+    let mut i = 0;
+    while i < desig.len() {
+        let d = desig[i];
+        let Some(top) = stack.last_mut() else {
+            return false;
+        };
+        if d.kind() == CXCursor_MemberRef {
+            if top.is_array {
+                return false;
+            }
+            let Some(path) = field_path(&top.fields, d) else {
+                return false;
+            };
+            let Some((&last, through)) = path.split_last() else {
+                return false;
+            };
+            for &k in through {
+                let Some(top) = stack.last_mut() else {
+                    return false;
+                };
+                top.next = k;
+                let Some((_, t)) = top.slot() else {
+                    return false;
+                };
+                stack.push(Frame::new(t));
+            }
+            let Some(top) = stack.last_mut() else {
+                return false;
+            };
+            top.next = last;
+        } else {
+            if !top.is_array {
+                return false;
+            }
+            top.next = d
+                .eval_int()
+                .and_then(|v| usize::try_from(v).ok())
+                .unwrap_or(0);
+            // GNU `[lo ... hi]` shows as two index expressions, like `[i][j]`; when the element
+            // is not itself an array the second one can only be the end of the range.
+            let elem_is_array = classify(clang::array_element(top.ty)) == TypeClass::Array;
+            if !elem_is_array
+                && desig
+                    .get(i + 1)
+                    .is_some_and(|n| n.kind() != CXCursor_MemberRef)
+            {
+                i += 1;
+            }
+        }
+        i += 1;
+        if i < desig.len() {
+            let Some((_, t)) = stack.last().and_then(|f| f.slot()) else {
+                return false;
+            };
+            if !is_aggregate(t) {
+                return false;
+            }
+            stack.push(Frame::new(t));
+        }
+    }
+    true
+}
