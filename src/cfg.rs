@@ -135,6 +135,8 @@ pub struct FnCx<'a> {
     rooted: HashMap<LocalId, Vec<u32>>,
     /// `key_of` for the places of the function's statements, by address.
     key_cache: HashMap<usize, Option<Key>>,
+    /// Locals that some statement assigns a constant.
+    const_assigned: Vec<bool>,
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -205,7 +207,13 @@ impl<'a> FnCx<'a> {
             field_aggregates: Vec::new(),
             rooted: HashMap::new(),
             key_cache: HashMap::new(),
+            const_assigned: vec![false; func.locals.len()],
         };
+        for st in &func.stmts {
+            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
+                cx.const_assigned[l.index()] = true;
+            }
+        }
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx.intern_paths();
         cx.cache_keys();
@@ -219,9 +227,14 @@ impl<'a> FnCx<'a> {
         // Correlating tests needs reaching definitions, which only pay off where allocation sites
         // are checked; a function that only gets summarised gets one atom per test.
         let has_flag_calls = cx.models.iter().flatten().any(|m| flag_args(m).next().is_some());
-        let correlate = !cx.success_atom.is_empty()
-            || has_flag_calls
-            || func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
+        // Flag parameters matter only to a parameter that may be freed (`FreesIf`).
+        let flag_params = func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
+        let may_free_param = flag_params
+            && func.params().any(|p| {
+                cx.tracked[p.index()]
+                    && crate::fastcheck::param_use(func, |s| cx.model(s), &cx.tracked, p) == crate::fastcheck::ParamUse::NeedsFlow
+            });
+        let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
         cx.label_edges(correlate);
         cx
     }
@@ -811,7 +824,8 @@ impl<'a> FnCx<'a> {
     fn constant_at(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
         match op {
             Operand::Const(k) => Some(*k),
-            Operand::Place(Place::Local(x)) if self.is_tracked(*x) => {
+            // Reaching definitions only for locals that are assigned a constant somewhere.
+            Operand::Place(Place::Local(x)) if self.is_tracked(*x) && self.const_assigned[x.index()] => {
                 let defs = self.reaching_defs(*x, node, idx);
                 let mut value = None;
                 for d in defs.iter() {

@@ -51,7 +51,8 @@ pub struct ToolInfo {
 /// such, so a missing file costs one failed open rather than one per diagnostic.
 #[derive(Default)]
 struct SourceCache {
-    files: HashMap<PathBuf, Option<Vec<u8>>>,
+    /// Contents and the offset of each line start, so a line is found without rescanning.
+    files: HashMap<PathBuf, Option<(Vec<u8>, Vec<usize>)>>,
 }
 
 impl SourceCache {
@@ -61,12 +62,22 @@ impl SourceCache {
         if line == 0 {
             return None;
         }
-        let content = self
+        let (content, starts) = self
             .files
             .entry(path.to_path_buf())
-            .or_insert_with(|| fs::read(path).ok())
-            .as_deref()?;
-        let text = content.split(|&b| b == b'\n').nth(line as usize - 1)?;
+            .or_insert_with(|| {
+                fs::read(path).ok().map(|c| {
+                    let starts = std::iter::once(0).chain(c.iter().enumerate().filter(|b| *b.1 == b'\n').map(|(i, _)| i + 1)).collect();
+                    (c, starts)
+                })
+            })
+            .as_ref()?;
+        let start = *starts.get(line as usize - 1)?;
+        if start > content.len() {
+            return None;
+        }
+        let rest = &content[start..];
+        let text = rest.split(|&b| b == b'\n').next()?;
         // CRLF files: the '\r' is not part of the line as an editor shows it.
         Some(text.strip_suffix(b"\r").unwrap_or(text))
     }
