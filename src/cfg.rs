@@ -144,11 +144,15 @@ pub fn source_success(model: &Model) -> Option<Success> {
     if let RetEffect::Fresh(s) = model.ret {
         return Some(s);
     }
-    model.args.iter().find_map(|(_, e)| match *e {
-        ArgEffect::OutFresh(s) => Some(s),
-        ArgEffect::OutRealloc => Some(Success::Always),
-        _ => None,
-    })
+    model
+        .args
+        .iter()
+        .find_map(|(_, e)| match *e {
+            ArgEffect::OutFresh(s) => Some(s),
+            ArgEffect::OutRealloc => Some(Success::Always),
+            _ => None,
+        })
+        .or_else(|| model.out_paths.first().map(|o| o.2))
 }
 
 /// The success notion of a call's return value, if anything the checker tracks depends on it:
@@ -545,12 +549,9 @@ impl<'a> FnCx<'a> {
         }
     }
 
-    /// `Some(i)` when `k` is `*p` for parameter `i`: (while `p` keeps its entry value) the
-    /// caller's out-parameter.
-    pub fn out_param_index(&self, k: Key) -> Option<usize> {
-        let is_deref = self.paths.get(k.path as usize).is_some_and(|p| p.0 == "*");
-        let is_param = k.root.index() < self.func.n_params as usize;
-        (is_deref && is_param).then_some(k.root.index())
+    /// `Some(i)` when local `l` is parameter `i`.
+    pub fn param_index(&self, l: LocalId) -> Option<usize> {
+        (l.index() < self.func.n_params as usize).then_some(l.index())
     }
 
     /// The text of a path id.
@@ -571,6 +572,23 @@ impl<'a> FnCx<'a> {
             };
         }
         (self.is_tracked(t) && self.func.local(t).is_pointer).then(|| (t, "*".to_string()))
+    }
+
+    /// The caller's slot for what a callee leaves at `callee_path` below argument `arg`.
+    pub fn callee_slot(&self, arg: &Operand, callee_path: &str) -> Option<Key> {
+        let (root, prefix) = self.arg_slots(arg)?;
+        let path = format!("{prefix}{}", callee_path.get(1..)?);
+        if path.is_empty() {
+            return Some(Key::local(root));
+        }
+        let id = *self.path_ids.get(&path)?;
+        Some(Key { root, path: id })
+    }
+
+    /// The slot at `path` inside the object local `l` holds (a constructor's result).
+    pub fn result_slot(&self, l: LocalId, path: &str) -> Option<Key> {
+        let id = *self.path_ids.get(path)?;
+        Some(Key { root: l, path: id })
     }
 
     /// The tracked slot a place is, if any.
@@ -740,6 +758,19 @@ impl<'a> FnCx<'a> {
                     places.extend(args.iter().filter_map(operand_place));
                     // The paths a callee's summary names below an argument are slots here too.
                     let Some(model) = self.models.get(si).and_then(|m| m.as_ref()) else { continue };
+                    if let Some(Place::Local(l)) = dst {
+                        for path in &model.ret_paths {
+                            found.push((*l, path.to_string(), path.contains("[]")));
+                        }
+                    }
+                    for (i, path, _) in &model.out_paths {
+                        if let Some((root, prefix)) = args.get(*i).and_then(|a| self.arg_slots(a)) {
+                            let p = format!("{prefix}{}", &path[1..]);
+                            if !p.is_empty() {
+                                found.push((root, p.clone(), p.contains("[]")));
+                            }
+                        }
+                    }
                     for (i, a) in args.iter().enumerate() {
                         let Some((root, prefix)) = self.arg_slots(a) else { continue };
                         for (_, callee_path, _) in model.heap.iter().filter(|h| h.0 == i) {

@@ -66,6 +66,15 @@ pub enum EscapeKind {
     Undecided,
 }
 
+/// Where a function hands a fresh cell to its caller besides its result.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HandTo {
+    /// Below parameter `.0` at path `.1` (`*` for `*out`, `*.buf` for `p->buf`).
+    Param(usize, std::sync::Arc<str>),
+    /// Inside the returned object at this path (`*.name`).
+    Result(std::sync::Arc<str>),
+}
+
 /// One step of an error path, in execution order.
 #[derive(Clone, Debug)]
 pub enum Step {
@@ -107,9 +116,10 @@ pub struct SiteVerdict {
     pub returned: bool,
     /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`).
     pub returned_if: Option<(usize, bool)>,
-    /// Never leaked here, and handed to the caller through out-parameter `*p` (index), where
-    /// the return value tells whether it was (`Success`).
-    pub out_fresh: Option<(usize, crate::libmodel::Success)>,
+    /// Never leaked here, and handed to the caller in one place other than the result: through
+    /// an out-parameter, or inside the returned object; the return value tells whether it was
+    /// (`Success`).
+    pub handed: Option<(HandTo, crate::libmodel::Success)>,
     /// SAT queries run for this site.
     pub sat_queries: u32,
 }
@@ -118,9 +128,11 @@ pub struct SiteVerdict {
 enum EventKind {
     Free,
     Return,
-    /// At a return, the cell is in `*p` for parameter `p` (index): handed to the caller through
-    /// an out-parameter.
-    Stored(usize),
+    /// At a return, the cell is in the object parameter `param` points to, at `path` (`*` for
+    /// `*out`, `*.buf` for `p->buf`): handed to the caller through it.
+    Stored { param: usize, path: u32 },
+    /// At a return, the cell is in the returned object at `path` (a constructor's field).
+    ReturnedIn(u32),
     /// At a return, a summary's subject is still in the slot it started in (see `flow`).
     Kept,
     Escape(EscapeKind),
@@ -224,24 +236,43 @@ impl State {
 }
 
 /// Allocation sites of a function: (node, statement index, statement).
-/// One cell a call makes: its result, or what it stores through out-parameter `arg`.
-pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId, Option<usize>)> {
+/// Which cell of an allocating call a site is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SiteSlot {
+    /// The returned cell.
+    Result,
+    /// The cell stored through out-parameter `.0` (`*out`).
+    Arg(usize),
+    /// The cell a summarised callee leaves below argument `.0` at path `.1` (`obj->buf`).
+    ArgPath(usize, std::sync::Arc<str>),
+    /// The cell inside the returned object at this path (a constructor's field).
+    ResultPath(std::sync::Arc<str>),
+}
+
+/// The cells calls make: (node, statement index, statement, which cell).
+pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
     let mut out = Vec::new();
     for b in 0..cx.dag.n_blocks {
         let node = DagNode(b as u32);
         for (i, s) in cx.stmts_of(node).iter().enumerate() {
             let Some(model) = cx.model(*s) else { continue };
             if matches!(model.ret, RetEffect::Fresh(_)) {
-                out.push((node, i, *s, None));
+                out.push((node, i, *s, SiteSlot::Result));
+                for path in &model.ret_paths {
+                    out.push((node, i, *s, SiteSlot::ResultPath(path.clone())));
+                }
             }
             for (a, e) in &model.args {
                 if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
-                    out.push((node, i, *s, Some(*a)));
+                    out.push((node, i, *s, SiteSlot::Arg(*a)));
                 }
+            }
+            for (a, path, _) in &model.out_paths {
+                out.push((node, i, *s, SiteSlot::ArgPath(*a, path.clone())));
             }
         }
     }
-    out.sort_by_key(|x| (x.2, x.3));
+    out.sort_by(|x, y| (x.2, &x.3).cmp(&(y.2, &y.3)));
     out
 }
 
@@ -267,9 +298,9 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     timings.value_flow += started.elapsed();
     sites
         .into_iter()
-        .map(|(node, idx, stmt, out_arg)| {
+        .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            check_site(cx, config, &mut guards, psrc, node, idx, stmt, out_arg, is_main, timings)
+            check_site(cx, config, &mut guards, psrc, node, idx, stmt, &slot, is_main, timings)
         })
         .collect()
 }
@@ -332,7 +363,7 @@ fn check_site(
     node0: DagNode,
     idx0: usize,
     stmt: StmtId,
-    out_arg: Option<usize>,
+    slot: &SiteSlot,
     is_main: bool,
     timings: &mut Timings,
 ) -> SiteVerdict {
@@ -353,7 +384,7 @@ fn check_site(
         escapes: Vec::new(),
         returned: false,
         returned_if: None,
-        out_fresh: None,
+        handed: None,
         sat_queries: 0,
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
@@ -372,15 +403,30 @@ fn check_site(
         }
     }
     // Where the cell is first stored: the result, or the out-parameter this site is about.
-    let holder: Result<Key, Option<EscapeKind>> = match out_arg {
-        Some(i) => match args.get(i) {
+    let holder: Result<Key, Option<EscapeKind>> = match slot {
+        SiteSlot::Arg(i) => match args.get(*i) {
             Some(a) => match cx.out_param_place(a) {
                 Some(place) => cx.key_of(place).ok_or_else(|| Some(escape_kind(cx, place))),
                 None => Err(Some(EscapeKind::Heap)),
             },
             None => Err(None),
         },
-        None => match dst {
+        SiteSlot::ArgPath(i, path) => match args.get(*i) {
+            Some(a) => cx.callee_slot(a, path).ok_or(Some(EscapeKind::Heap)),
+            None => Err(None),
+        },
+        SiteSlot::ResultPath(path) => {
+            // The field exists only when the object does: the call's own success.
+            if let Some(a) = cx.success_atom.get(&stmt) {
+                let ok = guards.lit(*a, true);
+                psrc = guards.and(psrc, ok);
+            }
+            match dst.as_ref().and_then(|d| d.as_local()) {
+                Some(l) if cx.is_tracked(l) => cx.result_slot(l, path).ok_or(Some(EscapeKind::Heap)),
+                _ => Err(Some(EscapeKind::Heap)),
+            }
+        }
+        SiteSlot::Result => match dst {
             Some(place) => cx.key_of(place).ok_or_else(|| Some(escape_kind(cx, place))),
             None => Err(None),
         },
@@ -422,17 +468,26 @@ fn check_site(
     let mut has_free = false;
     let mut has_ret = false;
     let mut has_escape = false;
-    // Out-parameters the cell is handed back through, and the guard of that.
-    let mut stored_in: Vec<usize> = Vec::new();
+    // Where the cell is handed to the caller other than as the result, and the guard of that.
+    let mut stored_in: Vec<HandTo> = Vec::new();
     let mut stored_any = GuardId::FALSE;
     for e in &events {
         match &e.kind {
             EventKind::Free => has_free = true,
             EventKind::Return => has_ret = true,
-            EventKind::Stored(i) => {
+            EventKind::Stored { param, path } => {
                 has_ret = true;
-                if !stored_in.contains(i) {
-                    stored_in.push(*i);
+                let to = HandTo::Param(*param, cx.path_text(*path).into());
+                if !stored_in.contains(&to) {
+                    stored_in.push(to);
+                }
+                stored_any = guards.or(stored_any, e.guard);
+            }
+            EventKind::ReturnedIn(path) => {
+                has_ret = true;
+                let to = HandTo::Result(cx.path_text(*path).into());
+                if !stored_in.contains(&to) {
+                    stored_in.push(to);
                 }
                 stored_any = guards.or(stored_any, e.guard);
             }
@@ -445,8 +500,14 @@ fn check_site(
             EventKind::Exit | EventKind::Kept => {}
         }
     }
-    verdict.escapes.sort();
     verdict.returned = events.iter().any(|e| matches!(e.kind, EventKind::Return));
+    if verdict.returned && !stored_in.is_empty() {
+        // Returned and also left in a parameter's object (linked into a parent): shared.
+        has_escape = true;
+        verdict.escapes.push(EscapeKind::Heap);
+        verdict.escapes.dedup();
+    }
+    verdict.escapes.sort();
     let mut any = GuardId::FALSE;
     for e in &events {
         any = guards.or(any, e.guard);
@@ -515,8 +576,16 @@ fn check_site(
             break;
         }
     }
-    if let ([i], None, false) = (stored_in.as_slice(), &leak_model, has_escape) {
-        verdict.out_fresh = out_success(cx, &mut solver, psrc, stored_any, &rets).map(|s| (*i, s));
+    if let ([to], None, false) = (stored_in.as_slice(), &leak_model, has_escape) {
+        verdict.handed = match to {
+            // Inside the returned object: it exists whenever the object is returned, if nothing
+            // but allocation successes decide whether the allocation runs (not `if (tooltip)`).
+            HandTo::Result(_) => {
+                let only_successes = guards_ro.support(&[psrc]).iter().all(|a| cx.success_atom.values().any(|s| s == a));
+                only_successes.then(|| (to.clone(), crate::libmodel::Success::Always))
+            }
+            HandTo::Param(..) => out_success(cx, &mut solver, psrc, stored_any, &rets).map(|s| (to.clone(), s)),
+        };
     }
     verdict.sat_queries = solver.queries;
     timings.sat += sat_started.elapsed();
@@ -601,19 +670,18 @@ fn flow(
         }
         match &block.term {
             Terminator::Return(op) => {
-                let mut returned = Vec::new();
                 if let Some(op) = op {
-                    returned.push(value_guard(cx, &st, op));
+                    let g = value_guard(cx, &st, op);
+                    if g != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Return, guard: g, weak: false });
+                    }
                     // Inside the returned object: the caller gets it with the object.
                     if let Some(y) = op.local() {
                         for z in st.names_of(y) {
-                            returned.extend(st.contents(z).into_iter().map(|e| e.1));
+                            for (k, g) in st.contents(z) {
+                                events.push(Event { kind: EventKind::ReturnedIn(k.path), guard: g, weak: false });
+                            }
                         }
-                    }
-                }
-                for g in returned {
-                    if g != GuardId::FALSE {
-                        events.push(Event { kind: EventKind::Return, guard: g, weak: false });
                     }
                 }
                 // Stored into an object a pointer leads to (a parameter's, or one this function
@@ -626,8 +694,8 @@ fn flow(
                         continue;
                     }
                     if !k.is_local() && !returned_roots.contains(&k.root) && !cx.is_aggregate_root(*k) {
-                        let kind = match cx.out_param_index(*k) {
-                            Some(i) => EventKind::Stored(i),
+                        let kind = match cx.param_index(k.root) {
+                            Some(param) => EventKind::Stored { param, path: k.path },
                             None => EventKind::Escape(EscapeKind::Heap),
                         };
                         events.push(Event { kind, guard: *g, weak: false });
@@ -665,7 +733,15 @@ fn flow(
         let not_held = match &block.term {
             Terminator::Branch { cond, .. } if !sure_then && !cx.dag.is_copy(*nd) => match &cond.kind {
                 CondKind::Truthy(op) if !st.is_maybe_null(op) => {
-                    let held = value_guard(cx, &st, op);
+                    // The pointer holds the cell, or points to an object that holds it.
+                    let mut held = value_guard(cx, &st, op);
+                    if let Some(y) = op.local() {
+                        for z in st.names_of(y) {
+                            for (_, g) in st.contents(z) {
+                                held = guards.or(held, g);
+                            }
+                        }
+                    }
                     (held != GuardId::FALSE).then(|| (held, guards.not(held)))
                 }
                 _ => None,
@@ -757,7 +833,9 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         for e in &events {
             match e.kind {
                 // Stored into the caller's `*out`: the caller no longer owns it as `p`.
-                EventKind::Escape(_) | EventKind::Stored(_) => escaped = guards.or(escaped, e.guard),
+                EventKind::Escape(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
+                    escaped = guards.or(escaped, e.guard)
+                }
                 EventKind::Free => {
                     freed = guards.or(freed, e.guard);
                     freed_or_ended = guards.or(freed_or_ended, e.guard);
@@ -800,20 +878,39 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         }
         _ => None,
     });
-    // Hands fresh cells back through out-parameters: one success notion per parameter, and one
-    // for the whole call (the return value is one value).
-    let mut out_fresh: Vec<(usize, crate::libmodel::Success)> = Vec::new();
-    for (i, s) in verdicts.iter().filter_map(|v| v.out_fresh) {
-        match out_fresh.iter().find(|o| o.0 == i) {
-            Some(o) if o.1 != s => out_fresh.retain(|o| o.0 != i),
+    // Hands fresh cells back through out-parameters or inside its result: one success notion
+    // per place, and one for the whole call (the return value is one value).
+    let mut handed: Vec<(HandTo, crate::libmodel::Success)> = Vec::new();
+    let mut conflicting: Vec<HandTo> = Vec::new();
+    for (to, s) in verdicts.iter().filter_map(|v| v.handed.clone()) {
+        match handed.iter().find(|o| o.0 == to) {
+            Some(o) if o.1 != s => conflicting.push(to),
             Some(_) => {}
-            None => out_fresh.push((i, s)),
+            None => handed.push((to, s)),
         }
     }
-    out_fresh.sort_by_key(|o| o.0);
-    if out_fresh.windows(2).any(|w| w[0].1 != w[1].1) || out_fresh.iter().any(|o| ret_success.is_some_and(|r| r != o.1)) {
-        out_fresh.clear();
+    handed.retain(|h| !conflicting.contains(&h.0));
+    handed.sort();
+    let out_success: Vec<crate::libmodel::Success> =
+        handed.iter().filter(|h| matches!(h.0, HandTo::Param(..))).map(|h| h.1).collect();
+    if out_success.windows(2).any(|w| w[0] != w[1]) || out_success.iter().any(|o| ret_success.is_some_and(|r| r != *o)) {
+        handed.retain(|h| !matches!(h.0, HandTo::Param(..)));
     }
+    let out_fresh: Vec<(usize, std::sync::Arc<str>, crate::libmodel::Success)> = handed
+        .iter()
+        .filter_map(|(to, s)| match to {
+            HandTo::Param(i, path) => Some((*i, path.clone(), *s)),
+            HandTo::Result(_) => None,
+        })
+        .collect();
+    // Fields of the result only mean something when the function is an allocator.
+    let ret_fresh: Vec<std::sync::Arc<str>> = handed
+        .iter()
+        .filter_map(|(to, _)| match to {
+            HandTo::Result(path) => Some(path.clone()),
+            HandTo::Param(..) => None,
+        })
+        .collect();
     // Allocates only under a flag: every site it returns is returned only under the same test.
     let alloc_if = fresh_returns
         .first()
@@ -829,6 +926,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         ret_success,
         alloc_if,
         out_fresh,
+        ret_fresh: if allocator { ret_fresh } else { Vec::new() },
         heap: heap_effects(cx, config),
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
     }
@@ -978,7 +1076,9 @@ fn path_fate_of(cx: &FnCx, config: &Config, guards: &mut Guards, events: &[Event
     let mut ended = GuardId::FALSE;
     for e in events {
         match e.kind {
-            EventKind::Escape(_) | EventKind::Stored(_) | EventKind::Return => return PathFate::Escapes,
+            EventKind::Escape(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) | EventKind::Return => {
+                return PathFate::Escapes
+            }
             EventKind::Free => freed = guards.or(freed, e.guard),
             EventKind::Kept => kept = guards.or(kept, e.guard),
             EventKind::Exit => ended = guards.or(ended, e.guard),
@@ -1452,6 +1552,14 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     },
                     Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     _ => {}
+                }
+            }
+            // A callee that leaves fresh cells below an argument overwrites what was there.
+            if let Some(m) = model {
+                for (i, path, _) in &m.out_paths {
+                    if let Some(k) = args.get(*i).and_then(|a| cx.callee_slot(a, path)) {
+                        redefined.push(k);
+                    }
                 }
             }
             for k in redefined {

@@ -72,9 +72,12 @@ pub struct Summary {
     /// An allocator that returns a fresh cell only when parameter `.0` is non-zero (`.1`) or
     /// zero (`!.1`): `return copy ? strdup(s) : (char *)s;`.
     pub alloc_if: Option<(usize, bool)>,
-    /// Out-parameters through which it hands back a fresh cell (`*out = p`), with how the
-    /// return value tells that it did (the same for all of them).
-    pub out_fresh: Vec<(usize, Success)>,
+    /// Places below parameters where it hands back a fresh cell (`*out = p` is path `*`,
+    /// `obj->buf = p` is `*.buf`), with how the return value tells that it did (the same for all
+    /// of them).
+    pub out_fresh: Vec<(usize, Arc<str>, Success)>,
+    /// Paths inside the returned object that hold fresh cells (a constructor's fields).
+    pub ret_fresh: Vec<Arc<str>>,
     /// Heap effects: (parameter, access path below it, fate), sorted. A path not listed takes the
     /// parameter's `OTHER_PATH_TEXT` entry, and without one `heap_pure` decides.
     pub heap: Vec<(usize, Arc<str>, PathFate)>,
@@ -104,6 +107,7 @@ impl Summary {
             ret_success: None,
             alloc_if: None,
             out_fresh: Vec::new(),
+            ret_fresh: Vec::new(),
             heap: Vec::new(),
             heap_pure: true,
         }
@@ -285,6 +289,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         ret_success: first.ret_success.filter(|r| sums.iter().all(|s| s.ret_success == Some(*r))),
         alloc_if: first.alloc_if.filter(|a| sums.iter().all(|s| s.alloc_if == Some(*a))),
         out_fresh: if sums.iter().all(|s| s.out_fresh == first.out_fresh) { first.out_fresh.clone() } else { Vec::new() },
+        ret_fresh: if allocator && sums.iter().all(|s| s.ret_fresh == first.ret_fresh) { first.ret_fresh.clone() } else { Vec::new() },
         // Heap effects must agree exactly; otherwise nothing is known about them.
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Vec::new() },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
@@ -315,6 +320,10 @@ pub struct Model<'a> {
     /// The result is fresh only when argument `.0` is non-zero (`.1`) or zero (`!.1`), and that
     /// argument is not a constant at this call.
     pub fresh_if_arg: Option<(usize, bool)>,
+    /// Fresh cells a summarised callee leaves below an argument at a path other than `*`
+    /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
+    pub out_paths: Vec<(usize, Arc<str>, Success)>,
+    pub ret_paths: Vec<Arc<str>>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Vec<(usize, Arc<str>, PathFate)>,
     pub heap_pure: bool,
@@ -333,6 +342,8 @@ impl<'a> Model<'a> {
             lib: true,
             ret_success: None,
             fresh_if_arg: None,
+            out_paths: Vec::new(),
+            ret_paths: Vec::new(),
             heap: Vec::new(),
             heap_pure: false,
         }
@@ -354,7 +365,7 @@ impl<'a> Model<'a> {
             .params
             .iter()
             .enumerate()
-            .filter(|(i, _)| !s.out_fresh.iter().any(|o| o.0 == *i))
+            .filter(|(i, _)| !s.out_fresh.iter().any(|o| o.0 == *i && &*o.1 == "*"))
             .filter_map(|(i, f)| match *f {
                 ParamFate::Reads => None,
                 ParamFate::Frees => Some((i, ArgEffect::Frees)),
@@ -371,7 +382,7 @@ impl<'a> Model<'a> {
                 },
             })
             .collect();
-        args.extend(s.out_fresh.iter().map(|(i, succ)| (*i, ArgEffect::OutFresh(*succ))));
+        args.extend(s.out_fresh.iter().filter(|o| &*o.1 == "*").map(|(i, _, succ)| (*i, ArgEffect::OutFresh(*succ))));
         args.sort_by_key(|a| a.0);
         let not_fresh = match s.returns_param {
             Some(i) => RetEffect::ArgAlias(i),
@@ -404,6 +415,8 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: s.ret_success,
             fresh_if_arg,
+            out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
+            ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
         }
@@ -421,6 +434,8 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: None,
             fresh_if_arg: None,
+            out_paths: Vec::new(),
+            ret_paths: Vec::new(),
             heap: Vec::new(),
             heap_pure: false,
         }
