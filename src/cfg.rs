@@ -93,7 +93,7 @@ impl Key {
 }
 
 /// Access paths longer than this many steps are not tracked (they escape).
-const MAX_PATH_STEPS: usize = 3;
+const MAX_PATH_STEPS: usize = 6;
 
 /// The path id of "any field of `*p` this function does not name" (`p->…`): what a function
 /// does to the parts of an object it never mentions, for its summary.
@@ -761,6 +761,16 @@ impl<'a> FnCx<'a> {
                     if let Some(Place::Local(l)) = dst {
                         for path in &model.ret_paths {
                             found.push((*l, path.to_string(), path.contains("[]")));
+                        }
+                    }
+                    // `f(out)` allocating into `*out` for a pointer local `out`.
+                    for (i, e) in &model.args {
+                        if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
+                            if let Some((root, prefix)) = args.get(*i).and_then(|a| self.arg_slots(a)) {
+                                if prefix == "*" {
+                                    found.push((root, prefix, false));
+                                }
+                            }
                         }
                     }
                     for (i, path, _) in &model.out_paths {

@@ -130,7 +130,7 @@ enum EventKind {
     Return,
     /// At a return, the cell is in the object parameter `param` points to, at `path` (`*` for
     /// `*out`, `*.buf` for `p->buf`): handed to the caller through it.
-    Stored { param: usize, path: u32 },
+    Stored { param: usize, path: std::sync::Arc<str> },
     /// At a return, the cell is in the returned object at `path` (a constructor's field).
     ReturnedIn(u32),
     /// At a return, a summary's subject is still in the slot it started in (see `flow`).
@@ -162,6 +162,9 @@ struct State {
     /// Pairs of pointer locals (smaller first, sorted) that surely hold the same address here,
     /// from copies: freeing one loses what the other's object holds, and returning one returns it.
     alias: Vec<(LocalId, LocalId)>,
+    /// Pointer locals holding the value loaded from a slot whose base is unchanged since
+    /// (`t = pParse->pNew`), sorted: `t->z` is `pParse->pNew->z`.
+    derived: Vec<(LocalId, Key)>,
 }
 
 impl Default for GuardId {
@@ -190,6 +193,18 @@ impl State {
     }
     fn set(&mut self, x: LocalId, g: GuardId) {
         self.set_key(Key::local(x), g)
+    }
+    fn derived_from(&self, l: LocalId) -> Option<Key> {
+        self.derived.binary_search_by_key(&l, |d| d.0).ok().map(|i| self.derived[i].1)
+    }
+    /// `l` gets a new value, loaded from slot `from` (or not a load): provenance of `l`, and of
+    /// the locals loaded through `l`, changes.
+    fn set_derived(&mut self, l: LocalId, from: Option<Key>) {
+        self.derived.retain(|d| d.0 != l && d.1.root != l);
+        if let Some(k) = from.filter(|k| k.root != l) {
+            let i = self.derived.binary_search_by_key(&l, |d| d.0).unwrap_or_else(|i| i);
+            self.derived.insert(i, (l, k));
+        }
     }
     /// `y` and the locals known to hold the same address.
     fn names_of(&self, y: LocalId) -> Vec<LocalId> {
@@ -258,8 +273,13 @@ pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
             let Some(model) = cx.model(*s) else { continue };
             if matches!(model.ret, RetEffect::Fresh(_)) {
                 out.push((node, i, *s, SiteSlot::Result));
-                for path in &model.ret_paths {
-                    out.push((node, i, *s, SiteSlot::ResultPath(path.clone())));
+                let Stmt::Call { dst, .. } = cx.func.stmt(*s) else { continue };
+                if let Some(Place::Local(l)) = dst {
+                    for path in &model.ret_paths {
+                        if cx.is_tracked(*l) && cx.result_slot(*l, path).is_some() {
+                            out.push((node, i, *s, SiteSlot::ResultPath(path.clone())));
+                        }
+                    }
                 }
             }
             for (a, e) in &model.args {
@@ -267,8 +287,13 @@ pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
                     out.push((node, i, *s, SiteSlot::Arg(*a)));
                 }
             }
+            // Cells a callee leaves where this function cannot follow them stay in the objects
+            // it passed in, reachable from its own roots: no site of their own here.
+            let Stmt::Call { args, .. } = cx.func.stmt(*s) else { continue };
             for (a, path, _) in &model.out_paths {
-                out.push((node, i, *s, SiteSlot::ArgPath(*a, path.clone())));
+                if args.get(*a).and_then(|arg| cx.callee_slot(arg, path)).is_some() {
+                    out.push((node, i, *s, SiteSlot::ArgPath(*a, path.clone())));
+                }
             }
         }
     }
@@ -407,7 +432,8 @@ fn check_site(
         SiteSlot::Arg(i) => match args.get(*i) {
             Some(a) => match cx.out_param_place(a) {
                 Some(place) => cx.key_of(place).ok_or_else(|| Some(escape_kind(cx, place))),
-                None => Err(Some(EscapeKind::Heap)),
+                // `f(out)` with `out` a pointer this function was given: `*out`.
+                None => cx.callee_slot(a, "*").ok_or(Some(EscapeKind::Heap)),
             },
             None => Err(None),
         },
@@ -477,7 +503,7 @@ fn check_site(
             EventKind::Return => has_ret = true,
             EventKind::Stored { param, path } => {
                 has_ret = true;
-                let to = HandTo::Param(*param, cx.path_text(*path).into());
+                let to = HandTo::Param(*param, path.clone());
                 if !stored_in.contains(&to) {
                     stored_in.push(to);
                 }
@@ -641,7 +667,14 @@ fn flow(
     let start = cx.dag.order[node0.index()] as usize;
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         let (mut st, first) = if pos == start {
-            let mut st = State { p: GuardId::TRUE, h: Vec::new(), maybe_null: Vec::new(), weak: Vec::new(), alias: Vec::new() };
+            let mut st = State {
+                p: GuardId::TRUE,
+                h: Vec::new(),
+                maybe_null: Vec::new(),
+                weak: Vec::new(),
+                alias: Vec::new(),
+                derived: Vec::new(),
+            };
             st.set_key(x, GuardId::TRUE);
             (st, first_idx)
         } else {
@@ -694,8 +727,16 @@ fn flow(
                         continue;
                     }
                     if !k.is_local() && !returned_roots.contains(&k.root) && !cx.is_aggregate_root(*k) {
-                        let kind = match cx.param_index(k.root) {
-                            Some(param) => EventKind::Stored { param, path: k.path },
+                        // Below a parameter, directly or through a pointer loaded from its object.
+                        let below_param = match cx.param_index(k.root) {
+                            Some(param) => Some((param, cx.path_text(k.path).to_string())),
+                            None => st.derived_from(k.root).and_then(|base| {
+                                let param = cx.param_index(base.root)?;
+                                Some((param, format!("{}{}", cx.path_text(base.path), cx.path_text(k.path))))
+                            }),
+                        };
+                        let kind = match below_param {
+                            Some((param, path)) => EventKind::Stored { param, path: path.into() },
                             None => EventKind::Escape(EscapeKind::Heap),
                         };
                         events.push(Event { kind, guard: *g, weak: false });
@@ -772,6 +813,7 @@ fn flow(
                     maybe_null: st.maybe_null.clone(),
                     weak: st.weak.clone(),
                     alias: st.alias.clone(),
+                    derived: st.derived.clone(),
                 };
             if out.p == GuardId::FALSE {
                 continue;
@@ -1384,6 +1426,7 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             }
             // An alias holds after a merge only if it holds on both sides.
             cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
+            cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
         }
     }
 }
@@ -1482,7 +1525,15 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 Rvalue::Use(Operand::Place(Place::Local(y))) if cx.is_tracked(*y) => Some(*y),
                 _ => None,
             };
+            let loaded_from = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) => st.derived_from(*y),
+                Rvalue::Use(Operand::Place(p)) => cx.key_of(p).filter(|k| !k.is_local()),
+                _ => None,
+            };
             store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
+            if let Some(l) = dst.as_local() {
+                st.set_derived(l, loaded_from);
+            }
         }
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
@@ -1497,7 +1548,11 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     continue;
                 }
                 if let Some(ArgEffect::OutFresh(_)) = effect {
-                    if let Some(k) = cx.out_param_place(a).and_then(|p| cx.key_of(p)) {
+                    let slot = match cx.out_param_place(a) {
+                        Some(p) => cx.key_of(p),
+                        None => cx.callee_slot(a, "*"),
+                    };
+                    if let Some(k) = slot {
                         redefined.push(k);
                     }
                     continue;
@@ -1576,6 +1631,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             };
             if let Some(d) = dst {
                 store(cx, guards, st, d, ret, ret != GuardId::FALSE, Vec::new(), None, events);
+                if let Some(l) = d.as_local() {
+                    st.set_derived(l, None);
+                }
             }
         }
     }
@@ -1681,6 +1739,9 @@ fn store(
             st.set(l, g);
             st.set_maybe_null(l, maybe_null && g != GuardId::FALSE);
         }
+        // The cell's address stored into the cell itself (`p->self = &p[1]`): that keeps
+        // nothing alive.
+        Some(k) if g != GuardId::FALSE && st.get(k.root) == g => {}
         Some(k) => {
             if cx.is_weak(k) {
                 // One element of many: the others keep what they held.
