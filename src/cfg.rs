@@ -57,6 +57,18 @@ pub struct Dag {
 }
 
 impl Dag {
+    /// No nodes: a `FnCx` that is only prepared.
+    fn empty() -> Dag {
+        Dag {
+            block: Vec::new(),
+            succs: Vec::new(),
+            preds: Vec::new(),
+            order: Vec::new(),
+            topo: Vec::new(),
+            dropped_edges: 0,
+            n_blocks: 0,
+        }
+    }
     pub fn len(&self) -> usize {
         self.block.len()
     }
@@ -137,6 +149,8 @@ pub struct FnCx<'a> {
     key_cache: HashMap<usize, Option<Key>>,
     /// Locals that some statement assigns a constant.
     const_assigned: Vec<bool>,
+    /// Per block, the (local, statement index) definitions in order.
+    block_defs: Vec<Vec<(LocalId, u32)>>,
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -190,10 +204,19 @@ pub fn call_models<'a>(
 }
 
 impl<'a> FnCx<'a> {
+    /// A complete context in one step (the driver prepares first, and completes only when a
+    /// path-sensitive pass is needed).
+    #[cfg(test)]
     pub fn new(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
+        FnCx::prepare(func, models).complete()
+    }
+
+    /// Everything but the loop-bounded DAG and its atoms: enough for the flow-insensitive
+    /// prechecks of a summary (`fastcheck::summarize_without_flow`). `complete` adds the rest.
+    pub fn prepare(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
         let addr_temps = find_addr_temps(func);
         let tracked = compute_tracked(func, &addr_temps, &models);
-        let dag = build_dag(func);
+        let dag = Dag::empty();
         let mut cx = FnCx {
             func,
             dag,
@@ -212,7 +235,22 @@ impl<'a> FnCx<'a> {
             rooted: HashMap::new(),
             key_cache: HashMap::new(),
             const_assigned: vec![false; func.locals.len()],
+            block_defs: Vec::new(),
         };
+        let mut buf = Vec::new();
+        cx.block_defs = func
+            .blocks
+            .iter()
+            .map(|b| {
+                let mut v = Vec::new();
+                for (i, sid) in b.stmts.iter().enumerate() {
+                    buf.clear();
+                    cx.defined_locals(*sid, &mut buf);
+                    v.extend(buf.iter().map(|l| (*l, i as u32)));
+                }
+                v
+            })
+            .collect();
         for st in &func.stmts {
             if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
                 cx.const_assigned[l.index()] = true;
@@ -221,6 +259,14 @@ impl<'a> FnCx<'a> {
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx.intern_paths();
         cx.cache_keys();
+        cx
+    }
+
+    /// Build the loop-bounded DAG and give its edges their atoms.
+    pub fn complete(mut self) -> FnCx<'a> {
+        let func = self.func;
+        self.dag = build_dag(func);
+        let mut cx = self;
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
         for s in 0..func.stmts.len() {
             let sid = StmtId::from_usize(s);
@@ -318,16 +364,16 @@ impl<'a> FnCx<'a> {
     /// Reaching definitions of `x` just before statement `idx` of `node` (idx = len: before the
     /// terminator). Sorted.
     pub fn reaching_defs(&self, x: LocalId, node: DagNode, idx: usize) -> std::rc::Rc<[Def]> {
-        let stmts = self.stmts_of(node);
-        let mut buf = Vec::new();
-        for i in (0..idx.min(stmts.len())).rev() {
-            buf.clear();
-            self.defined_locals(stmts[i], &mut buf);
-            if buf.contains(&x) {
-                return std::rc::Rc::from(vec![Def::At { node, idx: i as u32 }]);
-            }
+        if let Some(i) = self.last_def_before(x, node, idx) {
+            return std::rc::Rc::from(vec![Def::At { node, idx: i }]);
         }
         self.defs_at_entry(x, node)
+    }
+
+    /// The index of the last statement of `node` before `idx` that defines `x`.
+    fn last_def_before(&self, x: LocalId, node: DagNode, idx: usize) -> Option<u32> {
+        let defs = &self.block_defs[self.dag.block[node.index()].index()];
+        defs.iter().rev().find(|(l, i)| *l == x && (*i as usize) < idx).map(|d| d.1)
     }
 
     fn defs_at_entry(&self, x: LocalId, node: DagNode) -> std::rc::Rc<[Def]> {
@@ -340,7 +386,6 @@ impl<'a> FnCx<'a> {
         let empty: std::rc::Rc<[Def]> = std::rc::Rc::from(Vec::new());
         let mut at_entry: Vec<std::rc::Rc<[Def]>> = vec![empty.clone(); n];
         let mut at_exit: Vec<std::rc::Rc<[Def]>> = vec![empty; n];
-        let mut buf = Vec::new();
         for nd in &self.dag.topo {
             let preds = &self.dag.preds[nd.index()];
             let entry: std::rc::Rc<[Def]> = if preds.is_empty() {
@@ -354,16 +399,10 @@ impl<'a> FnCx<'a> {
                 }
                 std::rc::Rc::from(set.into_iter().collect::<Vec<_>>())
             };
-            let stmts = self.stmts_of(*nd);
-            let mut exit = entry.clone();
-            for i in (0..stmts.len()).rev() {
-                buf.clear();
-                self.defined_locals(stmts[i], &mut buf);
-                if buf.contains(&x) {
-                    exit = std::rc::Rc::from(vec![Def::At { node: *nd, idx: i as u32 }]);
-                    break;
-                }
-            }
+            let exit = match self.last_def_before(x, *nd, usize::MAX) {
+                Some(i) => std::rc::Rc::from(vec![Def::At { node: *nd, idx: i }]),
+                None => entry.clone(),
+            };
             at_entry[nd.index()] = entry;
             at_exit[nd.index()] = exit;
         }
@@ -1022,11 +1061,6 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
 /// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
-/// Which locals are trackable, without building the rest of `FnCx` (for cheap summaries).
-pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
-    compute_tracked(func, &find_addr_temps(func), models)
-}
-
 fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models: &[Option<Model>]) -> Vec<bool> {
     let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
     // Temps holding `&x` that are used anywhere but an out-parameter position.

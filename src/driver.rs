@@ -9,10 +9,10 @@
 
 use crate::callgraph::{self, CallGraph, Scc};
 use crate::cfg::{self, FnCx};
-use crate::summary::{ParamFate, Summaries, Summary};
+use crate::summary::{Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
-use crate::fastcheck::{self, Config, ParamUse, SiteVerdict, Timings};
+use crate::fastcheck::{self, Config, SiteVerdict, Timings};
 use crate::ir::{Function, Program};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -130,35 +130,10 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
         let run = || {
             let models = cfg::call_models(func, &summaries, provisional);
-            // A flow-insensitive look decides most of them: no allocation, and no pointer
-            // parameter whose value may be freed or returned (only read, or escaping).
-            let allocates = models.iter().flatten().any(|m| cfg::source_success(m).is_some());
-            let model_of = |s: crate::ir::StmtId| models.get(s.index()).and_then(|m| m.as_ref());
-            // A function that writes or frees what its callers can reach needs the full pass
-            // for its heap effects.
-            let pure = fastcheck::touches_no_heap(func, model_of);
-            let fates: Option<Vec<ParamFate>> = if allocates || !pure {
-                None
-            } else {
-                let tracked = cfg::tracked_locals(func, &models);
-                func.params()
-                    .map(|p| {
-                        // Integer parameters too: pointers travel cast to `uintptr_t`-like types.
-                        if !tracked[p.index()] {
-                            let aggregate = func.local(p).is_aggregate;
-                            return Some(if aggregate { ParamFate::Reads } else { ParamFate::Escapes });
-                        }
-                        match fastcheck::param_use(func, model_of, &tracked, p) {
-                            ParamUse::ReadOnly => Some(ParamFate::Reads),
-                            ParamUse::Escapes => Some(ParamFate::Escapes),
-                            ParamUse::NeedsFlow => None,
-                        }
-                    })
-                    .collect()
-            };
-            if let Some(params) = fates {
-                let noreturn = fastcheck::never_returns(func, |s| model_of(s).is_some_and(|m| m.noreturn));
-                let summary = Summary { params, ..Summary::plain(func.n_params as usize, noreturn) };
+            // The flow-insensitive prechecks decide most functions: no allocation, and nothing
+            // below or in a parameter that only a path-sensitive pass can classify.
+            let cx = FnCx::prepare(func, models);
+            if let Some(summary) = fastcheck::summarize_without_flow(&cx) {
                 return FnResult {
                     verdicts: Vec::new(),
                     diagnostics: Vec::new(),
@@ -167,7 +142,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
                     summary,
                 };
             }
-            let cx = FnCx::new(func, models);
+            let cx = cx.complete();
             let mut timings = Timings::default();
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
             let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);

@@ -974,6 +974,56 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     }
 }
 
+/// The summary of a function that allocates nothing, decided by the flow-insensitive prechecks
+/// alone (every parameter only read or escaping, every path below a parameter only read or
+/// escaping): most functions. `None` when a path-sensitive pass is needed. `cx` may be only
+/// prepared (`FnCx::prepare`).
+pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
+    let func = cx.func;
+    let allocates = (0..func.stmts.len()).any(|s| {
+        cx.model(StmtId::from_usize(s)).is_some_and(|m| {
+            crate::cfg::source_success(m).is_some() || !m.out_paths.is_empty() || !m.ret_paths.is_empty()
+        })
+    });
+    if allocates {
+        return None;
+    }
+    let mut params = Vec::with_capacity(func.n_params as usize);
+    for p in func.params() {
+        if !cx.is_tracked(p) {
+            params.push(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
+            continue;
+        }
+        params.push(match param_use(func, |s| cx.model(s), &cx.tracked, p) {
+            ParamUse::ReadOnly => ParamFate::Reads,
+            ParamUse::Escapes => ParamFate::Escapes,
+            ParamUse::NeedsFlow => return None,
+        });
+    }
+    let pure = touches_no_heap(func, |s| cx.model(s));
+    let mut heap = Vec::new();
+    if !pure {
+        for (i, p) in func.params().enumerate() {
+            if !cx.is_tracked(p) || !func.local(p).is_pointer {
+                continue;
+            }
+            let mut below = cx.paths_below(p);
+            let capped = below.len() > MAX_HEAP_PATHS;
+            below.truncate(MAX_HEAP_PATHS);
+            below.push(crate::cfg::OTHER_PATH);
+            let names = cx.copies_of(p);
+            for id in below {
+                let fate = path_precheck(cx, &names, id)?;
+                let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
+                heap.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
+            }
+        }
+        heap.sort();
+    }
+    let noreturn = never_returns(func, |s| cx.ends_path(s));
+    Some(Summary { params, heap, heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
+}
+
 /// Paths below one parameter whose fate a summary computes; beyond them the parameter's other
 /// fields are not known (`Escapes`).
 const MAX_HEAP_PATHS: usize = 24;

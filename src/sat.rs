@@ -40,12 +40,23 @@ pub struct Solver<'g> {
     next_var: u32,
     conflict_limit: u32,
     pub queries: u32,
+    groups: &'g [Vec<AtomId>],
+    group_of: HashMap<AtomId, usize>,
+    groups_added: Vec<bool>,
 }
 
 impl<'g> Solver<'g> {
-    /// `groups`: exactly-one constraints (switch consistency, FastCheck's C_n).
-    pub fn new(guards: &'g Guards, groups: &[Vec<AtomId>], conflict_limit: u32) -> Solver<'g> {
-        let mut s = Solver {
+    /// `groups`: exactly-one constraints (switch consistency, FastCheck's C_n). A group's
+    /// clauses are added when one of its atoms first appears in a query, so a site whose formulas
+    /// never mention a big switch does not pay for it.
+    pub fn new(guards: &'g Guards, groups: &'g [Vec<AtomId>], conflict_limit: u32) -> Solver<'g> {
+        let mut group_of = HashMap::new();
+        for (i, group) in groups.iter().enumerate() {
+            for a in group {
+                group_of.insert(*a, i);
+            }
+        }
+        Solver {
             guards,
             solver: Minisat::default(),
             node_var: HashMap::new(),
@@ -53,34 +64,39 @@ impl<'g> Solver<'g> {
             next_var: 0,
             conflict_limit,
             queries: 0,
-        };
-        for group in groups {
-            let lits: Vec<Lit> = group.iter().map(|a| s.atom(*a)).collect();
-            s.add(&lits);
-            if lits.len() <= 6 {
-                for i in 0..lits.len() {
-                    for j in i + 1..lits.len() {
-                        s.add(&[!lits[i], !lits[j]]);
-                    }
-                }
-            } else {
-                // Sequential (ladder) at-most-one: linear in the group size, for big switches.
-                let mut prev: Option<Lit> = None;
-                for (i, x) in lits.iter().enumerate() {
-                    let seen = s.fresh();
-                    s.add(&[!*x, seen]);
-                    if let Some(p) = prev {
-                        s.add(&[!p, seen]);
-                        s.add(&[!p, !*x]);
-                    }
-                    if i + 1 == lits.len() {
-                        break;
-                    }
-                    prev = Some(seen);
+            groups,
+            group_of,
+            groups_added: vec![false; groups.len()],
+        }
+    }
+
+    fn add_group(&mut self, gi: usize) {
+        self.groups_added[gi] = true;
+        let group = &self.groups[gi];
+        let lits: Vec<Lit> = group.iter().map(|a| self.atom(*a)).collect();
+        self.add(&lits);
+        if lits.len() <= 6 {
+            for i in 0..lits.len() {
+                for j in i + 1..lits.len() {
+                    self.add(&[!lits[i], !lits[j]]);
                 }
             }
+        } else {
+            // Sequential (ladder) at-most-one: linear in the group size, for big switches.
+            let mut prev: Option<Lit> = None;
+            for (i, x) in lits.iter().enumerate() {
+                let seen = self.fresh();
+                self.add(&[!*x, seen]);
+                if let Some(p) = prev {
+                    self.add(&[!p, seen]);
+                    self.add(&[!p, !*x]);
+                }
+                if i + 1 == lits.len() {
+                    break;
+                }
+                prev = Some(seen);
+            }
         }
-        s
     }
 
     fn fresh(&mut self) -> Lit {
@@ -101,6 +117,11 @@ impl<'g> Solver<'g> {
         }
         let l = self.fresh();
         self.atom_var.insert(a, l);
+        if let Some(&gi) = self.group_of.get(&a) {
+            if !self.groups_added[gi] {
+                self.add_group(gi);
+            }
+        }
         l
     }
 
@@ -223,14 +244,15 @@ mod tests {
         let a3 = g.lit(atoms[3], true);
         let a7 = g.lit(atoms[7], true);
         let both = g.and(a3, a7);
-        let mut s = Solver::new(&g, &[atoms.clone()], 10_000);
+        let groups = [atoms.clone()];
+        let mut s = Solver::new(&g, &groups, 10_000);
         assert!(matches!(s.check(&[(both, true)]), Answer::Unsat));
         match s.check(&[(a7, true)]) {
             Answer::Sat(m) => assert_eq!(m.value(atoms[3]), Some(false)),
             _ => panic!("a single case is satisfiable"),
         }
         let none = g.or(a3, a7);
-        let mut s = Solver::new(&g, &[atoms], 10_000);
+        let mut s = Solver::new(&g, &groups, 10_000);
         assert!(matches!(s.check(&[(none, false)]), Answer::Sat(_)), "another case may hold");
     }
 
@@ -241,7 +263,8 @@ mod tests {
         let b = g.lit(AtomId(1), true);
         let both = g.and(a, b);
         let either = g.or(a, b);
-        let mut s = Solver::new(&g, &[vec![AtomId(0), AtomId(1)]], 10_000);
+        let groups = [vec![AtomId(0), AtomId(1)]];
+        let mut s = Solver::new(&g, &groups, 10_000);
         assert!(matches!(s.check(&[(both, true)]), Answer::Unsat));
         assert!(matches!(s.check(&[(either, false)]), Answer::Unsat));
     }
