@@ -1137,7 +1137,7 @@ fn path_precheck(cx: &FnCx, names: &[LocalId], path: u32) -> Option<PathFate> {
                         let callee_path = if other { crate::cfg::OTHER_PATH_TEXT } else { text.as_str() };
                         match model.map_or(PathFate::Escapes, |m| m.path_fate(i, callee_path)) {
                             PathFate::Reads => {}
-                            PathFate::Escapes => return Some(PathFate::Escapes),
+                            PathFate::Escapes | PathFate::KeptOrLost => return Some(PathFate::Escapes),
                             _ => changes = true,
                         }
                     }
@@ -1186,6 +1186,7 @@ fn path_fate_of(cx: &FnCx, config: &Config, guards: &mut Guards, events: &[Event
         (true, true) if covered(guards, freed) && covered(guards, kept) => PathFate::Frees,
         (false, false) => PathFate::Lost,
         (false, true) if covered(guards, kept) => PathFate::Reads,
+        (false, true) => PathFate::KeptOrLost,
         _ => PathFate::Escapes,
     }
 }
@@ -1589,6 +1590,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             let model = cx.model(sid);
             let mut redefined: Vec<Key> = Vec::new();
             let mut freed_here: Vec<GuardId> = Vec::new();
+            // Out-parameter slots whose old cell survives a failed call: restored after the
+            // redefinition below.
+            let mut kept_on_failure: Vec<(Key, GuardId)> = Vec::new();
             for (i, a) in args.iter().enumerate() {
                 // A call the IR could not attach a model to is an unknown callee.
                 let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
@@ -1605,8 +1609,14 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     if let Some(k) = slot {
                         redefined.push(k);
                     }
-                    continue;
+                    // A library out-parameter allocator overwrites `*out`; a summarised one may
+                    // first free or keep what was there (a grow-or-allocate helper), which its
+                    // heap effects say.
+                    if model.is_some_and(|m| m.lib) {
+                        continue;
+                    }
                 }
+                let is_out = matches!(effect, Some(ArgEffect::OutFresh(_)));
                 // What the argument lets the callee reach: the callee's summary (or the library
                 // row, or the unknown-callee default) says what happens to each slot below it.
                 for (k, callee_path) in reachable_slots(cx, st, a) {
@@ -1624,7 +1634,15 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                             }
                         }
                         PathFate::Lost => st.set_key(k, GuardId::FALSE),
-                        PathFate::Escapes => escape_key(st, k, retained(model, callee), events),
+                        // `*out` of an out-parameter allocator: overwritten when the call
+                        // succeeds, left alone when it fails.
+                        PathFate::KeptOrLost if is_out && k.is_local() && cx.success_atom.contains_key(&sid) => {
+                            let failed = guards.lit(cx.success_atom[&sid], false);
+                            let kept = guards.and(g, failed);
+                            st.set_key(k, kept);
+                            kept_on_failure.push((k, kept));
+                        }
+                        PathFate::KeptOrLost | PathFate::Escapes => escape_key(st, k, retained(model, callee), events),
                     }
                 }
                 let g = value_guard(cx, st, a);
@@ -1674,6 +1692,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     st.rebind(k.root, None);
                 }
                 st.set_key(k, GuardId::FALSE);
+            }
+            for (k, g) in kept_on_failure {
+                st.set_key(k, g);
             }
             let ret = match model.map(|m| m.ret) {
                 Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(cx, st, a)).unwrap_or(GuardId::FALSE),

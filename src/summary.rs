@@ -46,6 +46,10 @@ pub enum PathFate {
     /// No longer reachable, and not freed: the object holding it was freed or the field
     /// overwritten (`free(o)` without `free(o->name)`).
     Lost,
+    /// Left where it was on some returns, lost (overwritten) on others, never freed or kept
+    /// elsewhere: an out-parameter allocator that leaves `*out` alone when it fails. Callers
+    /// that cannot tie it to the result treat it as `Escapes`.
+    KeptOrLost,
     /// Anything else: stored elsewhere, passed on, freed on some paths only.
     Escapes,
 }
