@@ -149,6 +149,9 @@ pub struct FnCx<'a> {
     key_cache: HashMap<usize, Option<Key>>,
     /// Locals that some statement assigns a constant.
     const_assigned: Vec<bool>,
+    /// Locals assigned a constant somewhere and tested by a branch (`owned = 0; .. if (owned)`):
+    /// the value-flow pass follows which constant they hold.
+    pub const_tested: Vec<bool>,
     /// Per block, the (local, statement index) definitions in order.
     block_defs: Vec<Vec<(LocalId, u32)>>,
 }
@@ -235,6 +238,7 @@ impl<'a> FnCx<'a> {
             rooted: HashMap::new(),
             key_cache: HashMap::new(),
             const_assigned: vec![false; func.locals.len()],
+            const_tested: vec![false; func.locals.len()],
             block_defs: Vec::new(),
         };
         let mut buf = Vec::new();
@@ -254,6 +258,15 @@ impl<'a> FnCx<'a> {
         for st in &func.stmts {
             if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
                 cx.const_assigned[l.index()] = true;
+            }
+        }
+        for b in &func.blocks {
+            if let Terminator::Branch { cond, .. } = &b.term {
+                if let Some((x, _)) = const_test(&cond.kind) {
+                    if cx.const_assigned[x.index()] && cx.tracked[x.index()] {
+                        cx.const_tested[x.index()] = true;
+                    }
+                }
             }
         }
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
@@ -901,7 +914,7 @@ impl<'a> FnCx<'a> {
     }
 
     /// Like `constant_value`, before statement `idx` of `node`.
-    fn constant_at(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
+    pub fn constant_at(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
         match op {
             Operand::Const(k) => Some(*k),
             // Reaching definitions only for locals that are assigned a constant somewhere.
@@ -1057,6 +1070,31 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
     }
     addr.retain(|l, _| defs.get(l) == Some(&1) && func.local(*l).kind == LocalKind::Temp);
     addr
+}
+
+/// A branch condition that compares one local with a constant: the local, and the condition's
+/// value for each value of the local.
+pub fn const_test(kind: &CondKind) -> Option<(LocalId, Box<dyn Fn(i64) -> bool>)> {
+    let eval = |op: CmpOp, a: i64, b: i64| match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    };
+    match kind {
+        CondKind::Truthy(Operand::Place(Place::Local(x))) => Some((*x, Box::new(|v| v != 0))),
+        CondKind::Cmp(op, Operand::Place(Place::Local(x)), Operand::Const(c)) => {
+            let (op, c) = (*op, *c);
+            Some((*x, Box::new(move |v| eval(op, v, c))))
+        }
+        CondKind::Cmp(op, Operand::Const(c), Operand::Place(Place::Local(x))) => {
+            let (op, c) = (*op, *c);
+            Some((*x, Box::new(move |v| eval(op, c, v))))
+        }
+        _ => None,
+    }
 }
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an

@@ -165,6 +165,10 @@ struct State {
     /// Pointer locals holding the value loaded from a slot whose base is unchanged since
     /// (`t = pParse->pNew`), sorted: `t->z` is `pParse->pNew->z`.
     derived: Vec<(LocalId, Key)>,
+    /// For locals that branches test against constants (`cfg::FnCx::const_tested`): the guard
+    /// under which each holds each constant it was assigned (sorted by local and value). A
+    /// branch whose outcome contradicts the constant cuts those paths.
+    consts: Vec<(LocalId, i64, GuardId)>,
 }
 
 impl Default for GuardId {
@@ -674,8 +678,18 @@ fn flow(
                 weak: Vec::new(),
                 alias: Vec::new(),
                 derived: Vec::new(),
+                consts: Vec::new(),
             };
             st.set_key(x, GuardId::TRUE);
+            // Constants the tested locals surely hold where the pass starts.
+            for (i, tested) in cx.const_tested.iter().enumerate() {
+                let l = LocalId::from_usize(i);
+                if *tested {
+                    if let Some(k) = cx.constant_at(&Operand::Place(Place::Local(l)), node0, first_idx) {
+                        st.consts.push((l, k, GuardId::TRUE));
+                    }
+                }
+            }
             (st, first_idx)
         } else {
             match states[nd.index()].take() {
@@ -687,6 +701,7 @@ fn flow(
         let mut ended = false;
         for sid in &stmts[first.min(stmts.len())..] {
             transfer(cx, guards, &mut st, *sid, &mut events);
+            track_consts(cx, &mut st, *sid);
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
                 events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false });
@@ -789,10 +804,29 @@ fn flow(
             },
             _ => None,
         };
+        let const_cond = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) && !st.consts.is_empty() => crate::cfg::const_test(&cond.kind),
+            _ => None,
+        };
         for (t, label) in &cx.dag.succs[nd.index()] {
             let mut l = label_guard(guards, label, fold);
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
+            }
+            // A test of a local that holds a known constant on some paths: those paths go one
+            // way only. The cut paths become exits, as below.
+            if let Some((y, value_of)) = const_cond.as_ref() {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                for (z, k, g) in &st.consts {
+                    if z == y && value_of(*k) != is_then {
+                        let cut = guards.and_all([st.p, l, *g]);
+                        if cut != GuardId::FALSE {
+                            events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                            let ng = guards.not(*g);
+                            l = guards.and(l, ng);
+                        }
+                    }
+                }
             }
             if let Some((held, not_held)) = not_held {
                 if Some(cx.dag.block[t.index()]) != then_block {
@@ -814,6 +848,7 @@ fn flow(
                     weak: st.weak.clone(),
                     alias: st.alias.clone(),
                     derived: st.derived.clone(),
+                    consts: Vec::with_capacity(st.consts.len()),
                 };
             if out.p == GuardId::FALSE {
                 continue;
@@ -821,6 +856,12 @@ fn flow(
             for (y, g) in &st.h {
                 let gy = guards.and(*g, l);
                 out.set_key(*y, gy);
+            }
+            for (y, k, g) in &st.consts {
+                let gy = guards.and(*g, l);
+                if gy != GuardId::FALSE {
+                    out.consts.push((*y, *k, gy));
+                }
             }
             merge_into(guards, &mut states[t.index()], out);
         }
@@ -1478,6 +1519,12 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             // An alias holds after a merge only if it holds on both sides.
             cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
             cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
+            for (y, k, g) in incoming.consts {
+                match cur.consts.iter_mut().find(|c| c.0 == y && c.1 == k) {
+                    Some(c) => c.2 = guards.or(c.2, g),
+                    None => cur.consts.push((y, k, g)),
+                }
+            }
         }
     }
 }
@@ -1740,6 +1787,25 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
         out.push((*k, format!("*{rest}")));
     }
     out
+}
+
+/// After statement `sid`: a tested local assigned a constant holds it on every path here; any
+/// other definition forgets what was known.
+fn track_consts(cx: &FnCx, st: &mut State, sid: StmtId) {
+    if st.consts.is_empty() && !cx.const_tested.iter().any(|t| *t) {
+        return;
+    }
+    let mut defined = Vec::new();
+    cx.defined_locals(sid, &mut defined);
+    for d in defined {
+        if !cx.const_tested[d.index()] {
+            continue;
+        }
+        st.consts.retain(|c| c.0 != d);
+        if let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = cx.func.stmt(sid) {
+            st.consts.push((d, *k, st.p));
+        }
+    }
 }
 
 /// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
