@@ -682,7 +682,7 @@ fn flow(
             };
             st.set_key(x, GuardId::TRUE);
             // Constants the tested locals surely hold where the pass starts.
-            for (i, tested) in cx.const_tested.iter().enumerate() {
+            for (i, tested) in cx.const_tested.iter().enumerate().filter(|_| cx.any_const_tested) {
                 let l = LocalId::from_usize(i);
                 if *tested {
                     if let Some(k) = cx.constant_at(&Operand::Place(Place::Local(l)), node0, first_idx) {
@@ -1792,7 +1792,7 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
 /// After statement `sid`: a tested local assigned a constant holds it on every path here; any
 /// other definition forgets what was known.
 fn track_consts(cx: &FnCx, st: &mut State, sid: StmtId) {
-    if st.consts.is_empty() && !cx.const_tested.iter().any(|t| *t) {
+    if !cx.defines_tested.get(sid.index()).copied().unwrap_or(false) {
         return;
     }
     let mut defined = Vec::new();
