@@ -325,11 +325,12 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     }
     let p_entry = entry_guards(cx, &mut guards);
     timings.value_flow += started.elapsed();
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     sites
         .into_iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            check_site(cx, config, &mut guards, psrc, node, idx, stmt, &slot, is_main, timings)
+            check_site(cx, config, &mut guards, &mut solver, psrc, node, idx, stmt, &slot, is_main, timings)
         })
         .collect()
 }
@@ -388,6 +389,7 @@ fn check_site(
     cx: &FnCx,
     config: &Config,
     guards: &mut Guards,
+    solver: &mut Solver,
     psrc: GuardId,
     node0: DagNode,
     idx0: usize,
@@ -577,8 +579,10 @@ fn check_site(
     let sat_started = std::time::Instant::now();
     timings.value_flow += sat_started - started;
     let guards_ro: &Guards = guards;
-    let mut solver = Solver::new(guards_ro, &cx.groups, config.sat_conflicts);
-    let leak = solver.check(&[(psrc, true), (any, false)]);
+    // One solver for all the sites of the function: its clauses are definitions of guard nodes
+    // (and switch constraints), true whatever the query, so they are shared.
+    let queries_before = solver.queries;
+    let leak = solver.check(guards_ro, &[(psrc, true), (any, false)]);
     let mut unknown = false;
     let leak_model = match leak {
         Answer::Sat(m) => Some(m),
@@ -590,7 +594,7 @@ fn check_site(
     };
     let mut df: Option<(Model, usize, usize)> = None;
     for (i, j) in pair_guards {
-        match solver.check(&[(psrc, true), (frees[i].guard, true), (frees[j].guard, true)]) {
+        match solver.check(guards_ro, &[(psrc, true), (frees[i].guard, true), (frees[j].guard, true)]) {
             Answer::Sat(m) => {
                 df = Some((m, i, j));
                 break;
@@ -601,7 +605,7 @@ fn check_site(
     }
     for (index, when, lit) in flag_lits {
         // Returned only when the flag test holds.
-        if let Answer::Unsat = solver.check(&[(psrc, true), (returned_any, true), (lit, false)]) {
+        if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (returned_any, true), (lit, false)]) {
             verdict.returned_if = Some((index, when));
             break;
         }
@@ -614,10 +618,10 @@ fn check_site(
                 let only_successes = guards_ro.support(&[psrc]).iter().all(|a| cx.success_atom.values().any(|s| s == a));
                 only_successes.then(|| (to.clone(), crate::libmodel::Success::Always))
             }
-            HandTo::Param(..) => out_success(cx, &mut solver, psrc, stored_any, &rets).map(|s| (to.clone(), s)),
+            HandTo::Param(..) => out_success(cx, solver, guards_ro, psrc, stored_any, &rets).map(|s| (to.clone(), s)),
         };
     }
-    verdict.sat_queries = solver.queries;
+    verdict.sat_queries = solver.queries - queries_before;
     timings.sat += sat_started.elapsed();
     if unknown && leak_model.is_none() && df.is_none() {
         verdict.category = Category::OverBudget;
@@ -1219,8 +1223,8 @@ fn path_fate_of(cx: &FnCx, config: &Config, guards: &mut Guards, events: &[Event
     }
     let covered = |guards: &mut Guards, g: GuardId| {
         let all = guards.or(g, ended);
-        let mut solver = Solver::new(guards, &cx.groups, config.sat_conflicts);
-        matches!(solver.check(&[(all, false)]), Answer::Unsat)
+        let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+        matches!(solver.check(guards, &[(all, false)]), Answer::Unsat)
     };
     match (freed != GuardId::FALSE, kept != GuardId::FALSE) {
         (true, false) if covered(guards, freed) => PathFate::FreesCleared,
@@ -1257,6 +1261,7 @@ pub fn touches_no_heap<'m>(
 fn out_success(
     cx: &FnCx,
     solver: &mut Solver,
+    guards: &Guards,
     psrc: GuardId,
     stored: GuardId,
     rets: &[(DagNode, GuardId, Option<i64>)],
@@ -1266,11 +1271,11 @@ fn out_success(
     let widen = |r: &mut Option<(i64, i64)>, v: i64| *r = Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
     let mut void_stored = false;
     for (node, p, value) in rets {
-        let yes = matches!(solver.check(&[(psrc, true), (*p, true), (stored, true)]), Answer::Sat(_));
+        let yes = matches!(solver.check(guards, &[(psrc, true), (*p, true), (stored, true)]), Answer::Sat(_));
         if !yes {
             continue;
         }
-        if !matches!(solver.check(&[(psrc, true), (*p, true), (stored, false)]), Answer::Unsat) {
+        if !matches!(solver.check(guards, &[(psrc, true), (*p, true), (stored, false)]), Answer::Unsat) {
             return None; // this return is reached with and without the cell stored
         }
         stored_blocks.push(cx.dag.block[node.index()]);
@@ -1322,8 +1327,8 @@ fn free_fate(
     rets: &[(DagNode, GuardId, Option<i64>)],
     ret_success: &mut Option<crate::libmodel::Success>,
 ) -> ParamFate {
-    let mut solver = Solver::new(guards, &cx.groups, config.sat_conflicts);
-    let sat = |solver: &mut Solver, q: &[(GuardId, bool)]| match solver.check(q) {
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    let sat = |solver: &mut Solver, q: &[(GuardId, bool)]| match solver.check(guards, q) {
         Answer::Sat(_) => Some(true),
         Answer::Unsat => Some(false),
         Answer::Unknown => None,

@@ -4,8 +4,10 @@
 //! that must hold (`true`) or fail (`false`).
 //! Output: `Answer::Sat(model)` with a value for every atom, `Answer::Unsat`, or `Answer::Unknown`
 //! when the conflict budget ran out.
-//! Invariants: one solver per `Query` set (never shared across threads); every guard node gets a
-//! Tseitin variable with a full equivalence, so a query may assume a guard either way; the policy
+//! Invariants: a solver is used with one guard arena (passed to each query; node ids are
+//! remembered) and never shared across threads; every guard node gets a Tseitin variable with a
+//! full equivalence, so a query may assume a guard either way, and the clauses hold whatever the
+//! query — the sites of one function share a solver; the policy
 //! for an exhausted budget is explicit: `Unknown`, which callers must treat as "not proven" (the
 //! site goes to the over-budget category), never as "no bug".
 
@@ -33,7 +35,6 @@ impl Model {
 }
 
 pub struct Solver<'g> {
-    guards: &'g Guards,
     solver: Minisat,
     node_var: HashMap<GuardId, Lit>,
     atom_var: HashMap<AtomId, Lit>,
@@ -49,7 +50,7 @@ impl<'g> Solver<'g> {
     /// `groups`: exactly-one constraints (switch consistency, FastCheck's C_n). A group's
     /// clauses are added when one of its atoms first appears in a query, so a site whose formulas
     /// never mention a big switch does not pay for it.
-    pub fn new(guards: &'g Guards, groups: &'g [Vec<AtomId>], conflict_limit: u32) -> Solver<'g> {
+    pub fn new(groups: &'g [Vec<AtomId>], conflict_limit: u32) -> Solver<'g> {
         let mut group_of = HashMap::new();
         for (i, group) in groups.iter().enumerate() {
             for a in group {
@@ -57,7 +58,6 @@ impl<'g> Solver<'g> {
             }
         }
         Solver {
-            guards,
             solver: Minisat::default(),
             node_var: HashMap::new(),
             atom_var: HashMap::new(),
@@ -125,12 +125,12 @@ impl<'g> Solver<'g> {
         l
     }
 
-    /// The Tseitin literal equivalent to guard `g`.
-    fn encode(&mut self, g: GuardId) -> Lit {
+    /// The Tseitin literal equivalent to guard `g` of `guards` (always the same arena: node ids
+    /// are remembered across queries).
+    fn encode(&mut self, guards: &Guards, g: GuardId) -> Lit {
         if let Some(l) = self.node_var.get(&g) {
             return *l;
         }
-        let guards = self.guards;
         let lit = match guards.node(g) {
             Node::True => {
                 let t = self.fresh();
@@ -151,7 +151,7 @@ impl<'g> Solver<'g> {
                 }
             }
             Node::And(kids) => {
-                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(*k)).collect();
+                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(guards, *k)).collect();
                 let v = self.fresh();
                 // v → k for each k; (∧k) → v.
                 let mut back = vec![v];
@@ -163,7 +163,7 @@ impl<'g> Solver<'g> {
                 v
             }
             Node::Or(kids) => {
-                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(*k)).collect();
+                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(guards, *k)).collect();
                 let v = self.fresh();
                 // k → v for each k; v → (∨k).
                 let mut fwd = vec![!v];
@@ -180,7 +180,7 @@ impl<'g> Solver<'g> {
     }
 
     /// Is there an assignment where every `(guard, value)` holds?
-    pub fn check(&mut self, wanted: &[(GuardId, bool)]) -> Answer {
+    pub fn check(&mut self, guards: &Guards, wanted: &[(GuardId, bool)]) -> Answer {
         self.queries += 1;
         let mut assumps = Vec::with_capacity(wanted.len());
         for (g, v) in wanted {
@@ -190,7 +190,7 @@ impl<'g> Solver<'g> {
             if *g == GuardId::TRUE || *g == GuardId::FALSE {
                 return Answer::Unsat;
             }
-            let l = self.encode(*g);
+            let l = self.encode(guards, *g);
             assumps.push(if *v { l } else { !l });
         }
         let _ = self.solver.limit_conflicts(Some(self.conflict_limit));
@@ -221,17 +221,17 @@ mod tests {
         let nc = g.lit(AtomId(0), false);
         let any_free = g.or(c, nc);
         let both = g.and(c, nc);
-        let mut s = Solver::new(&g, &[], 10_000);
-        assert!(matches!(s.check(&[(any_free, false)]), Answer::Unsat), "no leak");
-        assert!(matches!(s.check(&[(both, true)]), Answer::Unsat), "no double free");
+        let mut s = Solver::new(&[], 10_000);
+        assert!(matches!(s.check(&g, &[(any_free, false)]), Answer::Unsat), "no leak");
+        assert!(matches!(s.check(&g, &[(both, true)]), Answer::Unsat), "no double free");
     }
 
     #[test]
     fn leak_model_names_the_branch() {
         let mut g = Guards::new(100);
         let q_ok = g.lit(AtomId(3), true);
-        let mut s = Solver::new(&g, &[], 10_000);
-        match s.check(&[(q_ok, false)]) {
+        let mut s = Solver::new(&[], 10_000);
+        match s.check(&g, &[(q_ok, false)]) {
             Answer::Sat(m) => assert_eq!(m.value(AtomId(3)), Some(false)),
             _ => panic!("expected a leak model"),
         }
@@ -245,15 +245,15 @@ mod tests {
         let a7 = g.lit(atoms[7], true);
         let both = g.and(a3, a7);
         let groups = [atoms.clone()];
-        let mut s = Solver::new(&g, &groups, 10_000);
-        assert!(matches!(s.check(&[(both, true)]), Answer::Unsat));
-        match s.check(&[(a7, true)]) {
+        let mut s = Solver::new(&groups, 10_000);
+        assert!(matches!(s.check(&g, &[(both, true)]), Answer::Unsat));
+        match s.check(&g, &[(a7, true)]) {
             Answer::Sat(m) => assert_eq!(m.value(atoms[3]), Some(false)),
             _ => panic!("a single case is satisfiable"),
         }
         let none = g.or(a3, a7);
-        let mut s = Solver::new(&g, &groups, 10_000);
-        assert!(matches!(s.check(&[(none, false)]), Answer::Sat(_)), "another case may hold");
+        let mut s = Solver::new(&groups, 10_000);
+        assert!(matches!(s.check(&g, &[(none, false)]), Answer::Sat(_)), "another case may hold");
     }
 
     #[test]
@@ -264,8 +264,8 @@ mod tests {
         let both = g.and(a, b);
         let either = g.or(a, b);
         let groups = [vec![AtomId(0), AtomId(1)]];
-        let mut s = Solver::new(&g, &groups, 10_000);
-        assert!(matches!(s.check(&[(both, true)]), Answer::Unsat));
-        assert!(matches!(s.check(&[(either, false)]), Answer::Unsat));
+        let mut s = Solver::new(&groups, 10_000);
+        assert!(matches!(s.check(&g, &[(both, true)]), Answer::Unsat));
+        assert!(matches!(s.check(&g, &[(either, false)]), Answer::Unsat));
     }
 }
