@@ -1014,7 +1014,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         alloc_if,
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
-        heap: heap_effects(cx, config),
+        heap: heap_effects(cx, Some(config)).unwrap_or_default(),
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
     }
 }
@@ -1046,25 +1046,7 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
         });
     }
     let pure = touches_no_heap(func, |s| cx.model(s));
-    let mut heap = Vec::new();
-    if !pure {
-        for (i, p) in func.params().enumerate() {
-            if !cx.is_tracked(p) || !func.local(p).is_pointer {
-                continue;
-            }
-            let mut below = cx.paths_below(p);
-            let capped = below.len() > MAX_HEAP_PATHS;
-            below.truncate(MAX_HEAP_PATHS);
-            below.push(crate::cfg::OTHER_PATH);
-            let names = cx.copies_of(p);
-            for id in below {
-                let fate = path_precheck(cx, &names, id)?;
-                let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
-                heap.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
-            }
-        }
-        heap.sort();
-    }
+    let heap = heap_effects(cx, None)?;
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     Some(Summary { params, heap, heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
 }
@@ -1073,15 +1055,17 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
 /// fields are not known (`Escapes`).
 const MAX_HEAP_PATHS: usize = 24;
 
-/// What the function does to cells its callers keep below its pointer parameters: one forward
-/// pass per (parameter, access path), from the entry with the path holding a cell.
-fn heap_effects(cx: &FnCx, config: &Config) -> Vec<(usize, std::sync::Arc<str>, PathFate)> {
+/// What the function does to cells its callers keep below its pointer parameters: for each
+/// (parameter, access path), the flow-insensitive precheck, and where it cannot tell, one forward
+/// pass from the entry with the path holding a cell. Without `flows`, `None` when a pass would
+/// be needed.
+fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
     let func = cx.func;
     let mut out = Vec::new();
     if touches_no_heap(func, |s| cx.model(s)) {
-        return out; // `heap_pure` says it all
+        return Some(out); // `heap_pure` says it all
     }
-    let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    let mut guards = flows.map(|c| Guards::new(c.max_guard_nodes_per_site));
     for (i, p) in func.params().enumerate() {
         if !cx.is_tracked(p) || !func.local(p).is_pointer {
             continue;
@@ -1092,26 +1076,29 @@ fn heap_effects(cx: &FnCx, config: &Config) -> Vec<(usize, std::sync::Arc<str>, 
         below.push(crate::cfg::OTHER_PATH);
         let names = cx.copies_of(p);
         for &id in &below {
-            if let Some(fate) = path_precheck(cx, &names, id) {
-                let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
-                out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
-                continue;
-            }
-            guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
-            let x = Key { root: p, path: id };
-            let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, x, None, None, true);
-            let fate = if guards.over_budget() || (capped && id == crate::cfg::OTHER_PATH) {
-                guards.reset_budget();
-                PathFate::Escapes
-            } else {
-                path_fate_of(cx, config, &mut guards, &events)
+            let fate = match (path_precheck(cx, &names, id), flows, guards.as_mut()) {
+                (Some(fate), _, _) => fate,
+                (None, Some(config), Some(guards)) => {
+                    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+                    let x = Key { root: p, path: id };
+                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true);
+                    if guards.over_budget() {
+                        guards.reset_budget();
+                        PathFate::Escapes
+                    } else {
+                        path_fate_of(cx, config, guards, &events)
+                    }
+                }
+                _ => return None,
             };
+            // Past the cap, the fields not followed are unknown, so "the others" are too.
+            let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
             out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
         }
     }
     // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
     out.sort();
-    out
+    Some(out)
 }
 
 /// A flow-insensitive look at one path below a parameter (and the locals that copy it):
