@@ -489,8 +489,17 @@ fn check_site(
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
+    // `p = alloc(&rc, n)` with a callee that reports errors only through a non-zero `*rc`: where
+    // the cell exists, `rc` is 0 until something writes it again.
+    let zero_locals: Vec<LocalId> = match (slot, cx.model(stmt).and_then(|m| m.rc_param)) {
+        (SiteSlot::Result, Some(i)) => match args.get(i).and_then(|a| cx.out_param_place(a)) {
+            Some(Place::Local(rc)) if !cx.func.local(*rc).is_pointer => vec![*rc],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
     let mut rets = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false);
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, &zero_locals);
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -668,6 +677,7 @@ fn flow(
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
+    zero_locals: &[LocalId],
 ) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
@@ -685,6 +695,8 @@ fn flow(
                 consts: Vec::new(),
             };
             st.set_key(x, GuardId::TRUE);
+            // Error codes the allocating call leaves at 0 when the cell exists.
+            st.consts.extend(zero_locals.iter().map(|l| (*l, 0, GuardId::TRUE)));
             // Constants the tested locals surely hold where the pass starts.
             for (i, tested) in cx.const_tested.iter().enumerate().filter(|_| cx.any_const_tested) {
                 let l = LocalId::from_usize(i);
@@ -706,6 +718,9 @@ fn flow(
         for sid in &stmts[first.min(stmts.len())..] {
             transfer(cx, guards, &mut st, *sid, &mut events);
             track_consts(cx, &mut st, *sid);
+            if !zero_locals.is_empty() {
+                forget_rewritten(cx, &mut st, *sid, zero_locals);
+            }
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
                 events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false });
@@ -907,7 +922,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             ParamUse::NeedsFlow => {}
         }
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false);
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, &[]);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1015,6 +1030,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
         heap: heap_effects(cx, Some(config)).unwrap_or_default(),
+        rc_param: if allocator { rc_param(cx) } else { None },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
     }
 }
@@ -1051,6 +1067,27 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
     Some(Summary { params, heap, heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
 }
 
+/// A pointer parameter the function uses only to report errors: every store through it is a
+/// non-zero constant (`*pRc = SQLITE_NOMEM`), and it is not passed on or stored. Callers that
+/// test the code after an allocating call may take 0 to mean the cell exists (see `check_site`).
+fn rc_param(cx: &FnCx) -> Option<usize> {
+    let func = cx.func;
+    func.params().position(|p| {
+        let deref = Place::Deref(Box::new(Place::Local(p)));
+        let mut stores = 0;
+        let uses_ok = func.stmts.iter().all(|st| match st {
+            Stmt::Assign { dst, src } if *dst == deref => {
+                stores += 1;
+                matches!(src, Rvalue::Use(Operand::Const(k)) if *k != 0)
+            }
+            Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(l))), .. } => *l != p,
+            Stmt::Call { args, .. } => !args.iter().any(|a| a.local() == Some(p)),
+            _ => true,
+        });
+        func.local(p).is_pointer && stores > 0 && uses_ok
+    })
+}
+
 /// Paths below one parameter whose fate a summary computes; beyond them the parameter's other
 /// fields are not known (`Escapes`).
 const MAX_HEAP_PATHS: usize = 24;
@@ -1081,7 +1118,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                 (None, Some(config), Some(guards)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                     let x = Key { root: p, path: id };
-                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true);
+                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, &[]);
                     if guards.over_budget() {
                         guards.reset_budget();
                         PathFate::Escapes
@@ -1291,7 +1328,8 @@ fn out_success(
         }
     }
     match (ok, fail) {
-        (_, None) => Some(crate::libmodel::Success::Always),
+        // A computed result on the storing side: the caller's tests of it say nothing.
+        (_, None) if !void_stored => Some(crate::libmodel::Success::Always),
         (Some(ok), Some(fail)) if !void_stored && (fail.1 < ok.0 || ok.1 < fail.0) => {
             Some(crate::libmodel::Success::Range { ok, fail })
         }
@@ -1797,6 +1835,29 @@ fn track_consts(cx: &FnCx, st: &mut State, sid: StmtId) {
         if let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = cx.func.stmt(sid) {
             st.consts.push((d, *k, st.p));
         }
+    }
+}
+
+/// Forget what is known of the locals in `watched` when statement `sid` may write them: an
+/// assignment, or a call given their address.
+fn forget_rewritten(cx: &FnCx, st: &mut State, sid: StmtId, watched: &[LocalId]) {
+    let written: Vec<LocalId> = match cx.func.stmt(sid) {
+        Stmt::Assign { dst: Place::Local(l), .. } => vec![*l],
+        Stmt::Call { dst, args, .. } => {
+            let mut v: Vec<LocalId> = args
+                .iter()
+                .filter_map(|a| match cx.out_param_place(a) {
+                    Some(Place::Local(l)) => Some(*l),
+                    _ => None,
+                })
+                .collect();
+            v.extend(dst.as_ref().and_then(|d| d.as_local()));
+            v
+        }
+        Stmt::Assign { .. } => Vec::new(),
+    };
+    for w in written.into_iter().filter(|w| watched.contains(w)) {
+        st.consts.retain(|c| c.0 != w);
     }
 }
 

@@ -87,6 +87,9 @@ pub struct Summary {
     pub heap: Vec<(usize, Arc<str>, PathFate)>,
     /// The function frees, keeps and overwrites nothing reachable from its parameters.
     pub heap_pure: bool,
+    /// An allocator that reports errors only by storing non-zero constants through this pointer
+    /// parameter (`p = alloc(&rc, n)`).
+    pub rc_param: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +117,7 @@ impl Summary {
             ret_fresh: Vec::new(),
             heap: Vec::new(),
             heap_pure: true,
+            rc_param: None,
         }
     }
 
@@ -297,6 +301,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         // Heap effects must agree exactly; otherwise nothing is known about them.
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Vec::new() },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
+        rc_param: first.rc_param.filter(|r| sums.iter().all(|s| s.rc_param == Some(*r))),
     }
 }
 
@@ -328,6 +333,8 @@ pub struct Model<'a> {
     /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
     pub out_paths: Vec<(usize, Arc<str>, Success)>,
     pub ret_paths: Vec<Arc<str>>,
+    /// `Summary::rc_param` of a summarised callee.
+    pub rc_param: Option<usize>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Vec<(usize, Arc<str>, PathFate)>,
     pub heap_pure: bool,
@@ -348,6 +355,7 @@ impl<'a> Model<'a> {
             fresh_if_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
+            rc_param: None,
             heap: Vec::new(),
             heap_pure: false,
         }
@@ -421,6 +429,7 @@ impl<'a> Model<'a> {
             fresh_if_arg,
             out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
+            rc_param: s.rc_param.filter(|_| matches!(ret, RetEffect::Fresh(_))),
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
         }
@@ -440,6 +449,7 @@ impl<'a> Model<'a> {
             fresh_if_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
+            rc_param: None,
             heap: Vec::new(),
             heap_pure: false,
         }
