@@ -116,6 +116,8 @@ pub struct SiteVerdict {
     pub returned: bool,
     /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`).
     pub returned_if: Option<(usize, bool)>,
+    /// Returned and also left in a parameter's object: the result is shared, not fresh.
+    pub shared: bool,
     /// Never leaked here, and handed to the caller in one place other than the result: through
     /// an out-parameter, or inside the returned object; the return value tells whether it was
     /// (`Success`).
@@ -164,7 +166,9 @@ struct State {
     alias: Vec<(LocalId, LocalId)>,
     /// Pointer locals holding the value loaded from a slot whose base is unchanged since
     /// (`t = pParse->pNew`), sorted: `t->z` is `pParse->pNew->z`.
-    derived: Vec<(LocalId, Key)>,
+    /// The flag says the local holds the slot's *address* (`ci = &L->base_ci`) rather than the
+    /// pointer loaded from it.
+    derived: Vec<(LocalId, Key, bool)>,
     /// For locals that branches test against constants (`cfg::FnCx::const_tested`): the guard
     /// under which each holds each constant it was assigned (sorted by local and value). A
     /// branch whose outcome contradicts the constant cuts those paths.
@@ -198,16 +202,16 @@ impl State {
     fn set(&mut self, x: LocalId, g: GuardId) {
         self.set_key(Key::local(x), g)
     }
-    fn derived_from(&self, l: LocalId) -> Option<Key> {
-        self.derived.binary_search_by_key(&l, |d| d.0).ok().map(|i| self.derived[i].1)
+    fn derived_from(&self, l: LocalId) -> Option<(Key, bool)> {
+        self.derived.binary_search_by_key(&l, |d| d.0).ok().map(|i| (self.derived[i].1, self.derived[i].2))
     }
     /// `l` gets a new value, loaded from slot `from` (or not a load): provenance of `l`, and of
     /// the locals loaded through `l`, changes.
-    fn set_derived(&mut self, l: LocalId, from: Option<Key>) {
+    fn set_derived(&mut self, l: LocalId, from: Option<(Key, bool)>) {
         self.derived.retain(|d| d.0 != l && d.1.root != l);
-        if let Some(k) = from.filter(|k| k.root != l) {
+        if let Some((k, addr)) = from.filter(|(k, _)| k.root != l) {
             let i = self.derived.binary_search_by_key(&l, |d| d.0).unwrap_or_else(|i| i);
-            self.derived.insert(i, (l, k));
+            self.derived.insert(i, (l, k, addr));
         }
     }
     /// `y` and the locals known to hold the same address.
@@ -415,6 +419,7 @@ fn check_site(
         escapes: Vec::new(),
         returned: false,
         returned_if: None,
+        shared: false,
         handed: None,
         sat_queries: 0,
     };
@@ -542,12 +547,9 @@ fn check_site(
         }
     }
     verdict.returned = events.iter().any(|e| matches!(e.kind, EventKind::Return));
-    if verdict.returned && !stored_in.is_empty() {
-        // Returned and also left in a parameter's object (linked into a parent): shared.
-        has_escape = true;
-        verdict.escapes.push(EscapeKind::Heap);
-        verdict.escapes.dedup();
-    }
+    // Returned and also left in a parameter's object (linked into a parent list): owned by a
+    // structure the caller can reach, so no leak here; but the caller does not own the result.
+    verdict.shared = verdict.returned && !stored_in.is_empty();
     verdict.escapes.sort();
     let mut any = GuardId::FALSE;
     for e in &events {
@@ -764,9 +766,12 @@ fn flow(
                         // Below a parameter, directly or through a pointer loaded from its object.
                         let below_param = match cx.param_index(k.root) {
                             Some(param) => Some((param, cx.path_text(k.path).to_string())),
-                            None => st.derived_from(k.root).and_then(|base| {
+                            None => st.derived_from(k.root).and_then(|(base, addr)| {
                                 let param = cx.param_index(base.root)?;
-                                Some((param, format!("{}{}", cx.path_text(base.path), cx.path_text(k.path))))
+                                let rest = cx.path_text(k.path);
+                                // `ci = &L->base_ci; ci->f` is `L->base_ci.f`, not `*(L->base_ci)`.
+                                let rest = if addr { rest.strip_prefix('*')? } else { rest };
+                                Some((param, format!("{}{}", cx.path_text(base.path), rest)))
                             }),
                         };
                         let kind = match below_param {
@@ -972,7 +977,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     }
     // A returned cell that is also stored somewhere (linked into a parent, registered in a
     // table) is shared, not handed over: the function is not an allocator for its callers.
-    let fresh_returns: Vec<&SiteVerdict> = verdicts.iter().filter(|v| v.returned && v.escapes.is_empty()).collect();
+    let fresh_returns: Vec<&SiteVerdict> =
+        verdicts.iter().filter(|v| v.returned && !v.shared && v.escapes.is_empty()).collect();
     let allocator = !fresh_returns.is_empty();
     let origin = fresh_returns.first().and_then(|v| match func.stmt(v.stmt) {
         Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => {
@@ -1655,7 +1661,8 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             };
             let loaded_from = match src {
                 Rvalue::Use(Operand::Place(Place::Local(y))) => st.derived_from(*y),
-                Rvalue::Use(Operand::Place(p)) => cx.key_of(p).filter(|k| !k.is_local()),
+                Rvalue::Use(Operand::Place(p)) => cx.key_of(p).filter(|k| !k.is_local()).map(|k| (k, false)),
+                Rvalue::AddrOf(p) => cx.key_of(p).filter(|k| !k.is_local()).map(|k| (k, true)),
                 _ => None,
             };
             store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
