@@ -1,8 +1,10 @@
 //! Per-function views of the CFG that the guarded value-flow check needs.
 //!
 //! Input: one frozen `ir::Function`.
-//! Output: `FnCx` — the loop-bounded acyclic CFG (`Dag`), which locals are trackable, reaching
-//! definitions on demand, and the branch atoms with their source descriptions.
+//! Output: `FnCx` — the loop-bounded acyclic CFG (`Dag`), which locals are trackable, the
+//! function's access paths (`Key`, `paths`), reaching definitions on demand, and the branch atoms
+//! with their source descriptions. `FnCx::prepare` gives everything but the DAG and its atoms;
+//! `complete` adds them.
 //! Invariants:
 //! - The DAG bounds every loop to one iteration, as FastCheck does (section 5.4): a back edge
 //!   `u → h` is redirected to a copy `h*` of the loop header whose only successors are the loop's
@@ -14,8 +16,8 @@
 //!   allocation it is checking.
 
 use crate::guard::AtomId;
-use crate::ir::{Callee, 
-    BlockId, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
+use crate::ir::{
+    BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
     Terminator,
 };
 use crate::libmodel::{ArgEffect, RetEffect, Success};

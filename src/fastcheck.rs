@@ -1,13 +1,17 @@
 //! Guarded value-flow reachability for one function (FastCheck, PLDI'07, sections 5.3–5.6).
 //!
 //! Input: `&FnCx` (the loop-bounded CFG of one function) and `&Config`.
-//! Output: one `SiteVerdict` per allocation site of the function, in statement order.
+//! Output: one `SiteVerdict` per allocation site of the function (a site is a call and one cell
+//! it makes: the result, an out-parameter, a field of the result or of an argument), in
+//! statement order; and the function's `Summary` (`summarize`, or `summarize_without_flow` from
+//! the flow-insensitive prechecks alone).
 //! Invariants:
 //! - Pure: reads the IR, performs no I/O, and one call owns its guard arena and solver, so
 //!   functions are checked in parallel without sharing anything mutable.
 //! - For a site `x = malloc(..)`, a forward pass over the DAG from the site computes, for every
-//!   point and every tracked local `y`, the guard `H[y]` under which `y` holds the cell, and the
-//!   path guard `P` under which the point is reached. Guards of value-flow events come from those:
+//!   point and every tracked slot `y` (a local, or an access path below one: `cfg::Key`), the
+//!   guard `H[y]` under which `y` holds the cell, and the path guard `P` under which the point is
+//!   reached. Guards of value-flow events come from those:
 //!   `free(y)` is a sink with guard `H[y]`; `realloc(y, n)` frees under `H[y] ∧ ok(realloc)`;
 //!   `return y`, storing `y` outside the tracked locals and passing it to unknown code end the
 //!   function's responsibility; a noreturn call ends the path (guard `P`). This is the paper's
@@ -16,7 +20,10 @@
 //!   `Psrc` the guard of reaching the site from the function entry; double free iff
 //!   `Psrc ∧ G_i ∧ G_j` is satisfiable for two frees. Switch consistency is added by `sat`.
 //! - Tests of the checked allocation's success are constants (5.6.1): the cell exists only if the
-//!   allocation succeeded. A budget hit (guard size, SAT conflicts) yields `Category::OverBudget`,
+//!   allocation succeeded. More generally, paths that cannot happen while the cell exists (the
+//!   NULL side of a holder's test, a flag's test contradicting the constant it holds) are cut,
+//!   and the cut parts become `Exit` events so the leak query cannot choose them: cuts only ever
+//!   remove reports. A budget hit (guard size, SAT conflicts) yields `Category::OverBudget`,
 //!   never a silent "no bug".
 
 use crate::cfg::{DagNode, EdgeLabel, FnCx, Key};
