@@ -179,7 +179,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         // of their own, which large SCCs do not reach): members see each other's parameter
         // fates, allocators and returns, and every path below a member's argument escapes.
         let without_heap = |mut s: Summary| {
-            s.heap.clear();
+            s.heap = std::sync::Arc::from([]);
             s.heap_pure = false;
             s
         };

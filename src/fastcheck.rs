@@ -1042,7 +1042,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         alloc_if,
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
-        heap: heap_effects(cx, Some(config)).unwrap_or_default(),
+        heap: heap_effects(cx, Some(config)).unwrap_or_default().into(),
         rc_param: if allocator { rc_param(cx) } else { None },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
     }
@@ -1077,7 +1077,7 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
     let pure = touches_no_heap(func, |s| cx.model(s));
     let heap = heap_effects(cx, None)?;
     let noreturn = never_returns(func, |s| cx.ends_path(s));
-    Some(Summary { params, heap, heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
+    Some(Summary { params, heap: heap.into(), heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
 }
 
 /// A pointer parameter the function uses only to report errors: every store through it is a

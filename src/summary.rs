@@ -84,7 +84,8 @@ pub struct Summary {
     pub ret_fresh: Vec<Arc<str>>,
     /// Heap effects: (parameter, access path below it, fate), sorted. A path not listed takes the
     /// parameter's `OTHER_PATH_TEXT` entry, and without one `heap_pure` decides.
-    pub heap: Vec<(usize, Arc<str>, PathFate)>,
+    /// Shared, because every call site's `Model` carries it.
+    pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     /// The function frees, keeps and overwrites nothing reachable from its parameters.
     pub heap_pure: bool,
     /// An allocator that reports errors only by storing non-zero constants through this pointer
@@ -115,7 +116,7 @@ impl Summary {
             alloc_if: None,
             out_fresh: Vec::new(),
             ret_fresh: Vec::new(),
-            heap: Vec::new(),
+            heap: Arc::from([]),
             heap_pure: true,
             rc_param: None,
         }
@@ -299,7 +300,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         out_fresh: if sums.iter().all(|s| s.out_fresh == first.out_fresh) { first.out_fresh.clone() } else { Vec::new() },
         ret_fresh: if allocator && sums.iter().all(|s| s.ret_fresh == first.ret_fresh) { first.ret_fresh.clone() } else { Vec::new() },
         // Heap effects must agree exactly; otherwise nothing is known about them.
-        heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Vec::new() },
+        heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Arc::from([]) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
         rc_param: first.rc_param.filter(|r| sums.iter().all(|s| s.rc_param == Some(*r))),
     }
@@ -336,7 +337,7 @@ pub struct Model<'a> {
     /// `Summary::rc_param` of a summarised callee.
     pub rc_param: Option<usize>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
-    pub heap: Vec<(usize, Arc<str>, PathFate)>,
+    pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
 }
 
@@ -356,7 +357,7 @@ impl<'a> Model<'a> {
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
             rc_param: None,
-            heap: Vec::new(),
+            heap: Arc::from([]),
             heap_pure: false,
         }
     }
@@ -450,7 +451,7 @@ impl<'a> Model<'a> {
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
             rc_param: None,
-            heap: Vec::new(),
+            heap: Arc::from([]),
             heap_pure: false,
         }
     }
