@@ -197,6 +197,12 @@ fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = usize> + 'm {
     frees.chain(model.fresh_if_arg.map(|f| f.0))
 }
 
+/// Which locals a check can track, from the function and its callee models alone (the first
+/// thing `FnCx::prepare` computes), for passes that need nothing more.
+pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
+    compute_tracked(func, &find_addr_temps(func), models)
+}
+
 /// The callee models of a function's statements.
 pub fn call_models<'a>(
     func: &'a Function,
@@ -593,30 +599,26 @@ impl<'a> FnCx<'a> {
                         }
                     };
                     // Target → the value atoms that lead there; default also takes every value this
-                    // switch does not list, and "none of the values".
-                    let target_atoms = |t: BlockId| -> Vec<AtomId> {
-                        let mut v: Vec<AtomId> = Vec::new();
-                        for (i, val) in universe.iter().enumerate() {
-                            let listed = cases.iter().find(|c| c.0 == *val).map(|c| c.1);
-                            if listed == Some(t) || (listed.is_none() && t == *default) {
-                                v.push(group[i]);
-                            }
-                        }
-                        if t == *default {
-                            v.push(group[universe.len()]);
-                        }
-                        v
-                    };
+                    // switch does not list, and "none of the values". One pass over the universe:
+                    // big switches (a parser's reduce actions, an interpreter loop) have hundreds
+                    // of cases, and a search per target and value was cubic in that.
+                    let listed: HashMap<i64, BlockId> = cases.iter().rev().map(|c| (c.0, c.1)).collect();
+                    let mut by_target: HashMap<BlockId, Vec<AtomId>> = HashMap::new();
+                    for (i, val) in universe.iter().enumerate() {
+                        let t = listed.get(val).copied().unwrap_or(*default);
+                        by_target.entry(t).or_default().push(group[i]);
+                    }
+                    by_target.entry(*default).or_default().push(group[universe.len()]);
                     // Split borrows: labels change, the node → block map is only read.
                     let Dag { succs, block: blocks, .. } = &mut self.dag;
                     for (target, label) in succs[ni].iter_mut() {
                         // A copy of a loop header executes the header's block: compare blocks.
-                        let atoms = target_atoms(blocks[target.index()]);
-                        *label = match atoms.as_slice() {
+                        let atoms: &[AtomId] = by_target.get(&blocks[target.index()]).map_or(&[], |v| v.as_slice());
+                        *label = match atoms {
                             [] => EdgeLabel::Any(Box::new([])),
                             [a] => EdgeLabel::Lit { atom: *a, positive: true },
                             _ if atoms.len() == group.len() => EdgeLabel::True,
-                            _ => EdgeLabel::Any(atoms.into_boxed_slice()),
+                            _ => EdgeLabel::Any(atoms.into()),
                         };
                     }
                 }

@@ -214,7 +214,9 @@ fn run(args: &Args) -> i32 {
         );
         return EXIT_USAGE;
     }
+    let cpu_started = driver::process_cpu();
     let (program, fe) = frontend::build_program(&db.commands, &FrontendOptions { jobs: args.jobs, verbose: args.verbose });
+    let cpu_front_end = driver::process_cpu().saturating_sub(cpu_started);
     if args.verbose {
         for m in &fe.messages {
             eprintln!("{m}");
@@ -240,8 +242,10 @@ fn run(args: &Args) -> i32 {
     };
     let policy = Policy { all_categories: args.all_categories };
     let analysis_started = Instant::now();
+    let cpu_analysis_started = driver::process_cpu();
     let out = driver::analyze(&program, &Config::standard(), &policy, &at, &pool);
     let analysis_wall = analysis_started.elapsed();
+    let cpu_analysis = driver::process_cpu().saturating_sub(cpu_analysis_started);
     for e in &out.internal_errors {
         eprintln!("{e}");
     }
@@ -292,6 +296,8 @@ fn run(args: &Args) -> i32 {
             guards_sat: driver::ms(out.timings.sat),
             analysis: driver::ms(analysis_wall),
             wall: driver::ms(started.elapsed()),
+            cpu_front_end: driver::ms(cpu_front_end),
+            cpu_analysis: driver::ms(cpu_analysis),
         },
     };
     if let Err(e) = write_output(args, &out.diagnostics, &stats, &cwd) {
@@ -419,6 +425,7 @@ fn print_stats(s: &Stats) {
         "  time (ms)           parse {} | ir {} | value-flow {} | guards+sat {} (summed over threads) | analysis {} | wall {}",
         t.parse, t.ir, t.value_flow, t.guards_sat, t.analysis, t.wall
     );
+    let _ = writeln!(e, "  cpu time (ms)       front end {} | analysis {} (all threads)", t.cpu_front_end, t.cpu_analysis);
 }
 
 fn dump_ir(program: &crate::ir::Program, args: &Args) -> i32 {

@@ -912,26 +912,12 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     let mut returns_param = None;
     let mut ret_success = None;
     let mut guards = Guards::new(config.max_guard_nodes_per_site);
-    for (i, p) in func.params().enumerate() {
-        let decl = func.local(p);
-        // Integer parameters are followed too: C code passes pointers cast to `uintptr_t`-like
-        // types (`st_insert(table, (st_data_t)key, ..)`) to callees that keep them.
-        if !cx.is_tracked(p) {
-            // An address-taken parameter may be stored through its address: escapes. Aggregates
-            // passed by value do not carry a cell we track.
-            params.push(if decl.is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    let prechecked = flow_insensitive_params(func, |s| cx.model(s), &cx.tracked);
+    for ((i, p), pre) in func.params().enumerate().zip(prechecked) {
+        if let Some(fate) = pre {
+            params.push(fate);
             continue;
-        }
-        match param_use(func, |s| cx.model(s), &cx.tracked, p) {
-            ParamUse::ReadOnly => {
-                params.push(ParamFate::Reads);
-                continue;
-            }
-            ParamUse::Escapes => {
-                params.push(ParamFate::Escapes);
-                continue;
-            }
-            ParamUse::NeedsFlow => {}
         }
         let mut rets = Vec::new();
         let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, &[]);
@@ -963,7 +949,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             guards.reset_budget();
             ParamFate::Escapes
         } else if freed != GuardId::FALSE {
-            free_fate(cx, config, &guards, freed, freed_or_ended, escaped, &rets, &mut ret_success)
+            free_fate(cx, &guards, &mut solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
         } else if escaped != GuardId::FALSE {
             ParamFate::Escapes
         } else {
@@ -1062,18 +1048,7 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
     if allocates {
         return None;
     }
-    let mut params = Vec::with_capacity(func.n_params as usize);
-    for p in func.params() {
-        if !cx.is_tracked(p) {
-            params.push(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
-            continue;
-        }
-        params.push(match param_use(func, |s| cx.model(s), &cx.tracked, p) {
-            ParamUse::ReadOnly => ParamFate::Reads,
-            ParamUse::Escapes => ParamFate::Escapes,
-            ParamUse::NeedsFlow => return None,
-        });
-    }
+    let params = flow_insensitive_params(func, |s| cx.model(s), &cx.tracked).into_iter().collect::<Option<Vec<_>>>()?;
     let pure = touches_no_heap(func, |s| cx.model(s));
     let heap = heap_effects(cx, None)?;
     let noreturn = never_returns(func, |s| cx.ends_path(s));
@@ -1116,6 +1091,9 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
         return Some(out); // `heap_pure` says it all
     }
     let mut guards = flows.map(|c| Guards::new(c.max_guard_nodes_per_site));
+    // One solver for every pass: its clauses define nodes of the one arena, true whatever the
+    // query.
+    let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
     for (i, p) in func.params().enumerate() {
         if !cx.is_tracked(p) || !func.local(p).is_pointer {
             continue;
@@ -1126,9 +1104,9 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
         below.push(crate::cfg::OTHER_PATH);
         let names = cx.copies_of(p);
         for &id in &below {
-            let fate = match (path_precheck(cx, &names, id), flows, guards.as_mut()) {
-                (Some(fate), _, _) => fate,
-                (None, Some(config), Some(guards)) => {
+            let fate = match (path_precheck(cx, &names, id), flows, guards.as_mut(), solver.as_mut()) {
+                (Some(fate), ..) => fate,
+                (None, Some(config), Some(guards), Some(solver)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                     let x = Key { root: p, path: id };
                     let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, &[]);
@@ -1136,7 +1114,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                         guards.reset_budget();
                         PathFate::Escapes
                     } else {
-                        path_fate_of(cx, config, guards, &events)
+                        path_fate_of(guards, solver, &events)
                     }
                 }
                 _ => return None,
@@ -1244,7 +1222,7 @@ fn path_precheck(cx: &FnCx, names: &[LocalId], path: u32) -> Option<PathFate> {
 }
 
 /// Classify the events of a summary pass over one slot (see `PathFate`).
-fn path_fate_of(cx: &FnCx, config: &Config, guards: &mut Guards, events: &[Event]) -> PathFate {
+fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> PathFate {
     let mut freed = GuardId::FALSE;
     let mut kept = GuardId::FALSE;
     let mut ended = GuardId::FALSE;
@@ -1258,9 +1236,8 @@ fn path_fate_of(cx: &FnCx, config: &Config, guards: &mut Guards, events: &[Event
             EventKind::Exit => ended = guards.or(ended, e.guard),
         }
     }
-    let covered = |guards: &mut Guards, g: GuardId| {
+    let mut covered = |guards: &mut Guards, g: GuardId| {
         let all = guards.or(g, ended);
-        let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
         matches!(solver.check(guards, &[(all, false)]), Answer::Unsat)
     };
     match (freed != GuardId::FALSE, kept != GuardId::FALSE) {
@@ -1357,22 +1334,21 @@ fn out_success(
 #[allow(clippy::too_many_arguments)]
 fn free_fate(
     cx: &FnCx,
-    config: &Config,
     guards: &Guards,
+    solver: &mut Solver,
     freed: GuardId,
     freed_or_ended: GuardId,
     escaped: GuardId,
     rets: &[(DagNode, GuardId, Option<i64>)],
     ret_success: &mut Option<crate::libmodel::Success>,
 ) -> ParamFate {
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     let sat = |solver: &mut Solver, q: &[(GuardId, bool)]| match solver.check(guards, q) {
         Answer::Sat(_) => Some(true),
         Answer::Unsat => Some(false),
         Answer::Unknown => None,
     };
     if escaped == GuardId::FALSE {
-        if sat(&mut solver, &[(freed_or_ended, false)]) == Some(false) {
+        if sat(solver, &[(freed_or_ended, false)]) == Some(false) {
             return ParamFate::Frees;
         }
         // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
@@ -1381,8 +1357,8 @@ fn free_fate(
             let (Some(lit), Some(neg)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else { continue };
             for (when, l, not_l) in [(true, lit, neg), (false, neg, lit)] {
                 // Freeing implies the flag test, and the flag test implies freeing.
-                let only_then = sat(&mut solver, &[(freed_or_ended, true), (not_l, true)]) == Some(false);
-                let always_then = sat(&mut solver, &[(l, true), (freed_or_ended, false)]) == Some(false);
+                let only_then = sat(solver, &[(freed_or_ended, true), (not_l, true)]) == Some(false);
+                let always_then = sat(solver, &[(l, true), (freed_or_ended, false)]) == Some(false);
                 if only_then && always_then {
                     return ParamFate::FreesIf { flag: flag_index, when };
                 }
@@ -1395,8 +1371,8 @@ fn free_fate(
     let mut kept_escapes = false;
     let widen = |r: &mut Option<(i64, i64)>, v: i64| *r = Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
     for (_, p, value) in rets {
-        let may_free = sat(&mut solver, &[(*p, true), (freed, true)]);
-        let may_keep = sat(&mut solver, &[(*p, true), (freed, false)]);
+        let may_free = sat(solver, &[(*p, true), (freed, true)]);
+        let may_keep = sat(solver, &[(*p, true), (freed, false)]);
         let (Some(may_free), Some(may_keep)) = (may_free, may_keep) else { return ParamFate::Escapes };
         if may_free && may_keep {
             return ParamFate::Escapes;
@@ -1409,7 +1385,7 @@ fn free_fate(
             widen(&mut free_side, v);
         } else {
             widen(&mut kept_side, v);
-            kept_escapes |= escaped != GuardId::FALSE && sat(&mut solver, &[(*p, true), (escaped, true)]) != Some(false);
+            kept_escapes |= escaped != GuardId::FALSE && sat(solver, &[(*p, true), (escaped, true)]) != Some(false);
         }
     }
     let (Some(fail), Some(ok)) = (free_side, kept_side) else { return ParamFate::Escapes };
@@ -1422,6 +1398,32 @@ fn free_fate(
         _ => *ret_success = Some(success),
     }
     ParamFate::FreesWhen { on_success: false, else_keeps: kept_escapes }
+}
+
+/// The fate of each parameter as far as the flow-insensitive prechecks decide it: `None` where
+/// only the path-sensitive pass can tell (`ParamUse::NeedsFlow`).
+pub fn flow_insensitive_params<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
+    tracked: &[bool],
+) -> Vec<Option<ParamFate>> {
+    func.params()
+        .map(|p| {
+            // Integer parameters are followed too: C code passes pointers cast to
+            // `uintptr_t`-like types (`st_insert(table, (st_data_t)key, ..)`) to callees that
+            // keep them.
+            if !tracked[p.index()] {
+                // An address-taken parameter may be stored through its address: escapes.
+                // Aggregates passed by value do not carry a cell we track.
+                return Some(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
+            }
+            match param_use(func, model_of, tracked, p) {
+                ParamUse::ReadOnly => Some(ParamFate::Reads),
+                ParamUse::Escapes => Some(ParamFate::Escapes),
+                ParamUse::NeedsFlow => None,
+            }
+        })
+        .collect()
 }
 
 /// What a flow-insensitive look at a parameter's value (through copies and argument-returning
