@@ -88,6 +88,31 @@ pub enum Def {
     At { node: DagNode, idx: u32 },
 }
 
+/// Sets of definitions, interned: within one `FnCx` the same set always has the same id.
+#[derive(Default)]
+struct DefSets {
+    sets: Vec<std::rc::Rc<[Def]>>,
+    ids: HashMap<std::rc::Rc<[Def]>, u32>,
+}
+
+impl DefSets {
+    /// `defs` must be sorted and unique.
+    fn intern(&mut self, defs: &[Def]) -> u32 {
+        if let Some(id) = self.ids.get(defs) {
+            return *id;
+        }
+        let id = self.sets.len() as u32;
+        let set: std::rc::Rc<[Def]> = std::rc::Rc::from(defs);
+        self.sets.push(set.clone());
+        self.ids.insert(set, id);
+        id
+    }
+
+    fn get(&self, id: u32) -> std::rc::Rc<[Def]> {
+        self.sets[id as usize].clone()
+    }
+}
+
 /// A tracked slot: a local (`path == 0`), or a place reached from a local by an access path
 /// (`s.buf`, `p->buf`, `*out`, `v[]`), named by `FnCx::paths`. A path from a pointer local names
 /// the object the local points to *now*: reassigning the local retires its paths.
@@ -134,7 +159,8 @@ pub struct FnCx<'a> {
     pub flag_atom: HashMap<(StmtId, usize), AtomId>,
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
-    rd_memo: RefCell<HashMap<LocalId, Vec<std::rc::Rc<[Def]>>>>,
+    /// Reaching definitions at each node's entry, per local asked about (ids into `DefSets`).
+    rd_memo: RefCell<(DefSets, HashMap<LocalId, Vec<u32>>)>,
     /// Atoms that test "parameter x is non-zero" on its entry value (for flag-guarded frees).
     pub param_tests: Vec<(AtomId, LocalId)>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
@@ -241,7 +267,7 @@ impl<'a> FnCx<'a> {
             success_atom: HashMap::new(),
             flag_atom: HashMap::new(),
             groups: Vec::new(),
-            rd_memo: RefCell::new(HashMap::new()),
+            rd_memo: RefCell::new((DefSets::default(), HashMap::new())),
             param_tests: Vec::new(),
             models,
             paths: vec![(String::new(), false), (OTHER_PATH_TEXT.to_string(), false)],
@@ -420,37 +446,47 @@ impl<'a> FnCx<'a> {
     }
 
     fn defs_at_entry(&self, x: LocalId, node: DagNode) -> std::rc::Rc<[Def]> {
-        if let Some(all) = self.rd_memo.borrow().get(&x) {
-            return all[node.index()].clone();
+        let mut memo = self.rd_memo.borrow_mut();
+        let (sets, by_local) = &mut *memo;
+        if let Some(at_entry) = by_local.get(&x) {
+            return sets.get(at_entry[node.index()]);
         }
         // One forward pass in topological order computes the definitions of `x` reaching every
-        // node; no recursion, so deep CFGs cannot overflow the stack.
+        // node; no recursion, so deep CFGs cannot overflow the stack. Sets are interned, so a
+        // node with one predecessor, or whose predecessors agree, costs a copy of an id.
         let n = self.dag.len();
-        let empty: std::rc::Rc<[Def]> = std::rc::Rc::from(Vec::new());
-        let mut at_entry: Vec<std::rc::Rc<[Def]>> = vec![empty.clone(); n];
-        let mut at_exit: Vec<std::rc::Rc<[Def]>> = vec![empty; n];
+        let entry_set = sets.intern(&[Def::Entry]);
+        let mut at_entry: Vec<u32> = vec![entry_set; n];
+        let mut at_exit: Vec<u32> = vec![entry_set; n];
+        let mut union: Vec<Def> = Vec::new();
         for nd in &self.dag.topo {
             let preds = &self.dag.preds[nd.index()];
-            let entry: std::rc::Rc<[Def]> = if preds.is_empty() {
-                std::rc::Rc::from(vec![Def::Entry])
-            } else if preds.len() == 1 {
-                at_exit[preds[0].index()].clone()
-            } else {
-                let mut set = std::collections::BTreeSet::new();
-                for p in preds {
-                    set.extend(at_exit[p.index()].iter().copied());
+            let entry = match preds.split_first() {
+                None => entry_set,
+                Some((first, rest)) => {
+                    let e = at_exit[first.index()];
+                    if rest.iter().all(|p| at_exit[p.index()] == e) {
+                        e
+                    } else {
+                        union.clear();
+                        for p in preds {
+                            union.extend_from_slice(&sets.sets[at_exit[p.index()] as usize]);
+                        }
+                        union.sort_unstable();
+                        union.dedup();
+                        sets.intern(&union)
+                    }
                 }
-                std::rc::Rc::from(set.into_iter().collect::<Vec<_>>())
             };
             let exit = match self.last_def_before(x, *nd, usize::MAX) {
-                Some(i) => std::rc::Rc::from(vec![Def::At { node: *nd, idx: i }]),
-                None => entry.clone(),
+                Some(i) => sets.intern(&[Def::At { node: *nd, idx: i }]),
+                None => entry,
             };
             at_entry[nd.index()] = entry;
             at_exit[nd.index()] = exit;
         }
-        let result = at_entry[node.index()].clone();
-        self.rd_memo.borrow_mut().insert(x, at_entry);
+        let result = sets.get(at_entry[node.index()]);
+        by_local.insert(x, at_entry);
         result
     }
 

@@ -14,7 +14,10 @@
 //! - The arena stops growing past its budget: `over_budget()` reports it, and the caller must put
 //!   the allocation site into the over-budget category instead of trusting the formulas.
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashTable};
+use smallvec::SmallVec;
+use std::hash::{BuildHasher, Hash, Hasher};
+
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct GuardId(pub u32);
@@ -32,45 +35,99 @@ impl GuardId {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct AtomId(pub u32);
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Node {
+/// A formula node as callers see it; children borrow the arena.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Node<'a> {
     False,
     True,
     /// `atom` when `positive`, else `¬atom`.
     Lit { atom: AtomId, positive: bool },
     /// Children sorted and unique.
-    And(Box<[GuardId]>),
-    Or(Box<[GuardId]>),
+    And(&'a [GuardId]),
+    Or(&'a [GuardId]),
 }
 
+/// How a node is stored: a tag and two words (the literal, or where its children start in
+/// `Guards::kids` and how many there are). Children of all nodes share one vector, so building a
+/// node allocates nothing but amortised growth: the analysis builds millions of them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Stored {
+    False,
+    True,
+    Lit(AtomId, bool),
+    And(u32, u32),
+    Or(u32, u32),
+}
+
+/// Children lists up to this size stay on the stack while a node is being built.
+type Kids = SmallVec<[GuardId; 16]>;
+
 pub struct Guards {
-    nodes: Vec<Node>,
+    nodes: Vec<Stored>,
+    kids: Vec<GuardId>,
     /// `¬g` for formulas already negated (negation is pushed to the literals).
     negated: HashMap<GuardId, GuardId>,
-    interned: HashMap<Node, GuardId>,
+    /// Results of `and`/`or` on two nodes (smaller id first): a flow pass combines the same
+    /// pairs over and over (every slot holding the cell under the same guard meets the same edge
+    /// label and the same merge), and simplifying a pair is far dearer than looking it up.
+    and_memo: HashMap<(GuardId, GuardId), GuardId>,
+    or_memo: HashMap<(GuardId, GuardId), GuardId>,
+    /// Hash-consing: node ids, found by hashing the node's contents (children by value).
+    interned: HashTable<GuardId>,
+    hasher: hashbrown::DefaultHashBuilder,
     /// Exactly-one groups (switch statements): atom → (group, size of group).
     group_of: HashMap<AtomId, (u32, u32)>,
     max_nodes: usize,
     over_budget: bool,
 }
 
+/// A node's contents, for hashing and comparing before it is stored.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Key<'a> {
+    False,
+    True,
+    Lit(AtomId, bool),
+    And(&'a [GuardId]),
+    Or(&'a [GuardId]),
+}
+
 impl Guards {
     pub fn new(max_nodes: usize) -> Guards {
         let mut g = Guards {
             nodes: Vec::new(),
+            kids: Vec::new(),
             negated: HashMap::new(),
-            interned: HashMap::new(),
+            and_memo: HashMap::new(),
+            or_memo: HashMap::new(),
+            interned: HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
             group_of: HashMap::new(),
             max_nodes,
             over_budget: false,
         };
-        g.intern(Node::False);
-        g.intern(Node::True);
+        g.intern(Key::False);
+        g.intern(Key::True);
         g
     }
 
-    pub fn node(&self, g: GuardId) -> &Node {
-        &self.nodes[g.0 as usize]
+    pub fn node(&self, g: GuardId) -> Node<'_> {
+        match self.nodes[g.0 as usize] {
+            Stored::False => Node::False,
+            Stored::True => Node::True,
+            Stored::Lit(atom, positive) => Node::Lit { atom, positive },
+            Stored::And(start, len) => Node::And(&self.kids[start as usize..(start + len) as usize]),
+            Stored::Or(start, len) => Node::Or(&self.kids[start as usize..(start + len) as usize]),
+        }
+    }
+
+    fn key(&self, g: GuardId) -> Key<'_> {
+        match self.node(g) {
+            Node::False => Key::False,
+            Node::True => Key::True,
+            Node::Lit { atom, positive } => Key::Lit(atom, positive),
+            Node::And(k) => Key::And(k),
+            Node::Or(k) => Key::Or(k),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -99,8 +156,20 @@ impl Guards {
         }
     }
 
-    fn intern(&mut self, n: Node) -> GuardId {
-        if let Some(id) = self.interned.get(&n) {
+    fn hash_key(&self, k: &Key) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        k.hash(&mut h);
+        h.finish()
+    }
+
+    fn lookup(&self, k: &Key) -> Option<GuardId> {
+        let hash = self.hash_key(k);
+        self.interned.find(hash, |id| self.key(*id) == *k).copied()
+    }
+
+    fn intern(&mut self, k: Key) -> GuardId {
+        let hash = self.hash_key(&k);
+        if let Some(id) = self.interned.find(hash, |id| self.key(*id) == k) {
             return *id;
         }
         if self.nodes.len() >= self.max_nodes {
@@ -109,48 +178,79 @@ impl Guards {
             return GuardId::TRUE;
         }
         let id = GuardId(self.nodes.len() as u32);
-        self.nodes.push(n.clone());
-        self.interned.insert(n, id);
+        let stored = match k {
+            Key::False => Stored::False,
+            Key::True => Stored::True,
+            Key::Lit(a, p) => Stored::Lit(a, p),
+            Key::And(c) | Key::Or(c) => {
+                let start = self.kids.len() as u32;
+                self.kids.extend_from_slice(c);
+                if matches!(k, Key::And(_)) {
+                    Stored::And(start, c.len() as u32)
+                } else {
+                    Stored::Or(start, c.len() as u32)
+                }
+            }
+        };
+        self.nodes.push(stored);
+        let Guards { interned, nodes, kids, hasher, .. } = self;
+        let rehash = |id: &GuardId| {
+            let key = match nodes[id.0 as usize] {
+                Stored::False => Key::False,
+                Stored::True => Key::True,
+                Stored::Lit(a, p) => Key::Lit(a, p),
+                Stored::And(s, l) => Key::And(&kids[s as usize..(s + l) as usize]),
+                Stored::Or(s, l) => Key::Or(&kids[s as usize..(s + l) as usize]),
+            };
+            let mut h = hasher.build_hasher();
+            key.hash(&mut h);
+            h.finish()
+        };
+        interned.insert_unique(hash, id, rehash);
         id
     }
 
     /// The literal's node if some formula already uses it (the solver can only be asked about
     /// existing nodes once it borrows the arena).
     pub fn find_lit(&self, atom: AtomId, positive: bool) -> Option<GuardId> {
-        self.interned.get(&Node::Lit { atom, positive }).copied()
+        self.lookup(&Key::Lit(atom, positive))
     }
 
     pub fn lit(&mut self, atom: AtomId, positive: bool) -> GuardId {
-        self.intern(Node::Lit { atom, positive })
+        self.intern(Key::Lit(atom, positive))
     }
 
     fn as_lit(&self, g: GuardId) -> Option<(AtomId, bool)> {
-        match self.node(g) {
-            Node::Lit { atom, positive } => Some((*atom, *positive)),
+        match self.nodes[g.0 as usize] {
+            Stored::Lit(atom, positive) => Some((atom, positive)),
             _ => None,
         }
     }
 
-    /// The conjuncts of `g` (itself when it is not a conjunction, or a large one: flattening big
-    /// conjunctions into every new node would make a long chain of branches quadratic).
-    fn conjuncts(&self, g: GuardId) -> Vec<GuardId> {
+    /// Append the conjuncts of `g` (itself when it is not a conjunction, or a large one:
+    /// flattening big conjunctions into every new node would make a long chain of branches
+    /// quadratic).
+    fn push_conjuncts(&self, g: GuardId, out: &mut Kids) {
         match self.node(g) {
-            Node::And(c) if c.len() <= FLATTEN_MAX => c.to_vec(),
-            Node::True => Vec::new(),
-            _ => vec![g],
+            Node::And(c) if c.len() <= FLATTEN_MAX => out.extend_from_slice(c),
+            Node::True => {}
+            _ => out.push(g),
         }
     }
 
-    fn disjuncts(&self, g: GuardId) -> Vec<GuardId> {
+    fn push_disjuncts(&self, g: GuardId, out: &mut Kids) {
         match self.node(g) {
-            Node::Or(c) if c.len() <= FLATTEN_MAX => c.to_vec(),
-            Node::False => Vec::new(),
-            _ => vec![g],
+            Node::Or(c) if c.len() <= FLATTEN_MAX => out.extend_from_slice(c),
+            Node::False => {}
+            _ => out.push(g),
         }
     }
 
     fn has_complementary_lits(&self, kids: &[GuardId]) -> bool {
-        let mut lits: Vec<(AtomId, bool)> = kids.iter().filter_map(|g| self.as_lit(*g)).collect();
+        let mut lits: SmallVec<[(AtomId, bool); 16]> = kids.iter().filter_map(|g| self.as_lit(*g)).collect();
+        if lits.len() < 2 {
+            return false;
+        }
         lits.sort_unstable();
         lits.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
     }
@@ -161,17 +261,22 @@ impl Guards {
         if let Some(n) = self.negated.get(&g) {
             return *n;
         }
-        let n = match self.node(g).clone() {
-            Node::False => GuardId::TRUE,
-            Node::True => GuardId::FALSE,
-            Node::Lit { atom, positive } => self.lit(atom, !positive),
-            Node::And(kids) => {
-                let neg: Vec<GuardId> = kids.iter().map(|k| self.not(*k)).collect();
-                neg.into_iter().fold(GuardId::FALSE, |acc, k| self.or(acc, k))
-            }
-            Node::Or(kids) => {
-                let neg: Vec<GuardId> = kids.iter().map(|k| self.not(*k)).collect();
-                self.and_all(neg)
+        let n = match self.nodes[g.0 as usize] {
+            Stored::False => GuardId::TRUE,
+            Stored::True => GuardId::FALSE,
+            Stored::Lit(atom, positive) => self.lit(atom, !positive),
+            Stored::And(..) | Stored::Or(..) => {
+                let is_and = matches!(self.nodes[g.0 as usize], Stored::And(..));
+                let kids: Kids = match self.node(g) {
+                    Node::And(k) | Node::Or(k) => k.iter().copied().collect(),
+                    _ => Kids::new(),
+                };
+                let neg: Kids = kids.iter().map(|k| self.not(*k)).collect();
+                if is_and {
+                    neg.into_iter().fold(GuardId::FALSE, |acc, k| self.or(acc, k))
+                } else {
+                    self.and_all(neg)
+                }
             }
         };
         self.negated.insert(g, n);
@@ -188,23 +293,33 @@ impl Guards {
         if b == GuardId::TRUE {
             return a;
         }
-        let mut kids = self.conjuncts(a);
-        kids.extend(self.conjuncts(b));
-        self.and_of(kids)
+        let pair = (a.min(b), a.max(b));
+        if let Some(g) = self.and_memo.get(&pair) {
+            return *g;
+        }
+        let mut kids = Kids::new();
+        self.push_conjuncts(a, &mut kids);
+        self.push_conjuncts(b, &mut kids);
+        let g = self.and_of(kids);
+        // A node refused by the budget stands for nothing: do not remember it.
+        if !self.over_budget {
+            self.and_memo.insert(pair, g);
+        }
+        g
     }
 
     pub fn and_all(&mut self, items: impl IntoIterator<Item = GuardId>) -> GuardId {
-        let mut kids = Vec::new();
+        let mut kids = Kids::new();
         for g in items {
             if g == GuardId::FALSE {
                 return GuardId::FALSE;
             }
-            kids.extend(self.conjuncts(g));
+            self.push_conjuncts(g, &mut kids);
         }
         self.and_of(kids)
     }
 
-    fn and_of(&mut self, mut kids: Vec<GuardId>) -> GuardId {
+    fn and_of(&mut self, mut kids: Kids) -> GuardId {
         kids.sort_unstable();
         kids.dedup();
         if self.has_complementary_lits(&kids) {
@@ -219,7 +334,7 @@ impl Guards {
         match kids.len() {
             0 => GuardId::TRUE,
             1 => kids[0],
-            _ => self.intern(Node::And(kids.into_boxed_slice())),
+            _ => self.intern(Key::And(&kids)),
         }
     }
 
@@ -233,13 +348,27 @@ impl Guards {
         if b == GuardId::FALSE {
             return a;
         }
+        let pair = (a.min(b), a.max(b));
+        if let Some(g) = self.or_memo.get(&pair) {
+            return *g;
+        }
+        let g = self.or_uncached(a, b);
+        if !self.over_budget {
+            self.or_memo.insert(pair, g);
+        }
+        g
+    }
+
+    fn or_uncached(&mut self, a: GuardId, b: GuardId) -> GuardId {
         // (f ∧ g) ∨ (f ∧ h): factor the common conjuncts f, then simplify g ∨ h on its own.
-        let ca = self.conjuncts(a);
-        let cb = self.conjuncts(b);
-        let common: Vec<GuardId> = ca.iter().copied().filter(|x| cb.contains(x)).collect();
+        let mut ca = Kids::new();
+        self.push_conjuncts(a, &mut ca);
+        let mut cb = Kids::new();
+        self.push_conjuncts(b, &mut cb);
+        let common: Kids = ca.iter().copied().filter(|x| cb.contains(x)).collect();
         if !common.is_empty() {
-            let ra: Vec<GuardId> = ca.iter().copied().filter(|x| !common.contains(x)).collect();
-            let rb: Vec<GuardId> = cb.iter().copied().filter(|x| !common.contains(x)).collect();
+            let ra: Kids = ca.iter().copied().filter(|x| !common.contains(x)).collect();
+            let rb: Kids = cb.iter().copied().filter(|x| !common.contains(x)).collect();
             if ra.is_empty() || rb.is_empty() {
                 // f ∨ (f ∧ h) = f.
                 return self.and_of(common);
@@ -251,12 +380,13 @@ impl Guards {
             kids.push(rest);
             return self.and_all(kids);
         }
-        let mut kids = self.disjuncts(a);
-        kids.extend(self.disjuncts(b));
+        let mut kids = Kids::new();
+        self.push_disjuncts(a, &mut kids);
+        self.push_disjuncts(b, &mut kids);
         self.or_of(kids)
     }
 
-    fn or_of(&mut self, mut kids: Vec<GuardId>) -> GuardId {
+    fn or_of(&mut self, mut kids: Kids) -> GuardId {
         kids.sort_unstable();
         kids.dedup();
         if self.has_complementary_lits(&kids) {
@@ -274,21 +404,26 @@ impl Guards {
         match kids.len() {
             0 => GuardId::FALSE,
             1 => kids[0],
-            _ => self.intern(Node::Or(kids.into_boxed_slice())),
+            _ => self.intern(Key::Or(&kids)),
         }
     }
 
     fn covers_exactly_one_group(&self, kids: &[GuardId]) -> bool {
-        let mut counts: HashMap<u32, (u32, u32)> = HashMap::new();
+        if self.group_of.is_empty() {
+            return false;
+        }
+        let mut counts: SmallVec<[(u32, u32, u32); 8]> = SmallVec::new();
         for k in kids {
             if let Some((atom, true)) = self.as_lit(*k) {
                 if let Some((group, size)) = self.group_of.get(&atom) {
-                    let e = counts.entry(*group).or_insert((0, *size));
-                    e.0 += 1;
+                    match counts.iter_mut().find(|c| c.0 == *group) {
+                        Some(c) => c.1 += 1,
+                        None => counts.push((*group, 1, *size)),
+                    }
                 }
             }
         }
-        counts.values().any(|(seen, size)| seen == size)
+        counts.iter().any(|(_, seen, size)| seen == size)
     }
 
     /// Every atom mentioned by `roots`, sorted.
@@ -302,7 +437,7 @@ impl Guards {
             }
             match self.node(g) {
                 Node::Lit { atom, .. } => {
-                    atoms.insert(*atom);
+                    atoms.insert(atom);
                 }
                 Node::And(c) | Node::Or(c) => stack.extend(c.iter().copied()),
                 Node::True | Node::False => {}
@@ -379,6 +514,22 @@ mod tests {
         let two = g.or(l0, l1);
         assert_ne!(two, GuardId::TRUE);
         assert_eq!(g.or(two, l2), GuardId::TRUE);
+    }
+
+    #[test]
+    fn a_result_refused_by_the_budget_is_not_remembered() {
+        let mut g = Guards::new(4);
+        let a = g.lit(AtomId(0), true);
+        let b = g.lit(AtomId(1), true);
+        assert_eq!(g.and(a, b), GuardId::TRUE, "over budget: a placeholder");
+        assert!(g.over_budget());
+        g.reset_budget();
+        g.set_cap(100);
+        let ab = g.and(a, b);
+        assert!(matches!(g.node(ab), Node::And(k) if k == [a, b]), "computed again once there is room");
+        assert_eq!(g.and(b, a), ab, "and remembered now, in either order");
+        let a_or_b = g.or(a, b);
+        assert_eq!(g.or(b, a), a_or_b);
     }
 
     #[test]

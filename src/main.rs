@@ -20,6 +20,11 @@ mod report;
 mod sat;
 mod summary;
 
+// The analysis allocates millions of small, short-lived vectors (guard children, flow states);
+// glibc's allocator spent about 40% of the analysis's instructions on them (callgrind, SQLite).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     std::process::exit(cli::main());
 }

@@ -16,6 +16,7 @@ use hashbrown::HashMap;
 use rustsat::solvers::{LimitConflicts, Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Lit, TernaryVal};
 use rustsat_minisat::core::Minisat;
+use smallvec::SmallVec;
 
 pub enum Answer {
     Sat(Model),
@@ -36,7 +37,8 @@ impl Model {
 
 pub struct Solver<'g> {
     solver: Minisat,
-    node_var: HashMap<GuardId, Lit>,
+    /// Tseitin literal per guard node, indexed by `GuardId` (the arena is dense).
+    node_var: Vec<Option<Lit>>,
     atom_var: HashMap<AtomId, Lit>,
     next_var: u32,
     conflict_limit: u32,
@@ -59,7 +61,7 @@ impl<'g> Solver<'g> {
         }
         Solver {
             solver: Minisat::default(),
-            node_var: HashMap::new(),
+            node_var: Vec::new(),
             atom_var: HashMap::new(),
             next_var: 0,
             conflict_limit,
@@ -106,9 +108,8 @@ impl<'g> Solver<'g> {
     }
 
     fn add(&mut self, lits: &[Lit]) {
-        let clause: rustsat::types::Clause = lits.iter().copied().collect();
         // MiniSat only fails here when out of memory; the query will then report Unknown.
-        let _ = self.solver.add_clause(clause);
+        let _ = self.solver.add_clause_ref(lits);
     }
 
     fn atom(&mut self, a: AtomId) -> Lit {
@@ -128,7 +129,7 @@ impl<'g> Solver<'g> {
     /// The Tseitin literal equivalent to guard `g` of `guards` (always the same arena: node ids
     /// are remembered across queries).
     fn encode(&mut self, guards: &Guards, g: GuardId) -> Lit {
-        if let Some(l) = self.node_var.get(&g) {
+        if let Some(Some(l)) = self.node_var.get(g.0 as usize) {
             return *l;
         }
         let lit = match guards.node(g) {
@@ -143,18 +144,18 @@ impl<'g> Solver<'g> {
                 f
             }
             Node::Lit { atom, positive } => {
-                let a = self.atom(*atom);
-                if *positive {
+                let a = self.atom(atom);
+                if positive {
                     a
                 } else {
                     !a
                 }
             }
             Node::And(kids) => {
-                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(guards, *k)).collect();
+                let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k)).collect();
                 let v = self.fresh();
                 // v → k for each k; (∧k) → v.
-                let mut back = vec![v];
+                let mut back: SmallVec<[Lit; 17]> = smallvec::smallvec![v];
                 for k in &ks {
                     self.add(&[!v, *k]);
                     back.push(!*k);
@@ -163,10 +164,10 @@ impl<'g> Solver<'g> {
                 v
             }
             Node::Or(kids) => {
-                let ks: Vec<Lit> = kids.iter().map(|k| self.encode(guards, *k)).collect();
+                let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k)).collect();
                 let v = self.fresh();
                 // k → v for each k; v → (∨k).
-                let mut fwd = vec![!v];
+                let mut fwd: SmallVec<[Lit; 17]> = smallvec::smallvec![!v];
                 for k in &ks {
                     self.add(&[!*k, v]);
                     fwd.push(*k);
@@ -175,7 +176,10 @@ impl<'g> Solver<'g> {
                 v
             }
         };
-        self.node_var.insert(g, lit);
+        if self.node_var.len() <= g.0 as usize {
+            self.node_var.resize(g.0 as usize + 1, None);
+        }
+        self.node_var[g.0 as usize] = Some(lit);
         lit
     }
 
