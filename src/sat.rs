@@ -35,10 +35,16 @@ impl Model {
     }
 }
 
+/// Sides of a guard's definition: the literal implies the formula, the formula implies the
+/// literal.
+const POS: u8 = 1;
+const NEG: u8 = 2;
+
 pub struct Solver<'g> {
     solver: Minisat,
-    /// Tseitin literal per guard node, indexed by `GuardId` (the arena is dense).
-    node_var: Vec<Option<Lit>>,
+    /// Tseitin literal per guard node, indexed by `GuardId` (the arena is dense), with the sides
+    /// of its definition already added (`POS`, `NEG`).
+    node_var: Vec<Option<(Lit, u8)>>,
     atom_var: HashMap<AtomId, Lit>,
     next_var: u32,
     conflict_limit: u32,
@@ -126,61 +132,78 @@ impl<'g> Solver<'g> {
         l
     }
 
-    /// The Tseitin literal equivalent to guard `g` of `guards` (always the same arena: node ids
-    /// are remembered across queries).
-    fn encode(&mut self, guards: &Guards, g: GuardId) -> Lit {
-        if let Some(Some(l)) = self.node_var.get(g.0 as usize) {
-            return *l;
-        }
+    /// The literal standing for guard `g` of `guards` (always the same arena: node ids are
+    /// remembered across queries), with the definition clauses for the sides in `sides`
+    /// (`POS`: the literal implies the formula, needed to assume it true; `NEG`: the formula
+    /// implies the literal, needed to assume it false). Adding only the sides a query needs
+    /// (Plaisted–Greenbaum) halves the clauses of most formulas, which are only ever assumed one
+    /// way; a side added later for another query completes the definition. Either side alone is
+    /// satisfiable for any atom values, so the clauses constrain nothing but the new variable.
+    fn encode(&mut self, guards: &Guards, g: GuardId, sides: u8) -> Lit {
+        let (lit, done) = match self.node_var.get(g.0 as usize) {
+            Some(Some((l, done))) if done & sides == sides => return *l,
+            Some(Some((l, done))) => (Some(*l), *done),
+            _ => (None, 0),
+        };
+        let missing = sides & !done;
         let lit = match guards.node(g) {
-            Node::True => {
-                let t = self.fresh();
-                self.add(&[t]);
-                t
-            }
-            Node::False => {
-                let f = self.fresh();
-                self.add(&[!f]);
-                f
+            Node::True | Node::False => {
+                let l = lit.unwrap_or_else(|| self.fresh());
+                let t = matches!(guards.node(g), Node::True);
+                self.add(&[if t { l } else { !l }]);
+                self.remember(g, l, POS | NEG);
+                return l;
             }
             Node::Lit { atom, positive } => {
                 let a = self.atom(atom);
-                if positive {
-                    a
-                } else {
-                    !a
-                }
+                let l = if positive { a } else { !a };
+                self.remember(g, l, POS | NEG);
+                return l;
             }
             Node::And(kids) => {
-                let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k)).collect();
-                let v = self.fresh();
-                // v → k for each k; (∧k) → v.
-                let mut back: SmallVec<[Lit; 17]> = smallvec::smallvec![v];
-                for k in &ks {
-                    self.add(&[!v, *k]);
-                    back.push(!*k);
+                let v = lit.unwrap_or_else(|| self.fresh());
+                let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k, missing)).collect();
+                if missing & POS != 0 {
+                    // v → k for each k.
+                    for k in &ks {
+                        self.add(&[!v, *k]);
+                    }
                 }
-                self.add(&back);
+                if missing & NEG != 0 {
+                    // (∧k) → v.
+                    let mut back: SmallVec<[Lit; 17]> = smallvec::smallvec![v];
+                    back.extend(ks.iter().map(|k| !*k));
+                    self.add(&back);
+                }
                 v
             }
             Node::Or(kids) => {
-                let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k)).collect();
-                let v = self.fresh();
-                // k → v for each k; v → (∨k).
-                let mut fwd: SmallVec<[Lit; 17]> = smallvec::smallvec![!v];
-                for k in &ks {
-                    self.add(&[!*k, v]);
-                    fwd.push(*k);
+                let v = lit.unwrap_or_else(|| self.fresh());
+                let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k, missing)).collect();
+                if missing & POS != 0 {
+                    // v → (∨k).
+                    let mut fwd: SmallVec<[Lit; 17]> = smallvec::smallvec![!v];
+                    fwd.extend(ks.iter().copied());
+                    self.add(&fwd);
                 }
-                self.add(&fwd);
+                if missing & NEG != 0 {
+                    // k → v for each k.
+                    for k in &ks {
+                        self.add(&[!*k, v]);
+                    }
+                }
                 v
             }
         };
+        self.remember(g, lit, done | missing);
+        lit
+    }
+
+    fn remember(&mut self, g: GuardId, lit: Lit, done: u8) {
         if self.node_var.len() <= g.0 as usize {
             self.node_var.resize(g.0 as usize + 1, None);
         }
-        self.node_var[g.0 as usize] = Some(lit);
-        lit
+        self.node_var[g.0 as usize] = Some((lit, done));
     }
 
     /// Is there an assignment where every `(guard, value)` holds?
@@ -194,7 +217,7 @@ impl<'g> Solver<'g> {
             if *g == GuardId::TRUE || *g == GuardId::FALSE {
                 return Answer::Unsat;
             }
-            let l = self.encode(guards, *g);
+            let l = self.encode(guards, *g, if *v { POS } else { NEG });
             assumps.push(if *v { l } else { !l });
         }
         let _ = self.solver.limit_conflicts(Some(self.conflict_limit));
@@ -228,6 +251,27 @@ mod tests {
         let mut s = Solver::new(&[], 10_000);
         assert!(matches!(s.check(&g, &[(any_free, false)]), Answer::Unsat), "no leak");
         assert!(matches!(s.check(&g, &[(both, true)]), Answer::Unsat), "no double free");
+    }
+
+    #[test]
+    fn a_guard_assumed_both_ways_gets_both_sides_of_its_definition() {
+        // g = (a ∧ b) ∨ c, first assumed true (only "g implies its formula" is added), then
+        // false: the other side must be added then, or ¬g would not force ¬(a ∧ b).
+        let mut g = Guards::new(100);
+        let a = g.lit(AtomId(0), true);
+        let b = g.lit(AtomId(1), true);
+        let c = g.lit(AtomId(2), true);
+        let ab = g.and(a, b);
+        let f = g.or(ab, c);
+        let mut s = Solver::new(&[], 10_000);
+        let nc = g.lit(AtomId(2), false);
+        match s.check(&g, &[(f, true), (nc, true)]) {
+            Answer::Sat(m) => assert_eq!((m.value(AtomId(0)), m.value(AtomId(1))), (Some(true), Some(true))),
+            _ => panic!("f holds with a and b"),
+        }
+        assert!(matches!(s.check(&g, &[(f, false), (ab, true)]), Answer::Unsat), "¬f excludes a ∧ b");
+        assert!(matches!(s.check(&g, &[(f, false), (c, true)]), Answer::Unsat), "¬f excludes c");
+        assert!(matches!(s.check(&g, &[(f, false)]), Answer::Sat(_)));
     }
 
     #[test]
