@@ -205,41 +205,12 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             .map(|&i| (i, without_heap(Summary::plain(program.functions[i].n_params as usize, false))))
             .collect();
         presolve_escapes(program, &summaries, &scc.members, &mut provisional);
-        let in_scc = |i: &usize| scc.members.binary_search(i).is_ok();
-        let mut callers: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &i in &scc.members {
-            for c in graph.callees[i].iter().filter(|c| in_scc(c)) {
-                callers.entry(*c).or_default().push(i);
-            }
+        let budget = config.max_scc_rounds.max(1) * scc.members.len();
+        let by_index = |i: usize, view: &HashMap<usize, Summary>| check(&program.functions[i], view);
+        match solve_cycle(&scc.members, &graph.callees, provisional, budget, &by_index, &without_heap) {
+            Some(out) => (out, false),
+            None => (run_all(&scc.members, &HashMap::new()), true),
         }
-        let mut last: HashMap<usize, Result<FnResult, String>> = HashMap::new();
-        let mut queue: std::collections::VecDeque<usize> = scc.members.iter().copied().collect();
-        let mut queued: hashbrown::HashSet<usize> = scc.members.iter().copied().collect();
-        let mut budget = config.max_scc_rounds.max(1) * scc.members.len();
-        while let Some(i) = queue.pop_front() {
-            if budget == 0 {
-                return (run_all(&scc.members, &HashMap::new()), true);
-            }
-            budget -= 1;
-            queued.remove(&i);
-            let r = check(&program.functions[i], &provisional);
-            let new = r.as_ref().ok().map(|fr| without_heap(fr.summary.clone()));
-            if provisional.get(&i) != new.as_ref() {
-                match new {
-                    Some(s) => provisional.insert(i, s),
-                    None => provisional.remove(&i),
-                };
-                for c in callers.get(&i).map(|v| v.as_slice()).unwrap_or(&[]) {
-                    if queued.insert(*c) {
-                        queue.push_back(*c);
-                    }
-                }
-            }
-            last.insert(i, r);
-        }
-        let mut out: Vec<(usize, Result<FnResult, String>)> = last.into_iter().collect();
-        out.sort_by_key(|x| x.0);
-        (out, false)
     };
     // Dependency-driven: an SCC starts as soon as the last SCC it calls has its summaries, not
     // when a whole level of the call graph is done. Each function's result depends only on the
@@ -321,16 +292,32 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
 /// from them instead of discovering them one caller per round: on SQLite's 923-function cycle
 /// most re-checks were exactly that.
 fn presolve_escapes(program: &Program, summaries: &Summaries, members: &[usize], provisional: &mut HashMap<usize, Summary>) {
+    // "Escapes" only grows, so rounds that look at one snapshot of the provisional summaries (in
+    // parallel) reach the same fixpoint as any sequential order.
     loop {
+        let escaping: Vec<(usize, Vec<usize>)> = members
+            .par_iter()
+            .map(|&i| {
+                let func = &program.functions[i];
+                let models = cfg::call_models(func, summaries, provisional);
+                let tracked = cfg::tracked_locals(func, &models);
+                let fates = fastcheck::flow_insensitive_params(func, |s| models.get(s.index()).and_then(|m| m.as_ref()), &tracked);
+                let new: Vec<usize> = fates
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(k, f)| {
+                        *f == Some(crate::summary::ParamFate::Escapes)
+                            && provisional.get(&i).is_some_and(|s| s.params.get(*k) == Some(&crate::summary::ParamFate::Reads))
+                    })
+                    .map(|(k, _)| k)
+                    .collect();
+                (i, new)
+            })
+            .collect();
         let mut changed = false;
-        for &i in members {
-            let func = &program.functions[i];
-            let models = cfg::call_models(func, summaries, provisional);
-            let tracked = cfg::tracked_locals(func, &models);
-            let fates = fastcheck::flow_insensitive_params(func, |s| models.get(s.index()).and_then(|m| m.as_ref()), &tracked);
-            let Some(summary) = provisional.get_mut(&i) else { continue };
-            for (k, fate) in fates.into_iter().enumerate() {
-                if fate == Some(crate::summary::ParamFate::Escapes) && summary.params.get(k) == Some(&crate::summary::ParamFate::Reads) {
+        for (i, params) in escaping {
+            if let Some(summary) = provisional.get_mut(&i) {
+                for k in params {
                     summary.params[k] = crate::summary::ParamFate::Escapes;
                     changed = true;
                 }
@@ -338,6 +325,157 @@ fn presolve_escapes(program: &Program, summaries: &Summaries, members: &[usize],
         }
         if !changed {
             return;
+        }
+    }
+}
+
+/// The summaries of a recursive SCC, by sweeps: each sweep checks the members whose callees in
+/// the SCC changed, in index order as a sequential Gauss–Seidel pass would (a member sees the
+/// summaries its callees with a smaller index got in the same sweep, and the earlier ones of the
+/// others), and runs members in parallel as soon as those callees are done. What a member sees
+/// is fixed by the sweep and the index order alone, so the result does not depend on the number
+/// of threads. The next sweep holds the callers that saw an old summary of a member that
+/// changed. `None` when the fixpoint needs more than `budget` checks.
+fn solve_cycle<F, S>(
+    members: &[usize],
+    callees: &[Vec<usize>],
+    mut provisional: HashMap<usize, Summary>,
+    budget: usize,
+    check: &F,
+    strip: &S,
+) -> Option<Vec<(usize, Result<FnResult, String>)>>
+where
+    F: Fn(usize, &HashMap<usize, Summary>) -> Result<FnResult, String> + Sync,
+    S: Fn(Summary) -> Summary + Sync,
+{
+    let in_scc = |i: &usize| members.binary_search(i).is_ok();
+    let inner: HashMap<usize, Vec<usize>> =
+        members.iter().map(|&i| (i, callees[i].iter().copied().filter(in_scc).collect())).collect();
+    let mut callers: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (&i, cs) in &inner {
+        for &c in cs {
+            callers.entry(c).or_default().push(i);
+        }
+    }
+    let mut last: HashMap<usize, Result<FnResult, String>> = HashMap::new();
+    let mut dirty: Vec<usize> = members.to_vec();
+    let mut checks = 0;
+    while !dirty.is_empty() {
+        checks += dirty.len();
+        if checks > budget {
+            return None;
+        }
+        let swept = sweep(&dirty, &inner, &provisional, check, strip);
+        let mut changed = Vec::new();
+        for (i, (r, new)) in dirty.iter().copied().zip(swept) {
+            if provisional.get(&i) != new.as_ref() {
+                match new {
+                    Some(s) => provisional.insert(i, s),
+                    None => provisional.remove(&i),
+                };
+                changed.push(i);
+            }
+            last.insert(i, r);
+        }
+        // A caller saw the old summary of `j` if it was not checked in this sweep, or was
+        // checked before `j` (or is `j` itself).
+        let mut next = std::collections::BTreeSet::new();
+        for j in changed {
+            for &c in callers.get(&j).map(|v| v.as_slice()).unwrap_or(&[]) {
+                if dirty.binary_search(&c).is_err() || c <= j {
+                    next.insert(c);
+                }
+            }
+        }
+        dirty = next.into_iter().collect();
+    }
+    let mut out: Vec<(usize, Result<FnResult, String>)> = last.into_iter().collect();
+    out.sort_by_key(|x| x.0);
+    Some(out)
+}
+
+/// One sweep of `solve_cycle`: `dirty` (sorted) checked in dependency order, in parallel.
+/// Returns each member's result and its summary as callers in the SCC see it.
+fn sweep<F, S>(
+    dirty: &[usize],
+    inner: &HashMap<usize, Vec<usize>>,
+    provisional: &HashMap<usize, Summary>,
+    check: &F,
+    strip: &S,
+) -> Vec<(Result<FnResult, String>, Option<Summary>)>
+where
+    F: Fn(usize, &HashMap<usize, Summary>) -> Result<FnResult, String> + Sync,
+    S: Fn(Summary) -> Summary + Sync,
+{
+    let pos = |i: usize| dirty.binary_search(&i).ok();
+    let mut pending: Vec<AtomicUsize> = Vec::with_capacity(dirty.len());
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); dirty.len()];
+    for (k, &i) in dirty.iter().enumerate() {
+        let mut n = 0;
+        for &c in &inner[&i] {
+            if let Some(pc) = pos(c).filter(|_| c < i) {
+                after[pc].push(k);
+                n += 1;
+            }
+        }
+        pending.push(AtomicUsize::new(n));
+    }
+    let sw = Sweep {
+        dirty,
+        inner,
+        provisional,
+        check,
+        strip,
+        pending,
+        after,
+        results: (0..dirty.len()).map(|_| std::sync::OnceLock::new()).collect(),
+    };
+    rayon::scope(|s| {
+        for k in 0..dirty.len() {
+            if sw.pending[k].load(Ordering::Relaxed) == 0 {
+                let sw = &sw;
+                s.spawn(move |s| sweep_member(s, sw, k));
+            }
+        }
+    });
+    sw.results.into_iter().map(|r| r.into_inner().unwrap_or_else(|| (Err("not checked".to_string()), None))).collect()
+}
+
+struct Sweep<'a, F, S> {
+    dirty: &'a [usize],
+    inner: &'a HashMap<usize, Vec<usize>>,
+    provisional: &'a HashMap<usize, Summary>,
+    check: &'a F,
+    strip: &'a S,
+    pending: Vec<AtomicUsize>,
+    after: Vec<Vec<usize>>,
+    results: Vec<std::sync::OnceLock<(Result<FnResult, String>, Option<Summary>)>>,
+}
+
+fn sweep_member<'s, F, S>(s: &rayon::Scope<'s>, sw: &'s Sweep<'s, F, S>, k: usize)
+where
+    F: Fn(usize, &HashMap<usize, Summary>) -> Result<FnResult, String> + Sync,
+    S: Fn(Summary) -> Summary + Sync,
+{
+    let i = sw.dirty[k];
+    // What this member sees of its callees in the SCC.
+    let mut view: HashMap<usize, Summary> = HashMap::new();
+    for &c in &sw.inner[&i] {
+        let seen = match sw.dirty.binary_search(&c) {
+            Ok(pc) if c < i => sw.results[pc].get().and_then(|r| r.1.clone()),
+            _ => sw.provisional.get(&c).cloned(),
+        };
+        if let Some(summary) = seen {
+            view.insert(c, summary);
+        }
+    }
+    let r = (sw.check)(i, &view);
+    let new = r.as_ref().ok().map(|fr| (sw.strip)(fr.summary.clone()));
+    let _ = sw.results[k].set((r, new));
+    // The results are written before the countdown: a member reaching zero sees them.
+    for &next in &sw.after[k] {
+        if sw.pending[next].fetch_sub(1, Ordering::AcqRel) == 1 {
+            s.spawn(move |s| sweep_member(s, sw, next));
         }
     }
 }
@@ -384,4 +522,49 @@ pub fn count(diags: &[Diagnostic], rule: Rule) -> usize {
 
 pub fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::ParamFate;
+
+    /// A toy cycle: member 0 escapes its parameter by itself; every other member escapes it when
+    /// a callee in the cycle does. The fixpoint has every member escaping.
+    fn toy_check(i: usize, view: &HashMap<usize, Summary>, callees: &[Vec<usize>]) -> Result<FnResult, String> {
+        let escapes = i == 0 || callees[i].iter().any(|c| view.get(c).is_some_and(|s| s.params[0] == ParamFate::Escapes));
+        let mut summary = Summary::plain(1, false);
+        if escapes {
+            summary.params[0] = ParamFate::Escapes;
+        }
+        Ok(FnResult { verdicts: Vec::new(), diagnostics: Vec::new(), timings: Timings::default(), irreducible: false, summary })
+    }
+
+    fn solve_with(threads: usize, callees: &[Vec<usize>], budget: usize) -> Option<Vec<(usize, ParamFate)>> {
+        let members: Vec<usize> = (0..callees.len()).collect();
+        let provisional: HashMap<usize, Summary> = members.iter().map(|&i| (i, Summary::plain(1, false))).collect();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let check = |i: usize, view: &HashMap<usize, Summary>| toy_check(i, view, callees);
+        let out = pool.install(|| solve_cycle(&members, callees, provisional, budget, &check, &|s| s))?;
+        Some(out.into_iter().map(|(i, r)| (i, r.expect("checked").summary.params[0])).collect())
+    }
+
+    #[test]
+    fn a_cycle_reaches_the_same_fixpoint_whatever_the_thread_count() {
+        // Each member calls the next lower one (and 0 calls 5), so "escapes" travels in index
+        // order: members wait for their callees within the one sweep.
+        let callees: Vec<Vec<usize>> = vec![vec![5], vec![0], vec![1], vec![2, 0], vec![3], vec![4]];
+        let one = solve_with(1, &callees, 100).expect("converges");
+        let four = solve_with(4, &callees, 100).expect("converges");
+        assert_eq!(one, four);
+        assert!(one.iter().all(|(_, f)| *f == ParamFate::Escapes), "{one:?}");
+    }
+
+    #[test]
+    fn a_cycle_that_needs_more_checks_than_the_budget_gives_up() {
+        // Callers come before callees in index order: each sweep moves "escapes" up by one.
+        let callees: Vec<Vec<usize>> = vec![vec![5], vec![2], vec![3], vec![4], vec![5], vec![0, 1]];
+        assert!(solve_with(2, &callees, 6).is_none(), "six members, one sweep of budget");
+        assert!(solve_with(2, &callees, 100).is_some());
+    }
 }
