@@ -178,12 +178,11 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         })
     };
     // Bottom-up: an SCC only calls functions of SCCs finished before it starts, and itself.
-    // A recursive SCC is solved with a worklist from an optimistic start (members only read
-    // their arguments and allocate nothing): a member whose summary changes puts its callers in the
-    // SCC back on the list. If the budget (`max_scc_rounds` checks per member) runs out first, a
-    // last pass checks every member against unknown callees instead, so an unfinished fixpoint
-    // costs precision, never a false "freed". The worklist is sequential; other SCCs run in
-    // parallel.
+    // A recursive SCC is solved to a fixpoint from an optimistic start (members only read their
+    // arguments and allocate nothing), in sweeps (`solve_cycle`). If the budget
+    // (`max_scc_rounds` checks per member) runs out first, a last pass checks every member
+    // against unknown callees instead, so an unfinished fixpoint costs precision, never a false
+    // "freed".
     let check_scc = |scc: &Scc| -> SccResult {
         let run_all = |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
             members.par_iter().map(|&i| (i, check(&program.functions[i], provisional))).collect()
@@ -288,9 +287,9 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
 /// Parameters of a recursive SCC's members that the flow-insensitive precheck finds escaping,
 /// propagated through the members' calls to each other until nothing changes, written into their
 /// provisional summaries. A full check finds the same (it runs the same precheck against the same
-/// callee models, and "escapes" only grows as callees' parameters escape), so the worklist starts
+/// callee models, and "escapes" only grows as callees' parameters escape), so the fixpoint starts
 /// from them instead of discovering them one caller per round: on SQLite's 923-function cycle
-/// most re-checks were exactly that.
+/// most re-checks were exactly that (4,335 checks of 3,771 functions before, 3,854 after).
 fn presolve_escapes(program: &Program, summaries: &Summaries, members: &[usize], provisional: &mut HashMap<usize, Summary>) {
     // "Escapes" only grows, so rounds that look at one snapshot of the provisional summaries (in
     // parallel) reach the same fixpoint as any sequential order.

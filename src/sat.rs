@@ -5,9 +5,9 @@
 //! Output: `Answer::Sat(model)` with a value for every atom, `Answer::Unsat`, or `Answer::Unknown`
 //! when the conflict budget ran out.
 //! Invariants: a solver is used with one guard arena (passed to each query; node ids are
-//! remembered) and never shared across threads; every guard node gets a Tseitin variable with a
-//! full equivalence, so a query may assume a guard either way, and the clauses hold whatever the
-//! query — the sites of one function share a solver; the policy
+//! remembered) and never shared across threads; every guard node gets a Tseitin variable whose
+//! definition has the side(s) the queries so far needed (see `encode`), and the clauses hold
+//! whatever the query — the sites of one function share a solver; the policy
 //! for an exhausted budget is explicit: `Unknown`, which callers must treat as "not proven" (the
 //! site goes to the over-budget category), never as "no bug".
 
