@@ -186,6 +186,9 @@ pub struct FnCx<'a> {
     pub defines_tested: Vec<bool>,
     /// Per block, the (local, statement index) definitions in order.
     block_defs: Vec<Vec<(LocalId, u32)>>,
+    /// Per local, the blocks that define it, each with the index of its last definition there
+    /// (sorted by block): reaching definitions of one local visit only these.
+    local_defs: Vec<Vec<(BlockId, u32)>>,
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -280,6 +283,7 @@ impl<'a> FnCx<'a> {
             any_const_tested: false,
             defines_tested: Vec::new(),
             block_defs: Vec::new(),
+            local_defs: Vec::new(),
         };
         let mut buf = Vec::new();
         cx.block_defs = func
@@ -295,6 +299,17 @@ impl<'a> FnCx<'a> {
                 v
             })
             .collect();
+        let mut local_defs: Vec<Vec<(BlockId, u32)>> = vec![Vec::new(); func.locals.len()];
+        for (b, defs) in cx.block_defs.iter().enumerate() {
+            for &(l, i) in defs {
+                let v = &mut local_defs[l.index()];
+                match v.last_mut() {
+                    Some(last) if last.0.index() == b => last.1 = i,
+                    _ => v.push((BlockId::from_usize(b), i)),
+                }
+            }
+        }
+        cx.local_defs = local_defs;
         for st in &func.stmts {
             if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
                 cx.const_assigned[l.index()] = true;
@@ -433,8 +448,14 @@ impl<'a> FnCx<'a> {
     /// Reaching definitions of `x` just before statement `idx` of `node` (idx = len: before the
     /// terminator). Sorted.
     pub fn reaching_defs(&self, x: LocalId, node: DagNode, idx: usize) -> std::rc::Rc<[Def]> {
+        let id = self.reaching_set(x, node, idx);
+        self.rd_memo.borrow().0.get(id)
+    }
+
+    /// The same set as an id: equal ids are equal sets (within this `FnCx`).
+    pub fn reaching_set(&self, x: LocalId, node: DagNode, idx: usize) -> u32 {
         if let Some(i) = self.last_def_before(x, node, idx) {
-            return std::rc::Rc::from(vec![Def::At { node, idx: i }]);
+            return self.rd_memo.borrow_mut().0.intern(&[Def::At { node, idx: i }]);
         }
         self.defs_at_entry(x, node)
     }
@@ -445,11 +466,11 @@ impl<'a> FnCx<'a> {
         defs.iter().rev().find(|(l, i)| *l == x && (*i as usize) < idx).map(|d| d.1)
     }
 
-    fn defs_at_entry(&self, x: LocalId, node: DagNode) -> std::rc::Rc<[Def]> {
+    fn defs_at_entry(&self, x: LocalId, node: DagNode) -> u32 {
         let mut memo = self.rd_memo.borrow_mut();
         let (sets, by_local) = &mut *memo;
         if let Some(at_entry) = by_local.get(&x) {
-            return sets.get(at_entry[node.index()]);
+            return at_entry[node.index()];
         }
         // One forward pass in topological order computes the definitions of `x` reaching every
         // node; no recursion, so deep CFGs cannot overflow the stack. Sets are interned, so a
@@ -478,14 +499,15 @@ impl<'a> FnCx<'a> {
                     }
                 }
             };
-            let exit = match self.last_def_before(x, *nd, usize::MAX) {
-                Some(i) => sets.intern(&[Def::At { node: *nd, idx: i }]),
-                None => entry,
+            let defined = &self.local_defs[x.index()];
+            let exit = match defined.binary_search_by_key(&self.dag.block[nd.index()], |d| d.0) {
+                Ok(j) => sets.intern(&[Def::At { node: *nd, idx: defined[j].1 }]),
+                Err(_) => entry,
             };
             at_entry[nd.index()] = entry;
             at_exit[nd.index()] = exit;
         }
-        let result = sets.get(at_entry[node.index()]);
+        let result = at_entry[node.index()];
         by_local.insert(x, at_entry);
         result
     }
@@ -1084,12 +1106,13 @@ impl<'a> FnCx<'a> {
         }
         let mut key = format!("{kind:?}");
         for l in locals {
-            let defs = self.reaching_defs(l, node, idx);
-            if defs.contains(&Def::Entry) && self.func.local(l).kind != LocalKind::Param {
+            let set = self.reaching_set(l, node, idx);
+            if self.func.local(l).kind != LocalKind::Param && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry) {
                 // An uninitialised local: no two reads are known to agree.
                 return CondClass::Opaque;
             }
-            key.push_str(&format!("|{defs:?}"));
+            // Set ids are canonical within the function, and keys are only compared within it.
+            key.push_str(&format!("|{set}"));
         }
         CondClass::Pure(key)
     }

@@ -1094,6 +1094,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     // One solver for every pass: its clauses define nodes of the one arena, true whatever the
     // query.
     let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
+    let mentions = statement_mentions(cx);
     for (i, p) in func.params().enumerate() {
         if !cx.is_tracked(p) || !func.local(p).is_pointer {
             continue;
@@ -1104,7 +1105,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
         below.push(crate::cfg::OTHER_PATH);
         let names = cx.copies_of(p);
         for &id in &below {
-            let fate = match (path_precheck(cx, &names, id), flows, guards.as_mut(), solver.as_mut()) {
+            let fate = match (path_precheck(cx, &mentions, &names, id), flows, guards.as_mut(), solver.as_mut()) {
                 (Some(fate), ..) => fate,
                 (None, Some(config), Some(guards), Some(solver)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
@@ -1129,21 +1130,75 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     Some(out)
 }
 
+/// For each local, the statements (sorted) that mention it: as an operand, as the root of a
+/// place, or through an address temporary (`t = &p->f` counts for `p` wherever `t` is used).
+fn statement_mentions(cx: &FnCx) -> Vec<Vec<u32>> {
+    let func = cx.func;
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
+    let mut note = |out: &mut Vec<Vec<u32>>, si: usize, place: &Place| {
+        let Some(l) = place.root_local() else { return };
+        let mut add = |l: LocalId| {
+            let v = &mut out[l.index()];
+            if v.last() != Some(&(si as u32)) {
+                v.push(si as u32);
+            }
+        };
+        add(l);
+        if let Some(r) = cx.out_param_place(&Operand::Place(Place::Local(l))).and_then(|p| p.root_local()) {
+            add(r);
+        }
+    };
+    let operand = |out: &mut Vec<Vec<u32>>, note: &mut dyn FnMut(&mut Vec<Vec<u32>>, usize, &Place), si: usize, op: &Operand| {
+        if let Operand::Place(p) = op {
+            note(out, si, p);
+        }
+    };
+    for (si, st) in func.stmts.iter().enumerate() {
+        match st {
+            Stmt::Assign { dst, src } => {
+                note(&mut out, si, dst);
+                match src {
+                    Rvalue::Use(op) => operand(&mut out, &mut note, si, op),
+                    Rvalue::AddrOf(p) => note(&mut out, si, p),
+                    Rvalue::Opaque(ops) => ops.iter().for_each(|op| operand(&mut out, &mut note, si, op)),
+                }
+            }
+            Stmt::Call { dst, args, .. } => {
+                if let Some(d) = dst {
+                    note(&mut out, si, d);
+                }
+                args.iter().for_each(|op| operand(&mut out, &mut note, si, op));
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort_unstable();
+        v.dedup();
+    }
+    out
+}
+
 /// A flow-insensitive look at one path below a parameter (and the locals that copy it):
 /// `Some(Reads)` when nothing can free, keep, overwrite or lose what it holds; `Some(Escapes)`
 /// when something may keep it (then no path-sensitive answer can be better); `None` when only
 /// the path-sensitive pass can tell (it may be freed or lost, and nothing keeps it).
-fn path_precheck(cx: &FnCx, names: &[LocalId], path: u32) -> Option<PathFate> {
+fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], path: u32) -> Option<PathFate> {
     let func = cx.func;
     let text = cx.path_text(path).to_string();
     let other = path == crate::cfg::OTHER_PATH;
     let at_path = |place: &Place| cx.key_of(place).is_some_and(|k| names.contains(&k.root) && k.path == path);
+    // Only statements that mention a name of the object or a local holding what the path holds
+    // can touch it (see `statement_mentions`): a function with many fields pays for each path
+    // with the statements about that object, not with the whole body.
+    let mut relevant: Vec<u32> = names.iter().flat_map(|n| mentions[n.index()].iter().copied()).collect();
+    relevant.sort_unstable();
+    relevant.dedup();
     // Locals that may hold what the path holds.
     let mut holders: Vec<LocalId> = Vec::new();
     loop {
         let before = holders.len();
-        for st in &func.stmts {
-            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } = st {
+        for &si in &relevant {
+            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } = &func.stmts[si as usize] {
                 let loads = (!other && at_path(src)) || src.as_local().is_some_and(|y| holders.contains(&y));
                 if loads && !holders.contains(l) {
                     holders.push(*l);
@@ -1153,11 +1208,15 @@ fn path_precheck(cx: &FnCx, names: &[LocalId], path: u32) -> Option<PathFate> {
         if holders.len() == before {
             break;
         }
+        relevant.extend(holders[before..].iter().flat_map(|h| mentions[h.index()].iter().copied()));
+        relevant.sort_unstable();
+        relevant.dedup();
     }
     let held = |op: &Operand| op.local().is_some_and(|y| holders.contains(&y)) || matches!(op, Operand::Place(p) if !other && at_path(p));
     let mut changes = false; // freed or lost somewhere
-    for (si, st) in func.stmts.iter().enumerate() {
-        match st {
+    for &si in &relevant {
+        let si = si as usize;
+        match &func.stmts[si] {
             Stmt::Assign { dst, src } => {
                 // Overwriting the path, or rebinding a name of the object (what it held escapes).
                 if !other && at_path(dst) {
