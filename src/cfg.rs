@@ -467,31 +467,59 @@ impl<'a> FnCx<'a> {
     }
 
     fn defs_at_entry(&self, x: LocalId, node: DagNode) -> u32 {
+        const UNKNOWN: u32 = u32::MAX;
         let mut memo = self.rd_memo.borrow_mut();
         let (sets, by_local) = &mut *memo;
-        if let Some(at_entry) = by_local.get(&x) {
-            return at_entry[node.index()];
-        }
-        // One forward pass in topological order computes the definitions of `x` reaching every
-        // node; no recursion, so deep CFGs cannot overflow the stack. Sets are interned, so a
-        // node with one predecessor, or whose predecessors agree, costs a copy of an id.
         let n = self.dag.len();
+        let at = by_local.entry(x).or_insert_with(|| vec![UNKNOWN; n]);
+        if at[node.index()] != UNKNOWN {
+            return at[node.index()];
+        }
+        // Backwards from `node`, on demand: most locals are defined a block or two before they
+        // are tested, so the search stops there; whatever it computes on the way is kept. An
+        // explicit stack, so deep CFGs cannot overflow the native one.
+        let defined = &self.local_defs[x.index()];
+        let def_in = |v: DagNode| -> Option<u32> {
+            defined.binary_search_by_key(&self.dag.block[v.index()], |d| d.0).ok().map(|j| defined[j].1)
+        };
         let entry_set = sets.intern(&[Def::Entry]);
-        let mut at_entry: Vec<u32> = vec![entry_set; n];
-        let mut at_exit: Vec<u32> = vec![entry_set; n];
+        let mut stack = vec![node];
         let mut union: Vec<Def> = Vec::new();
-        for nd in &self.dag.topo {
-            let preds = &self.dag.preds[nd.index()];
-            let entry = match preds.split_first() {
+        while let Some(&v) = stack.last() {
+            if at[v.index()] != UNKNOWN {
+                stack.pop();
+                continue;
+            }
+            let preds = &self.dag.preds[v.index()];
+            let mut waiting = false;
+            for p in preds {
+                if def_in(*p).is_none() && at[p.index()] == UNKNOWN {
+                    stack.push(*p);
+                    waiting = true;
+                }
+            }
+            if waiting {
+                continue;
+            }
+            let exit = |p: DagNode, sets: &mut DefSets| match def_in(p) {
+                Some(i) => sets.intern(&[Def::At { node: p, idx: i }]),
+                None => at[p.index()],
+            };
+            let id = match preds.split_first() {
                 None => entry_set,
                 Some((first, rest)) => {
-                    let e = at_exit[first.index()];
-                    if rest.iter().all(|p| at_exit[p.index()] == e) {
+                    let e = exit(*first, sets);
+                    let mut same = true;
+                    for p in rest {
+                        same &= exit(*p, sets) == e;
+                    }
+                    if same {
                         e
                     } else {
                         union.clear();
                         for p in preds {
-                            union.extend_from_slice(&sets.sets[at_exit[p.index()] as usize]);
+                            let id = exit(*p, sets);
+                            union.extend_from_slice(&sets.sets[id as usize]);
                         }
                         union.sort_unstable();
                         union.dedup();
@@ -499,17 +527,10 @@ impl<'a> FnCx<'a> {
                     }
                 }
             };
-            let defined = &self.local_defs[x.index()];
-            let exit = match defined.binary_search_by_key(&self.dag.block[nd.index()], |d| d.0) {
-                Ok(j) => sets.intern(&[Def::At { node: *nd, idx: defined[j].1 }]),
-                Err(_) => entry,
-            };
-            at_entry[nd.index()] = entry;
-            at_exit[nd.index()] = exit;
+            at[v.index()] = id;
+            stack.pop();
         }
-        let result = at_entry[node.index()];
-        by_local.insert(x, at_entry);
-        result
+        at[node.index()]
     }
 
     /// The single allocating statement every reaching definition of `x` comes from (through
