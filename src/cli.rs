@@ -249,7 +249,7 @@ fn run(args: &Args) -> i32 {
     let env = reuse::env_digest(&config, policy.all_categories, &cwd);
     let slot = |what: &str| {
         let mut h = Hasher::new(what);
-        h.digest(env?).str(&origin).u64(u64::from(args.verbose));
+        h.digest(env?).str(&origin);
         h.finish()
     };
     let (run_slot, scc_slot) = (slot("drip run slot"), slot("drip scc slot"));
@@ -362,7 +362,7 @@ fn run(args: &Args) -> i32 {
             let rec = reuse::RunRecord {
                 stats: stats.clone(),
                 diagnostics: out.diagnostics.clone(),
-                messages: if args.verbose { fe.messages.clone() } else { fe.failures.clone() },
+                messages: fe.messages.clone(),
                 undefined_functions: out.undefined_functions.clone(),
             };
             reuse::store_run(&cache, slot, key, &rec);
@@ -398,10 +398,11 @@ fn run(args: &Args) -> i32 {
 /// Finish a run from the previous run's record: nothing it depends on changed.
 fn replay(args: &Args, rec: reuse::RunRecord, cache: &Cache, cwd: &Path, started: Instant) -> i32 {
     cache.run_reused.store(true, std::sync::atomic::Ordering::Relaxed);
-    for m in &rec.messages {
-        eprintln!("{m}");
-    }
+    // Only runs without failed TUs are recorded, so there are no failures to show without -v.
     if args.verbose {
+        for m in &rec.messages {
+            eprintln!("{m}");
+        }
         eprintln!("drip: note: no translation unit and no option changed since the last run: its result is reused from the cache");
         if !rec.undefined_functions.is_empty() {
             eprintln!(

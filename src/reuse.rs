@@ -328,7 +328,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
 pub struct RunRecord {
     pub stats: crate::driver::Stats,
     pub diagnostics: Vec<Diagnostic>,
-    /// The front end's messages (already filtered for `-v` or not; the verbosity is in the name).
+    /// The front end's messages (shown with `-v`).
     pub messages: Vec<String>,
     pub undefined_functions: Vec<String>,
 }

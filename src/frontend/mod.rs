@@ -60,8 +60,10 @@ pub struct FrontendReport {
     pub tus_with_errors: usize,
     /// Error-severity diagnostics over all TUs.
     pub parse_errors: usize,
-    /// One line per problem (`path:line:col: error: …`, `path: error: …`, `warning: …`), sorted
-    /// and deduplicated (a header error seen from ten TUs is one line).
+    /// One line per problem or note (`path:line:col: error: …`, `path: error: …`, `warning: …`,
+    /// dropped flags), sorted and deduplicated (a header error seen from ten TUs is one line);
+    /// the command line shows them with `-v`. They depend only on the inputs, so a whole-run
+    /// cache record keeps them.
     pub messages: Vec<String>,
     /// The error lines of TUs that could not be parsed at all (also in `messages`): shown even
     /// without `-v`, since their functions are missing from the analysis.
@@ -228,16 +230,11 @@ struct TuMessage {
     pos: Option<(u32, u32)>,
     /// `error: …`, `warning: …` or `note: …`.
     text: String,
-    /// Shown only with `-v`.
-    verbose_only: bool,
 }
 
 impl TuMessage {
     fn new(file: &std::path::Path, text: String) -> TuMessage {
-        TuMessage { file: file.to_path_buf(), pos: None, text, verbose_only: false }
-    }
-    fn verbose(file: &std::path::Path, text: String) -> TuMessage {
-        TuMessage { verbose_only: true, ..TuMessage::new(file, text) }
+        TuMessage { file: file.to_path_buf(), pos: None, text }
     }
     fn render(&self) -> String {
         match self.pos {
@@ -317,7 +314,7 @@ fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuRes
     };
     let path = cmd.file.as_path();
     if !dropped.is_empty() {
-        r.messages.push(TuMessage::verbose(
+        r.messages.push(TuMessage::new(
             path,
             format!("note: dropped compiler flags libclang rejects: {}", dropped.join(" ")),
         ));
@@ -370,7 +367,7 @@ fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuRes
             .iter()
             .any(|p| d.text.starts_with(p));
         if flag_problem {
-            r.messages.push(TuMessage::verbose(path, format!("warning: {}", d.text)));
+            r.messages.push(TuMessage::new(path, format!("warning: {}", d.text)));
             continue;
         }
         r.errors += 1;
@@ -528,7 +525,7 @@ fn shown_path(p: &std::path::Path) -> String {
 }
 
 /// Merge per-TU results in compile-command order: renumber files, drop repeated definitions.
-/// Messages only shown with `-v` are dropped unless `verbose`.
+/// With `verbose`, also a note per TU on its parse time (`tu_notes`).
 fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
     let mut prog = Program::default();
     let mut rep = FrontendReport {
@@ -567,7 +564,7 @@ fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
         if r.failed {
             rep.failures.extend(r.messages.iter().filter(|m| m.text.starts_with("error: ")).map(TuMessage::render));
         }
-        messages.extend(r.messages.iter().filter(|m| verbose || !m.verbose_only).map(TuMessage::render));
+        messages.extend(r.messages.iter().map(TuMessage::render));
         if r.failed {
             rep.tus_failed += 1;
             continue;
