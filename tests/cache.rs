@@ -451,8 +451,8 @@ fn cached_results_equal_fresh_ones_on_every_fixture_project() {
         // while their callers in other files do not change at all.
         // Or moves everything in it down a line: the allocation origins that diagnostics in other
         // files show below a wrapper (`'xstrdup' gets the memory from 'xmalloc' at …`) move too.
-        let edits: [(&str, fn(&str) -> String); 2] =
-            [("freeing nothing", |t| t.replace("free(", "(void)(")), ("one line down", |t| format!("\n{t}"))];
+        type Edit = (&'static str, fn(&str) -> String);
+        let edits: [Edit; 2] = [("freeing nothing", |t| t.replace("free(", "(void)(")), ("one line down", |t| format!("\n{t}"))];
         for (edited, (how, change)) in tus.iter().flat_map(|t| edits.iter().map(move |e| (t, e))) {
             let path = dir.join(edited);
             let original = std::fs::read_to_string(&path).expect("read");
