@@ -373,6 +373,9 @@ fn run(args: &Args) -> i32 {
         for n in cache.notes() {
             eprintln!("{n}");
         }
+    } else if cache.stats().write_failures > 0 {
+        // A disk that filled up during the run: the results are complete, the next run slower.
+        eprintln!("drip: warning: {} cache entries could not be written (see -v)", cache.stats().write_failures);
     }
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());

@@ -17,6 +17,19 @@
 //!   appended to their USR (see `TuCtx::function_usr`), so `static` functions of different
 //!   files never merge, while a `static inline` function of a shared header is kept once.
 //! - `Program::files` holds only files that some kept location names, deduplicated by path.
+//! - With a cache (`build_program_cached`), a TU whose entry is valid is loaded instead of
+//!   parsed (`tucache.rs`); what it contributes to the program is the same either way, since the
+//!   cache holds the TU's result before merging.
+//!
+//! For a build's background worker (`drip capture`): `extract_tu(cmd, cache)` parses, lowers and
+//! stores one TU unless a valid entry is already there, and says what it did (`Extracted`). It is
+//! a plain function: no global state besides `prepare_process` (which sets `LIBCLANG_NOTHREADS`
+//! once; a process with threads of its own should call it before starting them), its own libclang
+//! index, its own large-stack thread, no panics, safe to call concurrently from threads and
+//! processes. Open the cache with `cache::Cache::open(dir)` where `dir` is the directory
+//! `drip check` will use (by default `.drip/` next to compile_commands.json), and pass the
+//! `CompileCommand` that `compdb` makes of the entry (absolute paths, compiler wrappers
+//! stripped): the key is the argv handed to libclang, so anything else is a miss.
 
 #![allow(non_upper_case_globals)]
 
