@@ -258,7 +258,7 @@ fn run(args: &Args) -> i32 {
         let tus = frontend::fingerprint(&db.commands, &cache, &digests);
         let key = env.and_then(|env| reuse::run_key(env, &tus));
         if let Some(rec) = run_slot.zip(key).and_then(|(slot, key)| reuse::load_run(&cache, slot, key)) {
-            return replay(args, rec, &cache, &cwd, started);
+            return replay(args, rec, &db, &cache, &cwd, started);
         }
     }
     let cpu_started = driver::process_cpu();
@@ -399,7 +399,7 @@ fn run(args: &Args) -> i32 {
 }
 
 /// Finish a run from the previous run's record: nothing it depends on changed.
-fn replay(args: &Args, rec: reuse::RunRecord, cache: &Cache, cwd: &Path, started: Instant) -> i32 {
+fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &Path, started: Instant) -> i32 {
     cache.run_reused.store(true, std::sync::atomic::Ordering::Relaxed);
     // Only runs without failed TUs are recorded, so there are no failures to show without -v.
     if args.verbose {
@@ -420,6 +420,9 @@ fn replay(args: &Args, rec: reuse::RunRecord, cache: &Cache, cwd: &Path, started
         }
     }
     let mut stats = rec.stats;
+    // Entries that are not TUs are not in the run key: count them now.
+    stats.entries_skipped_non_c = db.skipped_non_c;
+    stats.entries_duplicate = db.duplicates;
     // Nothing was parsed or analysed in this run.
     stats.time_ms = PhaseTimes { wall: 0, ..PhaseTimes::default() };
     stats.cache = cache.stats();

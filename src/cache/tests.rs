@@ -193,3 +193,29 @@ fn content_digests_follow_the_file() {
     assert_eq!(second, Digest::of(b"int y;"));
     assert_eq!(memo.get(&dir.join("missing.h")), None);
 }
+
+#[test]
+fn one_cache_can_be_shared_by_worker_threads() {
+    // A build's background extractor shares one `Cache` between its workers (`extract_tu`).
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Cache>();
+    let dir = scratch("threads");
+    let cache = Cache::open(&dir);
+    std::thread::scope(|s| {
+        for t in 0..4u128 {
+            let cache = &cache;
+            s.spawn(move || {
+                for i in 0..20u128 {
+                    // Every thread writes every name: the last rename wins, whole.
+                    assert!(cache.store(Kind::Tu, Digest(i), &t, &vec![t as u64; 100]));
+                }
+            });
+        }
+    });
+    for i in 0..20u128 {
+        let e = cache.open_entry(Kind::Tu, Digest(i)).expect("whole entry");
+        let t: u128 = e.meta(&cache).expect("meta");
+        assert_eq!(e.body::<Vec<u64>>(&cache).expect("body"), vec![t as u64; 100], "meta and body of one writer");
+    }
+    assert_eq!(cache.stats().rejected, 0);
+}
