@@ -309,7 +309,7 @@ fn run(args: &Args) -> i32 {
             out.undefined_functions.join(", ")
         );
     }
-    let stats = Stats {
+    let mut stats = Stats {
         tus_total: fe.tus_total,
         tus_parsed: fe.tus_parsed,
         tus_failed: fe.tus_failed,
@@ -351,9 +351,9 @@ fn run(args: &Args) -> i32 {
             cpu_front_end: driver::ms(cpu_front_end),
             cpu_analysis: driver::ms(cpu_analysis),
         },
+        // Filled in below, once the run's entries are written.
         cache: crate::cache::CacheStats::default(),
     };
-    let mut stats = stats;
     // The result of a run that completed without internal errors or failed TUs, all of whose TUs
     // are cached, can be replayed by the next run if nothing changes.
     if out.internal_errors.is_empty() && fe.tus_failed == 0 {

@@ -1,11 +1,14 @@
 //! The analysis driver: checks every function of a frozen `Program` in parallel.
 //!
-//! Input: `&Program`, the check `Config`, the reporting `Policy`, a thread count.
+//! Input: `&Program`, the check `Config`, the reporting `Policy`, a thread count, and optionally
+//! the previous run's SCC results (`reuse::SccReuse`).
 //! Output: sorted `Diagnostic`s, per-run `Stats`, and internal errors (one per function whose
 //! check panicked).
 //! Invariants: functions are checked bottom-up over the call graph's SCCs, each once, inside
 //! `catch_unwind`, so one bad function becomes a message and the run goes on; results are
-//! collected in function order and then sorted, so output never depends on the thread count.
+//! collected in function order and then sorted, so output never depends on the thread count. An
+//! SCC whose key matches the previous run's is not checked: its stored outcomes stand in for the
+//! check's, and they are exactly what the check would produce (see `reuse`).
 
 use crate::callgraph::{self, CallGraph, Scc};
 use crate::cfg::{self, FnCx};
