@@ -472,3 +472,37 @@ fn cached_results_equal_fresh_ones_on_every_fixture_project() {
         }
     }
 }
+
+#[test]
+fn json_statistics_say_what_came_from_the_cache() {
+    let dir = project("json");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_drip"))
+            .current_dir(&dir)
+            .args(["check", "-p", ".", "--format", "json"])
+            .args(extra)
+            .output()
+            .expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("json output")
+    };
+    let cold = run(&[]);
+    let warm = run(&[]);
+    assert_eq!(cold["stats"]["cache"]["tus_parsed"], 3);
+    assert_eq!(warm["stats"]["cache"]["tus_parsed"], 0);
+    assert_eq!(warm["stats"]["cache"]["run_reused"], true);
+    assert_eq!(cold["diagnostics"], warm["diagnostics"]);
+    // Everything but times and the cache's own counts is the same as in the cold run.
+    let strip = |v: &serde_json::Value| {
+        let mut s = v["stats"].clone();
+        s.as_object_mut().map(|o| {
+            o.remove("time_ms");
+            o.remove("cache")
+        });
+        s
+    };
+    assert_eq!(strip(&cold), strip(&warm));
+    let uncached = run(&["--no-cache"]);
+    assert_eq!(uncached["stats"]["cache"]["disabled"], true);
+    assert_eq!(strip(&cold), strip(&uncached));
+}
