@@ -246,7 +246,7 @@ fn run(args: &Args) -> i32 {
     let digests = ContentDigests::default();
     // What every analysis result depends on besides the program, and the names of this compile
     // database's entries (one per set of options; see `reuse`).
-    let env = reuse::env_digest(&config, policy.all_categories, &cwd);
+    let env = reuse::env_digest(&config, &policy, &cwd);
     let slot = |what: &str| {
         let mut h = Hasher::new(what);
         h.digest(env?).str(&origin);

@@ -23,6 +23,7 @@
 
 use crate::cache::{Cache, Digest, Hasher, Kind};
 use crate::callgraph::Scc;
+use crate::checkers::Policy;
 use crate::diag::{Category, Diagnostic};
 use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
 use crate::ir::{Callee, FileId, Function, Loc, Program, Stmt};
@@ -36,9 +37,12 @@ use std::sync::{Mutex, OnceLock};
 /// The digest of what every result of a run depends on besides the program: the check
 /// configuration, the reporting policy, and the working directory (diagnostics show paths
 /// relative to it).
-pub fn env_digest(config: &Config, all_categories: bool, cwd: &Path) -> Option<Digest> {
+pub fn env_digest(config: &Config, policy: &Policy, cwd: &Path) -> Option<Digest> {
+    // Every field, by construction: `Debug` prints all of `Config`, and the pattern below stops
+    // compiling when `Policy` gains a field that is not hashed here.
+    let Policy { all_categories } = policy;
     let mut h = Hasher::new("drip analysis env");
-    h.str(&format!("{config:?}")).u64(u64::from(all_categories)).path(cwd);
+    h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd);
     h.finish()
 }
 
@@ -429,13 +433,14 @@ mod tests {
     #[test]
     fn the_environment_covers_options_and_working_directory() {
         let c = Config::standard();
-        let base = env_digest(&c, false, Path::new("/w"));
-        assert_eq!(base, env_digest(&c, false, Path::new("/w")));
-        assert_ne!(base, env_digest(&c, true, Path::new("/w")), "--all-categories");
-        assert_ne!(base, env_digest(&c, false, Path::new("/v")), "paths are shown relative to it");
+        let (quiet, all) = (Policy { all_categories: false }, Policy { all_categories: true });
+        let base = env_digest(&c, &quiet, Path::new("/w"));
+        assert_eq!(base, env_digest(&c, &quiet, Path::new("/w")));
+        assert_ne!(base, env_digest(&c, &all, Path::new("/w")), "--all-categories");
+        assert_ne!(base, env_digest(&c, &quiet, Path::new("/v")), "paths are shown relative to it");
         let mut tighter = Config::standard();
         tighter.sat_conflicts /= 2;
-        assert_ne!(base, env_digest(&tighter, false, Path::new("/w")), "budgets");
+        assert_ne!(base, env_digest(&tighter, &quiet, Path::new("/w")), "budgets");
     }
 
     #[test]
