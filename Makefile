@@ -54,4 +54,4 @@ bench: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf bench/work
+	rm -rf bench/work compile_commands/demo/.drip

@@ -1,9 +1,12 @@
 //! Build script.
 //!
-//! Input: the installed libclang (found like clang-sys does, but only to give a clear error) and
-//! `wrapper/clang_shim.h`. Output: `$OUT_DIR/clang_shim.rs`, the bindgen bindings for the few
-//! libclang declarations clang-sys gets wrong (see the header). Linking libclang itself is done by
-//! clang-sys (dynamic linking); this script never emits link flags.
+//! Input: the installed libclang (found like clang-sys does, but only to give a clear error),
+//! `wrapper/clang_shim.h`, and the sources of the crate. Output: `$OUT_DIR/clang_shim.rs`, the
+//! bindgen bindings for the few libclang declarations clang-sys gets wrong (see the header), and
+//! the environment variable `DRIP_BUILD_ID`, a hash of every source file, `Cargo.toml` and
+//! `Cargo.lock`: the incremental cache (`src/cache/`) puts it in the format version of every
+//! entry, so a drip built from other sources never trusts what this one stored. Linking libclang
+//! itself is done by clang-sys (dynamic linking); this script never emits link flags.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -16,9 +19,29 @@ fn main() {
     println!("cargo:rerun-if-changed=wrapper/clang_shim.h");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=LIBCLANG_PATH");
+    // Any change under src/ changes the build id, so the script reruns for it (cargo scans the
+    // directory); bindgen is skipped then unless its own inputs changed (see the stamp below).
+    for input in ["src", "Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={input}");
+    }
+    println!("cargo:rustc-env=DRIP_BUILD_ID={:016x}", build_id());
 
     let (libdir, include) = find_libclang();
     let header = Path::new("wrapper/clang_shim.h");
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let out = out_dir.join("clang_shim.rs");
+    // The bindings depend only on the header and the libclang headers used; this script also
+    // reruns for every source change (the build id), and bindgen would cost seconds each time.
+    let stamp_path = out_dir.join("clang_shim.stamp");
+    let stamp = format!(
+        "{}\n{}\n{}",
+        std::fs::read_to_string(header).unwrap_or_default(),
+        libdir.display(),
+        include.display()
+    );
+    if out.is_file() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
+        return;
+    }
     let bindings = bindgen::Builder::default()
         .header(header.to_string_lossy())
         .clang_arg(format!("-I{}", include.display()))
@@ -35,11 +58,39 @@ fn main() {
                 include.display()
             )
         });
-    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let out = out_dir.join("clang_shim.rs");
     bindings
         .write_to_file(&out)
         .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    // Best effort: without the stamp, the next run only regenerates the bindings.
+    let _ = std::fs::write(&stamp_path, stamp);
+}
+
+/// A hash of the crate's sources (every file under `src/`, by relative path and contents, in
+/// sorted order), `Cargo.toml` and `Cargo.lock`. Stable across checkouts of the same commit.
+fn build_id() -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = vec![PathBuf::from("Cargo.toml"), PathBuf::from("Cargo.lock")];
+    walk(Path::new("src"), &mut files);
+    files.sort();
+    // SipHash with fixed keys: deterministic, and collisions only matter between two builds of
+    // drip that share a cache directory.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for f in files {
+        f.to_string_lossy().hash(&mut h);
+        std::fs::read(&f).unwrap_or_default().hash(&mut h);
+    }
+    h.finish()
 }
 
 /// Find the libclang library directory and the directory holding `clang-c/Index.h`.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/run.sh: times drip against `clang-19 -fsyntax-only` on real C code.
+# bench/run.sh: times drip against `clang-19 -fsyntax-only` on real C code, cold and warm
+# (a second run served by the incremental cache).
 #
 #   bash bench/run.sh [--no-drip] [CORPUS...]       (corpora: sqlite lua; default: all)
 #   BENCH_DRIP=/path/to/drip bash bench/run.sh      (time that binary instead of building one)
@@ -225,12 +226,15 @@ for c in "${corpora[@]}"; do
   parse_s=$(secs "$t0" "$EPOCHREALTIME")
   say "$c: clang-19 -fsyntax-only: $parse_s s"
 
-  drip_s="-" ratio="-" rss_mib="-" findings="-"
+  drip_s="-" ratio="-" rss_mib="-" findings="-" warm_s="-" warm_ratio="-" cache_mib="-"
   if [ "$run_drip" = 1 ]; then
-    # (2) drip on one thread; exit 0 (clean) and 1 (findings) are both a successful run.
+    # (2) drip on one thread, with an empty incremental cache (a cold run); exit 0 (clean) and
+    # 1 (findings) are both a successful run.
+    cache="$WORK/$c/drip-cache"
+    rm -rf "$cache"
     rc=0
     "$GNU_TIME" -f '%e %M' -o "$WORK/$c/drip.time" \
-      "$DRIP" check -p "$WORK/$c" --stats -j1 --format json -o "$WORK/$c/drip.json" \
+      "$DRIP" check -p "$WORK/$c" --cache-dir "$cache" --stats -j1 --format json -o "$WORK/$c/drip.json" \
       2> "$WORK/$c/drip.stderr" || rc=$?
     if [ "$rc" -gt 1 ]; then
       tail -n 20 "$WORK/$c/drip.stderr" >&2
@@ -241,13 +245,25 @@ for c in "${corpora[@]}"; do
     ratio=$(awk -v d="$drip_s" -v p="$parse_s" 'BEGIN { printf "%.2f", (p > 0 ? d / p : 0) }')
     findings=$(count_findings "$WORK/$c/drip.json")
     say "$c: drip: $drip_s s, peak RSS $rss_mib MiB, $findings findings (stats in $WORK/$c/drip.stderr)"
+    # (3) The same command again with nothing changed: a warm run, served by the cache.
+    rc=0
+    "$GNU_TIME" -f '%e %M' -o "$WORK/$c/drip-warm.time" \
+      "$DRIP" check -p "$WORK/$c" --cache-dir "$cache" --stats -j1 --format json -o "$WORK/$c/drip-warm.json" \
+      2> "$WORK/$c/drip-warm.stderr" || rc=$?
+    [ "$rc" -le 1 ] || die "$c: the warm drip run exited $rc (see $WORK/$c/drip-warm.stderr)"
+    [ "$(count_findings "$WORK/$c/drip-warm.json")" = "$findings" ] \
+      || die "$c: the warm run reports other findings than the cold run"
+    read -r warm_s _ < <(tail -n1 "$WORK/$c/drip-warm.time")
+    warm_ratio=$(awk -v w="$warm_s" -v d="$drip_s" 'BEGIN { printf "%.3f", (d > 0 ? w / d : 0) }')
+    cache_mib=$(du -sk "$cache" | awk '{ printf "%.1f", $1 / 1024 }')
+    say "$c: drip warm: $warm_s s ($warm_ratio of cold), cache $cache_mib MiB (stats in $WORK/$c/drip-warm.stderr)"
   fi
-  rows+=("$c|${#TUS[@]}|$kloc|$parse_s|$drip_s|$ratio|$rss_mib|$findings")
+  rows+=("$c|${#TUS[@]}|$kloc|$parse_s|$drip_s|$ratio|$rss_mib|$findings|$warm_s|$warm_ratio|$cache_mib")
 done
 
 # --- report --------------------------------------------------------------------------------
 
-header="corpus|TUs|KLOC|clang -fsyntax-only s|drip s|drip/parse|peak RSS MiB|findings"
+header="corpus|TUs|KLOC|clang -fsyntax-only s|drip s|drip/parse|peak RSS MiB|findings|warm s|warm/cold|cache MiB"
 {
   printf '%s\n' "$header"
   printf '%s\n' "${rows[@]}"
@@ -260,7 +276,7 @@ header="corpus|TUs|KLOC|clang -fsyntax-only s|drip s|drip/parse|peak RSS MiB|fin
 # The same rows as a Markdown table, ready to paste into bench/README.md.
 {
   printf '| %s |\n' "${header//|/ | }"
-  printf '|%s\n' "$(printf -- '---|%.0s' $(seq 8))"
+  printf '|%s\n' "$(printf -- '---|%.0s' $(seq 11))"
   for r in "${rows[@]}"; do printf '| %s |\n' "${r//|/ | }"; done
   printf '\nmachine: %s, %s cores; %s; %s; drip %s\n' \
     "$(uname -m)" "$(nproc)" "$("$CLANG" --version | head -n1)" "$(date -u +%Y-%m-%dT%H:%MZ)" \

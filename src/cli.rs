@@ -6,6 +6,7 @@
 //! Invariants: this is the only module besides `report` that writes to the terminal; every input
 //! problem becomes a message and a count, never a panic.
 
+use crate::cache::{Cache, ContentDigests, Hasher};
 use crate::checkers::{Locator, Policy};
 use crate::compdb::{self, CompDb};
 use crate::diag::Rule;
@@ -13,6 +14,7 @@ use crate::driver::{self, PhaseTimes, Stats};
 use crate::fastcheck::Config;
 use crate::frontend::{self, FrontendOptions};
 use crate::report::{self, RenderOptions, ToolInfo};
+use crate::reuse::{self, SccReuse};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -41,6 +43,9 @@ options:
   --stats            print FastCheck-style statistics (allocation sites per category, times)
   --all-categories   also report never-freed sites in main, sites stored outside locals,
                      unknown and over-budget sites
+  --cache-dir DIR    incremental cache (default: .drip/ next to compile_commands.json, or in
+                     the current directory for files given on the command line)
+  --no-cache         neither read nor write the cache
   -v, --verbose      show parse errors and other per-TU messages
   -h, --help         this help
 
@@ -66,6 +71,8 @@ struct Args {
     all_categories: bool,
     verbose: bool,
     function: Option<String>,
+    cache_dir: Option<PathBuf>,
+    no_cache: bool,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -86,6 +93,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         all_categories: false,
         verbose: false,
         function: None,
+        cache_dir: None,
+        no_cache: false,
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
@@ -112,12 +121,17 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--all-categories" => a.all_categories = true,
             "-v" | "--verbose" => a.verbose = true,
             "--function" => a.function = Some(value("--function")?),
+            "--cache-dir" => a.cache_dir = Some(PathBuf::from(value("--cache-dir")?)),
+            "--no-cache" => a.no_cache = true,
             s if s.starts_with("-p") && s.len() > 2 => a.compdb = Some(PathBuf::from(&s[2..])),
             s if s.starts_with("-j") && s.len() > 2 => {
                 a.jobs = s[2..].parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
             }
             s if s.starts_with("--format=") => {
                 return parse_args(&rewrite(argv, s, "--format"));
+            }
+            s if s.starts_with("--cache-dir=") => {
+                return parse_args(&rewrite(argv, s, "--cache-dir"));
             }
             s if s.starts_with('-') => return Err(format!("unknown option '{s}'")),
             file => a.files.push(PathBuf::from(file)),
@@ -169,7 +183,10 @@ pub fn main() -> i32 {
     }
 }
 
-fn load_compdb(args: &Args) -> Result<(CompDb, String), String> {
+/// The compile database, where it came from (for messages), and the default cache directory:
+/// `.drip/` next to compile_commands.json, or in the current directory for files given on the
+/// command line.
+fn load_compdb(args: &Args) -> Result<(CompDb, String, PathBuf), String> {
     if !args.files.is_empty() {
         if args.compdb.is_some() {
             return Err("give either -p or source files, not both".to_string());
@@ -178,7 +195,7 @@ fn load_compdb(args: &Args) -> Result<(CompDb, String), String> {
         if !missing.is_empty() {
             return Err(format!("no such file: {}", missing.join(", ")));
         }
-        return Ok((compdb::from_files(&args.files, &args.flags), "the command line".to_string()));
+        return Ok((compdb::from_files(&args.files, &args.flags), "the command line".to_string(), PathBuf::from(".drip")));
     }
     let path = match &args.compdb {
         Some(p) => p.clone(),
@@ -192,12 +209,13 @@ fn load_compdb(args: &Args) -> Result<(CompDb, String), String> {
             }
         }
     };
-    compdb::load(&path).map(|db| (db, path.display().to_string())).map_err(|e| e.to_string())
+    let cache_dir = if path.is_dir() { path.join(".drip") } else { path.parent().unwrap_or(Path::new("")).join(".drip") };
+    compdb::load(&path).map(|db| (db, path.display().to_string(), cache_dir)).map_err(|e| e.to_string())
 }
 
 fn run(args: &Args) -> i32 {
     let started = Instant::now();
-    let (db, origin) = match load_compdb(args) {
+    let (db, origin, default_cache_dir) = match load_compdb(args) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("drip: error: {e}");
@@ -214,11 +232,43 @@ fn run(args: &Args) -> i32 {
         );
         return EXIT_USAGE;
     }
+    let cache = if args.no_cache {
+        Cache::disabled()
+    } else {
+        Cache::open(args.cache_dir.as_deref().unwrap_or(&default_cache_dir))
+    };
+    if let Some(w) = cache.warning() {
+        eprintln!("drip: warning: {w}");
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let config = Config::standard();
+    let policy = Policy { all_categories: args.all_categories };
+    let digests = ContentDigests::default();
+    // What every analysis result depends on besides the program, and the names of this compile
+    // database's entries (one per set of options; see `reuse`).
+    let env = reuse::env_digest(&config, &policy, &cwd);
+    let slot = |what: &str| {
+        let mut h = Hasher::new(what);
+        h.digest(env?).str(&origin);
+        h.finish()
+    };
+    let (run_slot, scc_slot) = (slot("drip run slot"), slot("drip scc slot"));
+    if args.command == "check" && cache.enabled() {
+        // Whole-run shortcut: every TU unchanged and the same options: the previous result.
+        let tus = frontend::fingerprint(&db.commands, &cache, &digests);
+        let key = env.and_then(|env| reuse::run_key(env, &tus));
+        if let Some(rec) = run_slot.zip(key).and_then(|(slot, key)| reuse::load_run(&cache, slot, key)) {
+            return replay(args, rec, &db, &cache, &cwd, started);
+        }
+    }
     let cpu_started = driver::process_cpu();
-    let (program, fe) = frontend::build_program(&db.commands, &FrontendOptions { jobs: args.jobs, verbose: args.verbose });
+    let (program, fe) =
+        frontend::build_program_cached(&db.commands, &FrontendOptions { jobs: args.jobs, verbose: args.verbose }, &cache, &digests);
     let cpu_front_end = driver::process_cpu().saturating_sub(cpu_started);
     if args.verbose {
-        for m in &fe.messages {
+        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).collect();
+        lines.sort();
+        for m in lines {
             eprintln!("{m}");
         }
     } else {
@@ -226,7 +276,6 @@ fn run(args: &Args) -> i32 {
             eprintln!("{m}");
         }
     }
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let at = Locator::new(&program, &cwd);
     if args.command == "dump-ir" {
         return dump_ir(&program, args);
@@ -240,10 +289,13 @@ fn run(args: &Args) -> i32 {
             return EXIT_INTERNAL;
         }
     };
-    let policy = Policy { all_categories: args.all_categories };
     let analysis_started = Instant::now();
     let cpu_analysis_started = driver::process_cpu();
-    let out = driver::analyze(&program, &Config::standard(), &policy, &at, &pool);
+    let reuse = env.zip(scc_slot).filter(|_| cache.enabled()).map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
+    let out = driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref());
+    if let Some(r) = reuse {
+        r.finish();
+    }
     let analysis_wall = analysis_started.elapsed();
     let cpu_analysis = driver::process_cpu().saturating_sub(cpu_analysis_started);
     for e in &out.internal_errors {
@@ -257,7 +309,7 @@ fn run(args: &Args) -> i32 {
             out.undefined_functions.join(", ")
         );
     }
-    let stats = Stats {
+    let mut stats = Stats {
         tus_total: fe.tus_total,
         tus_parsed: fe.tus_parsed,
         tus_failed: fe.tus_failed,
@@ -285,7 +337,7 @@ fn run(args: &Args) -> i32 {
         unresolved_indirect: out.unresolved_indirect,
         field_resolved_indirect: out.field_resolved_indirect,
         undefined_functions: out.undefined_functions.len(),
-        categories: out.categories.clone(),
+        categories: out.categories.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
         sat_queries: out.sat_queries,
@@ -295,11 +347,38 @@ fn run(args: &Args) -> i32 {
             value_flow: driver::ms(out.timings.value_flow),
             guards_sat: driver::ms(out.timings.sat),
             analysis: driver::ms(analysis_wall),
-            wall: driver::ms(started.elapsed()),
+            wall: 0,
             cpu_front_end: driver::ms(cpu_front_end),
             cpu_analysis: driver::ms(cpu_analysis),
         },
+        // Filled in below, once the run's entries are written.
+        cache: crate::cache::CacheStats::default(),
     };
+    // The result of a run that completed without internal errors or failed TUs, all of whose TUs
+    // are cached, can be replayed by the next run if nothing changes.
+    if out.internal_errors.is_empty() && fe.tus_failed == 0 {
+        let key = env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
+        if let Some((slot, key)) = run_slot.zip(key) {
+            let rec = reuse::RunRecord {
+                stats: stats.clone(),
+                diagnostics: out.diagnostics.clone(),
+                messages: fe.messages.clone(),
+                undefined_functions: out.undefined_functions.clone(),
+            };
+            reuse::store_run(&cache, slot, key, &rec);
+        }
+    }
+    sweep(&cache, &db.commands, [run_slot, scc_slot]);
+    if args.verbose {
+        for n in cache.notes() {
+            eprintln!("{n}");
+        }
+    } else if cache.stats().write_failures > 0 {
+        // A disk that filled up during the run: the results are complete, the next run slower.
+        eprintln!("drip: warning: {} cache entries could not be written (see -v)", cache.stats().write_failures);
+    }
+    stats.cache = cache.stats();
+    stats.time_ms.wall = driver::ms(started.elapsed());
     if let Err(e) = write_output(args, &out.diagnostics, &stats, &cwd) {
         eprintln!("drip: error: cannot write output: {e}");
         return EXIT_USAGE;
@@ -317,6 +396,61 @@ fn run(args: &Args) -> i32 {
     } else {
         EXIT_CLEAN
     }
+}
+
+/// Finish a run from the previous run's record: nothing it depends on changed.
+fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &Path, started: Instant) -> i32 {
+    cache.run_reused.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Only runs without failed TUs are recorded, so there are no failures to show without -v.
+    if args.verbose {
+        for m in &rec.messages {
+            eprintln!("{m}");
+        }
+        eprintln!("drip: note: no translation unit and no option changed since the last run: its result is reused from the cache");
+        if !rec.undefined_functions.is_empty() {
+            eprintln!(
+                "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
+                rec.undefined_functions.len(),
+                crate::libmodel::UNKNOWN_CALLEE_DEFAULT,
+                rec.undefined_functions.join(", ")
+            );
+        }
+        for n in cache.notes() {
+            eprintln!("{n}");
+        }
+    }
+    let mut stats = rec.stats;
+    // Entries that are not TUs are not in the run key: count them now.
+    stats.entries_skipped_non_c = db.skipped_non_c;
+    stats.entries_duplicate = db.duplicates;
+    // Nothing was parsed or analysed in this run.
+    stats.time_ms = PhaseTimes { wall: 0, ..PhaseTimes::default() };
+    stats.cache = cache.stats();
+    stats.time_ms.wall = driver::ms(started.elapsed());
+    if let Err(e) = write_output(args, &rec.diagnostics, &stats, cwd) {
+        eprintln!("drip: error: cannot write output: {e}");
+        return EXIT_USAGE;
+    }
+    if args.stats {
+        print_stats(&stats);
+    }
+    eprintln!("{}", summary(&stats));
+    if rec.diagnostics.is_empty() {
+        EXIT_CLEAN
+    } else {
+        EXIT_FINDINGS
+    }
+}
+
+/// Remove cache entries this compile database no longer uses (see `cache::Cache::sweep`).
+fn sweep(cache: &Cache, cmds: &[crate::compdb::CompileCommand], slots: [Option<crate::cache::Digest>; 2]) {
+    if !cache.enabled() {
+        return;
+    }
+    cache.sweep(crate::cache::Kind::Tu, &frontend::cache_names(cmds));
+    let [run, scc] = slots;
+    cache.sweep(crate::cache::Kind::Run, &run.into_iter().collect());
+    cache.sweep(crate::cache::Kind::Scc, &scc.into_iter().collect());
 }
 
 fn write_output(args: &Args, diags: &[crate::diag::Diagnostic], stats: &Stats, cwd: &Path) -> std::io::Result<()> {
@@ -419,6 +553,25 @@ fn print_stats(s: &Stats) {
     );
     let _ = writeln!(e, "  findings            {} leak, {} double-free", s.findings_leak, s.findings_double_free);
     let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);
+    let c = &s.cache;
+    if c.disabled {
+        let _ = writeln!(e, "  cache               not used");
+    } else {
+        let _ = writeln!(
+            e,
+            "  cache               TUs {} from cache, {} parsed ({} not cacheable); SCCs {} reused, {} re-checked{}; {} entries rejected, {} not written; load {} ms, store {} ms",
+            c.tus_loaded,
+            c.tus_parsed,
+            c.tus_not_cacheable,
+            c.sccs_reused,
+            c.sccs_checked,
+            if c.run_reused { "; whole result reused" } else { "" },
+            c.rejected,
+            c.write_failures,
+            c.load_ms,
+            c.store_ms
+        );
+    }
     let t = &s.time_ms;
     let _ = writeln!(
         e,

@@ -5,9 +5,9 @@
 //! but a `Diagnostic`; a list of diagnostics is sorted with `sort_key` before rendering, so output
 //! never depends on thread count.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rule {
     Leak,
@@ -24,7 +24,7 @@ impl Rule {
 }
 
 /// FastCheck's categories (section 6.2), refined. Every allocation site gets exactly one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Category {
     /// Never freed, handled only through locals, in a function other than `main`. Reported.
@@ -71,7 +71,7 @@ impl Category {
     ];
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SrcLoc {
     /// Path as the user should see it: relative to the current directory when below it.
     pub file: String,
@@ -79,7 +79,7 @@ pub struct SrcLoc {
     pub col: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoteKind {
     /// Where the cell is allocated.
@@ -92,14 +92,14 @@ pub enum NoteKind {
     Lost,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Note {
     pub kind: NoteKind,
     pub loc: SrcLoc,
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub rule: Rule,
     pub category: Category,

@@ -1,28 +1,32 @@
 //! The analysis driver: checks every function of a frozen `Program` in parallel.
 //!
-//! Input: `&Program`, the check `Config`, the reporting `Policy`, a thread count.
+//! Input: `&Program`, the check `Config`, the reporting `Policy`, a thread count, and optionally
+//! the previous run's SCC results (`reuse::SccReuse`).
 //! Output: sorted `Diagnostic`s, per-run `Stats`, and internal errors (one per function whose
 //! check panicked).
 //! Invariants: functions are checked bottom-up over the call graph's SCCs, each once, inside
 //! `catch_unwind`, so one bad function becomes a message and the run goes on; results are
-//! collected in function order and then sorted, so output never depends on the thread count.
+//! collected in function order and then sorted, so output never depends on the thread count. An
+//! SCC whose key matches the previous run's is not checked: its stored outcomes stand in for the
+//! check's, and they are exactly what the check would produce (see `reuse`).
 
 use crate::callgraph::{self, CallGraph, Scc};
 use crate::cfg::{self, FnCx};
 use crate::summary::{Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
-use crate::fastcheck::{self, Config, SiteVerdict, Timings};
+use crate::fastcheck::{self, Config, Timings};
 use crate::ir::{Function, Program};
+use crate::reuse::{Outcome, SccReuse, SiteCounts};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use hashbrown::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Stats {
     pub tus_total: usize,
     pub tus_parsed: usize,
@@ -66,14 +70,17 @@ pub struct Stats {
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
-    pub categories: BTreeMap<&'static str, usize>,
+    pub categories: BTreeMap<String, usize>,
     pub findings_leak: usize,
     pub findings_double_free: usize,
     pub sat_queries: u64,
     pub time_ms: PhaseTimes,
+    /// The incremental cache: what was reused, rejected, and what loading and storing cost.
+    #[serde(default)]
+    pub cache: crate::cache::CacheStats,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct PhaseTimes {
     /// libclang parsing, summed over worker threads.
     pub parse: u64,
@@ -133,14 +140,20 @@ pub struct AnalysisOutput {
 }
 
 struct FnResult {
-    verdicts: Vec<SiteVerdict>,
-    diagnostics: Vec<Diagnostic>,
+    out: Outcome,
     timings: Timings,
-    irreducible: bool,
-    summary: Summary,
 }
 
-pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator, pool: &rayon::ThreadPool) -> AnalysisOutput {
+/// Check every function. With `reuse`, an SCC whose key matches the previous run's takes its
+/// stored outcomes instead of being checked, and every checked SCC is recorded for the next run.
+pub fn analyze(
+    program: &Program,
+    config: &Config,
+    policy: &Policy,
+    at: &Locator,
+    pool: &rayon::ThreadPool,
+    reuse: Option<&SccReuse>,
+) -> AnalysisOutput {
     let summaries = Summaries::new(program);
     let graph = callgraph::build(program, &summaries);
     let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
@@ -151,11 +164,8 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             let cx = FnCx::prepare(func, models);
             if let Some(summary) = fastcheck::summarize_without_flow(&cx) {
                 return FnResult {
-                    verdicts: Vec::new(),
-                    diagnostics: Vec::new(),
+                    out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false },
                     timings: Timings::default(),
-                    irreducible: false,
-                    summary,
                 };
             }
             let cx = cx.complete();
@@ -165,7 +175,8 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
             let started = std::time::Instant::now();
             let summary = fastcheck::summarize(&cx, config, &verdicts);
             timings.value_flow += started.elapsed();
-            FnResult { verdicts, diagnostics, timings, irreducible: cx.dag.dropped_edges > 0, summary }
+            let out = Outcome { summary, diagnostics, counts: SiteCounts::of(&verdicts), irreducible: cx.dag.dropped_edges > 0 };
+            FnResult { out, timings }
         };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
             let what = e
@@ -219,6 +230,7 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
         graph: &graph,
         summaries: &summaries,
         check_scc: &check_scc,
+        reuse,
         pending: graph.pending.iter().map(|&n| AtomicUsize::new(n)).collect(),
         results: Mutex::new((0..program.functions.len()).map(|_| None).collect()),
         budget_hits: AtomicUsize::new(0),
@@ -260,22 +272,19 @@ pub fn analyze(program: &Program, config: &Config, policy: &Policy, at: &Locator
     for r in results.into_iter().flatten() {
         match r {
             Ok(fr) => {
+                let c = &fr.out.counts;
                 out.functions_analysed += 1;
-                out.functions_irreducible += usize::from(fr.irreducible);
-                for v in &fr.verdicts {
-                    out.sources += 1;
-                    *out.categories.entry(v.category.id()).or_default() += 1;
-                    if v.category == Category::OverBudget {
-                        out.over_budget += 1;
-                    }
-                    out.sat_queries += u64::from(v.sat_queries);
-                    if v.escapes.iter().any(|e| matches!(e, crate::fastcheck::EscapeKind::UnknownCallee(_))) {
-                        out.sites_unknown_callee += 1;
-                    }
+                out.functions_irreducible += usize::from(fr.out.irreducible);
+                out.sources += c.sources;
+                for (cat, n) in Category::ALL.iter().zip(c.categories) {
+                    *out.categories.entry(cat.id()).or_default() += n;
                 }
+                out.over_budget += c.over_budget;
+                out.sat_queries += c.sat_queries;
+                out.sites_unknown_callee += c.unknown_callee;
                 out.timings.value_flow += fr.timings.value_flow;
                 out.timings.sat += fr.timings.sat;
-                out.diagnostics.extend(fr.diagnostics);
+                out.diagnostics.extend(fr.out.diagnostics);
             }
             Err(msg) => out.internal_errors.push(msg),
         }
@@ -469,7 +478,7 @@ where
         }
     }
     let r = (sw.check)(i, &view);
-    let new = r.as_ref().ok().map(|fr| (sw.strip)(fr.summary.clone()));
+    let new = r.as_ref().ok().map(|fr| (sw.strip)(fr.out.summary.clone()));
     let _ = sw.results[k].set((r, new));
     // The results are written before the countdown: a member reaching zero sees them.
     for &next in &sw.after[k] {
@@ -487,6 +496,7 @@ struct Sched<'a, F> {
     graph: &'a CallGraph,
     summaries: &'a Summaries,
     check_scc: &'a F,
+    reuse: Option<&'a SccReuse<'a>>,
     pending: Vec<AtomicUsize>,
     results: Mutex<Vec<Option<Result<FnResult, String>>>>,
     budget_hits: AtomicUsize,
@@ -496,13 +506,30 @@ fn run_scc<'s, F>(s: &rayon::Scope<'s>, sched: &'s Sched<'s, F>, k: usize)
 where
     F: Fn(&Scc) -> SccResult + Sync,
 {
-    let (members, hit) = (sched.check_scc)(&sched.graph.sccs[k]);
+    let scc = &sched.graph.sccs[k];
+    // The cache (`reuse`): every callee summary is final here, so the key is too.
+    let key = sched.reuse.and_then(|r| r.key(scc, sched.summaries));
+    let reused = sched.reuse.zip(key).and_then(|(r, key)| r.lookup(key, scc));
+    let (members, hit) = match reused {
+        Some((outcomes, hit)) => {
+            let members = outcomes.into_iter().map(|(i, out)| (i, Ok(FnResult { out, timings: Timings::default() }))).collect();
+            (members, hit)
+        }
+        None => {
+            let (members, hit) = (sched.check_scc)(scc);
+            if let Some(r) = sched.reuse {
+                let outcomes: Vec<(usize, Option<&Outcome>)> = members.iter().map(|(i, r)| (*i, r.as_ref().ok().map(|fr| &fr.out))).collect();
+                r.store(key, scc, &outcomes, hit);
+            }
+            (members, hit)
+        }
+    };
     sched.budget_hits.fetch_add(usize::from(hit), Ordering::Relaxed);
     {
         let mut results = sched.results.lock().unwrap_or_else(|e| e.into_inner());
         for (i, r) in members {
             if let Ok(fr) = &r {
-                sched.summaries.set(i, fr.summary.clone());
+                sched.summaries.set(i, fr.out.summary.clone());
             }
             results[i] = Some(r);
         }
@@ -536,7 +563,10 @@ mod tests {
         if escapes {
             summary.params[0] = ParamFate::Escapes;
         }
-        Ok(FnResult { verdicts: Vec::new(), diagnostics: Vec::new(), timings: Timings::default(), irreducible: false, summary })
+        Ok(FnResult {
+            out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false },
+            timings: Timings::default(),
+        })
     }
 
     fn solve_with(threads: usize, callees: &[Vec<usize>], budget: usize) -> Option<Vec<(usize, ParamFate)>> {
@@ -545,7 +575,7 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
         let check = |i: usize, view: &HashMap<usize, Summary>| toy_check(i, view, callees);
         let out = pool.install(|| solve_cycle(&members, callees, provisional, budget, &check, &|s| s))?;
-        Some(out.into_iter().map(|(i, r)| (i, r.expect("checked").summary.params[0])).collect())
+        Some(out.into_iter().map(|(i, r)| (i, r.expect("checked").out.summary.params[0])).collect())
     }
 
     #[test]

@@ -11,13 +11,14 @@
 //! - Pointer arithmetic keeps the pointer operand and forgets the offset (FastCheck 5.6.2), and casts
 //!   are transparent, so `free(y - 4)` frees the cell `y` points into.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         pub struct $name(pub u32);
         impl $name {
             pub fn index(self) -> usize {
@@ -55,7 +56,7 @@ id_type!(
 );
 
 /// A source position (expansion location: macro uses point at the use, not the header).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Serialize, Deserialize)]
 pub struct Loc {
     pub file: FileId,
     pub line: u32,
@@ -95,7 +96,9 @@ impl Program {
     }
 }
 
-#[derive(Debug)]
+/// Serialisable for the incremental cache, which stores the functions of a translation unit with
+/// their TU-local `FileId`s (see `frontend`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,
     /// Unified Symbol Resolution string from libclang; equal across TUs for external functions.
@@ -139,7 +142,7 @@ impl Function {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LocalKind {
     Param,
     Var,
@@ -147,7 +150,7 @@ pub enum LocalKind {
     Temp,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LocalDecl {
     pub name: String,
     pub kind: LocalKind,
@@ -160,14 +163,14 @@ pub struct LocalDecl {
     pub loc: Loc,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Block {
     pub stmts: Vec<StmtId>,
     pub term: Terminator,
     pub term_loc: Loc,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Terminator {
     Goto(BlockId),
     /// Two-way branch: `then_` when `cond` holds.
@@ -198,7 +201,7 @@ impl Terminator {
 /// A branch condition atom. Lowering normalises NULL tests: `p`, `p != NULL`, `p != 0`, `!p`
 /// (with the targets swapped), `p == NULL` (swapped), `NULL == p`, `likely(p)` all become
 /// `Truthy(p)`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Cond {
     pub kind: CondKind,
     /// The source text of the tested expression, for reports (`q == NULL`).
@@ -208,7 +211,7 @@ pub struct Cond {
     pub text_on_else: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum CondKind {
     /// The operand is non-zero / non-NULL.
     Truthy(Operand),
@@ -219,7 +222,7 @@ pub enum CondKind {
     Opaque,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CmpOp {
     Eq,
     Ne,
@@ -229,13 +232,13 @@ pub enum CmpOp {
     Ge,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Stmt {
     Assign { dst: Place, src: Rvalue },
     Call { dst: Option<Place>, callee: Callee, args: Vec<Operand> },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Callee {
     /// A call to a named function (declared or defined).
     Direct { name: String, usr: String },
@@ -247,7 +250,7 @@ pub enum Callee {
     Indirect { target: Operand, sig: String, field: Option<String> },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Rvalue {
     /// Copy of an operand: plain copies, casts, and pointer arithmetic with the offset abstracted.
     Use(Operand),
@@ -258,7 +261,7 @@ pub enum Rvalue {
     Opaque(Vec<Operand>),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Operand {
     Place(Place),
     /// Integer constant (including NULL, character literals and enumerators).
@@ -284,7 +287,7 @@ impl Operand {
 }
 
 /// A memory location.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Place {
     Local(LocalId),
     /// A global variable (or a function-`static`, named `func::var`).

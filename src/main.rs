@@ -3,6 +3,7 @@
 //! Pipeline (see ARCHITECTURE.md): `compdb` → `frontend` (libclang → `ir`) → `cfg` → `fastcheck`
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
 
+mod cache;
 mod callgraph;
 mod cfg;
 mod checkers;
@@ -17,6 +18,7 @@ mod ir;
 mod irdump;
 mod libmodel;
 mod report;
+mod reuse;
 mod sat;
 mod summary;
 

@@ -11,10 +11,11 @@
 use crate::ir::{Callee, Operand, Program};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use hashbrown::HashMap;
+use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 
 /// What a function does with the cell passed in one of its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ParamFate {
     /// Only read (or not a pointer): the caller keeps ownership.
     Reads,
@@ -35,7 +36,7 @@ pub enum ParamFate {
 
 /// What a function does to a cell the caller keeps in the object a parameter points to, at one
 /// access path below it (`*p`, `p->buf`, or `cfg::OTHER_PATH_TEXT` for fields it never names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum PathFate {
     /// Left where it was.
     Reads,
@@ -54,7 +55,9 @@ pub enum PathFate {
     Escapes,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Serialisable for the incremental cache (`reuse`), which stores it with `origin`'s file as a
+/// path, never as a `FileId`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// The function may return a fresh heap cell (FastCheck 5.6: an allocator wrapper).
     pub allocator: bool,
@@ -93,7 +96,7 @@ pub struct Summary {
     pub rc_param: Option<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllocOrigin {
     pub loc: crate::ir::Loc,
     /// The allocating callee there (`malloc`, or the next wrapper).

@@ -27,7 +27,8 @@ fn demo_reports_exactly_the_expected_bugs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(env!("CARGO_BIN_EXE_drip"))
         .current_dir(root)
-        .args(["check", "-p", "compile_commands/demo", "--format", "json"])
+        // --no-cache: the analysis is under test, and the test leaves nothing in the source tree.
+        .args(["check", "-p", "compile_commands/demo", "--format", "json", "--no-cache"])
         .output()
         .expect("run drip");
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));

@@ -96,6 +96,8 @@ pub struct Diagnostic {
     pub line: u32,
     pub col: u32,
     pub text: String,
+    /// Clang's category (`Lexical or Preprocessor Issue`, `Semantic Issue`, …).
+    pub category: String,
 }
 
 impl<'i> Tu<'i> {
@@ -157,6 +159,7 @@ impl<'i> Tu<'i> {
                 }
                 let severity = clang_getDiagnosticSeverity(d);
                 let text = take_string(clang_getDiagnosticSpelling(d));
+                let category = take_string(clang_getDiagnosticCategoryText(d));
                 let loc = clang_getDiagnosticLocation(d);
                 let (file, line, col) = match expansion(loc) {
                     Some((f, line, col)) => (
@@ -173,6 +176,7 @@ impl<'i> Tu<'i> {
                     line,
                     col,
                     text,
+                    category,
                 });
             }
         }
@@ -191,6 +195,30 @@ impl<'i> Tu<'i> {
             }
             Some(std::slice::from_raw_parts(p as *const u8, size))
         }
+    }
+
+    /// Every file the TU read: the main file and each included file (once each, in the order
+    /// libclang reports them), with its contents as parsed when libclang still holds them. The
+    /// incremental cache's manifest of a TU is built from this.
+    pub fn inclusions(&self) -> Vec<(String, Option<&[u8]>)> {
+        extern "C" fn visit(file: CXFile, _stack: *mut CXSourceLocation, _len: std::os::raw::c_uint, data: CXClientData) {
+            // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
+            let out = unsafe { &mut *(data as *mut Vec<CXFile>) };
+            if !file.is_null() {
+                out.push(file);
+            }
+        }
+        let mut files: Vec<CXFile> = Vec::new();
+        // SAFETY: valid TU handle; the visitor only pushes the file handles, which stay valid as
+        // long as the TU.
+        unsafe { clang_getInclusions(self.raw, visit, &mut files as *mut Vec<CXFile> as CXClientData) };
+        let mut seen = std::collections::HashSet::new();
+        files
+            .into_iter()
+            .map(|f| (file_name(f), f))
+            .filter(|(name, _)| seen.insert(name.clone()))
+            .map(|(name, f)| (name, self.file_text(f)))
+            .collect()
     }
 
     /// Punctuation tokens `(`, `)`, `;` in a file range, with their file offsets. Used only for
@@ -228,6 +256,13 @@ impl<'i> Tu<'i> {
         }
         out
     }
+}
+
+/// libclang's version string (`Debian clang version 19.1.7 (…)`): part of the cache key of every
+/// TU, since another libclang may build another AST from the same files.
+pub fn clang_version() -> String {
+    // SAFETY: plain FFI returning an owned CXString.
+    take_string(unsafe { clang_getClangVersion() })
 }
 
 /// Expansion location: (file, line, column), or None for locations without a file.

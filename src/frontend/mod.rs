@@ -17,6 +17,19 @@
 //!   appended to their USR (see `TuCtx::function_usr`), so `static` functions of different
 //!   files never merge, while a `static inline` function of a shared header is kept once.
 //! - `Program::files` holds only files that some kept location names, deduplicated by path.
+//! - With a cache (`build_program_cached`), a TU whose entry is valid is loaded instead of
+//!   parsed (`tucache.rs`); what it contributes to the program is the same either way, since the
+//!   cache holds the TU's result before merging.
+//!
+//! For a build's background worker (`drip capture`): `extract_tu(cmd, cache)` parses, lowers and
+//! stores one TU unless a valid entry is already there, and says what it did (`Extracted`). It is
+//! a plain function: no global state besides `prepare_process` (which sets `LIBCLANG_NOTHREADS`
+//! once; a process with threads of its own should call it before starting them), its own libclang
+//! index, its own large-stack thread, no panics, safe to call concurrently from threads and
+//! processes. Open the cache with `cache::Cache::open(dir)` where `dir` is the directory
+//! `drip check` will use (by default `.drip/` next to compile_commands.json), and pass the
+//! `CompileCommand` that `compdb` makes of the entry (absolute paths, compiler wrappers
+//! stripped): the key is the argv handed to libclang, so anything else is a miss.
 
 #![allow(non_upper_case_globals)]
 
@@ -27,6 +40,9 @@ mod init;
 mod lower;
 #[cfg(test)]
 mod tests;
+mod tucache;
+#[cfg(test)]
+mod tucache_tests;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -35,8 +51,10 @@ use std::time::{Duration, Instant};
 use clang_sys::*;
 use rayon::prelude::*;
 
+use crate::cache::{Cache, ContentDigests, Digest};
 use crate::compdb::CompileCommand;
 use crate::ir::{FileId, Function, Loc, Operand, Program, Rvalue, Stmt};
+use serde::{Deserialize, Serialize};
 
 pub struct FrontendOptions {
     /// Worker threads for parsing and lowering (0: one per core).
@@ -55,8 +73,10 @@ pub struct FrontendReport {
     pub tus_with_errors: usize,
     /// Error-severity diagnostics over all TUs.
     pub parse_errors: usize,
-    /// One line per problem (`path:line:col: error: …`, `path: error: …`, `warning: …`), sorted
-    /// and deduplicated (a header error seen from ten TUs is one line).
+    /// One line per problem or note (`path:line:col: error: …`, `path: error: …`, `warning: …`,
+    /// dropped flags), sorted and deduplicated (a header error seen from ten TUs is one line);
+    /// the command line shows them with `-v`. They depend only on the inputs, so a whole-run
+    /// cache record keeps them.
     pub messages: Vec<String>,
     /// The error lines of TUs that could not be parsed at all (also in `messages`): shown even
     /// without `-v`, since their functions are missing from the analysis.
@@ -67,39 +87,181 @@ pub struct FrontendReport {
     pub parse_time: Duration,
     /// Time spent lowering ASTs to IR, summed over worker threads.
     pub lower_time: Duration,
+    /// With `-v`: one note per TU, how long it took to parse and lower, or that it was loaded
+    /// from the cache (kept apart from `messages`, which depend only on the inputs).
+    pub tu_notes: Vec<String>,
+    /// Per compile command: the content digest of its valid cache entry (loaded, or stored in
+    /// this run), `None` if it has none. The whole-run shortcut keys on these.
+    pub tu_digests: Vec<Option<Digest>>,
 }
 
 /// Errors shown per TU before the rest are only counted.
 const MAX_ERRORS_SHOWN_PER_TU: usize = 10;
 
-/// Parse and lower every command, in parallel, and merge the results.
+/// Parse and lower every command, in parallel, and merge the results (no cache).
+#[cfg(test)]
 pub fn build_program(cmds: &[CompileCommand], opts: &FrontendOptions) -> (Program, FrontendReport) {
-    // libclang parses on a thread of its own with an 8 MiB stack, which deeply nested code (a
-    // 10,000-branch `else if` chain) overflows, killing the process. LIBCLANG_NOTHREADS makes it
-    // parse on the calling worker, whose stack we size below. Set once, before any worker runs.
-    static NO_CLANG_THREADS: std::sync::Once = std::sync::Once::new();
-    NO_CLANG_THREADS.call_once(|| {
-        if std::env::var_os("LIBCLANG_NOTHREADS").is_none() {
-            std::env::set_var("LIBCLANG_NOTHREADS", "1");
-        }
-    });
-    let work = |c: &CompileCommand| process_tu(c, opts);
+    build_program_cached(cmds, opts, &Cache::disabled(), &ContentDigests::default())
+}
+
+/// Parse and lower every command, in parallel, and merge the results. A TU whose cache entry is
+/// valid (same argv, every file it read unchanged) is loaded instead of parsed, and every TU
+/// parsed here that can be cached is stored. `digests` memoises the files' contents for this run.
+pub fn build_program_cached(
+    cmds: &[CompileCommand],
+    opts: &FrontendOptions,
+    cache: &Cache,
+    digests: &ContentDigests,
+) -> (Program, FrontendReport) {
+    prepare_process();
+    let work = |c: &CompileCommand| process_tu(c, cache, digests);
     // Parsing and lowering both recurse over the AST (an `else if` chain is as deep as it is
     // long): give workers a large stack (address space only; pages are touched on demand).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
         .stack_size(256 << 20)
         .build();
-    let results: Vec<TuResult> = match pool {
+    let results: Vec<(TuResult, Option<Digest>)> = match pool {
         Ok(pool) => pool.install(|| cmds.par_iter().map(work).collect()),
         // Cannot spawn threads: do the same work on this one.
         Err(_) => cmds.iter().map(work).collect(),
     };
-    merge(results)
+    let (results, digests): (Vec<TuResult>, Vec<Option<Digest>>) = results.into_iter().unzip();
+    let (program, mut rep) = merge(results, opts.verbose);
+    rep.tu_digests = digests;
+    (program, rep)
 }
 
-/// What one translation unit contributes, with TU-local `FileId`s.
+/// The content digest of every command's cache entry when it is valid (same argv, every file it
+/// read unchanged), without loading any IR: the whole-run shortcut needs all of them to match
+/// the previous run's. `None` for a TU that must be parsed.
+pub fn fingerprint(cmds: &[CompileCommand], cache: &Cache, digests: &ContentDigests) -> Vec<Option<Digest>> {
+    if !cache.enabled() {
+        return vec![None; cmds.len()];
+    }
+    let version = clang::clang_version();
+    cmds.par_iter()
+        .map(|c| {
+            let (argv, _) = compile_argv(c);
+            let key = tucache::tu_key(&argv, &c.file, &version)?;
+            tucache::probe(cache, digests, key).map(|(d, _)| d)
+        })
+        .collect()
+}
+
+/// The cache entry names of these commands' TUs: what `Cache::sweep` keeps.
+pub fn cache_names(cmds: &[CompileCommand]) -> std::collections::HashSet<Digest> {
+    let version = clang::clang_version();
+    cmds.iter().filter_map(|c| tucache::tu_key(&compile_argv(c).0, &c.file, &version)).collect()
+}
+
+/// What `extract_tu` did with one compile command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+// The API of `drip capture`'s background worker (issue 5), which is built on another branch;
+// the unit tests call it meanwhile.
+#[cfg_attr(not(test), allow(dead_code))]
+pub enum Extracted {
+    /// A valid entry was already there: nothing parsed.
+    AlreadyCached,
+    /// Parsed, lowered and stored.
+    Stored,
+    /// Parsed, but not stored: the message says why (a preprocessor error such as a missing
+    /// header, which makes the result depend on a file that does not exist; or the cache is
+    /// unusable).
+    NotStored(String),
+    /// libclang could not parse it, or lowering failed: the message says why. Nothing stored;
+    /// `drip check` will parse it and report the problem.
+    Failed(String),
+}
+
+/// Parse and lower one translation unit and store it in `cache`, unless a valid entry is already
+/// there: what a build's background worker (`drip capture`) calls for each compile command it
+/// sees, so that `drip check` right after the build only loads. A plain function: it creates its
+/// own libclang index, runs on a thread of its own with the large stack parsing needs, never
+/// panics, and is safe to call from several threads and processes at once (entries are written
+/// atomically). `cmd` must be what `compdb` would make of the same compile_commands.json entry
+/// (absolute `directory` and `file`, wrappers stripped), since the key is the argv handed to
+/// libclang.
+#[cfg_attr(not(test), allow(dead_code))]
+pub fn extract_tu(cmd: &CompileCommand, cache: &Cache) -> Extracted {
+    if !cache.enabled() {
+        return Extracted::NotStored(cache.warning().unwrap_or_else(|| "the cache is disabled".to_string()));
+    }
+    prepare_process();
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new().stack_size(256 << 20).spawn_scoped(s, || {
+            let digests = ContentDigests::default();
+            let (argv, _) = compile_argv(cmd);
+            let version = clang::clang_version();
+            if let Some(key) = tucache::tu_key(&argv, &cmd.file, &version) {
+                if tucache::probe(cache, &digests, key).is_some() {
+                    return Extracted::AlreadyCached;
+                }
+            }
+            let (r, digest) = process_tu(cmd, cache, &digests);
+            let first_error = || {
+                r.messages.iter().find(|m| m.text.starts_with("error: ")).map(|m| m.render()).unwrap_or_default()
+            };
+            if r.failed {
+                Extracted::Failed(first_error())
+            } else if digest.is_some() {
+                Extracted::Stored
+            } else if !r.cacheable {
+                Extracted::NotStored(format!("a preprocessor error may make the result depend on missing files: {}", first_error()))
+            } else {
+                Extracted::NotStored("the entry could not be written (see Cache::notes)".to_string())
+            }
+        });
+        match worker.map(|w| w.join()) {
+            Ok(Ok(e)) => e,
+            Ok(Err(_)) => Extracted::Failed(format!("{}: internal error while extracting", cmd.file.display())),
+            Err(e) => Extracted::Failed(format!("cannot start a worker thread: {e}")),
+        }
+    })
+}
+
+/// libclang parses on a thread of its own with an 8 MiB stack, which deeply nested code (a
+/// 10,000-branch `else if` chain) overflows, killing the process. LIBCLANG_NOTHREADS makes it
+/// parse on the calling worker, whose stack we size. Set once, before any worker parses; a
+/// long-lived process (a capture daemon) should call `extract_tu` (or this) before it starts
+/// threads of its own.
+pub fn prepare_process() {
+    static NO_CLANG_THREADS: std::sync::Once = std::sync::Once::new();
+    NO_CLANG_THREADS.call_once(|| {
+        if std::env::var_os("LIBCLANG_NOTHREADS").is_none() {
+            std::env::set_var("LIBCLANG_NOTHREADS", "1");
+        }
+    });
+}
+
+/// One problem or note about a TU. The path is kept apart from the text so that a TU loaded from
+/// the cache shows paths relative to *this* run's working directory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct TuMessage {
+    file: PathBuf,
+    /// Line and column, for diagnostics with a location.
+    pos: Option<(u32, u32)>,
+    /// `error: …`, `warning: …` or `note: …`.
+    text: String,
+}
+
+impl TuMessage {
+    fn new(file: &std::path::Path, text: String) -> TuMessage {
+        TuMessage { file: file.to_path_buf(), pos: None, text }
+    }
+    fn render(&self) -> String {
+        match self.pos {
+            Some((line, col)) => format!("{}:{line}:{col}: {}", shown_path(&self.file), self.text),
+            None => format!("{}: {}", shown_path(&self.file), self.text),
+        }
+    }
+}
+
+/// What one translation unit contributes, with TU-local `FileId`s. This is what the cache stores
+/// per TU: merging (where program-wide ids are assigned) always runs on it, cached or not.
+#[derive(Serialize, Deserialize)]
 struct TuResult {
+    main_file: PathBuf,
     files: Vec<PathBuf>,
     functions: Vec<Function>,
     address_taken: Vec<String>,
@@ -107,14 +269,48 @@ struct TuResult {
     field_targets: Vec<(String, String)>,
     open_fields: Vec<String>,
     failed: bool,
+    /// No preprocessor or fatal error: the result depends only on the files in its manifest (with
+    /// a missing header, the result would change once the header exists).
+    cacheable: bool,
     errors: usize,
-    messages: Vec<String>,
+    messages: Vec<TuMessage>,
     parse_time: Duration,
     lower_time: Duration,
+    /// Loaded from the cache in this run (then the times are those of the run that parsed it).
+    #[serde(skip)]
+    from_cache: bool,
 }
 
-fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
+/// Load `cmd`'s TU from the cache, or parse and lower it (and store it when it can be cached).
+/// Also returns the content digest of its cache entry, when there is a valid one.
+fn process_tu(cmd: &CompileCommand, cache: &Cache, digests: &ContentDigests) -> (TuResult, Option<Digest>) {
+    let (argv, dropped) = compile_argv(cmd);
+    let key = if cache.enabled() { tucache::tu_key(&argv, &cmd.file, &clang::clang_version()) } else { None };
+    if let Some(key) = key {
+        if let Some((mut r, digest)) = tucache::load(cache, digests, key) {
+            r.from_cache = true;
+            cache.tus_loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return (r, Some(digest));
+        }
+    }
+    let (r, inputs) = parse_tu(cmd, &argv, &dropped);
+    cache.tus_parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stored = match (key, inputs) {
+        (Some(key), Some(inputs)) if r.cacheable && !r.failed => tucache::store(cache, key, inputs, &r),
+        (Some(_), _) => {
+            cache.tus_not_cacheable.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
+        (None, _) => None,
+    };
+    (r, stored)
+}
+
+/// Parse and lower one TU with libclang. Also returns the manifest of the files it read, with
+/// the digests of their contents as parsed (`None` if one cannot be had: then it is not cached).
+fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuResult, Option<Vec<(PathBuf, Digest)>>) {
     let mut r = TuResult {
+        main_file: cmd.file.clone(),
         files: Vec::new(),
         functions: Vec::new(),
         address_taken: Vec::new(),
@@ -122,28 +318,28 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
         field_targets: Vec::new(),
         open_fields: Vec::new(),
         failed: false,
+        cacheable: true,
         errors: 0,
         messages: Vec::new(),
         parse_time: Duration::ZERO,
         lower_time: Duration::ZERO,
+        from_cache: false,
     };
-    let path = shown_path(&cmd.file);
-    let (argv, dropped) = compile_argv(cmd);
-    if opts.verbose && !dropped.is_empty() {
-        r.messages.push(format!(
-            "{path}: note: dropped compiler flags libclang rejects: {}",
-            dropped.join(" ")
+    let path = cmd.file.as_path();
+    if !dropped.is_empty() {
+        r.messages.push(TuMessage::new(
+            path,
+            format!("note: dropped compiler flags libclang rejects: {}", dropped.join(" ")),
         ));
     }
     let Some(index) = clang::Index::new() else {
         r.failed = true;
-        r.messages
-            .push(format!("{path}: error: cannot create a libclang index"));
-        return r;
+        r.messages.push(TuMessage::new(path, "error: cannot create a libclang index".to_string()));
+        return (r, None);
     };
     let t0 = Instant::now();
     let flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
-    let tu = clang::Tu::parse(&index, &argv, flags);
+    let tu = clang::Tu::parse(&index, argv, flags);
     r.parse_time = t0.elapsed();
     let tu = match tu {
         Ok(tu) => tu,
@@ -154,8 +350,8 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
             } else {
                 "no such file".to_string()
             };
-            r.messages.push(format!("{path}: error: {msg}"));
-            return r;
+            r.messages.push(TuMessage::new(path, format!("error: {msg}")));
+            return (r, None);
         }
     };
 
@@ -163,6 +359,15 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     for d in tu.diagnostics() {
         if d.severity < CXDiagnostic_Error {
             continue;
+        }
+        // A missing header (fatal in clang, but an error under KeepGoing) makes the result depend
+        // on a file the manifest cannot list: any preprocessor error keeps the TU out of the
+        // cache, so it is parsed again, and sees the file once it exists.
+        if d.severity >= CXDiagnostic_Fatal
+            || d.category == "Lexical or Preprocessor Issue"
+            || d.text.contains("file not found")
+        {
+            r.cacheable = false;
         }
         // Driver complaints about flags have no location and do not affect the AST.
         let flag_problem = d.file.is_none()
@@ -175,31 +380,26 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
             .iter()
             .any(|p| d.text.starts_with(p));
         if flag_problem {
-            if opts.verbose {
-                r.messages.push(format!("{path}: warning: {}", d.text));
-            }
+            r.messages.push(TuMessage::new(path, format!("warning: {}", d.text)));
             continue;
         }
         r.errors += 1;
         if shown < MAX_ERRORS_SHOWN_PER_TU {
             shown += 1;
-            let line = match &d.file {
-                Some(f) => format!(
-                    "{}:{}:{}: error: {}",
-                    shown_path(&clang::absolute_path(&cmd.directory, &f.to_string_lossy())),
-                    d.line,
-                    d.col,
-                    d.text
-                ),
-                None => format!("{path}: error: {}", d.text),
+            let m = match &d.file {
+                Some(f) => TuMessage {
+                    pos: Some((d.line, d.col)),
+                    ..TuMessage::new(&clang::absolute_path(&cmd.directory, &f.to_string_lossy()), format!("error: {}", d.text))
+                },
+                None => TuMessage::new(path, format!("error: {}", d.text)),
             };
-            r.messages.push(line);
+            r.messages.push(m);
         }
     }
     if r.errors > shown {
-        r.messages.push(format!(
-            "{path}: error: … and {} more errors in this translation unit",
-            r.errors - shown
+        r.messages.push(TuMessage::new(
+            path,
+            format!("error: … and {} more errors in this translation unit", r.errors - shown),
         ));
     }
 
@@ -223,9 +423,11 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
         }));
         match lowered {
             Ok(f) => r.functions.push(f),
-            Err(_) => r.messages.push(format!(
-                "{path}: error: internal error while lowering function `{}`; it is skipped",
-                c.spelling()
+            // Cached like any other result: a build of drip that fixes the bug has another build
+            // id, which invalidates the entry.
+            Err(_) => r.messages.push(TuMessage::new(
+                path,
+                format!("error: internal error while lowering function `{}`; it is skipped", c.spelling()),
             )),
         }
     }
@@ -235,15 +437,8 @@ fn process_tu(cmd: &CompileCommand, opts: &FrontendOptions) -> TuResult {
     r.field_targets = std::mem::take(&mut cx.field_targets);
     r.open_fields = std::mem::take(&mut cx.open_fields);
     r.lower_time = t1.elapsed();
-    if opts.verbose {
-        r.messages.push(format!(
-            "{path}: note: parsed in {} ms, lowered {} functions in {} ms",
-            r.parse_time.as_millis(),
-            r.functions.len(),
-            r.lower_time.as_millis()
-        ));
-    }
-    r
+    let inputs = tucache::manifest(&tu, cmd);
+    (r, inputs)
 }
 
 fn error_name(code: CXErrorCode) -> &'static str {
@@ -343,7 +538,8 @@ fn shown_path(p: &std::path::Path) -> String {
 }
 
 /// Merge per-TU results in compile-command order: renumber files, drop repeated definitions.
-fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
+/// With `verbose`, also a note per TU on its parse time (`tu_notes`).
+fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
     let mut prog = Program::default();
     let mut rep = FrontendReport {
         tus_total: results.len(),
@@ -357,12 +553,31 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
     let mut prog_taken: Vec<String> = Vec::new();
 
     for r in results {
-        rep.parse_time += r.parse_time;
-        rep.lower_time += r.lower_time;
-        if r.failed {
-            rep.failures.extend(r.messages.iter().filter(|m| m.contains(": error: ")).cloned());
+        if r.from_cache {
+            if verbose {
+                rep.tu_notes.push(format!(
+                    "{}: note: loaded from the cache ({} functions)",
+                    shown_path(&r.main_file),
+                    r.functions.len()
+                ));
+            }
+        } else {
+            rep.parse_time += r.parse_time;
+            rep.lower_time += r.lower_time;
+            if verbose {
+                rep.tu_notes.push(format!(
+                    "{}: note: parsed in {} ms, lowered {} functions in {} ms",
+                    shown_path(&r.main_file),
+                    r.parse_time.as_millis(),
+                    r.functions.len(),
+                    r.lower_time.as_millis()
+                ));
+            }
         }
-        messages.extend(r.messages);
+        if r.failed {
+            rep.failures.extend(r.messages.iter().filter(|m| m.text.starts_with("error: ")).map(TuMessage::render));
+        }
+        messages.extend(r.messages.iter().map(TuMessage::render));
         if r.failed {
             rep.tus_failed += 1;
             continue;
@@ -461,6 +676,7 @@ fn merge(results: Vec<TuResult>) -> (Program, FrontendReport) {
     messages.sort();
     messages.dedup();
     rep.messages = messages;
+    rep.tu_notes.sort();
     rep.functions = prog.functions.len();
     (prog, rep)
 }

@@ -1,0 +1,528 @@
+//! The incremental cache's store: content digests, and entries on disk.
+//!
+//! Input: a directory (`--cache-dir`, by default `.drip/` next to the compile database), entry
+//! names and keys (`Digest`s computed by the stages that own the data: `frontend` for translation
+//! units, `reuse` for the analysis of call-graph SCCs and whole runs), and serialisable values.
+//! Output: values stored by an earlier run (or by a concurrent one, or by a background
+//! `frontend::extract_tu`), returned only when every check passes; counts and times for `--stats`.
+//! Invariants:
+//! - An entry is trusted only if everything matches: magic, format version (the crate version,
+//!   `FORMAT` and the build id, so a drip built from other sources rejects every entry), kind,
+//!   name, section lengths, both checksums, and both sections deserialize. Anything else is
+//!   counted in `CacheStats::rejected`, described for `-v`, deleted, and the caller rebuilds the
+//!   value and stores it again. Nothing here panics on what it reads.
+//! - Entries are written to a temporary file in the same directory and renamed into place, so a
+//!   reader sees a whole old entry or a whole new one, never a torn one, whatever runs in parallel
+//!   (two `drip check`s, a build's background extractor) or crashes.
+//! - A cache directory that cannot be created or written turns into one warning and a run
+//!   without caching (`CacheStats::disabled`); the cache never makes a run fail.
+//! - The store knows nothing about what it stores: keys are computed by the owners of the data,
+//!   which decide what a value depends on.
+//!
+//! Garbage: an entry's name is a *slot* (a translation unit's argv and file; a compile
+//! database's options), not its content key, so a slot holds one entry and a change overwrites
+//! it. Entries of slots that no longer exist are removed by `sweep` once they have been neither
+//! used nor written for `GRACE`.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::fmt;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Bump whenever the layout of an entry or of a cached value changes in a way the build id would
+/// not catch (it does catch every source change of a build from this repository).
+pub const FORMAT: u32 = 1;
+
+/// Entries neither used nor written for this long, and not used by the current run, are deleted.
+pub const GRACE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+const MAGIC: &[u8; 8] = b"DRIPCACH";
+const HEADER_LEN: usize = 88;
+
+/// The format version every entry carries: crate version, `FORMAT`, and the build id (a hash of
+/// the sources drip was built from, set by build.rs).
+pub fn format_version() -> u64 {
+    let tag = format!("drip {} format {FORMAT} build {}", env!("CARGO_PKG_VERSION"), env!("DRIP_BUILD_ID"));
+    xxhash_rust::xxh3::xxh3_64(tag.as_bytes())
+}
+
+/// A 128-bit content digest (xxh3-128). Used as cache keys and entry names; accidental collisions
+/// are negligible at this width, and the cache is not meant to resist someone who can write to it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Digest(pub u128);
+
+impl Digest {
+    pub fn of(bytes: &[u8]) -> Digest {
+        Digest(xxhash_rust::xxh3::xxh3_128(bytes))
+    }
+    fn hex(self) -> String {
+        format!("{:032x}", self.0)
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({})", self.hex())
+    }
+}
+
+/// A streaming digest of structured data. Every variable-length item is length-prefixed, so two
+/// different sequences of items never hash the same bytes.
+pub struct Hasher {
+    state: xxhash_rust::xxh3::Xxh3,
+    /// A value that could not be serialised: the digest would not describe it.
+    failed: bool,
+}
+
+impl Hasher {
+    /// `domain` separates the digests of different kinds of things (a TU key, an SCC key).
+    pub fn new(domain: &str) -> Hasher {
+        let mut h = Hasher { state: xxhash_rust::xxh3::Xxh3::new(), failed: false };
+        h.str(domain);
+        h
+    }
+    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.state.update(&(b.len() as u64).to_le_bytes());
+        self.state.update(b);
+        self
+    }
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.bytes(s.as_bytes())
+    }
+    pub fn path(&mut self, p: &Path) -> &mut Self {
+        use std::os::unix::ffi::OsStrExt;
+        self.bytes(p.as_os_str().as_bytes())
+    }
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.state.update(&v.to_le_bytes());
+        self
+    }
+    pub fn digest(&mut self, d: Digest) -> &mut Self {
+        self.state.update(&d.0.to_le_bytes());
+        self
+    }
+    /// A serialisable value, by its postcard encoding.
+    pub fn value<T: Serialize + ?Sized>(&mut self, v: &T) -> &mut Self {
+        match postcard::to_stdvec(v) {
+            Ok(bytes) => {
+                self.bytes(&bytes);
+            }
+            Err(_) => self.failed = true,
+        }
+        self
+    }
+    /// The digest, or `None` if some value could not be serialised (then nothing may be cached
+    /// under it).
+    pub fn finish(&self) -> Option<Digest> {
+        (!self.failed).then(|| Digest(self.state.digest128()))
+    }
+}
+
+/// What an entry holds. Each kind has its own subdirectory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One translation unit: manifest (files read, content digests) and its lowered IR.
+    Tu,
+    /// The per-SCC results of the last analysis of one compile database with one set of options.
+    Scc,
+    /// The whole result of the last run of one compile database with one set of options.
+    Run,
+}
+
+impl Kind {
+    const ALL: [Kind; 3] = [Kind::Tu, Kind::Scc, Kind::Run];
+    fn dir(self) -> &'static str {
+        match self {
+            Kind::Tu => "tu",
+            Kind::Scc => "scc",
+            Kind::Run => "run",
+        }
+    }
+    fn tag(self) -> u8 {
+        match self {
+            Kind::Tu => 1,
+            Kind::Scc => 2,
+            Kind::Run => 3,
+        }
+    }
+}
+
+/// Counts for `--stats` (and the JSON report). Times are summed over worker threads.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct CacheStats {
+    /// The cache was not used: `--no-cache`, or the directory is not usable (with a warning).
+    pub disabled: bool,
+    /// Translation units loaded from the cache, and parsed by libclang in this run.
+    pub tus_loaded: usize,
+    pub tus_parsed: usize,
+    /// Parsed TUs that cannot be cached: they failed, or a preprocessor error (a missing header)
+    /// means their result may depend on files that do not exist yet.
+    pub tus_not_cacheable: usize,
+    /// Call-graph SCCs whose results were reused, and SCCs checked in this run.
+    pub sccs_reused: usize,
+    pub sccs_checked: usize,
+    /// The whole result came from the previous run: nothing changed.
+    pub run_reused: bool,
+    /// Entries found but not trusted (corrupt, truncated, other format version): rebuilt.
+    pub rejected: usize,
+    /// Entries that could not be written.
+    pub write_failures: usize,
+    pub load_ms: u64,
+    pub store_ms: u64,
+}
+
+/// An open cache directory, shared by every thread of a run.
+pub struct Cache {
+    dir: PathBuf,
+    enabled: AtomicBool,
+    format: u64,
+    tmp_counter: AtomicU64,
+    rejected: AtomicUsize,
+    write_failures: AtomicUsize,
+    load_ns: AtomicU64,
+    store_ns: AtomicU64,
+    pub(crate) tus_loaded: AtomicUsize,
+    pub(crate) tus_parsed: AtomicUsize,
+    pub(crate) tus_not_cacheable: AtomicUsize,
+    pub(crate) sccs_reused: AtomicUsize,
+    pub(crate) sccs_checked: AtomicUsize,
+    pub(crate) run_reused: AtomicBool,
+    /// Why entries were rejected or not written, for `-v`; and the one warning when the cache
+    /// had to be turned off.
+    notes: Mutex<Vec<String>>,
+    warning: Mutex<Option<String>>,
+}
+
+impl Cache {
+    /// Open (creating it if needed) a cache directory. If it cannot be created or written, the
+    /// cache is disabled and `warning()` says why.
+    pub fn open(dir: &Path) -> Cache {
+        let cache = Cache::new(dir.to_path_buf(), true);
+        if let Err(e) = cache.prepare() {
+            cache.disable(format!("cannot use the cache directory {}: {e}; running without the cache", dir.display()));
+        }
+        cache
+    }
+
+    /// A cache that stores and finds nothing (`--no-cache`).
+    pub fn disabled() -> Cache {
+        Cache::new(PathBuf::new(), false)
+    }
+
+    fn new(dir: PathBuf, enabled: bool) -> Cache {
+        Cache {
+            dir,
+            enabled: AtomicBool::new(enabled),
+            format: format_version(),
+            tmp_counter: AtomicU64::new(0),
+            rejected: AtomicUsize::new(0),
+            write_failures: AtomicUsize::new(0),
+            load_ns: AtomicU64::new(0),
+            store_ns: AtomicU64::new(0),
+            tus_loaded: AtomicUsize::new(0),
+            tus_parsed: AtomicUsize::new(0),
+            tus_not_cacheable: AtomicUsize::new(0),
+            sccs_reused: AtomicUsize::new(0),
+            sccs_checked: AtomicUsize::new(0),
+            run_reused: AtomicBool::new(false),
+            notes: Mutex::new(Vec::new()),
+            warning: Mutex::new(None),
+        }
+    }
+
+    /// Create the directory layout and check that it is writable (a probe file), so an unusable
+    /// directory is found once, up front, instead of by every store.
+    fn prepare(&self) -> std::io::Result<()> {
+        for k in Kind::ALL {
+            std::fs::create_dir_all(self.dir.join(k.dir()))?;
+        }
+        let tag = self.dir.join("CACHEDIR.TAG");
+        if !tag.exists() {
+            // The standard marker that tells backup tools to skip the directory.
+            std::fs::write(&tag, "Signature: 8a477f597d28d172789f06886806bc55\n# drip's incremental cache; see ARCHITECTURE.md\n")?;
+        }
+        let probe = self.dir.join(format!(".probe-{}", std::process::id()));
+        std::fs::write(&probe, b"")?;
+        std::fs::remove_file(&probe)
+    }
+
+    fn disable(&self, why: String) {
+        self.enabled.store(false, Ordering::Relaxed);
+        let mut w = self.warning.lock().unwrap_or_else(|e| e.into_inner());
+        w.get_or_insert(why);
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
+    }
+
+    /// The one warning to show when the cache could not be used.
+    pub fn warning(&self) -> Option<String> {
+        self.warning.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Rejected and unwritable entries, for `-v`, sorted.
+    pub fn notes(&self) -> Vec<String> {
+        let mut v = self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            disabled: !self.enabled(),
+            tus_loaded: self.tus_loaded.load(Ordering::Relaxed),
+            tus_parsed: self.tus_parsed.load(Ordering::Relaxed),
+            tus_not_cacheable: self.tus_not_cacheable.load(Ordering::Relaxed),
+            sccs_reused: self.sccs_reused.load(Ordering::Relaxed),
+            sccs_checked: self.sccs_checked.load(Ordering::Relaxed),
+            run_reused: self.run_reused.load(Ordering::Relaxed),
+            rejected: self.rejected.load(Ordering::Relaxed),
+            write_failures: self.write_failures.load(Ordering::Relaxed),
+            load_ms: self.load_ns.load(Ordering::Relaxed) / 1_000_000,
+            store_ms: self.store_ns.load(Ordering::Relaxed) / 1_000_000,
+        }
+    }
+
+    fn path(&self, kind: Kind, name: Digest) -> PathBuf {
+        self.dir.join(kind.dir()).join(name.hex())
+    }
+
+    fn note(&self, msg: String) {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(msg);
+    }
+
+    fn reject(&self, path: &Path, why: &str) {
+        self.rejected.fetch_add(1, Ordering::Relaxed);
+        self.note(format!("drip: cache: rejected {}: {why}; rebuilding it", path.display()));
+        // Best effort: the rebuilt value overwrites it anyway when it can be stored.
+        let _ = std::fs::remove_file(path);
+    }
+
+    fn timed<T>(counter: &AtomicU64, f: impl FnOnce() -> T) -> T {
+        let t0 = Instant::now();
+        let r = f();
+        counter.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        r
+    }
+
+    /// Open the entry `name` of `kind` and check its header and meta section. `None` when there
+    /// is none, or it is not trusted (counted, and deleted).
+    pub fn open_entry(&self, kind: Kind, name: Digest) -> Option<Entry> {
+        if !self.enabled() {
+            return None;
+        }
+        Self::timed(&self.load_ns, || {
+            let path = self.path(kind, name);
+            let file = File::open(&path).ok()?;
+            match self.read_head(file, kind, name) {
+                Ok(e) => Some(e),
+                Err(why) => {
+                    self.reject(&path, &why);
+                    None
+                }
+            }
+        })
+    }
+
+    fn read_head(&self, mut file: File, kind: Kind, name: Digest) -> Result<Entry, String> {
+        let size = file.metadata().map_err(|e| e.to_string())?.len();
+        let mut h = [0u8; HEADER_LEN];
+        file.read_exact(&mut h).map_err(|_| format!("truncated header ({size} bytes)"))?;
+        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or([0; 8]));
+        let u128_at = |i: usize| u128::from_le_bytes(h[i..i + 16].try_into().unwrap_or([0; 16]));
+        if &h[0..8] != MAGIC {
+            return Err("not a drip cache entry (bad magic)".to_string());
+        }
+        if u64_at(8) != self.format {
+            return Err("written by another version of drip".to_string());
+        }
+        if h[16] != kind.tag() || h[17..24].iter().any(|b| *b != 0) {
+            return Err("wrong kind".to_string());
+        }
+        if u128_at(24) != name.0 {
+            return Err("its name does not match its header".to_string());
+        }
+        let (meta_len, body_len) = (u64_at(40), u64_at(48));
+        let expected = (HEADER_LEN as u64).checked_add(meta_len).and_then(|n| n.checked_add(body_len));
+        if expected != Some(size) {
+            return Err(format!("size {size} does not match its header (truncated or extended)"));
+        }
+        let meta_len = usize::try_from(meta_len).map_err(|_| "meta section too large".to_string())?;
+        let mut meta = vec![0u8; meta_len];
+        file.read_exact(&mut meta).map_err(|e| e.to_string())?;
+        if Digest::of(&meta).0 != u128_at(56) {
+            return Err("meta section checksum mismatch".to_string());
+        }
+        Ok(Entry {
+            file,
+            path: self.path(kind, name),
+            body_len: usize::try_from(body_len).map_err(|_| "body too large".to_string())?,
+            body_sum: u128_at(72),
+            meta,
+        })
+    }
+
+    /// Write an entry atomically (temporary file, then rename). Returns whether it was stored; a
+    /// failure is counted and noted, and never fails the run.
+    pub fn write_entry(&self, kind: Kind, name: Digest, meta: &[u8], body: &[u8]) -> bool {
+        if !self.enabled() {
+            return false;
+        }
+        Self::timed(&self.store_ns, || {
+            let path = self.path(kind, name);
+            let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
+            let tmp = self.dir.join(kind.dir()).join(format!(".tmp-{}-{n}-{}", std::process::id(), name.hex()));
+            let mut h = Vec::with_capacity(HEADER_LEN + meta.len() + body.len());
+            h.extend_from_slice(MAGIC);
+            h.extend_from_slice(&self.format.to_le_bytes());
+            h.push(kind.tag());
+            h.extend_from_slice(&[0u8; 7]);
+            h.extend_from_slice(&name.0.to_le_bytes());
+            h.extend_from_slice(&(meta.len() as u64).to_le_bytes());
+            h.extend_from_slice(&(body.len() as u64).to_le_bytes());
+            h.extend_from_slice(&Digest::of(meta).0.to_le_bytes());
+            h.extend_from_slice(&Digest::of(body).0.to_le_bytes());
+            debug_assert_eq!(h.len(), HEADER_LEN);
+            let written = (|| -> std::io::Result<()> {
+                let mut f = File::create(&tmp)?;
+                f.write_all(&h)?;
+                f.write_all(meta)?;
+                f.write_all(body)?;
+                drop(f);
+                std::fs::rename(&tmp, &path)
+            })();
+            match written {
+                Ok(()) => true,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&tmp);
+                    self.write_failures.fetch_add(1, Ordering::Relaxed);
+                    self.note(format!("drip: cache: cannot write {}: {e}", path.display()));
+                    false
+                }
+            }
+        })
+    }
+
+    /// Serialise and store `meta` and `body` as one entry.
+    pub fn store<M: Serialize + ?Sized, B: Serialize + ?Sized>(&self, kind: Kind, name: Digest, meta: &M, body: &B) -> bool {
+        if !self.enabled() {
+            return false;
+        }
+        let encoded = Self::timed(&self.store_ns, || Some((postcard::to_stdvec(meta).ok()?, postcard::to_stdvec(body).ok()?)));
+        match encoded {
+            Some((m, b)) => self.write_entry(kind, name, &m, &b),
+            None => {
+                self.write_failures.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// Delete the entries of `kind` whose names are not in `live` and that were neither used nor
+    /// written for `GRACE`, and temporary files left by crashed writers. Best effort.
+    pub fn sweep(&self, kind: Kind, live: &HashSet<Digest>) {
+        if !self.enabled() {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(self.dir.join(kind.dir())) else { return };
+        let now = SystemTime::now();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let is_tmp = name.starts_with(".tmp-");
+            if !is_tmp && u128::from_str_radix(&name, 16).is_ok_and(|v| live.contains(&Digest(v))) {
+                continue;
+            }
+            let grace = if is_tmp { Duration::from_secs(3600) } else { GRACE };
+            let age = e.metadata().and_then(|m| m.modified()).ok().and_then(|t| now.duration_since(t).ok());
+            if age.is_some_and(|a| a > grace) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// An entry whose header and meta section passed every check; the body is read on demand.
+pub struct Entry {
+    file: File,
+    path: PathBuf,
+    body_len: usize,
+    body_sum: u128,
+    meta: Vec<u8>,
+}
+
+impl Entry {
+    /// The meta section, deserialised. A value that does not deserialise rejects the entry.
+    pub fn meta<T: DeserializeOwned>(&self, cache: &Cache) -> Option<T> {
+        match postcard::from_bytes(&self.meta) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                cache.reject(&self.path, &format!("meta section does not decode ({e})"));
+                None
+            }
+        }
+    }
+
+    /// Read, check and deserialise the body. Marks the entry as used (for `Cache::sweep`).
+    pub fn body<T: DeserializeOwned>(mut self, cache: &Cache) -> Option<T> {
+        Cache::timed(&cache.load_ns, || {
+            let mut body = vec![0u8; self.body_len];
+            if let Err(e) = self.file.read_exact(&mut body) {
+                cache.reject(&self.path, &format!("cannot read its body ({e})"));
+                return None;
+            }
+            if Digest::of(&body).0 != self.body_sum {
+                cache.reject(&self.path, "body checksum mismatch");
+                return None;
+            }
+            match postcard::from_bytes(&body) {
+                Ok(v) => {
+                    self.touch();
+                    Some(v)
+                }
+                Err(e) => {
+                    cache.reject(&self.path, &format!("body does not decode ({e})"));
+                    None
+                }
+            }
+        })
+    }
+
+    /// Mark the entry as used without reading its body.
+    pub fn touch(&self) {
+        let _ = self.file.set_modified(SystemTime::now());
+    }
+}
+
+/// Content digests of files, each computed once however many TUs read the file. Meant for one
+/// run of `drip check`: a long-lived process (a build's background extractor) must not keep one,
+/// since files (generated headers) change under it.
+#[derive(Default)]
+pub struct ContentDigests {
+    known: Mutex<hashbrown::HashMap<PathBuf, Option<Digest>>>,
+}
+
+impl ContentDigests {
+    /// The digest of the file's current contents, or `None` if it cannot be read.
+    pub fn get(&self, path: &Path) -> Option<Digest> {
+        if let Some(d) = self.known.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+            return *d;
+        }
+        // Hashed outside the lock: two threads may hash the same file once each, which is cheaper
+        // than serialising all reads.
+        let d = std::fs::read(path).ok().map(|b| Digest::of(&b));
+        self.known.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), d);
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests;

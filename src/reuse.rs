@@ -1,0 +1,473 @@
+//! Reuse of analysis results across runs: per call-graph SCC, and for a whole run.
+//!
+//! Input: the frozen `Program`, the write-once `Summaries` as the driver fills them bottom-up,
+//! the call graph's SCCs, and an environment digest (`env_digest`: check configuration,
+//! reporting policy, working directory). Output: for an SCC whose key matches the previous run's,
+//! its members' outcomes (summaries, diagnostics, site counts) without checking them; at the
+//! end, the table of this run's SCCs for the next run. For a whole run, the previous run's
+//! rendered result (`RunRecord`) when nothing changed.
+//! Invariants:
+//! - An SCC's key covers everything its members' outcomes are computed from: their IR (with file
+//!   *paths*, never program-wide `FileId`s, which shift when TUs change), which callees are
+//!   members (recursion), and for every other callee its USR, name and *summary* (plus the
+//!   allocation origins the diagnostics follow down wrapper chains), direct or through the
+//!   indirect-call targets the program-level facts give; and `env_digest`. Keying on callee
+//!   summaries, not on callee keys, cuts off early: an edit that leaves a summary unchanged
+//!   re-checks only the edited function's SCC.
+//! - Diagnostics are stored as rendered (paths as displayed for the working directory, which is
+//!   in `env_digest`), so a reused SCC gives byte-identical output; summaries are stored with
+//!   paths and mapped back to this run's `FileId`s, and an entry that cannot be mapped is a miss.
+//! - SCCs with an internal error are never stored (they are checked again next time).
+//! - The table is one cache entry per (compile database, environment), rewritten after each run
+//!   with exactly the SCCs of that run, so it never grows beyond one program's SCCs.
+
+use crate::cache::{Cache, Digest, Hasher, Kind};
+use crate::callgraph::Scc;
+use crate::checkers::Policy;
+use crate::diag::{Category, Diagnostic};
+use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
+use crate::ir::{Callee, FileId, Function, Loc, Program, Stmt};
+use crate::summary::{Summaries, Summary};
+use hashbrown::HashMap;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, OnceLock};
+
+/// The digest of what every result of a run depends on besides the program: the check
+/// configuration, the reporting policy, and the working directory (diagnostics show paths
+/// relative to it).
+pub fn env_digest(config: &Config, policy: &Policy, cwd: &Path) -> Option<Digest> {
+    // Every field, by construction: `Debug` prints all of `Config`, and the pattern below stops
+    // compiling when `Policy` gains a field that is not hashed here.
+    let Policy { all_categories } = policy;
+    let mut h = Hasher::new("drip analysis env");
+    h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd);
+    h.finish()
+}
+
+/// Allocation-site counts of one function, for the statistics (what the driver keeps of its
+/// `SiteVerdict`s).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteCounts {
+    pub sources: usize,
+    /// Per category, in `Category::ALL` order.
+    pub categories: [usize; Category::ALL.len()],
+    pub over_budget: usize,
+    pub sat_queries: u64,
+    /// Sites whose cell reaches a callee that is neither modelled nor analysed.
+    pub unknown_callee: usize,
+}
+
+impl SiteCounts {
+    pub fn of(verdicts: &[SiteVerdict]) -> SiteCounts {
+        let mut c = SiteCounts::default();
+        for v in verdicts {
+            c.sources += 1;
+            if let Some(i) = Category::ALL.iter().position(|k| *k == v.category) {
+                c.categories[i] += 1;
+            }
+            c.over_budget += usize::from(v.category == Category::OverBudget);
+            c.sat_queries += u64::from(v.sat_queries);
+            c.unknown_callee += usize::from(v.escapes.iter().any(|e| matches!(e, EscapeKind::UnknownCallee(_))));
+        }
+        c
+    }
+}
+
+/// What the rest of a run uses of one function's check.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub summary: Summary,
+    pub diagnostics: Vec<Diagnostic>,
+    pub counts: SiteCounts,
+    pub irreducible: bool,
+}
+
+/// A summary with its one location's file as a path.
+#[derive(Clone, Serialize, Deserialize)]
+struct PortableSummary {
+    summary: Summary,
+    origin_file: Option<PathBuf>,
+}
+
+fn portable(s: &Summary, files: &[PathBuf]) -> PortableSummary {
+    let mut summary = s.clone();
+    let origin_file = summary.origin.as_mut().and_then(|o| {
+        let p = files.get(o.loc.file.index()).cloned();
+        o.loc.file = FileId(0);
+        p
+    });
+    PortableSummary { summary, origin_file }
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct MemberRecord {
+    usr: String,
+    summary: PortableSummary,
+    diagnostics: Vec<Diagnostic>,
+    counts: SiteCounts,
+    irreducible: bool,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct SccRecord {
+    members: Vec<MemberRecord>,
+    budget_hit: bool,
+}
+
+/// One run's view of the SCC table: the previous run's records, and this run's.
+pub struct SccReuse<'a> {
+    cache: &'a Cache,
+    name: Digest,
+    env: Digest,
+    program: &'a Program,
+    old: Mutex<HashMap<Digest, SccRecord>>,
+    new: Mutex<Vec<(Digest, SccRecord)>>,
+    /// Whether this run's table differs from the previous one (else it is not rewritten).
+    changed: std::sync::atomic::AtomicBool,
+    file_ids: HashMap<&'a Path, FileId>,
+    fn_digests: Vec<OnceLock<Option<Digest>>>,
+    summary_digests: Vec<OnceLock<Option<Digest>>>,
+}
+
+impl<'a> SccReuse<'a> {
+    /// Load the table stored under `slot` (one per compile database and environment).
+    pub fn load(cache: &'a Cache, slot: Digest, env: Digest, program: &'a Program) -> SccReuse<'a> {
+        let old: HashMap<Digest, SccRecord> = cache
+            .open_entry(Kind::Scc, slot)
+            .and_then(|e| e.body::<Vec<(Digest, SccRecord)>>(cache))
+            .map(|v| v.into_iter().collect())
+            .unwrap_or_default();
+        let n = program.functions.len();
+        SccReuse {
+            cache,
+            name: slot,
+            env,
+            program,
+            changed: std::sync::atomic::AtomicBool::new(old.is_empty()),
+            old: Mutex::new(old),
+            new: Mutex::new(Vec::new()),
+            file_ids: program.files.iter().enumerate().map(|(i, p)| (p.as_path(), FileId::from_usize(i))).collect(),
+            fn_digests: (0..n).map(|_| OnceLock::new()).collect(),
+            summary_digests: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The key of an SCC, once the summaries of all its callees are final. `None` if something
+    /// in it cannot be digested (then it is checked and not stored).
+    pub fn key(&self, scc: &Scc, summaries: &Summaries) -> Option<Digest> {
+        let mut h = Hasher::new("drip scc key");
+        h.digest(self.env).u64(scc.members.len() as u64);
+        for &m in &scc.members {
+            h.digest(self.fn_digest(m)?);
+            for s in &self.program.functions[m].stmts {
+                match s {
+                    Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => match summaries.index_of(usr) {
+                        Some(j) => self.callee(&mut h, scc, summaries, j, true),
+                        // Not defined here: the library model or the unknown-callee default,
+                        // chosen by the name in the IR.
+                        None => {
+                            h.u64(0);
+                        }
+                    },
+                    Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
+                        let targets = summaries.targets(sig, field.as_deref());
+                        h.u64(targets.len() as u64);
+                        for &j in targets {
+                            self.callee(&mut h, scc, summaries, j, false);
+                        }
+                    }
+                    Stmt::Assign { .. } => {}
+                }
+            }
+        }
+        h.finish()
+    }
+
+    /// What a call to defined function `j` contributes to the key.
+    fn callee(&self, h: &mut Hasher, scc: &Scc, summaries: &Summaries, j: usize, direct: bool) {
+        if let Ok(pos) = scc.members.binary_search(&j) {
+            h.u64(1).u64(pos as u64);
+            return;
+        }
+        let f = &self.program.functions[j];
+        h.u64(2).str(&f.usr).str(&f.name);
+        match self.summary_digest(summaries, j) {
+            Some(d) => h.u64(1).digest(d),
+            None => h.u64(0),
+        };
+        if !direct {
+            return;
+        }
+        // The wrapper chain the checker prints below an allocation through `j`
+        // (`checkers::wrapper_chain`): origins of summaries further down, by USR.
+        let mut usr = f.usr.as_str();
+        for _ in 0..8 {
+            match summaries.get_by_usr(usr).and_then(|s| s.origin.as_ref()) {
+                Some(o) => {
+                    h.str(&o.allocator).str(&o.usr).u64(u64::from(o.loc.line)).u64(u64::from(o.loc.col));
+                    match self.program.file(o.loc.file) {
+                        Some(p) => h.path(p),
+                        None => h.u64(0),
+                    };
+                    usr = &o.usr;
+                }
+                None => {
+                    h.u64(0);
+                    break;
+                }
+            }
+        }
+    }
+
+    fn fn_digest(&self, i: usize) -> Option<Digest> {
+        *self.fn_digests[i].get_or_init(|| function_digest(&self.program.functions[i], &self.program.files))
+    }
+
+    /// The digest of a final summary (`None` when the function has none: its check failed).
+    fn summary_digest(&self, summaries: &Summaries, j: usize) -> Option<Digest> {
+        let s = summaries.get(j)?;
+        *self.summary_digests[j].get_or_init(|| {
+            let mut h = Hasher::new("drip summary");
+            h.value(&portable(s, &self.program.files));
+            h.finish()
+        })
+    }
+
+    /// The outcomes stored under `key`, mapped to this run's ids, and whether the SCC's
+    /// fixpoint hit its budget. Counted as reused.
+    pub fn lookup(&self, key: Digest, scc: &Scc) -> Option<(Vec<(usize, Outcome)>, bool)> {
+        let rec = self.old.lock().unwrap_or_else(|e| e.into_inner()).remove(&key)?;
+        let restored = self.restore(&rec, scc);
+        if restored.is_some() {
+            self.cache.sccs_reused.fetch_add(1, Ordering::Relaxed);
+            self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, rec));
+        }
+        restored
+    }
+
+    fn restore(&self, rec: &SccRecord, scc: &Scc) -> Option<(Vec<(usize, Outcome)>, bool)> {
+        if rec.members.len() != scc.members.len() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(rec.members.len());
+        for (m, &i) in rec.members.iter().zip(&scc.members) {
+            if m.usr != self.program.functions[i].usr {
+                return None;
+            }
+            let mut summary = m.summary.summary.clone();
+            if let Some(o) = summary.origin.as_mut() {
+                let p = m.summary.origin_file.as_deref()?;
+                o.loc.file = *self.file_ids.get(p)?;
+            }
+            out.push((i, Outcome { summary, diagnostics: m.diagnostics.clone(), counts: m.counts.clone(), irreducible: m.irreducible }));
+        }
+        Some((out, rec.budget_hit))
+    }
+
+    /// Record a checked SCC's outcomes under `key` for the next run. Counted as checked.
+    pub fn store(&self, key: Option<Digest>, scc: &Scc, outcomes: &[(usize, Option<&Outcome>)], budget_hit: bool) {
+        self.cache.sccs_checked.fetch_add(1, Ordering::Relaxed);
+        self.changed.store(true, Ordering::Relaxed);
+        let Some(key) = key else { return };
+        let mut members = Vec::with_capacity(outcomes.len());
+        for (&i, (j, o)) in scc.members.iter().zip(outcomes) {
+            // An internal error: nothing to store, and the SCC is checked again next time.
+            let (true, Some(o)) = (i == *j, o) else { return };
+            members.push(MemberRecord {
+                usr: self.program.functions[i].usr.clone(),
+                summary: portable(&o.summary, &self.program.files),
+                diagnostics: o.diagnostics.clone(),
+                counts: o.counts.clone(),
+                irreducible: o.irreducible,
+            });
+        }
+        self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, SccRecord { members, budget_hit }));
+    }
+
+    /// Write this run's table, if it differs from the one loaded.
+    pub fn finish(self) {
+        let old = self.old.into_inner().unwrap_or_else(|e| e.into_inner());
+        let changed = self.changed.load(Ordering::Relaxed) || !old.is_empty();
+        if !changed {
+            return;
+        }
+        let mut new = self.new.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Sorted, so the entry does not depend on the order SCCs finished in.
+        new.sort_by_key(|e| e.0);
+        self.cache.store(Kind::Scc, self.name, &(), &new);
+    }
+}
+
+/// The digest of a function's IR, with every location's file as a path: the files it names are
+/// numbered in order of first appearance, and their paths hashed in that order.
+pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
+    let mut local: HashMap<FileId, FileId> = HashMap::new();
+    let mut paths: Vec<&Path> = Vec::new();
+    let mut map = |l: &mut Loc| {
+        let Some(p) = files.get(l.file.index()) else { return };
+        let n = local.len();
+        l.file = *local.entry(l.file).or_insert_with(|| {
+            paths.push(p);
+            FileId::from_usize(n)
+        });
+    };
+    let mut g = f.clone();
+    map(&mut g.loc);
+    g.locals.iter_mut().for_each(|d| map(&mut d.loc));
+    g.stmt_locs.iter_mut().for_each(&mut map);
+    g.blocks.iter_mut().for_each(|b| map(&mut b.term_loc));
+    let mut h = Hasher::new("drip function");
+    h.u64(paths.len() as u64);
+    for p in paths {
+        h.path(p);
+    }
+    h.value(&g);
+    h.finish()
+}
+
+/// Everything a run's output and statistics are made of, when it can be replayed.
+#[derive(Serialize, Deserialize)]
+pub struct RunRecord {
+    pub stats: crate::driver::Stats,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The front end's messages (shown with `-v`).
+    pub messages: Vec<String>,
+    pub undefined_functions: Vec<String>,
+}
+
+/// The key of a whole run: every TU's content digest, in compile-command order, and the
+/// environment. `None` when a TU has no valid cache entry.
+pub fn run_key(env: Digest, tu_digests: &[Option<Digest>]) -> Option<Digest> {
+    let mut h = Hasher::new("drip run key");
+    h.digest(env).u64(tu_digests.len() as u64);
+    for d in tu_digests {
+        h.digest((*d)?);
+    }
+    h.finish()
+}
+
+/// The previous run's record under `slot`, if its key is `key`.
+pub fn load_run(cache: &Cache, slot: Digest, key: Digest) -> Option<RunRecord> {
+    let entry = cache.open_entry(Kind::Run, slot)?;
+    if entry.meta::<Digest>(cache)? != key {
+        return None;
+    }
+    entry.body(cache)
+}
+
+pub fn store_run(cache: &Cache, slot: Digest, key: Digest, rec: &RunRecord) {
+    cache.store(Kind::Run, slot, &key, rec);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Block, BlockId, LocalDecl, LocalKind, Operand, StmtId, Terminator};
+
+    /// `void *f(void) { return malloc(8); }` with its locations in files `a` (the body) and `b`
+    /// (a macro's expansion in a header).
+    fn func(a: FileId, b: FileId, line: u32) -> Function {
+        let loc = |file, line| Loc { file, line, col: 3 };
+        Function {
+            name: "f".into(),
+            usr: "c:@F@f".into(),
+            is_static: false,
+            loc: loc(a, line),
+            sig: "void *(void)".into(),
+            n_params: 0,
+            locals: vec![LocalDecl {
+                name: "t".into(),
+                kind: LocalKind::Temp,
+                is_pointer: true,
+                is_aggregate: false,
+                is_static: false,
+                loc: loc(a, line),
+            }],
+            returns_pointer: true,
+            blocks: vec![Block {
+                stmts: vec![StmtId(0)],
+                term: Terminator::Return(Some(Operand::Place(crate::ir::Place::Local(crate::ir::LocalId(0))))),
+                term_loc: loc(b, 7),
+            }],
+            entry: BlockId(0),
+            stmts: vec![Stmt::Call {
+                dst: Some(crate::ir::Place::Local(crate::ir::LocalId(0))),
+                callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
+                args: vec![Operand::Const(8)],
+            }],
+            stmt_locs: vec![loc(a, line + 1)],
+            lowering_notes: Vec::new(),
+        }
+    }
+
+    fn paths(v: &[&str]) -> Vec<PathBuf> {
+        v.iter().map(PathBuf::from).collect()
+    }
+
+    #[test]
+    fn function_digests_name_files_by_path_not_by_id() {
+        let files = paths(&["/p/a.c", "/p/b.h"]);
+        let base = function_digest(&func(FileId(0), FileId(1), 10), &files);
+        assert!(base.is_some());
+        // Another program (more TUs, another merge order): other ids, same paths.
+        let shifted = paths(&["/p/z.c", "/p/b.h", "/p/y.c", "/p/a.c"]);
+        assert_eq!(base, function_digest(&func(FileId(3), FileId(1), 10), &shifted));
+        // Same ids, another file behind one of them.
+        let moved = paths(&["/p/a.c", "/p/c.h"]);
+        assert_ne!(base, function_digest(&func(FileId(0), FileId(1), 10), &moved));
+        // Body and header swapped: same set of paths, other roles.
+        assert_ne!(base, function_digest(&func(FileId(1), FileId(0), 10), &files));
+        // Moved down by a line: its locations (and so its diagnostics) change.
+        assert_ne!(base, function_digest(&func(FileId(0), FileId(1), 11), &files));
+        let mut g = func(FileId(0), FileId(1), 10);
+        g.stmts[0] = Stmt::Call {
+            dst: Some(crate::ir::Place::Local(crate::ir::LocalId(0))),
+            callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
+            args: vec![Operand::Const(16)],
+        };
+        assert_ne!(base, function_digest(&g, &files), "a constant in the body");
+    }
+
+    #[test]
+    fn the_environment_covers_options_and_working_directory() {
+        let c = Config::standard();
+        let (quiet, all) = (Policy { all_categories: false }, Policy { all_categories: true });
+        let base = env_digest(&c, &quiet, Path::new("/w"));
+        assert_eq!(base, env_digest(&c, &quiet, Path::new("/w")));
+        assert_ne!(base, env_digest(&c, &all, Path::new("/w")), "--all-categories");
+        assert_ne!(base, env_digest(&c, &quiet, Path::new("/v")), "paths are shown relative to it");
+        let mut tighter = Config::standard();
+        tighter.sat_conflicts /= 2;
+        assert_ne!(base, env_digest(&tighter, &quiet, Path::new("/w")), "budgets");
+    }
+
+    #[test]
+    fn run_keys_need_every_tu_and_follow_their_order() {
+        let env = Digest(1);
+        let (a, b) = (Digest(2), Digest(3));
+        assert!(run_key(env, &[Some(a), None]).is_none(), "a TU without a valid entry");
+        assert_ne!(run_key(env, &[Some(a), Some(b)]), run_key(env, &[Some(b), Some(a)]));
+        assert_ne!(run_key(env, &[Some(a)]), run_key(Digest(9), &[Some(a)]));
+    }
+
+    #[test]
+    fn portable_summaries_keep_the_origin_file_as_a_path() {
+        let mut s = Summary::plain(1, false);
+        s.allocator = true;
+        s.origin = Some(crate::summary::AllocOrigin {
+            loc: Loc { file: FileId(1), line: 4, col: 2 },
+            allocator: "malloc".into(),
+            usr: "c:@F@malloc".into(),
+        });
+        let p = portable(&s, &paths(&["/p/a.c", "/p/x.c"]));
+        assert_eq!(p.origin_file.as_deref(), Some(Path::new("/p/x.c")));
+        let q = portable(&s, &paths(&["/p/x.c", "/p/a.c"]));
+        assert_eq!(p.summary, {
+            let mut t = q.summary.clone();
+            t.origin.as_mut().expect("origin").loc.file = FileId(0);
+            t
+        });
+    }
+}
