@@ -2,8 +2,10 @@
 //!
 //! Pipeline (see ARCHITECTURE.md): `compdb` → `frontend` (libclang → `ir`) → `cfg` → `fastcheck`
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
+//! `capture` records a build's compile database (with the wrapper in `wrapper/drip_cc.rs`).
 
 mod callgraph;
+mod capture;
 mod cfg;
 mod checkers;
 mod cli;
