@@ -182,8 +182,17 @@ fn implied_output(file: &str, ext: &str) -> String {
     format!("{stem}.{ext}")
 }
 
-/// Classify one compiler invocation.
+/// Launchers that run the compiler named after them (`ccache gcc -c a.c`).
+pub const LAUNCHERS: [&str; 4] = ["ccache", "sccache", "distcc", "icecc"];
+
+/// Classify one compiler invocation. A launcher in front (`ccache gcc …`, recorded when
+/// ccache itself is wrapped) is dropped: the unit's argv starts at the compiler.
 pub fn classify(argv: &[String]) -> Invocation {
+    let launchers = argv
+        .iter()
+        .take_while(|a| LAUNCHERS.contains(&a.rsplit('/').next().unwrap_or(a)))
+        .count();
+    let argv = if launchers < argv.len() { &argv[launchers..] } else { argv };
     let Some(argv0) = argv.first() else {
         return Invocation::Skip(SkipReason::Probe);
     };
@@ -447,6 +456,13 @@ mod tests {
         assert_eq!(skip("cc -c -x assembler-with-cpp start.asm"), SkipReason::Assembler);
         assert_eq!(skip("cc -c config.h"), SkipReason::Other, "a precompiled header");
         assert_eq!(skip("gfortran -c a.f90"), SkipReason::Other);
+    }
+
+    #[test]
+    fn launchers_are_dropped() {
+        let u = units("/usr/bin/ccache gcc -c a.c -o a.o");
+        assert_eq!(u[0].arguments, argv("gcc -c a.c -o a.o"));
+        assert_eq!(skip("ccache --show-stats"), SkipReason::Probe, "ccache alone is no compile");
     }
 
     #[test]

@@ -16,14 +16,12 @@
 //!   (`CC=clang-19`, `CC="gcc -m32"`) is left as it is: PATH already reaches the wrapper, and
 //!   setting CC would change builds that choose their own default (`CC ?= clang`).
 
+use super::argv::LAUNCHERS;
 use super::record::{ABS_DIR, WRAPPER_NAME};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-
-/// Launchers that run the compiler named after them (`CC="ccache gcc"`).
-const LAUNCHERS: [&str; 4] = ["ccache", "sccache", "distcc", "icecc"];
 
 /// The build's view of the variables that decide which compiler runs.
 #[derive(Debug, Clone, Default)]
