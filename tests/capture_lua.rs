@@ -7,7 +7,6 @@ mod real;
 use real::*;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 const MAIN: &str = r#"#include "lua.h"
 #include "lauxlib.h"
@@ -70,7 +69,7 @@ fn lua_built_by_make_j4_is_captured_and_checked() {
 
     // The same build without drip, for comparison.
     let plain = project("lua-plain", &src);
-    let (plain_s, out) = timed(Command::new("nice").args(["-n", "10", "make", "-j4"]).current_dir(&plain));
+    let (plain_s, out) = timed(command("nice").args(["-n", "10", "make", "-j4"]).current_dir(&plain));
     assert!(out.status.success(), "Lua builds without drip: {}", tail(&stderr(&out), 20));
 
     let dir = project("lua", &src);
@@ -97,7 +96,7 @@ fn lua_built_by_make_j4_is_captured_and_checked() {
     // The build's products are those of the plain build.
     assert_eq!(objects(&dir), objects(&plain), "objects are byte-identical with and without drip");
     for d in [&plain, &dir] {
-        let run = Command::new(d.join("luatest")).output().expect("run luatest");
+        let run = command(d.join("luatest")).output().expect("run luatest");
         assert_eq!(stdout(&run), "42\n", "{}", d.display());
     }
 

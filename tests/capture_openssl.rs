@@ -10,7 +10,6 @@ mod real;
 use real::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// As the `openssl-src` crate configures it, minus what `build_libs` does not need.
 const CONFIGURE: &str = "./Configure linux-x86_64 no-shared no-module no-tests no-apps no-docs no-comp no-zlib";
@@ -45,7 +44,7 @@ fn from_assembler(o: &Path) -> bool {
 fn openssl_configure_and_make_are_captured_and_checked() {
     let crate_dir = crate_source(OPENSSL_CRATE);
     let dir = scratch("openssl");
-    let copied = Command::new("cp").arg("-a").arg(crate_dir.join("openssl")).arg(dir.join("src")).status().expect("cp");
+    let copied = command("cp").arg("-a").arg(crate_dir.join("openssl")).arg(dir.join("src")).status().expect("cp");
     assert!(copied.success());
     let tree = dir.join("src");
 
@@ -84,7 +83,7 @@ fn openssl_configure_and_make_are_captured_and_checked() {
     let touched = tree.join("crypto/mem.c");
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     std::fs::File::options().write(true).open(&touched).expect("open").set_modified(later).expect("touch");
-    let plain = Command::new("nice").args(["-n", "10", "make", "build_libs"]).current_dir(&tree).output().expect("make");
+    let plain = command("nice").args(["-n", "10", "make", "build_libs"]).current_dir(&tree).output().expect("make");
     assert!(plain.status.success(), "make without drip after a capture: {}", tail(&stderr(&plain), 20));
 
     let (code, stats, err) = check(&tree);

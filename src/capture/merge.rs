@@ -210,7 +210,7 @@ pub fn merge(existing: &[Value], db_dir: &Path, captured: &[Entry], exists: &dyn
         let v = e.to_json();
         if old.is_empty() {
             report.added += 1;
-        } else if old.iter().any(|o| *o == v) {
+        } else if old.contains(&v) {
             report.unchanged += 1;
         } else {
             report.replaced += 1;

@@ -212,6 +212,19 @@ pub fn main(args: &[String]) -> i32 {
 
 fn make_run_dir(run_dir: &Path, journal: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
+    // A run killed before its end (SIGKILL, a crash) leaves its directory: remove those whose
+    // process is gone.
+    if let Some(Ok(entries)) = run_dir.parent().map(std::fs::read_dir) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("capture-")).and_then(|p| p.parse::<i32>().ok()) else { continue };
+            // SAFETY: signal 0 only asks whether the process exists.
+            let gone = unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            if gone {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(run_dir);
     std::fs::create_dir_all(run_dir)?;
     std::fs::set_permissions(run_dir, std::fs::Permissions::from_mode(0o700))?;

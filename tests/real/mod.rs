@@ -56,8 +56,18 @@ pub fn crate_source((name, version): (&str, &str)) -> PathBuf {
     find().unwrap_or_else(|| panic!("{name} {version} not found after cargo fetch"))
 }
 
+/// A command without the variables of a `make` that runs the tests (`make test`): the builds
+/// below must behave as when started from a shell.
+pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new(program);
+    for v in ["MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"] {
+        c.env_remove(v);
+    }
+    c
+}
+
 pub fn drip() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_drip"))
+    command(env!("CARGO_BIN_EXE_drip"))
 }
 
 pub fn scratch(name: &str) -> PathBuf {
