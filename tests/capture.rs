@@ -215,6 +215,19 @@ fn merge_with_an_existing_database_and_incremental_rebuilds() {
 }
 
 #[test]
+fn a_linked_database_is_updated_where_it_lives() {
+    let dir = scratch("symlink");
+    write(&dir, "a.c", "int a(void) { return 0; }\n");
+    std::fs::create_dir_all(dir.join("build")).expect("mkdir");
+    write(&dir, "build/compile_commands.json", "[]");
+    std::os::unix::fs::symlink("build/compile_commands.json", dir.join("compile_commands.json")).expect("symlink");
+    let out = capture(&dir, &[], &["cc", "-c", "a.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(dir.join("compile_commands.json")).expect("link").file_type().is_symlink(), "still a link");
+    assert_eq!(files(&db(&dir.join("build"))), set(&dir, &["a.c"]));
+}
+
+#[test]
 fn configure_probes_and_vanished_files_are_left_out_and_baked_wrappers_keep_working() {
     let dir = scratch("configure");
     write(&dir, "main.c", "int main(void) { return 0; }\n");

@@ -130,6 +130,17 @@ pub fn main(args: &[String]) -> i32 {
     if cdb.is_dir() {
         cdb.push("compile_commands.json");
     }
+    // A database linked from elsewhere (`ln -s build/compile_commands.json .`) is updated where
+    // it lives; renaming over the link would replace it with a copy.
+    if std::fs::symlink_metadata(&cdb).is_ok_and(|m| m.file_type().is_symlink()) {
+        match std::fs::canonicalize(&cdb) {
+            Ok(target) => cdb = target,
+            Err(e) => {
+                eprintln!("drip: error: {} is a symbolic link to a missing file: {e}", cdb.display());
+                return EXIT_USAGE;
+            }
+        }
+    }
     let Some(db_dir) = cdb.parent().map(Path::to_path_buf) else {
         eprintln!("drip: error: {} is not a file path", cdb.display());
         return EXIT_USAGE;
