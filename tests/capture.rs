@@ -169,6 +169,24 @@ fn the_build_status_is_passed_through() {
 }
 
 #[test]
+fn sigterm_to_drip_reaches_the_build_and_what_was_compiled_is_kept() {
+    let dir = scratch("sigterm");
+    write(&dir, "a.c", "int a(void) { return 0; }\n");
+    let script = "trap 'exit 42' TERM; cc -c a.c && touch compiled; while :; do sleep 0.1; done";
+    let mut child = drip().current_dir(&dir).args(["capture", "--", "sh", "-c", script]).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !dir.join("compiled").exists() {
+        assert!(std::time::Instant::now() < deadline, "the build never compiled");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = command("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(42), "the build got SIGTERM and its status is drip's: {}", stderr(&out));
+    assert_eq!(files(&db(&dir)), set(&dir, &["a.c"]), "drip outlived the signal and wrote the database");
+}
+
+#[test]
 fn merge_with_an_existing_database_and_incremental_rebuilds() {
     let dir = scratch("merge");
     for f in ["a", "b", "c"] {
