@@ -233,6 +233,20 @@ fn merge_with_an_existing_database_and_incremental_rebuilds() {
 }
 
 #[test]
+fn a_database_that_is_not_one_is_left_alone() {
+    let dir = scratch("not-a-db");
+    write(&dir, "a.c", "int a(void) { return 0; }\n");
+    write(&dir, "compile_commands.json", "{\"not\": \"a list\"}");
+    let out = capture(&dir, &[], &["cc", "-c", "a.c"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("left untouched"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.join("compile_commands.json")).expect("db"), "{\"not\": \"a list\"}");
+    let aside: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("compile_commands.json.new")).expect("aside")).expect("json");
+    assert_eq!(files(&aside), set(&dir, &["a.c"]));
+    assert!(dir.join("a.o").is_file(), "the build itself ran normally");
+}
+
+#[test]
 fn a_linked_database_is_updated_where_it_lives() {
     let dir = scratch("symlink");
     write(&dir, "a.c", "int a(void) { return 0; }\n");

@@ -192,7 +192,10 @@ pub fn main(args: &[String]) -> i32 {
     let build_time = started.elapsed();
     let watched = watcher.map(background::Watcher::finish);
 
-    let journal_text = std::fs::read_to_string(&journal).unwrap_or_default();
+    let journal_text = std::fs::read_to_string(&journal).unwrap_or_else(|e| {
+        eprintln!("drip capture: warning: cannot read the journal {}: {e}; nothing recorded can be kept", journal.display());
+        String::new()
+    });
     let errors_text = std::fs::read_to_string(run_dir.join(record::ERRORS_FILE)).unwrap_or_default();
     let captured = merge::read_journal(&journal_text);
     let written = write_database(&cdb, &state, &captured);
@@ -200,24 +203,30 @@ pub fn main(args: &[String]) -> i32 {
 
     let recording_failures: Vec<&str> = errors_text.lines().filter(|l| !l.is_empty()).collect();
     report(&opts, &cdb, &captured, written.as_ref().ok(), &recording_failures, watched.as_ref(), build_time);
-    let build_code = match build_status {
-        Ok(0) => 0,
+    if let Err(e) = &written {
+        eprintln!("drip: error: {e}");
+    }
+    match build_status {
+        Ok(0) => {}
         Ok(code) => {
-            eprintln!("drip capture: the build failed (exit status {code}); {} has the compiles that succeeded", cdb.display());
+            if written.is_ok() {
+                eprintln!("drip capture: the build failed (exit status {code}); {} has the compiles that succeeded", cdb.display());
+            } else {
+                eprintln!("drip capture: the build failed (exit status {code})");
+            }
             return code;
         }
         Err((code, msg)) => {
             eprintln!("drip: error: {msg}");
             return code;
         }
-    };
-    if let Err(e) = written {
-        eprintln!("drip: error: {e}");
+    }
+    if written.is_err() {
         return EXIT_USAGE;
     }
     match &opts.check {
         Some(check) => crate::cli::check_database(check, &cdb),
-        None => build_code,
+        None => 0,
     }
 }
 
