@@ -173,7 +173,7 @@ fn sigterm_to_drip_reaches_the_build_and_what_was_compiled_is_kept() {
     let dir = scratch("sigterm");
     write(&dir, "a.c", "int a(void) { return 0; }\n");
     let script = "trap 'exit 42' TERM; cc -c a.c && touch compiled; while :; do sleep 0.1; done";
-    let mut child = drip().current_dir(&dir).args(["capture", "--", "sh", "-c", script]).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let child = drip().current_dir(&dir).args(["capture", "--", "sh", "-c", script]).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !dir.join("compiled").exists() {
         assert!(std::time::Instant::now() < deadline, "the build never compiled");

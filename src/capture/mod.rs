@@ -88,6 +88,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 o.check = Some(check);
                 break;
             }
+            s if s.starts_with("-j") && s.len() > 2 => {
+                o.jobs = s[2..].parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
+            }
             s if s.starts_with("--cdb=") => o.cdb = PathBuf::from(&s[6..]),
             s if s.starts_with("--compiler=") => o.compilers.push(s[11..].to_string()),
             s => return Err(format!("unknown capture option '{s}' (the build command goes after `--`)")),
@@ -463,7 +466,8 @@ mod tests {
         assert_eq!(o.compilers, ["tcc"]);
         assert_eq!(o.check, Some(args("--format json -o report.json")));
         assert_eq!(o.build, args("make -j8 CC=gcc"));
-        let o = parse(&args("-o x.json -- make -o foo")).expect("parse");
+        let o = parse(&args("-j3 -o x.json -- make -o foo")).expect("parse");
+        assert_eq!(o.jobs, 3);
         assert_eq!(o.cdb, PathBuf::from("x.json"));
         assert_eq!(o.build, args("make -o foo"), "after --, everything is the build's");
         assert_eq!(o.check, None);
