@@ -31,6 +31,8 @@ usage:
   drip check [options] [-p <build dir | compile_commands.json>]
   drip check [options] <file.c>... -- <compiler flags>
   drip dump-ir [options] [-p ...] [<file.c>... -- <flags>] [--function NAME]
+  drip capture [capture options] [--check [options]] -- <build command>...
+                                (records compile_commands.json; see drip capture --help)
   drip --version
 
 With neither -p nor files, drip looks for compile_commands.json in . and then build/.
@@ -157,6 +159,8 @@ fn rewrite(argv: &[String], arg: &str, opt: &str) -> Vec<String> {
 pub fn main() -> i32 {
     let argv: Vec<String> = std::env::args().collect();
     match argv.get(1).map(String::as_str) {
+        // Capture has options of its own and passes the rest to check (`--check`).
+        Some("capture") => return crate::capture::main(&argv[2..]),
         None | Some("-h") | Some("--help") | Some("help") => {
             print!("{USAGE}");
             return if argv.len() < 2 { EXIT_USAGE } else { EXIT_CLEAN };
@@ -178,6 +182,33 @@ pub fn main() -> i32 {
         "check" | "dump-ir" => run(&args),
         other => {
             eprintln!("drip: error: unknown command '{other}'\n\n{USAGE}");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Are these valid `drip check` options for `drip capture --check` (which supplies `-p`)?
+pub fn check_options(opts: &[String]) -> Result<(), String> {
+    let mut argv = vec!["drip".to_string(), "check".to_string()];
+    argv.extend_from_slice(opts);
+    let a = parse_args(&argv)?;
+    if a.compdb.is_some() || !a.files.is_empty() {
+        return Err("-p and source files are not allowed: the captured database is checked".to_string());
+    }
+    Ok(())
+}
+
+/// `drip check` with these options on the database `cdb` (for `drip capture --check`).
+pub fn check_database(opts: &[String], cdb: &Path) -> i32 {
+    let mut argv = vec!["drip".to_string(), "check".to_string()];
+    argv.extend_from_slice(opts);
+    match parse_args(&argv) {
+        Ok(mut a) => {
+            a.compdb = Some(cdb.to_path_buf());
+            run(&a)
+        }
+        Err(e) => {
+            eprintln!("drip: error: {e}");
             EXIT_USAGE
         }
     }

@@ -2,9 +2,11 @@
 //!
 //! Pipeline (see ARCHITECTURE.md): `compdb` → `frontend` (libclang → `ir`) → `cfg` → `fastcheck`
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
+//! `capture` records a build's compile database (with the wrapper in `wrapper/drip_cc.rs`).
 
 mod cache;
 mod callgraph;
+mod capture;
 mod cfg;
 mod checkers;
 mod cli;
