@@ -400,3 +400,19 @@ fn the_wrapper_does_not_load_libclang_and_is_not_a_command_of_its_own() {
     assert_eq!(direct.status.code(), Some(2));
     assert!(stderr(&direct).contains("compiler's name"), "{}", stderr(&direct));
 }
+
+#[test]
+fn tus_prepared_during_the_build_are_loaded_not_parsed_by_check() {
+    let dir = scratch("background");
+    for f in ["a", "b", "c"] {
+        write(&dir, &format!("{f}.c"), &format!("#include <stdlib.h>\nint {f}_fn(int n) {{ char *p = malloc(n); if (!p) return 1; free(p); return 0; }}\n"));
+    }
+    // Each compile takes a while, as real ones do, so the background worker keeps up.
+    write(&dir, "Makefile", "all: a.o b.o c.o\n%.o: %.c\n\t$(CC) -c $< -o $@ && sleep 1\n");
+    let out = capture(&dir, &["--check", "--format", "json", "-o", "report.json"], &["make"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("background: 3 TUs seen during the build, 3 prepared"), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report")).expect("json");
+    assert_eq!(report["stats"]["cache"]["tus_parsed"], 0, "{}", report["stats"]);
+    assert_eq!(report["stats"]["cache"]["tus_loaded"], 3, "{}", report["stats"]);
+}

@@ -12,13 +12,14 @@
 //! - a journal line written half (on a file system without atomic appends) is not read until its
 //!   newline arrives.
 //!
-//! State of the wiring: drip has no TU cache yet (it is the other half of issue 5), so
-//! `prepare_tu` has nowhere to keep its work and reports `Prepared::NoCache`; `drip capture`
-//! then says that background parsing is off and starts no worker.
+//! `prepare_tu` is `frontend::extract_tu` into the same cache directory `drip check` uses by
+//! default (`.drip/` beside the database), so the check after the build loads what was prepared.
 
 use super::argv::Lang;
 use super::merge;
+use crate::cache::Cache;
 use crate::compdb::CompileCommand;
+use crate::frontend::{self, Extracted};
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -28,29 +29,26 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// What preparing one TU did.
-// Until the TU cache is wired in, `prepare_tu` only ever says `NoCache`.
-#[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prepared {
     /// Parsed, lowered and stored in the cache.
     Stored,
     /// The cache already held it (same arguments, same contents of every file it reads).
     Cached,
-    /// libclang or the cache failed; `drip check` will meet the same problem and report it.
+    /// libclang failed, or the result could not be stored; `drip check` will parse it and meet
+    /// the same problem.
     Failed(String),
-    /// There is no TU cache to store into.
-    NoCache,
-}
-
-/// Whether `prepare_tu` can do anything. False until the TU cache lands.
-pub fn cache_available() -> bool {
-    false
 }
 
 /// Parse and lower one captured TU and store the result in drip's TU cache, so that the next
 /// `drip check` loads it instead of parsing it. This is the one place the cache is called from.
-pub fn prepare_tu(_cmd: &CompileCommand) -> Prepared {
-    Prepared::NoCache
+pub fn prepare_tu(cmd: &CompileCommand, cache: &Cache) -> Prepared {
+    match frontend::extract_tu(cmd, cache) {
+        Extracted::Stored => Prepared::Stored,
+        Extracted::AlreadyCached => Prepared::Cached,
+        Extracted::NotStored(why) => Prepared::Failed(format!("not stored: {why}")),
+        Extracted::Failed(why) => Prepared::Failed(why),
+    }
 }
 
 pub type PrepareFn = Arc<dyn Fn(&CompileCommand) -> Prepared + Send + Sync>;
@@ -136,7 +134,6 @@ fn watch(journal: PathBuf, jobs: usize, prepare: PrepareFn, poll: Duration, stop
                         Prepared::Stored => r.prepared += 1,
                         Prepared::Cached => r.already_cached += 1,
                         Prepared::Failed(e) => r.failed.push(format!("{}: {e}", cmd.file.display())),
-                        Prepared::NoCache => {}
                     }
                 }
                 r

@@ -177,6 +177,7 @@ pub fn main(args: &[String]) -> i32 {
     if opts.verbose {
         eprintln!("drip capture: wrappers in {}: {}", installed.dir.display(), installed.names.join(" "));
     }
+    let mut env_remove: Vec<&str> = vec![record::SEEN_ENV];
     let run_dir = state.join(format!("capture-{}", std::process::id()));
     let journal = run_dir.join("journal.jsonl");
     if let Err(e) = make_run_dir(&run_dir, &journal) {
@@ -184,14 +185,27 @@ pub fn main(args: &[String]) -> i32 {
         return EXIT_USAGE;
     }
 
-    let watcher = if background::cache_available() {
-        let prepare: background::PrepareFn = std::sync::Arc::new(background::prepare_tu);
+    // The cache `drip check` opens by default: `.drip/` beside the database.
+    let cache = std::sync::Arc::new(crate::cache::Cache::open(&state));
+    let watcher = if cache.enabled() {
+        // libclang must parse on the workers' large stacks (LIBCLANG_NOTHREADS), set before
+        // any thread starts; the build must not inherit it.
+        let had_nothreads = std::env::var_os("LIBCLANG_NOTHREADS").is_some();
+        crate::frontend::prepare_process();
+        if !had_nothreads {
+            env_remove.push("LIBCLANG_NOTHREADS");
+        }
+        let c = std::sync::Arc::clone(&cache);
+        let prepare: background::PrepareFn = std::sync::Arc::new(move |cmd| background::prepare_tu(cmd, &c));
         Some(background::Watcher::start(journal.clone(), opts.jobs, prepare, Duration::from_millis(200)))
     } else {
+        if let Some(w) = cache.warning() {
+            eprintln!("drip capture: warning: {w}");
+        }
         None
     };
     let started = Instant::now();
-    let build_status = run_build(&opts.build, &installed.env, &journal);
+    let build_status = run_build(&opts.build, &installed.env, &env_remove, &journal);
     let build_time = started.elapsed();
     let watched = watcher.map(background::Watcher::finish);
 
@@ -272,9 +286,12 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Run the build and wait for it. `Ok(status)` (128 + N for a build killed by signal N), or
 /// the status and message for a build that could not be started, as a shell would give.
-fn run_build(build: &[String], env: &[(String, std::ffi::OsString)], journal: &Path) -> Result<i32, (i32, String)> {
+fn run_build(build: &[String], env: &[(String, std::ffi::OsString)], remove: &[&str], journal: &Path) -> Result<i32, (i32, String)> {
     let mut cmd = Command::new(&build[0]);
-    cmd.args(&build[1..]).env(record::JOURNAL_ENV, journal).env_remove(record::SEEN_ENV);
+    cmd.args(&build[1..]).env(record::JOURNAL_ENV, journal);
+    for k in remove {
+        cmd.env_remove(k);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -446,7 +463,7 @@ fn report(
                 eprintln!("drip capture:   {f}");
             }
         }
-        None => eprintln!("drip capture: note: no background parsing: drip has no TU cache yet, so drip check parses every TU"),
+        None => eprintln!("drip capture: note: no background parsing: the cache is disabled"),
     }
 }
 

@@ -157,9 +157,6 @@ pub fn cache_names(cmds: &[CompileCommand]) -> std::collections::HashSet<Digest>
 
 /// What `extract_tu` did with one compile command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-// The API of `drip capture`'s background worker (issue 5), which is built on another branch;
-// the unit tests call it meanwhile.
-#[cfg_attr(not(test), allow(dead_code))]
 pub enum Extracted {
     /// A valid entry was already there: nothing parsed.
     AlreadyCached,
@@ -182,7 +179,6 @@ pub enum Extracted {
 /// atomically). `cmd` must be what `compdb` would make of the same compile_commands.json entry
 /// (absolute `directory` and `file`, wrappers stripped), since the key is the argv handed to
 /// libclang.
-#[cfg_attr(not(test), allow(dead_code))]
 pub fn extract_tu(cmd: &CompileCommand, cache: &Cache) -> Extracted {
     if !cache.enabled() {
         return Extracted::NotStored(cache.warning().unwrap_or_else(|| "the cache is disabled".to_string()));
