@@ -143,6 +143,10 @@ pub const OTHER_PATH_TEXT: &str = "*?";
 pub struct FnCx<'a> {
     pub func: &'a Function,
     pub dag: Dag,
+    /// When this function's time budget runs out (`fastcheck::Config::max_function_time`), and
+    /// whether some pass hit it.
+    pub deadline: Option<std::time::Instant>,
+    timed_out: std::cell::Cell<bool>,
     /// Locals whose value flow is tracked: scalars whose address is never taken (except to
     /// receive an allocation through a modelled out-parameter), and that are not `static`.
     pub tracked: Vec<bool>,
@@ -264,6 +268,8 @@ impl<'a> FnCx<'a> {
         let mut cx = FnCx {
             func,
             dag,
+            deadline: None,
+            timed_out: std::cell::Cell::new(false),
             tracked,
             addr_temps,
             n_atoms: 0,
@@ -371,6 +377,19 @@ impl<'a> FnCx<'a> {
         let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
         cx.label_edges(correlate);
         cx
+    }
+
+    /// Record that a pass over this function ran out of time.
+    pub fn note_timeout(&self, hit: bool) {
+        if hit {
+            self.timed_out.set(true);
+        }
+    }
+
+    /// Some pass over this function ran out of time: its undecided sites are over budget and
+    /// its summary conservative.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.get()
     }
 
     pub fn model(&self, sid: StmtId) -> Option<&Model<'a>> {

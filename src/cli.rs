@@ -11,7 +11,6 @@ use crate::checkers::{Locator, Policy};
 use crate::compdb::{self, CompDb};
 use crate::diag::Rule;
 use crate::driver::{self, PhaseTimes, Stats};
-use crate::fastcheck::Config;
 use crate::frontend::{self, FrontendOptions};
 use crate::report::{self, RenderOptions, ToolInfo};
 use crate::reuse::{self, SccReuse};
@@ -75,6 +74,8 @@ struct Args {
     function: Option<String>,
     cache_dir: Option<PathBuf>,
     no_cache: bool,
+    config: Option<PathBuf>,
+    budgets: Vec<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -97,6 +98,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         function: None,
         cache_dir: None,
         no_cache: false,
+        config: None,
+        budgets: Vec::new(),
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
@@ -125,6 +128,10 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--function" => a.function = Some(value("--function")?),
             "--cache-dir" => a.cache_dir = Some(PathBuf::from(value("--cache-dir")?)),
             "--no-cache" => a.no_cache = true,
+            "--config" => a.config = Some(PathBuf::from(value("--config")?)),
+            "--budget" => a.budgets.push(value("--budget")?),
+            s if s.starts_with("--budget=") => a.budgets.push(s["--budget=".len()..].to_string()),
+            s if s.starts_with("--config=") => a.config = Some(PathBuf::from(&s["--config=".len()..])),
             s if s.starts_with("-p") && s.len() > 2 => a.compdb = Some(PathBuf::from(&s[2..])),
             s if s.starts_with("-j") && s.len() > 2 => {
                 a.jobs = s[2..].parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
@@ -272,7 +279,21 @@ fn run(args: &Args) -> i32 {
         eprintln!("drip: warning: {w}");
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let config = Config::standard();
+    // `.drip.toml` beside the compile database (the cache directory's parent), unless --config.
+    let default_settings = default_cache_dir.parent().unwrap_or(Path::new(".")).join(".drip.toml");
+    let budgets = match crate::settings::load(args.config.as_deref(), &default_settings, &args.budgets) {
+        Ok((b, from)) => {
+            if let (Some(f), true) = (from, args.verbose) {
+                eprintln!("drip: note: budgets from {}", f.display());
+            }
+            b
+        }
+        Err(e) => {
+            eprintln!("drip: error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let config = budgets.config();
     let policy = Policy { all_categories: args.all_categories };
     let digests = ContentDigests::default();
     // What every analysis result depends on besides the program, and the names of this compile
@@ -332,6 +353,21 @@ fn run(args: &Args) -> i32 {
     for e in &out.internal_errors {
         eprintln!("{e}");
     }
+    if !out.timed_out_functions.is_empty() {
+        let n = out.timed_out_functions.len();
+        let shown = if args.verbose { n } else { n.min(5) };
+        eprintln!(
+            "drip: warning: {n} function{} ran out of the time budget ({} ms, budget function-time-ms); their undecided allocation sites are over budget and their summaries conservative:",
+            if n == 1 { "" } else { "s" },
+            budgets.function_time_ms
+        );
+        for f in &out.timed_out_functions[..shown] {
+            eprintln!("drip:   {f}");
+        }
+        if shown < n {
+            eprintln!("drip:   … and {} more (-v lists them)", n - shown);
+        }
+    }
     if args.verbose && !out.undefined_functions.is_empty() {
         eprintln!(
             "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
@@ -354,6 +390,8 @@ fn run(args: &Args) -> i32 {
         functions_with_lowering_notes: program.functions.iter().filter(|f| !f.lowering_notes.is_empty()).count(),
         sources: out.sources,
         sites_over_budget: out.over_budget,
+        functions_over_time: out.timed_out_functions.len(),
+        budgets: budgets.clone(),
         sites_unknown_callee: out.sites_unknown_callee,
         functions_irreducible: out.functions_irreducible,
         summaries: out.summaries,
@@ -385,9 +423,10 @@ fn run(args: &Args) -> i32 {
         // Filled in below, once the run's entries are written.
         cache: crate::cache::CacheStats::default(),
     };
-    // The result of a run that completed without internal errors or failed TUs, all of whose TUs
-    // are cached, can be replayed by the next run if nothing changes.
-    if out.internal_errors.is_empty() && fe.tus_failed == 0 {
+    // The result of a run that completed without internal errors, failed TUs or functions out of
+    // time (whose result depends on the machine's speed), all of whose TUs are cached, can be
+    // replayed by the next run if nothing changes.
+    if out.internal_errors.is_empty() && fe.tus_failed == 0 && out.timed_out_functions.is_empty() {
         let key = env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
         if let Some((slot, key)) = run_slot.zip(key) {
             let rec = reuse::RunRecord {
@@ -561,7 +600,7 @@ fn print_stats(s: &Stats) {
         s.sccs,
         s.recursive_sccs,
         s.scc_budget_hits,
-        Config::standard().max_scc_rounds,
+        s.budgets.scc_rounds,
         s.callgraph_depth
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
@@ -581,6 +620,12 @@ fn print_stats(s: &Stats) {
         "  unknown callees     {} sites ({})",
         s.sites_unknown_callee,
         crate::libmodel::UNKNOWN_CALLEE_DEFAULT
+    );
+    let b = &s.budgets;
+    let _ = writeln!(
+        e,
+        "  budgets hit         {} functions over {} ms, {} sites over budget ({} formula nodes per site, {} SAT conflicts), {} cycles over {} rounds",
+        s.functions_over_time, b.function_time_ms, s.sites_over_budget, b.guard_nodes_per_site, b.sat_conflicts, s.scc_budget_hits, b.scc_rounds
     );
     let _ = writeln!(e, "  findings            {} leak, {} double-free", s.findings_leak, s.findings_double_free);
     let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);

@@ -42,6 +42,10 @@ pub struct Stats {
     /// Allocation sources (malloc-like call sites), FastCheck's "Sources" column.
     pub sources: usize,
     pub sites_over_budget: usize,
+    /// Functions whose check ran out of its time budget.
+    pub functions_over_time: usize,
+    /// The budgets this run used.
+    pub budgets: crate::settings::Budgets,
     /// Sites whose cell is passed to a callee that is neither modelled nor analysed, which gets
     /// the conservative default `libmodel::UNKNOWN_CALLEE_DEFAULT`.
     pub sites_unknown_callee: usize,
@@ -137,6 +141,8 @@ pub struct AnalysisOutput {
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
     pub undefined_functions: Vec<String>,
+    /// Functions whose check ran out of time (`file:line: name`), sorted.
+    pub timed_out_functions: Vec<String>,
 }
 
 struct FnResult {
@@ -158,13 +164,15 @@ pub fn analyze(
     let graph = callgraph::build(program, &summaries);
     let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
         let run = || {
+            let deadline = config.max_function_time.map(|d| std::time::Instant::now() + d);
             let models = cfg::call_models(func, &summaries, provisional);
             // The flow-insensitive prechecks decide most functions: no allocation, and nothing
             // below or in a parameter that only a path-sensitive pass can classify.
-            let cx = FnCx::prepare(func, models);
+            let mut cx = FnCx::prepare(func, models);
+            cx.deadline = deadline;
             if let Some(summary) = fastcheck::summarize_without_flow(&cx) {
                 return FnResult {
-                    out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false },
+                    out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false, timed_out: false },
                     timings: Timings::default(),
                 };
             }
@@ -175,7 +183,13 @@ pub fn analyze(
             let started = std::time::Instant::now();
             let summary = fastcheck::summarize(&cx, config, &verdicts);
             timings.value_flow += started.elapsed();
-            let out = Outcome { summary, diagnostics, counts: SiteCounts::of(&verdicts), irreducible: cx.dag.dropped_edges > 0 };
+            let out = Outcome {
+                summary,
+                diagnostics,
+                counts: SiteCounts::of(&verdicts),
+                irreducible: cx.dag.dropped_edges > 0,
+                timed_out: cx.timed_out(),
+            };
             FnResult { out, timings }
         };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
@@ -267,11 +281,18 @@ pub fn analyze(
         unresolved_indirect: graph.unresolved_indirect,
         field_resolved_indirect: graph.field_resolved_indirect,
         undefined_functions: graph.undefined.clone(),
+        timed_out_functions: Vec::new(),
         scc_budget_hits,
     };
-    for r in results.into_iter().flatten() {
+    for (i, r) in results.into_iter().enumerate() {
+        let Some(r) = r else { continue };
         match r {
             Ok(fr) => {
+                if fr.out.timed_out {
+                    let f = &program.functions[i];
+                    let loc = at.src(f.loc);
+                    out.timed_out_functions.push(format!("{}:{}: {}", loc.file, loc.line, f.name));
+                }
                 let c = &fr.out.counts;
                 out.functions_analysed += 1;
                 out.functions_irreducible += usize::from(fr.out.irreducible);
@@ -290,6 +311,7 @@ pub fn analyze(
         }
     }
     diag::sort(&mut out.diagnostics);
+    out.timed_out_functions.sort();
     out
 }
 
@@ -564,7 +586,7 @@ mod tests {
             summary.params[0] = ParamFate::Escapes;
         }
         Ok(FnResult {
-            out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false },
+            out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false, timed_out: false },
             timings: Timings::default(),
         })
     }

@@ -45,11 +45,21 @@ pub struct Config {
     pub sat_conflicts: u32,
     /// Rounds of the summary fixpoint of one recursive SCC.
     pub max_scc_rounds: usize,
+    /// Wall-clock time one function's check (all its sites and its summary) may take; past it,
+    /// the sites not yet decided are over budget and the summary is conservative. `None`: no
+    /// limit.
+    pub max_function_time: Option<std::time::Duration>,
 }
 
 impl Config {
     pub fn standard() -> Config {
-        Config { max_guard_nodes_per_site: 20_000, max_guard_nodes_entry: 50_000, sat_conflicts: 100_000, max_scc_rounds: 4 }
+        Config {
+            max_guard_nodes_per_site: 20_000,
+            max_guard_nodes_entry: 50_000,
+            sat_conflicts: 100_000,
+            max_scc_rounds: 4,
+            max_function_time: Some(std::time::Duration::from_secs(60)),
+        }
     }
 }
 
@@ -331,19 +341,22 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     }
     let started = std::time::Instant::now();
     let mut guards = Guards::new(config.max_guard_nodes_entry);
+    guards.set_deadline(cx.deadline);
     for g in &cx.groups {
         guards.declare_exactly_one(g[0].0, g);
     }
     let p_entry = entry_guards(cx, &mut guards);
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
-    sites
+    let verdicts = sites
         .into_iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
             check_site(cx, config, &mut guards, &mut solver, psrc, node, idx, stmt, &slot, is_main, timings)
         })
-        .collect()
+        .collect();
+    cx.note_timeout(guards.timed_out());
+    verdicts
 }
 
 /// Guards of reaching each node from the function entry (for correlated tests before the
@@ -353,6 +366,7 @@ fn entry_guards(cx: &FnCx, guards: &mut Guards) -> Option<Vec<GuardId>> {
     let mut p = vec![GuardId::FALSE; n];
     p[cx.func.entry.index()] = GuardId::TRUE;
     for nd in &cx.dag.topo {
+        guards.tick();
         let here = p[nd.index()];
         if here == GuardId::FALSE {
             continue;
@@ -693,6 +707,7 @@ fn flow(
     let mut events: Vec<Event> = Vec::new();
     let start = cx.dag.order[node0.index()] as usize;
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
+        guards.tick();
         let (mut st, first) = if pos == start {
             let mut st = State {
                 p: GuardId::TRUE,
@@ -912,6 +927,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
     let mut returns_param = None;
     let mut ret_success = None;
     let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    guards.set_deadline(cx.deadline);
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     let prechecked = flow_insensitive_params(func, |s| cx.model(s), &cx.tracked);
     for ((i, p), pre) in func.params().enumerate().zip(prechecked) {
@@ -968,6 +984,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         };
         params.push(fate);
     }
+    cx.note_timeout(guards.timed_out());
     // A returned cell that is also stored somewhere (linked into a parent, registered in a
     // table) is shared, not handed over: the function is not an allocator for its callers.
     let fresh_returns: Vec<&SiteVerdict> =
@@ -1090,7 +1107,11 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     if touches_no_heap(func, |s| cx.model(s)) {
         return Some(out); // `heap_pure` says it all
     }
-    let mut guards = flows.map(|c| Guards::new(c.max_guard_nodes_per_site));
+    let mut guards = flows.map(|c| {
+        let mut g = Guards::new(c.max_guard_nodes_per_site);
+        g.set_deadline(cx.deadline);
+        g
+    });
     // One solver for every pass: its clauses define nodes of the one arena, true whatever the
     // query.
     let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
@@ -1125,6 +1146,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
             out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
         }
     }
+    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
     // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
     out.sort();
     Some(out)

@@ -79,6 +79,11 @@ pub struct Guards {
     group_of: HashMap<AtomId, (u32, u32)>,
     max_nodes: usize,
     over_budget: bool,
+    /// The function's time budget: past it, every new node is refused, for good.
+    deadline: Option<std::time::Instant>,
+    timed_out: bool,
+    /// Calls of `tick` since the clock was last read.
+    ticks: u32,
 }
 
 /// A node's contents, for hashing and comparing before it is stored.
@@ -104,6 +109,9 @@ impl Guards {
             group_of: HashMap::new(),
             max_nodes,
             over_budget: false,
+            deadline: None,
+            timed_out: false,
+            ticks: 0,
         };
         g.intern(Key::False);
         g.intern(Key::True);
@@ -143,9 +151,34 @@ impl Guards {
         self.max_nodes = max_nodes;
     }
 
-    /// Forget a budget hit once the caller has recorded it.
+    /// Forget a budget hit once the caller has recorded it (a time budget stays hit).
     pub fn reset_budget(&mut self) {
-        self.over_budget = false;
+        self.over_budget = self.timed_out;
+    }
+
+    /// Stop building formulas at `deadline`: from then on the arena behaves as over budget, so
+    /// every site and summary pass still running concludes nothing (and says so).
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// The time budget ran out.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    /// Look at the clock now and then (a flow pass calls this once per node it visits; new
+    /// nodes call it too). Reading the clock costs tens of nanoseconds, so one call in 64 does.
+    pub fn tick(&mut self) {
+        self.ticks += 1;
+        if self.ticks < 64 {
+            return;
+        }
+        self.ticks = 0;
+        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            self.timed_out = true;
+            self.over_budget = true;
+        }
     }
 
     /// Declare that exactly one of `atoms` holds (the cases of one switch). Enables folding their
@@ -172,7 +205,8 @@ impl Guards {
         if let Some(id) = self.interned.find(hash, |id| self.key(*id) == k) {
             return *id;
         }
-        if self.nodes.len() >= self.max_nodes {
+        self.tick();
+        if self.nodes.len() >= self.max_nodes || self.timed_out {
             // Keep answering (callers do not need to check every step) but never trust the result.
             self.over_budget = true;
             return GuardId::TRUE;
@@ -530,6 +564,25 @@ mod tests {
         assert_eq!(g.and(b, a), ab, "and remembered now, in either order");
         let a_or_b = g.or(a, b);
         assert_eq!(g.or(b, a), a_or_b);
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_refuses_new_nodes_for_good() {
+        let mut g = Guards::new(1_000_000);
+        let a = g.lit(AtomId(0), true);
+        g.set_deadline(Some(std::time::Instant::now()));
+        let mut n = 1;
+        while !g.over_budget() {
+            g.lit(AtomId(n), true);
+            n += 1;
+            assert!(n < 1000, "the clock is read every 64 new nodes");
+        }
+        assert!(g.timed_out());
+        g.reset_budget();
+        assert!(g.over_budget(), "a time budget stays hit");
+        let b = g.lit(AtomId(5000), true);
+        assert_eq!(b, GuardId::TRUE, "a placeholder, not a node");
+        assert_eq!(g.lit(AtomId(0), true), a, "existing nodes are still found");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod libmodel;
 mod report;
 mod reuse;
 mod sat;
+mod settings;
 mod summary;
 
 // The analysis allocates millions of small, short-lived vectors (guard children, flow states);

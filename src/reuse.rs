@@ -82,6 +82,9 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     pub counts: SiteCounts,
     pub irreducible: bool,
+    /// The check ran out of its time budget: what it concluded depends on the machine's speed,
+    /// so it is never stored for reuse.
+    pub timed_out: bool,
 }
 
 /// A summary with its one location's file as a path.
@@ -261,7 +264,7 @@ impl<'a> SccReuse<'a> {
                 let p = m.summary.origin_file.as_deref()?;
                 o.loc.file = *self.file_ids.get(p)?;
             }
-            out.push((i, Outcome { summary, diagnostics: m.diagnostics.clone(), counts: m.counts.clone(), irreducible: m.irreducible }));
+            out.push((i, Outcome { summary, diagnostics: m.diagnostics.clone(), counts: m.counts.clone(), irreducible: m.irreducible, timed_out: false }));
         }
         Some((out, rec.budget_hit))
     }
@@ -273,8 +276,12 @@ impl<'a> SccReuse<'a> {
         let Some(key) = key else { return };
         let mut members = Vec::with_capacity(outcomes.len());
         for (&i, (j, o)) in scc.members.iter().zip(outcomes) {
-            // An internal error: nothing to store, and the SCC is checked again next time.
+            // An internal error or a time budget hit: nothing to store, and the SCC is checked
+            // again next time.
             let (true, Some(o)) = (i == *j, o) else { return };
+            if o.timed_out {
+                return;
+            }
             members.push(MemberRecord {
                 usr: self.program.functions[i].usr.clone(),
                 summary: portable(&o.summary, &self.program.files),

@@ -217,3 +217,59 @@ fn a_tu_that_cannot_be_parsed_is_named_counted_and_the_rest_is_checked() {
     assert!(stderr(&out).contains("1 TU failed to parse"), "{}", stderr(&out));
     assert!(stdout(&out).contains("[leak]"), "the other TU is still analysed");
 }
+
+/// A function whose check takes a while: one allocation followed by thousands of branches.
+fn slow_function() -> String {
+    let mut body = String::from("#include <stdlib.h>\nint slow(const int *a) {\n    int x = 0;\n    char *p = malloc(16);\n    if (!p)\n        return -1;\n");
+    for i in 0..3000 {
+        body.push_str(&format!("    if (a[{i}] > {i}) x += {i}; else x -= 1;\n"));
+    }
+    body.push_str("    free(p);\n    return x;\n}\n");
+    body
+}
+
+#[test]
+fn a_function_over_its_time_budget_is_named_counted_and_not_cached() {
+    let dir = scratch("time-budget");
+    write(&dir, "slow.c", &slow_function());
+    write(&dir, "clean.c", CLEAN);
+    compdb(&dir, &["slow.c", "clean.c"]);
+    // The budget comes from .drip.toml beside the compile database.
+    write(&dir, ".drip.toml", "[budgets]\nfunction-time-ms = 1\n");
+    let run = || drip().current_dir(&dir).args(["check", "-p", ".", "--format", "json", "-o", "out.json"]).output().expect("run drip");
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "over budget is not a finding: {}", stderr(&out));
+    assert!(stderr(&out).contains("ran out of the time budget (1 ms"), "{}", stderr(&out));
+    assert!(stderr(&out).contains(": slow"), "the function is named: {}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("report")).expect("json");
+    assert_eq!(report["stats"]["functions_over_time"], 1, "{}", report["stats"]);
+    assert_eq!(report["stats"]["budgets"]["function_time_ms"], 1);
+    assert_eq!(report["stats"]["categories"]["over-budget"], 1, "{}", report["stats"]);
+    // A result that depends on the machine's speed is not reused: the next run checks it again.
+    let again = run();
+    assert!(stderr(&again).contains("ran out of the time budget"), "{}", stderr(&again));
+    // The command line wins over the file; with time enough, the site is decided.
+    let roomy = drip()
+        .current_dir(&dir)
+        .args(["check", "-p", ".", "--no-cache", "--budget", "function-time-ms=600000", "--format", "json", "-o", "out.json"])
+        .output()
+        .expect("run drip");
+    assert!(!stderr(&roomy).contains("time budget"), "{}", stderr(&roomy));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("report")).expect("json");
+    assert_eq!(report["stats"]["functions_over_time"], 0);
+    assert_eq!(report["stats"]["categories"]["freed-always"], 2, "{}", report["stats"]);
+}
+
+#[test]
+fn budget_mistakes_are_usage_errors() {
+    let dir = scratch("budget-mistakes");
+    write(&dir, "clean.c", CLEAN);
+    compdb(&dir, &["clean.c"]);
+    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--budget", "scc-round=3"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown budget 'scc-round'"), "{}", stderr(&out));
+    write(&dir, ".drip.toml", "[budgets]\nsat-conflicts = \"many\"\n");
+    let out = drip().current_dir(&dir).args(["check", "-p", "."]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(".drip.toml: budget 'sat-conflicts' must be a whole number"), "{}", stderr(&out));
+}
