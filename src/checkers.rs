@@ -91,7 +91,14 @@ pub fn diagnostics(
         alloc_notes.extend(wrapper_chain(func, v, at, summaries));
         if policy.reports(v.category) {
             let steps = v.leak.as_deref().unwrap_or(&[]);
-            let message = leak_message(func, v, steps, at);
+            let mut message = leak_message(func, v, steps, at);
+            if !v.cycle_with.is_empty() && v.leak.is_some() {
+                let others: Vec<String> = v.cycle_with.iter().map(|s| at.short(func.stmt_loc(*s))).collect();
+                message.push_str(&format!(
+                    "; it is left in a cycle with the memory allocated at {}, and nothing else points to that cycle",
+                    others.join(", ")
+                ));
+            }
             let mut path = alloc_notes.clone();
             path.extend(notes(func, steps, at, v));
             out.push(base(Rule::Leak, message, path));

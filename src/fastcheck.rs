@@ -131,6 +131,9 @@ pub struct SiteVerdict {
     pub handed: Option<(HandTo, crate::libmodel::Success)>,
     /// SAT queries run for this site.
     pub sat_queries: u32,
+    /// For a leak: the other allocations of this function that form, with this one, a cycle of
+    /// cells pointing to each other that nothing else reaches (`reach`).
+    pub cycle_with: Vec<StmtId>,
 }
 
 #[derive(Clone, Debug)]
@@ -146,6 +149,21 @@ enum EventKind {
     Kept,
     Escape(EscapeKind),
     Exit,
+    /// From here on the cell is inside an object this pass no longer names (a pointer local
+    /// reassigned or going out of scope at a return, a freed object's field that pointed on to
+    /// another object): it lives exactly as long as that object does. Everywhere but the
+    /// held-by resolution of `check_function` (see `reach`) this is an escape into the heap.
+    Inside(Holder),
+}
+
+/// The object a cell is left inside (`EventKind::Inside`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// The object local `.0` pointed to just before statement `.2` of node `.1` (the
+    /// terminator when `.2` is the statement count).
+    Local(LocalId, DagNode, u32),
+    /// The object the slot holds a pointer to (`p1->right` for a cell at `p1->right->left`).
+    Slot(Key),
 }
 
 #[derive(Clone, Debug)]
@@ -180,6 +198,8 @@ struct State {
     /// under which each holds each constant it was assigned (sorted by local and value). A
     /// branch whose outcome contradicts the constant cuts those paths.
     consts: Vec<(LocalId, i64, GuardId)>,
+    /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
+    at: (u32, u32),
 }
 
 impl Default for GuardId {
@@ -337,13 +357,72 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     let p_entry = entry_guards(cx, &mut guards);
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
-    sites
+    // Every site's value flow first: whether a cell left inside another of this function's
+    // cells leaks depends on that cell's fate (`reach`).
+    let prepared: Vec<Prepared> = sites
         .into_iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            check_site(cx, config, &mut guards, &mut solver, psrc, node, idx, stmt, &slot, is_main, timings)
+            flow_site(cx, config, &mut guards, psrc, node, idx, stmt, slot, is_main, timings)
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let facts: Vec<Option<crate::reach::SiteFacts>> = prepared
+        .iter()
+        .map(|p| match p {
+            Prepared::Done(_) => None,
+            Prepared::Flowed(f) => Some(site_facts(cx, &mut guards, f)),
+        })
+        .collect();
+    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+    let resolved = crate::reach::resolve(cx, &mut guards, &facts);
+    timings.value_flow += started.elapsed();
+    prepared
+        .into_iter()
+        .zip(resolved)
+        .map(|(p, held)| match p {
+            Prepared::Done(v) => v,
+            Prepared::Flowed(f) => judge_site(cx, config, &mut guards, &mut solver, f, &held, is_main, timings),
         })
         .collect()
+}
+
+/// What the held-by resolution needs of a site after its value flow.
+fn site_facts(cx: &FnCx, guards: &mut Guards, f: &Flowed) -> crate::reach::SiteFacts {
+    let mut direct = GuardId::FALSE;
+    let mut inside = Vec::new();
+    for e in &f.events {
+        match &e.kind {
+            EventKind::Inside(h) => inside.push((*h, e.guard)),
+            _ => direct = guards.or(direct, e.guard),
+        }
+    }
+    crate::reach::SiteFacts {
+        stmt: f.verdict.stmt,
+        is_result: f.slot == SiteSlot::Result,
+        ok: cx.success_atom.get(&f.verdict.stmt).copied(),
+        direct,
+        inside,
+    }
+}
+
+/// A site after its value-flow pass, before its queries.
+struct Flowed {
+    verdict: SiteVerdict,
+    events: Vec<Event>,
+    rets: Vec<(DagNode, GuardId, Option<i64>)>,
+    psrc: GuardId,
+    x: Key,
+    fold: Option<(AtomId, bool)>,
+    node0: DagNode,
+    idx0: usize,
+    slot: SiteSlot,
+}
+
+enum Prepared {
+    /// Decided without queries (no holder, over budget, a discarded result).
+    Done(SiteVerdict),
+    Flowed(Flowed),
 }
 
 /// Guards of reaching each node from the function entry (for correlated tests before the
@@ -396,20 +475,20 @@ fn label_guard(guards: &mut Guards, label: &EdgeLabel, folded: Option<(AtomId, b
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_site(
+fn flow_site(
     cx: &FnCx,
     config: &Config,
     guards: &mut Guards,
-    solver: &mut Solver,
     psrc: GuardId,
     node0: DagNode,
     idx0: usize,
     stmt: StmtId,
-    slot: &SiteSlot,
+    slot: SiteSlot,
     is_main: bool,
     timings: &mut Timings,
-) -> SiteVerdict {
+) -> Prepared {
     let started = std::time::Instant::now();
+    let slot = &slot;
     let Stmt::Call { dst, callee, args } = cx.func.stmt(stmt) else {
         unreachable!("sites are calls")
     };
@@ -429,6 +508,7 @@ fn check_site(
         shared: false,
         handed: None,
         sat_queries: 0,
+        cycle_with: Vec::new(),
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
@@ -441,7 +521,7 @@ fn check_site(
             }
             None => {
                 verdict.escapes.push(EscapeKind::Undecided);
-                return verdict;
+                return Prepared::Done(verdict);
             }
         }
     }
@@ -480,20 +560,20 @@ fn check_site(
         Err(Some(kind)) => {
             verdict.escapes.push(kind);
             verdict.category = Category::Unknown;
-            return verdict;
+            return Prepared::Done(verdict);
         }
         Err(None) if !cx.model(stmt).is_some_and(|m| m.always_fresh) => {
             // A wrapper that does not always return fresh memory (`alloc(p, 0)` frees and
             // returns NULL): a discarded result says nothing.
             verdict.escapes.push(EscapeKind::Discarded);
             verdict.category = Category::Unknown;
-            return verdict;
+            return Prepared::Done(verdict);
         }
         Err(None) => {
             verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
             let loc = cx.func.stmt_loc(stmt);
             verdict.leak = Some(vec![Step::Lost { loc, how: Lost::Discarded }]);
-            return verdict;
+            return Prepared::Done(verdict);
         }
     };
 
@@ -515,12 +595,34 @@ fn check_site(
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
-        return verdict;
+        return Prepared::Done(verdict);
     }
 
+    timings.value_flow += started.elapsed();
+    Prepared::Flowed(Flowed { verdict, events, rets, psrc, x, fold, node0, idx0, slot: slot.clone() })
+}
+
+/// The queries of one site, once the held-by resolution has said when the objects its cell
+/// was left inside are themselves kept (`held`).
+#[allow(clippy::too_many_arguments)]
+fn judge_site(
+    cx: &FnCx,
+    config: &Config,
+    guards: &mut Guards,
+    solver: &mut Solver,
+    f: Flowed,
+    held: &crate::reach::Held,
+    is_main: bool,
+    timings: &mut Timings,
+) -> SiteVerdict {
+    let started = std::time::Instant::now();
+    let Flowed { mut verdict, events, rets, psrc, x, fold, node0, idx0, slot: _ } = f;
+    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
     let mut has_escape = false;
+    // Escapes other than into another object of this function (for the category of a leak).
+    let mut has_outer_escape = false;
     // Where the cell is handed to the caller other than as the result, and the guard of that.
     let mut stored_in: Vec<HandTo> = Vec::new();
     let mut stored_any = GuardId::FALSE;
@@ -546,8 +648,17 @@ fn check_site(
             }
             EventKind::Escape(k) => {
                 has_escape = true;
+                has_outer_escape = true;
                 if !verdict.escapes.contains(k) {
                     verdict.escapes.push(k.clone());
+                }
+            }
+            // Where the object it is inside is not kept, neither is the cell; as a category it
+            // stays what it was before the resolution: stored into the heap.
+            EventKind::Inside(_) => {
+                has_escape = true;
+                if !verdict.escapes.contains(&EscapeKind::Heap) {
+                    verdict.escapes.push(EscapeKind::Heap);
                 }
             }
             EventKind::Exit | EventKind::Kept => {}
@@ -558,10 +669,17 @@ fn check_site(
     // structure the caller can reach, so no leak here; but the caller does not own the result.
     verdict.shared = verdict.returned && !stored_in.is_empty();
     verdict.escapes.sort();
-    let mut any = GuardId::FALSE;
-    for e in &events {
+    // Every event ends the function's responsibility, except that a cell inside another object
+    // is kept only when that object is (`held.inside_fine`).
+    let mut any = held.inside_fine;
+    for e in events.iter().filter(|e| !matches!(e.kind, EventKind::Inside(_))) {
         any = guards.or(any, e.guard);
     }
+    // The other cells' fates are computed with their own success as given: here this cell exists.
+    let own = match held.assume {
+        Some(a) => guards.lit(a, true),
+        None => GuardId::TRUE,
+    };
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -600,9 +718,9 @@ fn check_site(
     // One solver for all the sites of the function: its clauses are definitions of guard nodes
     // (and switch constraints), true whatever the query, so they are shared.
     let queries_before = solver.queries;
-    let leak = solver.check(guards_ro, &[(psrc, true), (any, false)]);
+    let leak = solver.check(guards_ro, &[(psrc, true), (own, true), (any, false)]);
     let mut unknown = false;
-    let leak_model = match leak {
+    let mut leak_model = match leak {
         Answer::Sat(m) => Some(m),
         Answer::Unsat => None,
         Answer::Unknown => {
@@ -610,6 +728,15 @@ fn check_site(
             None
         }
     };
+    // A lost structure is reported at its roots: a cell lost only where another lost cell (out
+    // of its own cycle) still points to it is that cell's leak, not one of its own.
+    if leak_model.is_some() && held.held_out != GuardId::FALSE {
+        match solver.check(guards_ro, &[(psrc, true), (own, true), (any, false), (held.held_out, false)]) {
+            Answer::Sat(m) => leak_model = Some(m),
+            Answer::Unsat => leak_model = None,
+            Answer::Unknown => unknown = true,
+        }
+    }
     let mut df: Option<(Model, usize, usize)> = None;
     for (i, j) in pair_guards {
         match solver.check(guards_ro, &[(psrc, true), (frees[i].guard, true), (frees[j].guard, true)]) {
@@ -647,7 +774,7 @@ fn check_site(
     }
 
     verdict.category = match &leak_model {
-        Some(_) if !has_free && !has_ret && !has_escape => {
+        Some(_) if !has_free && !has_ret && !has_outer_escape => {
             if is_main {
                 Category::NeverFreedMain
             } else {
@@ -663,6 +790,7 @@ fn check_site(
     };
     let support_of = |roots: &[GuardId]| guards_ro.support(roots);
     if let Some(m) = &leak_model {
+        verdict.cycle_with = held.cycle_with.clone();
         let support = support_of(&[psrc, any]);
         verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0, x, WalkGoal::Leak));
     }
@@ -702,6 +830,7 @@ fn flow(
                 alias: Vec::new(),
                 derived: Vec::new(),
                 consts: Vec::new(),
+                at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
             // Error codes the allocating call leaves at 0 when the cell exists.
@@ -724,7 +853,8 @@ fn flow(
         };
         let stmts = cx.stmts_of(*nd);
         let mut ended = false;
-        for sid in &stmts[first.min(stmts.len())..] {
+        for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
+            st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
             track_consts(cx, &mut st, *sid);
             if !zero_locals.is_empty() {
@@ -781,9 +911,11 @@ fn flow(
                                 Some((param, format!("{}{}", cx.path_text(base.path), rest)))
                             }),
                         };
+                        // Below a local pointer of this function: inside its object, which
+                        // `check_function` may know (a site of its own).
                         let kind = match below_param {
                             Some((param, path)) => EventKind::Stored { param, path: path.into() },
-                            None => EventKind::Escape(EscapeKind::Heap),
+                            None => inside(cx, *k, (nd.0, stmts.len() as u32)),
                         };
                         events.push(Event { kind, guard: *g, weak: false });
                     }
@@ -880,6 +1012,7 @@ fn flow(
                     alias: st.alias.clone(),
                     derived: st.derived.clone(),
                     consts: Vec::with_capacity(st.consts.len()),
+                    at: (0, 0),
                 };
             if out.p == GuardId::FALSE {
                 continue;
@@ -933,7 +1066,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         for e in &events {
             match e.kind {
                 // Stored into the caller's `*out`: the caller no longer owns it as `p`.
-                EventKind::Escape(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
+                EventKind::Escape(_) | EventKind::Inside(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
                     escaped = guards.or(escaped, e.guard)
                 }
                 EventKind::Free => {
@@ -1287,9 +1420,11 @@ fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> P
     let mut ended = GuardId::FALSE;
     for e in events {
         match e.kind {
-            EventKind::Escape(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) | EventKind::Return => {
-                return PathFate::Escapes
-            }
+            EventKind::Escape(_)
+            | EventKind::Inside(_)
+            | EventKind::Stored { .. }
+            | EventKind::ReturnedIn(_)
+            | EventKind::Return => return PathFate::Escapes,
             EventKind::Free => freed = guards.or(freed, e.guard),
             EventKind::Kept => kept = guards.or(kept, e.guard),
             EventKind::Exit => ended = guards.or(ended, e.guard),
@@ -1785,6 +1920,13 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                                 st.set_key(k, GuardId::FALSE);
                             }
                         }
+                        // `free(p1)` while `p1->right->left` holds the cell: the object
+                        // `p1->right` points to is not freed, and the cell lives on inside it.
+                        PathFate::Lost if model.is_some_and(|m| m.lib) && callee_path.matches('*').count() > 1 => {
+                            let kind = inside(cx, k, st.at);
+                            events.push(Event { kind, guard: g, weak: false });
+                            st.set_key(k, GuardId::FALSE);
+                        }
                         PathFate::Lost => st.set_key(k, GuardId::FALSE),
                         // `*out` of an out-parameter allocator: overwritten when the call
                         // succeeds, left alone when it fails.
@@ -1956,8 +2098,34 @@ fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event
         if cx.is_aggregate_root(k) || alias {
             st.set_key(k, GuardId::FALSE);
         } else {
-            escape_key(st, k, EscapeKind::Heap, events);
+            // The old object lives on, holding the cell: inside it from here on.
+            let kind = inside(cx, k, st.at);
+            events.push(Event { kind, guard: g, weak: false });
+            st.set_key(k, GuardId::FALSE);
         }
+    }
+}
+
+/// The event for a cell left at slot `k` below a pointer local when the local stops naming
+/// its object just before statement `at` (reassigned, or the function returns): inside the
+/// object the local pointed to, or, for a deeper path (`y->a->b`), inside the object its
+/// prefix slot points to; an escape into the heap when that slot has no name here.
+fn inside(cx: &FnCx, k: Key, at: (u32, u32)) -> EventKind {
+    match holder_of(cx, k, at) {
+        Some(h) => EventKind::Inside(h),
+        None => EventKind::Escape(EscapeKind::Heap),
+    }
+}
+
+fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
+    let text = cx.path_text(k.path);
+    if !text.starts_with('*') {
+        return None; // a field of a local aggregate: it dies with the function
+    }
+    match text.rfind('*') {
+        Some(0) => Some(Holder::Local(k.root, DagNode(at.0), at.1)),
+        Some(i) => cx.path_id(&text[..i]).map(|id| Holder::Slot(Key { root: k.root, path: id })),
+        None => None,
     }
 }
 
@@ -2016,9 +2184,16 @@ fn store(
             } else {
                 st.set_key(k, g);
             }
-            // The stored object's own contents are now one level deeper than tracked.
-            for (c, _) in contents {
-                escape_key(st, c, EscapeKind::Heap, events);
+            // The stored object keeps its contents (linking an object into a structure does
+            // not change its fields), and they are now also reachable one level deeper through
+            // `dst`: named there too when this function names that path (`b->other = a` makes
+            // `a->other` also `b->other->other`). Cycles (`a->other = b; b->other = a`) stay
+            // visible this way, for the held-by resolution.
+            for (c, gc) in contents {
+                let deeper = format!("{}{}", cx.path_text(k.path), cx.path_text(c.path));
+                if let Some(id) = cx.path_id(&deeper).filter(|_| cx.path_text(c.path).starts_with('*')) {
+                    st.set_key(Key { root: k.root, path: id }, gc);
+                }
             }
         }
         None => {

@@ -19,6 +19,7 @@ mod guard;
 mod ir;
 mod irdump;
 mod libmodel;
+mod reach;
 mod report;
 mod reuse;
 mod sat;
