@@ -107,6 +107,9 @@ pub enum Lost {
     Return,
     /// The allocating call's result is not stored anywhere.
     Discarded,
+    /// The callee stores the cell below argument `args.0`, then stores something else below
+    /// argument `args.1` at the same place (`slot`): both arguments name it.
+    AliasedInCallee { callee: String, args: (usize, usize), slot: String },
 }
 
 #[derive(Clone, Debug)]
@@ -555,6 +558,22 @@ fn flow_site(
             None => Err(None),
         },
     };
+    // Two arguments that name one place: a fresh cell the callee stores there first is
+    // overwritten by its later store (`pair_alloc(&x, &x)`).
+    let handed_at = match slot {
+        SiteSlot::Arg(i) => Some((*i, "*")),
+        SiteSlot::ArgPath(i, path) => Some((*i, &**path)),
+        _ => None,
+    };
+    if let Some((i, path)) = handed_at {
+        if let Some((other, name)) = crate::alias::overwritten_in_callee(cx, stmt, node0, idx0, i, path) {
+            verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
+            let loc = cx.func.stmt_loc(stmt);
+            let callee = verdict.allocator.clone();
+            verdict.leak = Some(vec![Step::Lost { loc, how: Lost::AliasedInCallee { callee, args: (i, other), slot: name } }]);
+            return Prepared::Done(verdict);
+        }
+    }
     let x = match holder {
         Ok(x) => x,
         Err(Some(kind)) => {
@@ -1145,6 +1164,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             HandTo::Param(..) => None,
         })
         .collect();
+    let fresh_places: Vec<(usize, std::sync::Arc<str>)> = out_fresh.iter().map(|o| (o.0, o.1.clone())).collect();
+    let writes = crate::alias::writes(cx, &fresh_places).into();
     // Allocates only under a flag: every site it returns is returned only under the same test.
     let alloc_if = fresh_returns
         .first()
@@ -1164,6 +1185,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         heap: heap_effects(cx, Some(config)).unwrap_or_default().into(),
         rc_param: if allocator { rc_param(cx) } else { None },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
+        writes,
     }
 }
 
@@ -1185,7 +1207,8 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
     let pure = touches_no_heap(func, |s| cx.model(s));
     let heap = heap_effects(cx, None)?;
     let noreturn = never_returns(func, |s| cx.ends_path(s));
-    Some(Summary { params, heap: heap.into(), heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
+    let writes = crate::alias::writes(cx, &[]).into();
+    Some(Summary { params, heap: heap.into(), heap_pure: pure, writes, ..Summary::plain(func.n_params as usize, noreturn) })
 }
 
 /// A pointer parameter the function uses only to report errors: every store through it is a
@@ -1875,6 +1898,11 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
         }
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
+            // The callee's stores of whole parameters below other parameters (`*a = p`), with
+            // the values they store, read before the call: instantiated in the callee's order
+            // after its other effects, so that arguments naming one place get the later store.
+            let moves = model.and_then(|m| moves_at(cx, st, m, args));
+            let moved = |i: usize| moves.as_ref().is_some_and(|mv| mv.1.contains(&i));
             let mut redefined: Vec<Key> = Vec::new();
             let mut freed_here: Vec<GuardId> = Vec::new();
             // Out-parameter slots whose old cell survives a failed call: restored after the
@@ -1967,6 +1995,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                         }
                         None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     },
+                    Some(ArgEffect::Keeps) if moved(i) => {}
                     Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     _ => {}
                 }
@@ -1990,6 +2019,30 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             for (k, g) in kept_on_failure {
                 st.set_key(k, g);
             }
+            // Keys a move wrote: a later fresh store there overwrites it (other fresh stores
+            // were instantiated above, with their failure cases).
+            let mut moved_to: Vec<Key> = Vec::new();
+            for (keys, g) in moves.map(|m| m.0).unwrap_or_default() {
+                let clears = g == GuardId::FALSE;
+                for k in keys {
+                    if clears && !moved_to.contains(&k) {
+                        continue;
+                    }
+                    moved_to.push(k);
+                    if k.is_local() {
+                        retire_contents(cx, st, k.root, events);
+                        st.rebind(k.root, None);
+                        st.set_maybe_null(k.root, false);
+                    }
+                    if cx.is_weak(k) {
+                        let old = st.get_key(k);
+                        let merged = guards.or(old, g);
+                        st.set_key(k, merged);
+                    } else {
+                        st.set_key(k, g);
+                    }
+                }
+            }
             let ret = match model.map(|m| m.ret) {
                 Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(cx, st, a)).unwrap_or(GuardId::FALSE),
                 _ => GuardId::FALSE,
@@ -2002,6 +2055,40 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             }
         }
     }
+}
+
+/// The callee's stores below its parameters (`Summary::writes`) as strong updates of this
+/// function's slots, in the callee's order: for each, the slots it writes (with the names of
+/// the same object, `State::alias`) and the guard of holding the cell it writes; and the
+/// parameters stored whole. `None` when the callee stores no parameter whole, or a store's
+/// slot has no name here (the call is then instantiated as for distinct arguments: escapes).
+#[allow(clippy::type_complexity)]
+fn moves_at(cx: &FnCx, st: &State, m: &crate::summary::Model, args: &[Operand]) -> Option<(Vec<(Vec<Key>, GuardId)>, Vec<usize>)> {
+    use crate::alias::WriteFrom;
+    if !m.writes.iter().any(|w| matches!(w.from, WriteFrom::Param(_))) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(m.writes.len());
+    let mut sources = Vec::new();
+    for w in m.writes.iter() {
+        let a = args.get(w.param)?;
+        let k = cx.callee_slot(a, &w.path)?;
+        let mut keys = vec![k];
+        if let Some((root, prefix)) = cx.arg_slots(a) {
+            if prefix == "*" && !k.is_local() {
+                keys.extend(st.names_of(root).into_iter().skip(1).map(|z| Key { root: z, path: k.path }));
+            }
+        }
+        let g = match w.from {
+            WriteFrom::Fresh => GuardId::FALSE,
+            WriteFrom::Param(i) => {
+                sources.push(i);
+                value_guard(cx, st, args.get(i)?)
+            }
+        };
+        out.push((keys, g));
+    }
+    Some((out, sources))
 }
 
 /// The tracked slots (holding the cell) that a call argument lets the callee reach, each with
@@ -2189,10 +2276,14 @@ fn store(
             // `dst`: named there too when this function names that path (`b->other = a` makes
             // `a->other` also `b->other->other`). Cycles (`a->other = b; b->other = a`) stay
             // visible this way, for the held-by resolution.
+            // A local struct stored whole (`*out = s`) copies its fields: they are at `dst`'s
+            // path then, and escape when this function does not name that path.
             for (c, gc) in contents {
                 let deeper = format!("{}{}", cx.path_text(k.path), cx.path_text(c.path));
-                if let Some(id) = cx.path_id(&deeper).filter(|_| cx.path_text(c.path).starts_with('*')) {
-                    st.set_key(Key { root: k.root, path: id }, gc);
+                match cx.path_id(&deeper) {
+                    Some(id) => st.set_key(Key { root: k.root, path: id }, gc),
+                    None if !cx.path_text(c.path).starts_with('*') => escape_key(st, c, EscapeKind::Heap, events),
+                    None => {}
                 }
             }
         }
@@ -2235,6 +2326,8 @@ fn walk(
     };
     // Holders that came back from an argument-returning call: their NULL tests are not folded.
     let mut maybe_null: Vec<LocalId> = Vec::new();
+    // Pointer locals holding the same address (from copies), as `State::alias`.
+    let mut alias: Vec<(LocalId, LocalId)> = Vec::new();
     let mut node = node0;
     let mut first = idx0 + 1;
     let mut frees_seen = 0;
@@ -2289,6 +2382,16 @@ fn walk(
                         }
                     }
                     holders.extend(copied);
+                    if let Some(l) = dst.as_local() {
+                        alias.retain(|&(a, b)| a != l && b != l);
+                        if let Rvalue::Use(Operand::Place(Place::Local(y))) = src {
+                            if *y != l && cx.is_tracked(*y) {
+                                let others: Vec<LocalId> = alias.iter().filter_map(|&(a, b)| (a == *y).then_some(b).or((b == *y).then_some(a))).collect();
+                                alias.push((l, *y));
+                                alias.extend(others.into_iter().map(|z| (l, z)));
+                            }
+                        }
+                    }
                     if let Some(step) = lost {
                         if goal == WalkGoal::Leak {
                             steps.push(step);
@@ -2349,6 +2452,30 @@ fn walk(
                     }
                     if goal == WalkGoal::SecondFree && frees_seen >= 2 {
                         return steps;
+                    }
+                    // Whole parameters the callee stores below other parameters (`moves_at`).
+                    if let Some(m) = model.filter(|m| m.writes.iter().any(|w| matches!(w.from, crate::alias::WriteFrom::Param(_)))) {
+                        let carried: Vec<bool> = m
+                            .writes
+                            .iter()
+                            .map(|w| matches!(w.from, crate::alias::WriteFrom::Param(i) if args.get(i).is_some_and(|a| held(&holders, a))))
+                            .collect();
+                        for (w, carries) in m.writes.iter().zip(carried) {
+                            let Some(k) = args.get(w.param).and_then(|a| cx.callee_slot(a, &w.path)) else { continue };
+                            let mut keys = vec![k];
+                            if !k.is_local() {
+                                keys.extend(alias.iter().filter_map(|&(a, b)| {
+                                    let z = if a == k.root { b } else if b == k.root { a } else { return None };
+                                    Some(Key { root: z, path: k.path })
+                                }));
+                            }
+                            for k in keys {
+                                holders.retain(|h| *h != k);
+                                if carries {
+                                    holders.push(k);
+                                }
+                            }
+                        }
                     }
                     for k in redefined {
                         if let Some(step) = drop_holder(cx, &mut holders, k, loc) {
