@@ -158,7 +158,7 @@ fn leak_message(func: &Function, v: &SiteVerdict, steps: &[Step], at: &Locator) 
     match v.category {
         Category::NeverFreedLocal | Category::NeverFreedMain => {
             if let Some(Step::Lost { how: Lost::AliasedInCallee { callee, slot, .. }, .. }) = steps.last() {
-                format!("memory allocated by '{a}' is lost inside '{callee}' because two of its arguments point to '{slot}'")
+                format!("memory allocated by '{a}' is lost inside '{callee}': two of its arguments lead to '{slot}', and a later store there overwrites it")
             } else if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded, .. })) {
                 format!("memory allocated by '{a}' is never freed: the result is discarded")
             } else {
@@ -304,7 +304,7 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
                     Lost::Discarded => format!("the pointer returned by '{}' is discarded here", v.allocator),
                     Lost::AliasedInCallee { callee, args, slot } => format!(
-                        "arguments {} and {} of '{callee}' both point to '{slot}': the callee stores the memory there, then overwrites it",
+                        "arguments {} and {} of '{callee}' both lead to '{slot}': the callee stores the memory there, then overwrites it",
                         args.0 + 1,
                         args.1 + 1
                     ),
