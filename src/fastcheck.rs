@@ -16,6 +16,9 @@
 //!   `return y`, storing `y` outside the tracked locals and passing it to unknown code end the
 //!   function's responsibility; a noreturn call ends the path (guard `P`). This is the paper's
 //!   composition of CFG guards along value-flow edges, computed path-exactly on the DAG.
+//! - A cell left inside an object the pass stops naming is an `Inside` event; after every site's
+//!   pass, `reach` says under which guard those objects are themselves kept (a cycle of the
+//!   function's own cells with no way in is not), and that guard stands for the event.
 //! - Leak iff `Psrc ∧ ¬⋁ G_k` is satisfiable, where the `G_k` are the guards of all those events and
 //!   `Psrc` the guard of reaching the site from the function entry; double free iff
 //!   `Psrc ∧ G_i ∧ G_j` is satisfiable for two frees. Switch consistency is added by `sat`.
