@@ -2807,6 +2807,58 @@ mod tests {
         assert_eq!(v[0].category, Category::NeverFreedLocal);
     }
 
+    fn field_store(b: &mut Build, blk: BlockId, line: u32, obj: LocalId, value: LocalId) {
+        let dst = Place::Field(Box::new(Place::Deref(Box::new(Place::Local(obj)))), "other".into());
+        b.stmt(blk, line, Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(value))) });
+    }
+
+    /// `a->other = b; b->other = a; return;`: each cell is referenced by the other, and neither
+    /// is reachable; both are leaks, each naming the other as its cycle (Scholz et al., Fig. 2).
+    #[test]
+    fn an_unreachable_two_cycle_leaks_at_both_cells() {
+        let mut b = Build::new();
+        let (a, c) = (b.local("a"), b.local("c"));
+        let b0 = b.block();
+        let sa = b.call(b0, 1, Some(a), "malloc", &[]);
+        let sc = b.call(b0, 2, Some(c), "malloc", &[]);
+        field_store(&mut b, b0, 3, a, c);
+        field_store(&mut b, b0, 4, c, a);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::NeverFreedLocal, "{:?}", v[0]);
+        assert_eq!(v[1].category, Category::NeverFreedLocal, "{:?}", v[1]);
+        assert_eq!(v[0].cycle_with, vec![sc]);
+        assert_eq!(v[1].cycle_with, vec![sa]);
+    }
+
+    /// The same pair with the first cell returned: the second lives inside it, no leak.
+    #[test]
+    fn a_cycle_reachable_from_the_result_is_kept() {
+        let mut b = Build::new();
+        let (a, c) = (b.local("a"), b.local("c"));
+        let b0 = b.block();
+        b.call(b0, 1, Some(a), "malloc", &[]);
+        b.call(b0, 2, Some(c), "malloc", &[]);
+        field_store(&mut b, b0, 3, a, c);
+        field_store(&mut b, b0, 4, c, a);
+        b.term(b0, 5, Terminator::Return(Some(Operand::Place(Place::Local(a)))));
+        let v = check(&b.f);
+        assert!(v.iter().all(|s| s.leak.is_none()), "{v:?}");
+    }
+
+    /// A chain `a -> c` with both lost: only the root `a` is reported.
+    #[test]
+    fn a_cell_inside_a_lost_cell_is_reported_at_the_root() {
+        let mut b = Build::new();
+        let (a, c) = (b.local("a"), b.local("c"));
+        let b0 = b.block();
+        b.call(b0, 1, Some(a), "malloc", &[]);
+        b.call(b0, 2, Some(c), "malloc", &[]);
+        field_store(&mut b, b0, 3, a, c);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::NeverFreedLocal);
+        assert!(v[1].leak.is_none() && v[1].category == Category::NeverFreedNotLocal, "{:?}", v[1]);
+    }
+
     #[test]
     fn correlated_tests_of_an_unchanged_flag() {
         // if (c) p = malloc(); ...; if (c) free(p);
