@@ -52,10 +52,28 @@ pub fn writes(cx: &FnCx, fresh: &[(usize, Arc<str>)]) -> Vec<Write> {
             out.push((s, Write { param: *param, path: path.clone(), from: WriteFrom::Fresh }));
         }
     }
-    if func.params().filter(|p| func.local(*p).is_pointer).count() >= 2 {
+    // Candidates first, in one pass: a pointer parameter stored as such through another one
+    // (`q->f = p`, `*q = p`). Most functions have none, and pay nothing more.
+    let is_ptr_param = |l: LocalId| l.index() < func.n_params as usize && func.local(l).is_pointer;
+    let mut candidates: Vec<LocalId> = func
+        .stmts
+        .iter()
+        .filter_map(|st| match st {
+            Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(p))) }
+                if is_ptr_param(*p) && !matches!(dst, Place::Local(_)) && dst.root_local().is_some_and(|r| r != *p && is_ptr_param(r)) =>
+            {
+                Some(*p)
+            }
+            _ => None,
+        })
+        .collect();
+    candidates.sort();
+    candidates.dedup();
+    if !candidates.is_empty() {
         let mut doms: Option<Vec<bool>> = None;
         let names: Vec<Vec<LocalId>> = func.params().map(|q| cx.copies_of(q)).collect();
-        for (i, p) in func.params().enumerate() {
+        for p in candidates {
+            let i = p.index();
             for (s, j, path) in stored_whole(cx, p, &names) {
                 let b = block_of(func, s);
                 let every_path = doms.get_or_insert_with(|| on_every_return(func));

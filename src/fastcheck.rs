@@ -373,15 +373,22 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
         })
         .collect();
     let started = std::time::Instant::now();
-    let facts: Vec<Option<crate::reach::SiteFacts>> = prepared
+    let any_inside = prepared
         .iter()
-        .map(|p| match p {
-            Prepared::Done(_) => None,
-            Prepared::Flowed(f) => Some(site_facts(cx, &mut guards, f)),
-        })
-        .collect();
-    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
-    let resolved = crate::reach::resolve(cx, &mut guards, &facts);
+        .any(|p| matches!(p, Prepared::Flowed(f) if f.events.iter().any(|e| matches!(e.kind, EventKind::Inside(_)))));
+    let resolved = if any_inside {
+        let facts: Vec<Option<crate::reach::SiteFacts>> = prepared
+            .iter()
+            .map(|p| match p {
+                Prepared::Done(_) => None,
+                Prepared::Flowed(f) => Some(site_facts(cx, &mut guards, f)),
+            })
+            .collect();
+        guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+        crate::reach::resolve(cx, &mut guards, &facts)
+    } else {
+        vec![crate::reach::Held::none(); prepared.len()]
+    };
     timings.value_flow += started.elapsed();
     prepared
         .into_iter()

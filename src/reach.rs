@@ -55,6 +55,11 @@ pub struct Held {
 }
 
 impl Held {
+    /// For a site with no `Inside` event.
+    pub fn none() -> Held {
+        Held::unresolved(GuardId::FALSE)
+    }
+
     fn unresolved(inside_fine: GuardId) -> Held {
         Held { inside_fine, held_out: GuardId::FALSE, cycle_with: Vec::new(), assume: None }
     }
