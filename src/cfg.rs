@@ -735,6 +735,11 @@ impl<'a> FnCx<'a> {
         self.paths.get(id as usize).map_or("", |p| p.0.as_str())
     }
 
+    /// The id of a path this function names, by its text.
+    pub fn path_id(&self, text: &str) -> Option<u32> {
+        self.path_ids.get(text).copied()
+    }
+
     /// The caller's slots that an argument lets a callee reach, as (root, prefix): the callee's
     /// `*p` + `rest` is the caller's `(root, prefix + rest)`. A pointer local `y` gives `(y, "*")`;
     /// `&s` of a local struct gives `(s, "")`, `&p` of a pointer local `(p, "")` (the callee's

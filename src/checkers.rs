@@ -91,7 +91,14 @@ pub fn diagnostics(
         alloc_notes.extend(wrapper_chain(func, v, at, summaries));
         if policy.reports(v.category) {
             let steps = v.leak.as_deref().unwrap_or(&[]);
-            let message = leak_message(func, v, steps, at);
+            let mut message = leak_message(func, v, steps, at);
+            if !v.cycle_with.is_empty() && v.leak.is_some() {
+                let others: Vec<String> = v.cycle_with.iter().map(|s| at.short(func.stmt_loc(*s))).collect();
+                message.push_str(&format!(
+                    "; it is left in a cycle with the memory allocated at {}, and nothing else points to that cycle",
+                    others.join(", ")
+                ));
+            }
             let mut path = alloc_notes.clone();
             path.extend(notes(func, steps, at, v));
             out.push(base(Rule::Leak, message, path));
@@ -150,7 +157,9 @@ fn leak_message(func: &Function, v: &SiteVerdict, steps: &[Step], at: &Locator) 
     let a = &v.allocator;
     match v.category {
         Category::NeverFreedLocal | Category::NeverFreedMain => {
-            if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded, .. })) {
+            if let Some(Step::Lost { how: Lost::AliasedInCallee { callee, slot, .. }, .. }) = steps.last() {
+                format!("memory allocated by '{a}' is lost inside '{callee}': two of its arguments lead to '{slot}', and a later store there overwrites it")
+            } else if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded, .. })) {
                 format!("memory allocated by '{a}' is never freed: the result is discarded")
             } else {
                 format!("memory allocated by '{a}' is never freed")
@@ -294,6 +303,11 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<
                     }
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
                     Lost::Discarded => format!("the pointer returned by '{}' is discarded here", v.allocator),
+                    Lost::AliasedInCallee { callee, args, slot } => format!(
+                        "arguments {} and {} of '{callee}' both lead to '{slot}': the callee stores the memory there, then overwrites it",
+                        args.0 + 1,
+                        args.1 + 1
+                    ),
                 };
                 Note { kind: NoteKind::Lost, loc: at.src(*loc), message }
             }

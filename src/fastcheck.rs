@@ -16,6 +16,9 @@
 //!   `return y`, storing `y` outside the tracked locals and passing it to unknown code end the
 //!   function's responsibility; a noreturn call ends the path (guard `P`). This is the paper's
 //!   composition of CFG guards along value-flow edges, computed path-exactly on the DAG.
+//! - A cell left inside an object the pass stops naming is an `Inside` event; after every site's
+//!   pass, `reach` says under which guard those objects are themselves kept (a cycle of the
+//!   function's own cells with no way in is not), and that guard stands for the event.
 //! - Leak iff `Psrc ∧ ¬⋁ G_k` is satisfiable, where the `G_k` are the guards of all those events and
 //!   `Psrc` the guard of reaching the site from the function entry; double free iff
 //!   `Psrc ∧ G_i ∧ G_j` is satisfiable for two frees. Switch consistency is added by `sat`.
@@ -117,6 +120,9 @@ pub enum Lost {
     Return,
     /// The allocating call's result is not stored anywhere.
     Discarded,
+    /// The callee stores the cell below argument `args.0`, then stores something else below
+    /// argument `args.1` at the same place (`slot`): both arguments name it.
+    AliasedInCallee { callee: String, args: (usize, usize), slot: String },
 }
 
 #[derive(Clone, Debug)]
@@ -141,6 +147,9 @@ pub struct SiteVerdict {
     pub handed: Option<(HandTo, crate::libmodel::Success)>,
     /// SAT queries run for this site.
     pub sat_queries: u32,
+    /// For a leak: the other allocations of this function that form, with this one, a cycle of
+    /// cells pointing to each other that nothing else reaches (`reach`).
+    pub cycle_with: Vec<StmtId>,
 }
 
 #[derive(Clone, Debug)]
@@ -156,6 +165,21 @@ enum EventKind {
     Kept,
     Escape(EscapeKind),
     Exit,
+    /// From here on the cell is inside an object this pass no longer names (a pointer local
+    /// reassigned or going out of scope at a return, a freed object's field that pointed on to
+    /// another object): it lives exactly as long as that object does. Everywhere but the
+    /// held-by resolution of `check_function` (see `reach`) this is an escape into the heap.
+    Inside(Holder),
+}
+
+/// The object a cell is left inside (`EventKind::Inside`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// The object local `.0` pointed to just before statement `.2` of node `.1` (the
+    /// terminator when `.2` is the statement count).
+    Local(LocalId, DagNode, u32),
+    /// The object the slot holds a pointer to (`p1->right` for a cell at `p1->right->left`).
+    Slot(Key),
 }
 
 #[derive(Clone, Debug)]
@@ -190,6 +214,8 @@ struct State {
     /// under which each holds each constant it was assigned (sorted by local and value). A
     /// branch whose outcome contradicts the constant cuts those paths.
     consts: Vec<(LocalId, i64, GuardId)>,
+    /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
+    at: (u32, u32),
 }
 
 impl Default for GuardId {
@@ -348,15 +374,81 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     let p_entry = entry_guards(cx, &mut guards);
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
-    let verdicts = sites
+    // Every site's value flow first: whether a cell left inside another of this function's
+    // cells leaks depends on that cell's fate (`reach`).
+    let prepared: Vec<Prepared> = sites
         .into_iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            check_site(cx, config, &mut guards, &mut solver, psrc, node, idx, stmt, &slot, is_main, timings)
+            flow_site(cx, config, &mut guards, psrc, node, idx, stmt, slot, is_main, timings)
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let any_inside = prepared
+        .iter()
+        .any(|p| matches!(p, Prepared::Flowed(f) if f.events.iter().any(|e| matches!(e.kind, EventKind::Inside(_)))));
+    let resolved = if any_inside {
+        let facts: Vec<Option<crate::reach::SiteFacts>> = prepared
+            .iter()
+            .map(|p| match p {
+                Prepared::Done(_) => None,
+                Prepared::Flowed(f) => Some(site_facts(cx, &mut guards, f)),
+            })
+            .collect();
+        guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+        crate::reach::resolve(cx, &mut guards, &facts)
+    } else {
+        vec![crate::reach::Held::none(); prepared.len()]
+    };
+    timings.value_flow += started.elapsed();
+    let verdicts = prepared
+        .into_iter()
+        .zip(resolved)
+        .map(|(p, held)| match p {
+            Prepared::Done(v) => v,
+            Prepared::Flowed(f) => judge_site(cx, config, &mut guards, &mut solver, f, &held, is_main, timings),
         })
         .collect();
     cx.note_timeout(guards.timed_out());
     verdicts
+}
+
+/// What the held-by resolution needs of a site after its value flow.
+fn site_facts(cx: &FnCx, guards: &mut Guards, f: &Flowed) -> crate::reach::SiteFacts {
+    let mut direct = GuardId::FALSE;
+    let mut inside = Vec::new();
+    for e in &f.events {
+        match &e.kind {
+            EventKind::Inside(h) => inside.push((*h, e.guard)),
+            _ => direct = guards.or(direct, e.guard),
+        }
+    }
+    crate::reach::SiteFacts {
+        stmt: f.verdict.stmt,
+        is_result: f.slot == SiteSlot::Result,
+        ok: cx.success_atom.get(&f.verdict.stmt).copied(),
+        direct,
+        inside,
+    }
+}
+
+/// A site after its value-flow pass, before its queries.
+struct Flowed {
+    verdict: SiteVerdict,
+    events: Vec<Event>,
+    rets: Vec<(DagNode, GuardId, Option<i64>)>,
+    psrc: GuardId,
+    x: Key,
+    fold: Option<(AtomId, bool)>,
+    node0: DagNode,
+    idx0: usize,
+    slot: SiteSlot,
+}
+
+enum Prepared {
+    /// Decided without queries (no holder, over budget, a discarded result).
+    Done(SiteVerdict),
+    Flowed(Flowed),
 }
 
 /// Guards of reaching each node from the function entry (for correlated tests before the
@@ -410,20 +502,20 @@ fn label_guard(guards: &mut Guards, label: &EdgeLabel, folded: Option<(AtomId, b
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_site(
+fn flow_site(
     cx: &FnCx,
     config: &Config,
     guards: &mut Guards,
-    solver: &mut Solver,
     psrc: GuardId,
     node0: DagNode,
     idx0: usize,
     stmt: StmtId,
-    slot: &SiteSlot,
+    slot: SiteSlot,
     is_main: bool,
     timings: &mut Timings,
-) -> SiteVerdict {
+) -> Prepared {
     let started = std::time::Instant::now();
+    let slot = &slot;
     let Stmt::Call { dst, callee, args } = cx.func.stmt(stmt) else {
         unreachable!("sites are calls")
     };
@@ -443,6 +535,7 @@ fn check_site(
         shared: false,
         handed: None,
         sat_queries: 0,
+        cycle_with: Vec::new(),
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
@@ -455,7 +548,7 @@ fn check_site(
             }
             None => {
                 verdict.escapes.push(EscapeKind::Undecided);
-                return verdict;
+                return Prepared::Done(verdict);
             }
         }
     }
@@ -489,25 +582,41 @@ fn check_site(
             None => Err(None),
         },
     };
+    // Two arguments that name one place: a fresh cell the callee stores there first is
+    // overwritten by its later store (`pair_alloc(&x, &x)`).
+    let handed_at = match slot {
+        SiteSlot::Arg(i) => Some((*i, "*")),
+        SiteSlot::ArgPath(i, path) => Some((*i, &**path)),
+        _ => None,
+    };
+    if let Some((i, path)) = handed_at {
+        if let Some((other, name)) = crate::alias::overwritten_in_callee(cx, stmt, node0, idx0, i, path) {
+            verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
+            let loc = cx.func.stmt_loc(stmt);
+            let callee = verdict.allocator.clone();
+            verdict.leak = Some(vec![Step::Lost { loc, how: Lost::AliasedInCallee { callee, args: (i, other), slot: name } }]);
+            return Prepared::Done(verdict);
+        }
+    }
     let x = match holder {
         Ok(x) => x,
         Err(Some(kind)) => {
             verdict.escapes.push(kind);
             verdict.category = Category::Unknown;
-            return verdict;
+            return Prepared::Done(verdict);
         }
         Err(None) if !cx.model(stmt).is_some_and(|m| m.always_fresh) => {
             // A wrapper that does not always return fresh memory (`alloc(p, 0)` frees and
             // returns NULL): a discarded result says nothing.
             verdict.escapes.push(EscapeKind::Discarded);
             verdict.category = Category::Unknown;
-            return verdict;
+            return Prepared::Done(verdict);
         }
         Err(None) => {
             verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
             let loc = cx.func.stmt_loc(stmt);
             verdict.leak = Some(vec![Step::Lost { loc, how: Lost::Discarded }]);
-            return verdict;
+            return Prepared::Done(verdict);
         }
     };
 
@@ -529,12 +638,34 @@ fn check_site(
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
-        return verdict;
+        return Prepared::Done(verdict);
     }
 
+    timings.value_flow += started.elapsed();
+    Prepared::Flowed(Flowed { verdict, events, rets, psrc, x, fold, node0, idx0, slot: slot.clone() })
+}
+
+/// The queries of one site, once the held-by resolution has said when the objects its cell
+/// was left inside are themselves kept (`held`).
+#[allow(clippy::too_many_arguments)]
+fn judge_site(
+    cx: &FnCx,
+    config: &Config,
+    guards: &mut Guards,
+    solver: &mut Solver,
+    f: Flowed,
+    held: &crate::reach::Held,
+    is_main: bool,
+    timings: &mut Timings,
+) -> SiteVerdict {
+    let started = std::time::Instant::now();
+    let Flowed { mut verdict, events, rets, psrc, x, fold, node0, idx0, slot: _ } = f;
+    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
     let mut has_escape = false;
+    // Escapes other than into another object of this function (for the category of a leak).
+    let mut has_outer_escape = false;
     // Where the cell is handed to the caller other than as the result, and the guard of that.
     let mut stored_in: Vec<HandTo> = Vec::new();
     let mut stored_any = GuardId::FALSE;
@@ -560,8 +691,17 @@ fn check_site(
             }
             EventKind::Escape(k) => {
                 has_escape = true;
+                has_outer_escape = true;
                 if !verdict.escapes.contains(k) {
                     verdict.escapes.push(k.clone());
+                }
+            }
+            // Where the object it is inside is not kept, neither is the cell; as a category it
+            // stays what it was before the resolution: stored into the heap.
+            EventKind::Inside(_) => {
+                has_escape = true;
+                if !verdict.escapes.contains(&EscapeKind::Heap) {
+                    verdict.escapes.push(EscapeKind::Heap);
                 }
             }
             EventKind::Exit | EventKind::Kept => {}
@@ -572,10 +712,17 @@ fn check_site(
     // structure the caller can reach, so no leak here; but the caller does not own the result.
     verdict.shared = verdict.returned && !stored_in.is_empty();
     verdict.escapes.sort();
-    let mut any = GuardId::FALSE;
-    for e in &events {
+    // Every event ends the function's responsibility, except that a cell inside another object
+    // is kept only when that object is (`held.inside_fine`).
+    let mut any = held.inside_fine;
+    for e in events.iter().filter(|e| !matches!(e.kind, EventKind::Inside(_))) {
         any = guards.or(any, e.guard);
     }
+    // The other cells' fates are computed with their own success as given: here this cell exists.
+    let own = match held.assume {
+        Some(a) => guards.lit(a, true),
+        None => GuardId::TRUE,
+    };
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -614,9 +761,9 @@ fn check_site(
     // One solver for all the sites of the function: its clauses are definitions of guard nodes
     // (and switch constraints), true whatever the query, so they are shared.
     let queries_before = solver.queries;
-    let leak = solver.check(guards_ro, &[(psrc, true), (any, false)]);
+    let leak = solver.check(guards_ro, &[(psrc, true), (own, true), (any, false)]);
     let mut unknown = false;
-    let leak_model = match leak {
+    let mut leak_model = match leak {
         Answer::Sat(m) => Some(m),
         Answer::Unsat => None,
         Answer::Unknown => {
@@ -624,6 +771,15 @@ fn check_site(
             None
         }
     };
+    // A lost structure is reported at its roots: a cell lost only where another lost cell (out
+    // of its own cycle) still points to it is that cell's leak, not one of its own.
+    if leak_model.is_some() && held.held_out != GuardId::FALSE {
+        match solver.check(guards_ro, &[(psrc, true), (own, true), (any, false), (held.held_out, false)]) {
+            Answer::Sat(m) => leak_model = Some(m),
+            Answer::Unsat => leak_model = None,
+            Answer::Unknown => unknown = true,
+        }
+    }
     let mut df: Option<(Model, usize, usize)> = None;
     for (i, j) in pair_guards {
         match solver.check(guards_ro, &[(psrc, true), (frees[i].guard, true), (frees[j].guard, true)]) {
@@ -661,7 +817,7 @@ fn check_site(
     }
 
     verdict.category = match &leak_model {
-        Some(_) if !has_free && !has_ret && !has_escape => {
+        Some(_) if !has_free && !has_ret && !has_outer_escape => {
             if is_main {
                 Category::NeverFreedMain
             } else {
@@ -677,6 +833,7 @@ fn check_site(
     };
     let support_of = |roots: &[GuardId]| guards_ro.support(roots);
     if let Some(m) = &leak_model {
+        verdict.cycle_with = held.cycle_with.clone();
         let support = support_of(&[psrc, any]);
         verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0, x, WalkGoal::Leak));
     }
@@ -717,6 +874,7 @@ fn flow(
                 alias: Vec::new(),
                 derived: Vec::new(),
                 consts: Vec::new(),
+                at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
             // Error codes the allocating call leaves at 0 when the cell exists.
@@ -739,7 +897,8 @@ fn flow(
         };
         let stmts = cx.stmts_of(*nd);
         let mut ended = false;
-        for sid in &stmts[first.min(stmts.len())..] {
+        for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
+            st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
             track_consts(cx, &mut st, *sid);
             if !zero_locals.is_empty() {
@@ -796,9 +955,11 @@ fn flow(
                                 Some((param, format!("{}{}", cx.path_text(base.path), rest)))
                             }),
                         };
+                        // Below a local pointer of this function: inside its object, which
+                        // `check_function` may know (a site of its own).
                         let kind = match below_param {
                             Some((param, path)) => EventKind::Stored { param, path: path.into() },
-                            None => EventKind::Escape(EscapeKind::Heap),
+                            None => inside(cx, *k, (nd.0, stmts.len() as u32)),
                         };
                         events.push(Event { kind, guard: *g, weak: false });
                     }
@@ -895,6 +1056,7 @@ fn flow(
                     alias: st.alias.clone(),
                     derived: st.derived.clone(),
                     consts: Vec::with_capacity(st.consts.len()),
+                    at: (0, 0),
                 };
             if out.p == GuardId::FALSE {
                 continue;
@@ -949,7 +1111,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         for e in &events {
             match e.kind {
                 // Stored into the caller's `*out`: the caller no longer owns it as `p`.
-                EventKind::Escape(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
+                EventKind::Escape(_) | EventKind::Inside(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
                     escaped = guards.or(escaped, e.guard)
                 }
                 EventKind::Free => {
@@ -1029,6 +1191,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
             HandTo::Param(..) => None,
         })
         .collect();
+    let fresh_places: Vec<(usize, std::sync::Arc<str>)> = out_fresh.iter().map(|o| (o.0, o.1.clone())).collect();
+    let writes = crate::alias::writes(cx, &fresh_places).into();
     // Allocates only under a flag: every site it returns is returned only under the same test.
     let alloc_if = fresh_returns
         .first()
@@ -1048,6 +1212,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         heap: heap_effects(cx, Some(config)).unwrap_or_default().into(),
         rc_param: if allocator { rc_param(cx) } else { None },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
+        writes,
     }
 }
 
@@ -1069,7 +1234,8 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
     let pure = touches_no_heap(func, |s| cx.model(s));
     let heap = heap_effects(cx, None)?;
     let noreturn = never_returns(func, |s| cx.ends_path(s));
-    Some(Summary { params, heap: heap.into(), heap_pure: pure, ..Summary::plain(func.n_params as usize, noreturn) })
+    let writes = crate::alias::writes(cx, &[]).into();
+    Some(Summary { params, heap: heap.into(), heap_pure: pure, writes, ..Summary::plain(func.n_params as usize, noreturn) })
 }
 
 /// A pointer parameter the function uses only to report errors: every store through it is a
@@ -1309,9 +1475,11 @@ fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> P
     let mut ended = GuardId::FALSE;
     for e in events {
         match e.kind {
-            EventKind::Escape(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) | EventKind::Return => {
-                return PathFate::Escapes
-            }
+            EventKind::Escape(_)
+            | EventKind::Inside(_)
+            | EventKind::Stored { .. }
+            | EventKind::ReturnedIn(_)
+            | EventKind::Return => return PathFate::Escapes,
             EventKind::Free => freed = guards.or(freed, e.guard),
             EventKind::Kept => kept = guards.or(kept, e.guard),
             EventKind::Exit => ended = guards.or(ended, e.guard),
@@ -1762,6 +1930,11 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
         }
         Stmt::Call { dst, callee, args } => {
             let model = cx.model(sid);
+            // The callee's stores of whole parameters below other parameters (`*a = p`), with
+            // the values they store, read before the call: instantiated in the callee's order
+            // after its other effects, so that arguments naming one place get the later store.
+            let moves = model.and_then(|m| moves_at(cx, st, m, args));
+            let moved = |i: usize| moves.as_ref().is_some_and(|mv| mv.1.contains(&i));
             let mut redefined: Vec<Key> = Vec::new();
             let mut freed_here: Vec<GuardId> = Vec::new();
             // Out-parameter slots whose old cell survives a failed call: restored after the
@@ -1807,6 +1980,13 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                                 st.set_key(k, GuardId::FALSE);
                             }
                         }
+                        // `free(p1)` while `p1->right->left` holds the cell: the object
+                        // `p1->right` points to is not freed, and the cell lives on inside it.
+                        PathFate::Lost if model.is_some_and(|m| m.lib) && callee_path.matches('*').count() > 1 => {
+                            let kind = inside(cx, k, st.at);
+                            events.push(Event { kind, guard: g, weak: false });
+                            st.set_key(k, GuardId::FALSE);
+                        }
                         PathFate::Lost => st.set_key(k, GuardId::FALSE),
                         // `*out` of an out-parameter allocator: overwritten when the call
                         // succeeds, left alone when it fails.
@@ -1847,6 +2027,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                         }
                         None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     },
+                    Some(ArgEffect::Keeps) if moved(i) => {}
                     Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
                     _ => {}
                 }
@@ -1870,6 +2051,30 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             for (k, g) in kept_on_failure {
                 st.set_key(k, g);
             }
+            // Keys a move wrote: a later fresh store there overwrites it (other fresh stores
+            // were instantiated above, with their failure cases).
+            let mut moved_to: Vec<Key> = Vec::new();
+            for (keys, g) in moves.map(|m| m.0).unwrap_or_default() {
+                let clears = g == GuardId::FALSE;
+                for k in keys {
+                    if clears && !moved_to.contains(&k) {
+                        continue;
+                    }
+                    moved_to.push(k);
+                    if k.is_local() {
+                        retire_contents(cx, st, k.root, events);
+                        st.rebind(k.root, None);
+                        st.set_maybe_null(k.root, false);
+                    }
+                    if cx.is_weak(k) {
+                        let old = st.get_key(k);
+                        let merged = guards.or(old, g);
+                        st.set_key(k, merged);
+                    } else {
+                        st.set_key(k, g);
+                    }
+                }
+            }
             let ret = match model.map(|m| m.ret) {
                 Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(cx, st, a)).unwrap_or(GuardId::FALSE),
                 _ => GuardId::FALSE,
@@ -1882,6 +2087,40 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             }
         }
     }
+}
+
+/// The callee's stores below its parameters (`Summary::writes`) as strong updates of this
+/// function's slots, in the callee's order: for each, the slots it writes (with the names of
+/// the same object, `State::alias`) and the guard of holding the cell it writes; and the
+/// parameters stored whole. `None` when the callee stores no parameter whole, or a store's
+/// slot has no name here (the call is then instantiated as for distinct arguments: escapes).
+#[allow(clippy::type_complexity)]
+fn moves_at(cx: &FnCx, st: &State, m: &crate::summary::Model, args: &[Operand]) -> Option<(Vec<(Vec<Key>, GuardId)>, Vec<usize>)> {
+    use crate::alias::WriteFrom;
+    if !m.writes.iter().any(|w| matches!(w.from, WriteFrom::Param(_))) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(m.writes.len());
+    let mut sources = Vec::new();
+    for w in m.writes.iter() {
+        let a = args.get(w.param)?;
+        let k = cx.callee_slot(a, &w.path)?;
+        let mut keys = vec![k];
+        if let Some((root, prefix)) = cx.arg_slots(a) {
+            if prefix == "*" && !k.is_local() {
+                keys.extend(st.names_of(root).into_iter().skip(1).map(|z| Key { root: z, path: k.path }));
+            }
+        }
+        let g = match w.from {
+            WriteFrom::Fresh => GuardId::FALSE,
+            WriteFrom::Param(i) => {
+                sources.push(i);
+                value_guard(cx, st, args.get(i)?)
+            }
+        };
+        out.push((keys, g));
+    }
+    Some((out, sources))
 }
 
 /// The tracked slots (holding the cell) that a call argument lets the callee reach, each with
@@ -1978,8 +2217,34 @@ fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event
         if cx.is_aggregate_root(k) || alias {
             st.set_key(k, GuardId::FALSE);
         } else {
-            escape_key(st, k, EscapeKind::Heap, events);
+            // The old object lives on, holding the cell: inside it from here on.
+            let kind = inside(cx, k, st.at);
+            events.push(Event { kind, guard: g, weak: false });
+            st.set_key(k, GuardId::FALSE);
         }
+    }
+}
+
+/// The event for a cell left at slot `k` below a pointer local when the local stops naming
+/// its object just before statement `at` (reassigned, or the function returns): inside the
+/// object the local pointed to, or, for a deeper path (`y->a->b`), inside the object its
+/// prefix slot points to; an escape into the heap when that slot has no name here.
+fn inside(cx: &FnCx, k: Key, at: (u32, u32)) -> EventKind {
+    match holder_of(cx, k, at) {
+        Some(h) => EventKind::Inside(h),
+        None => EventKind::Escape(EscapeKind::Heap),
+    }
+}
+
+fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
+    let text = cx.path_text(k.path);
+    if !text.starts_with('*') {
+        return None; // a field of a local aggregate: it dies with the function
+    }
+    match text.rfind('*') {
+        Some(0) => Some(Holder::Local(k.root, DagNode(at.0), at.1)),
+        Some(i) => cx.path_id(&text[..i]).map(|id| Holder::Slot(Key { root: k.root, path: id })),
+        None => None,
     }
 }
 
@@ -2038,9 +2303,20 @@ fn store(
             } else {
                 st.set_key(k, g);
             }
-            // The stored object's own contents are now one level deeper than tracked.
-            for (c, _) in contents {
-                escape_key(st, c, EscapeKind::Heap, events);
+            // The stored object keeps its contents (linking an object into a structure does
+            // not change its fields), and they are now also reachable one level deeper through
+            // `dst`: named there too when this function names that path (`b->other = a` makes
+            // `a->other` also `b->other->other`). Cycles (`a->other = b; b->other = a`) stay
+            // visible this way, for the held-by resolution.
+            // A local struct stored whole (`*out = s`) copies its fields: they are at `dst`'s
+            // path then, and escape when this function does not name that path.
+            for (c, gc) in contents {
+                let deeper = format!("{}{}", cx.path_text(k.path), cx.path_text(c.path));
+                match cx.path_id(&deeper) {
+                    Some(id) => st.set_key(Key { root: k.root, path: id }, gc),
+                    None if !cx.path_text(c.path).starts_with('*') => escape_key(st, c, EscapeKind::Heap, events),
+                    None => {}
+                }
             }
         }
         None => {
@@ -2082,6 +2358,8 @@ fn walk(
     };
     // Holders that came back from an argument-returning call: their NULL tests are not folded.
     let mut maybe_null: Vec<LocalId> = Vec::new();
+    // Pointer locals holding the same address (from copies), as `State::alias`.
+    let mut alias: Vec<(LocalId, LocalId)> = Vec::new();
     let mut node = node0;
     let mut first = idx0 + 1;
     let mut frees_seen = 0;
@@ -2136,6 +2414,16 @@ fn walk(
                         }
                     }
                     holders.extend(copied);
+                    if let Some(l) = dst.as_local() {
+                        alias.retain(|&(a, b)| a != l && b != l);
+                        if let Rvalue::Use(Operand::Place(Place::Local(y))) = src {
+                            if *y != l && cx.is_tracked(*y) {
+                                let others: Vec<LocalId> = alias.iter().filter_map(|&(a, b)| (a == *y).then_some(b).or((b == *y).then_some(a))).collect();
+                                alias.push((l, *y));
+                                alias.extend(others.into_iter().map(|z| (l, z)));
+                            }
+                        }
+                    }
                     if let Some(step) = lost {
                         if goal == WalkGoal::Leak {
                             steps.push(step);
@@ -2196,6 +2484,30 @@ fn walk(
                     }
                     if goal == WalkGoal::SecondFree && frees_seen >= 2 {
                         return steps;
+                    }
+                    // Whole parameters the callee stores below other parameters (`moves_at`).
+                    if let Some(m) = model.filter(|m| m.writes.iter().any(|w| matches!(w.from, crate::alias::WriteFrom::Param(_)))) {
+                        let carried: Vec<bool> = m
+                            .writes
+                            .iter()
+                            .map(|w| matches!(w.from, crate::alias::WriteFrom::Param(i) if args.get(i).is_some_and(|a| held(&holders, a))))
+                            .collect();
+                        for (w, carries) in m.writes.iter().zip(carried) {
+                            let Some(k) = args.get(w.param).and_then(|a| cx.callee_slot(a, &w.path)) else { continue };
+                            let mut keys = vec![k];
+                            if !k.is_local() {
+                                keys.extend(alias.iter().filter_map(|&(a, b)| {
+                                    let z = if a == k.root { b } else if b == k.root { a } else { return None };
+                                    Some(Key { root: z, path: k.path })
+                                }));
+                            }
+                            for k in keys {
+                                holders.retain(|h| *h != k);
+                                if carries {
+                                    holders.push(k);
+                                }
+                            }
+                        }
                     }
                     for k in redefined {
                         if let Some(step) = drop_holder(cx, &mut holders, k, loc) {
@@ -2522,6 +2834,58 @@ mod tests {
         assert_eq!(v[0].category, Category::OverBudget);
         let v = check_function(&cx, &Config::standard(), false, &mut Timings::default());
         assert_eq!(v[0].category, Category::NeverFreedLocal);
+    }
+
+    fn field_store(b: &mut Build, blk: BlockId, line: u32, obj: LocalId, value: LocalId) {
+        let dst = Place::Field(Box::new(Place::Deref(Box::new(Place::Local(obj)))), "other".into());
+        b.stmt(blk, line, Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(value))) });
+    }
+
+    /// `a->other = b; b->other = a; return;`: each cell is referenced by the other, and neither
+    /// is reachable; both are leaks, each naming the other as its cycle (Scholz et al., Fig. 2).
+    #[test]
+    fn an_unreachable_two_cycle_leaks_at_both_cells() {
+        let mut b = Build::new();
+        let (a, c) = (b.local("a"), b.local("c"));
+        let b0 = b.block();
+        let sa = b.call(b0, 1, Some(a), "malloc", &[]);
+        let sc = b.call(b0, 2, Some(c), "malloc", &[]);
+        field_store(&mut b, b0, 3, a, c);
+        field_store(&mut b, b0, 4, c, a);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::NeverFreedLocal, "{:?}", v[0]);
+        assert_eq!(v[1].category, Category::NeverFreedLocal, "{:?}", v[1]);
+        assert_eq!(v[0].cycle_with, vec![sc]);
+        assert_eq!(v[1].cycle_with, vec![sa]);
+    }
+
+    /// The same pair with the first cell returned: the second lives inside it, no leak.
+    #[test]
+    fn a_cycle_reachable_from_the_result_is_kept() {
+        let mut b = Build::new();
+        let (a, c) = (b.local("a"), b.local("c"));
+        let b0 = b.block();
+        b.call(b0, 1, Some(a), "malloc", &[]);
+        b.call(b0, 2, Some(c), "malloc", &[]);
+        field_store(&mut b, b0, 3, a, c);
+        field_store(&mut b, b0, 4, c, a);
+        b.term(b0, 5, Terminator::Return(Some(Operand::Place(Place::Local(a)))));
+        let v = check(&b.f);
+        assert!(v.iter().all(|s| s.leak.is_none()), "{v:?}");
+    }
+
+    /// A chain `a -> c` with both lost: only the root `a` is reported.
+    #[test]
+    fn a_cell_inside_a_lost_cell_is_reported_at_the_root() {
+        let mut b = Build::new();
+        let (a, c) = (b.local("a"), b.local("c"));
+        let b0 = b.block();
+        b.call(b0, 1, Some(a), "malloc", &[]);
+        b.call(b0, 2, Some(c), "malloc", &[]);
+        field_store(&mut b, b0, 3, a, c);
+        let v = check(&b.f);
+        assert_eq!(v[0].category, Category::NeverFreedLocal);
+        assert!(v[1].leak.is_none() && v[1].category == Category::NeverFreedNotLocal, "{:?}", v[1]);
     }
 
     #[test]

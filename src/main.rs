@@ -4,6 +4,7 @@
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
 //! `capture` records a build's compile database (with the wrapper in `wrapper/drip_cc.rs`).
 
+mod alias;
 mod cache;
 mod callgraph;
 mod capture;
@@ -19,6 +20,7 @@ mod guard;
 mod ir;
 mod irdump;
 mod libmodel;
+mod reach;
 mod report;
 mod reuse;
 mod sat;

@@ -94,6 +94,9 @@ pub struct Summary {
     /// An allocator that reports errors only by storing non-zero constants through this pointer
     /// parameter (`p = alloc(&rc, n)`).
     pub rc_param: Option<usize>,
+    /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
+    /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
+    pub writes: Arc<[crate::alias::Write]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +125,7 @@ impl Summary {
             heap: Arc::from([]),
             heap_pure: true,
             rc_param: None,
+            writes: Arc::from([]),
         }
     }
 
@@ -306,6 +310,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Arc::from([]) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
         rc_param: first.rc_param.filter(|r| sums.iter().all(|s| s.rc_param == Some(*r))),
+        writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
     }
 }
 
@@ -342,6 +347,8 @@ pub struct Model<'a> {
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
+    /// A summarised callee's `Summary::writes`.
+    pub writes: Arc<[crate::alias::Write]>,
 }
 
 impl<'a> Model<'a> {
@@ -362,6 +369,7 @@ impl<'a> Model<'a> {
             rc_param: None,
             heap: Arc::from([]),
             heap_pure: false,
+            writes: Arc::from([]),
         }
     }
 
@@ -436,6 +444,7 @@ impl<'a> Model<'a> {
             rc_param: s.rc_param.filter(|_| matches!(ret, RetEffect::Fresh(_))),
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
+            writes: s.writes.clone(),
         }
     }
 
@@ -456,6 +465,7 @@ impl<'a> Model<'a> {
             rc_param: None,
             heap: Arc::from([]),
             heap_pure: false,
+            writes: Arc::from([]),
         }
     }
 
