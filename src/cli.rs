@@ -314,9 +314,19 @@ fn run(args: &Args) -> i32 {
         }
     }
     let cpu_started = driver::process_cpu();
-    let (program, fe) =
-        frontend::build_program_cached(&db.commands, &FrontendOptions { jobs: args.jobs, verbose: args.verbose }, &cache, &digests);
+    // The progress line, on a terminal only; stopped before anything else is printed.
+    let progress = crate::progress::Progress::new();
+    let drawing = crate::progress::draw(&progress);
+    let (program, fe) = frontend::build_program_cached(
+        &db.commands,
+        &FrontendOptions { jobs: args.jobs, verbose: args.verbose, progress: Some(progress.clone()) },
+        &cache,
+        &digests,
+    );
     let cpu_front_end = driver::process_cpu().saturating_sub(cpu_started);
+    if let Some(d) = drawing {
+        d.finish();
+    }
     if args.verbose {
         let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).collect();
         lines.sort();
@@ -344,7 +354,11 @@ fn run(args: &Args) -> i32 {
     let analysis_started = Instant::now();
     let cpu_analysis_started = driver::process_cpu();
     let reuse = env.zip(scc_slot).filter(|_| cache.enabled()).map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
-    let out = driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref());
+    let drawing = crate::progress::draw(&progress);
+    let out = driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref(), Some(&progress));
+    if let Some(d) = drawing {
+        d.finish();
+    }
     if let Some(r) = reuse {
         r.finish();
     }

@@ -159,8 +159,12 @@ pub fn analyze(
     at: &Locator,
     pool: &rayon::ThreadPool,
     reuse: Option<&SccReuse>,
+    progress: Option<&crate::progress::Progress>,
 ) -> AnalysisOutput {
     let summaries = Summaries::new(program);
+    if let Some(p) = progress {
+        p.start_functions(program.functions.len());
+    }
     let graph = callgraph::build(program, &summaries);
     let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
         let run = || {
@@ -245,6 +249,7 @@ pub fn analyze(
         summaries: &summaries,
         check_scc: &check_scc,
         reuse,
+        progress,
         pending: graph.pending.iter().map(|&n| AtomicUsize::new(n)).collect(),
         results: Mutex::new((0..program.functions.len()).map(|_| None).collect()),
         budget_hits: AtomicUsize::new(0),
@@ -519,6 +524,7 @@ struct Sched<'a, F> {
     summaries: &'a Summaries,
     check_scc: &'a F,
     reuse: Option<&'a SccReuse<'a>>,
+    progress: Option<&'a crate::progress::Progress>,
     pending: Vec<AtomicUsize>,
     results: Mutex<Vec<Option<Result<FnResult, String>>>>,
     budget_hits: AtomicUsize,
@@ -547,6 +553,10 @@ where
         }
     };
     sched.budget_hits.fetch_add(usize::from(hit), Ordering::Relaxed);
+    if let Some(p) = sched.progress {
+        let sites = members.iter().map(|(_, r)| r.as_ref().map_or(0, |fr| fr.out.counts.sources)).sum();
+        p.functions_done(members.len(), sites);
+    }
     {
         let mut results = sched.results.lock().unwrap_or_else(|e| e.into_inner());
         for (i, r) in members {

@@ -23,6 +23,7 @@ mod libmodel;
 mod reach;
 mod report;
 mod reuse;
+mod progress;
 mod sat;
 mod settings;
 mod summary;

@@ -273,3 +273,35 @@ fn budget_mistakes_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains(".drip.toml: budget 'sat-conflicts' must be a whole number"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_progress_line_is_drawn_on_a_terminal_only() {
+    let dir = scratch("progress");
+    // Long enough to parse and check that the line is drawn a few times.
+    let mut body = String::from("#include <stdlib.h>\nint big(const int *a) {\n    int x = 0;\n    char *p = malloc(16);\n    if (!p)\n        return -1;\n");
+    for i in 0..30000 {
+        body.push_str(&format!("    if (a[{i}] > {i}) x += {i};\n"));
+    }
+    body.push_str("    free(p);\n    return x;\n}\n");
+    write(&dir, "big.c", &body);
+    compdb(&dir, &["big.c"]);
+    // Not a terminal: the summary line only.
+    let plain = drip().current_dir(&dir).args(["check", "-p", ".", "--no-cache"]).output().expect("run drip");
+    assert!(!stderr(&plain).contains('\r'), "{}", stderr(&plain));
+    assert!(stderr(&plain).contains("drip: 1 TUs, 1 functions, 1 allocation sites"), "{}", stderr(&plain));
+    // A terminal, through script(1): the line is redrawn in place, then erased before the summary.
+    let exe = env!("CARGO_BIN_EXE_drip");
+    let typescript = dir.join("typescript");
+    let status = Command::new("script")
+        .current_dir(&dir)
+        .args(["-qec", &format!("{exe} check -p . --no-cache"), &typescript.to_string_lossy()])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("script(1) from util-linux");
+    assert_eq!(status.code(), Some(0));
+    let seen = std::fs::read_to_string(&typescript).expect("typescript");
+    assert!(seen.contains("\rdrip: 0/1 TUs | ") || seen.contains("\rdrip: 1/1 TUs | "), "{seen:?}");
+    let summary = seen.find("drip: 1 TUs, 1 functions").expect("summary line");
+    let erased = seen[..summary].rfind('\r').expect("the line is erased before the summary");
+    assert!(seen[erased + 1..summary].trim().is_empty(), "{seen:?}");
+}

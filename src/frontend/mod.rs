@@ -61,6 +61,8 @@ pub struct FrontendOptions {
     pub jobs: usize,
     /// Also report notes: compiler flags dropped or not understood, per-TU timings.
     pub verbose: bool,
+    /// Counts TUs as they are done, for the progress line.
+    pub progress: Option<std::sync::Arc<crate::progress::Progress>>,
 }
 
 #[derive(Debug, Default)]
@@ -114,7 +116,16 @@ pub fn build_program_cached(
     digests: &ContentDigests,
 ) -> (Program, FrontendReport) {
     prepare_process();
-    let work = |c: &CompileCommand| process_tu(c, cache, digests);
+    if let Some(p) = &opts.progress {
+        p.start_tus(cmds.len());
+    }
+    let work = |c: &CompileCommand| {
+        let r = process_tu(c, cache, digests);
+        if let Some(p) = &opts.progress {
+            p.tu_done();
+        }
+        r
+    };
     // Parsing and lowering both recurse over the AST (an `else if` chain is as deep as it is
     // long): give workers a large stack (address space only; pages are touched on demand).
     let pool = rayon::ThreadPoolBuilder::new()

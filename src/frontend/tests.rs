@@ -47,6 +47,7 @@ impl Drop for TempDir {
 
 fn opts(jobs: usize) -> FrontendOptions {
     FrontendOptions {
+        progress: None,
         jobs,
         verbose: false,
     }

@@ -38,7 +38,7 @@ fn key(cmd: &CompileCommand) -> Digest {
 }
 
 fn build(cmd: &CompileCommand, cache: &Cache) -> (Program, FrontendReport) {
-    build_program_cached(std::slice::from_ref(cmd), &FrontendOptions { jobs: 1, verbose: false }, cache, &ContentDigests::default())
+    build_program_cached(std::slice::from_ref(cmd), &FrontendOptions { jobs: 1, verbose: false, progress: None }, cache, &ContentDigests::default())
 }
 
 #[test]
