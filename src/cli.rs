@@ -12,7 +12,7 @@ use crate::compdb::{self, CompDb};
 use crate::diag::Rule;
 use crate::driver::{self, PhaseTimes, Stats};
 use crate::frontend::{self, FrontendOptions};
-use crate::report::{self, RenderOptions, ToolInfo};
+use crate::report::{self, Notification, NotificationLevel, RenderOptions, ToolInfo};
 use crate::reuse::{self, SccReuse};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -463,7 +463,8 @@ fn run(args: &Args) -> i32 {
     }
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
-    if let Err(e) = write_output(args, &out.diagnostics, &stats, &cwd) {
+    let notes = notifications(&stats, &fe.failures, &out.internal_errors, &out.timed_out_functions);
+    if let Err(e) = write_output(args, &out.diagnostics, &stats, &notes, &cwd) {
         eprintln!("drip: error: cannot write output: {e}");
         return EXIT_USAGE;
     }
@@ -511,7 +512,9 @@ fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &
     stats.time_ms = PhaseTimes { wall: 0, ..PhaseTimes::default() };
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
-    if let Err(e) = write_output(args, &rec.diagnostics, &stats, cwd) {
+    // Only runs without failed TUs, internal errors or functions out of time are recorded.
+    let notes = notifications(&stats, &[], &[], &[]);
+    if let Err(e) = write_output(args, &rec.diagnostics, &stats, &notes, cwd) {
         eprintln!("drip: error: cannot write output: {e}");
         return EXIT_USAGE;
     }
@@ -537,7 +540,47 @@ fn sweep(cache: &Cache, cmds: &[crate::compdb::CompileCommand], slots: [Option<c
     cache.sweep(crate::cache::Kind::Scc, &scc.into_iter().collect());
 }
 
-fn write_output(args: &Args, diags: &[crate::diag::Diagnostic], stats: &Stats, cwd: &Path) -> std::io::Result<()> {
+/// The run's own problems, for the JSON and SARIF reports (the text report has them on stderr).
+fn notifications(stats: &Stats, failures: &[String], internal_errors: &[String], timed_out: &[String]) -> Vec<Notification> {
+    let mut out = Vec::new();
+    let mut add = |level, id, message: String| out.push(Notification { level, id, message });
+    for f in failures {
+        add(NotificationLevel::Error, "tu-failed", f.clone());
+    }
+    for e in internal_errors {
+        add(NotificationLevel::Error, "internal-error", e.clone());
+    }
+    for f in timed_out {
+        add(
+            NotificationLevel::Warning,
+            "time-budget",
+            format!("{f}: ran out of the time budget ({} ms); its undecided allocation sites are over budget", stats.budgets.function_time_ms),
+        );
+    }
+    if stats.sites_over_budget > 0 {
+        add(
+            NotificationLevel::Warning,
+            "site-budget",
+            format!(
+                "{} allocation sites are over budget (formula size, SAT conflicts or time): the analysis concluded nothing about them",
+                stats.sites_over_budget
+            ),
+        );
+    }
+    if stats.scc_budget_hits > 0 {
+        add(
+            NotificationLevel::Warning,
+            "scc-rounds",
+            format!(
+                "{} recursive call cycles did not reach a fixpoint within {} rounds: their members were checked against unknown callees",
+                stats.scc_budget_hits, stats.budgets.scc_rounds
+            ),
+        );
+    }
+    out
+}
+
+fn write_output(args: &Args, diags: &[crate::diag::Diagnostic], stats: &Stats, notes: &[Notification], cwd: &Path) -> std::io::Result<()> {
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let mut sink: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
@@ -547,11 +590,11 @@ fn write_output(args: &Args, diags: &[crate::diag::Diagnostic], stats: &Stats, c
         Format::Text => report::render_text(diags, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?,
         Format::Json => {
             let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
-            report::render_json(diags, &value, &mut *sink)?
+            report::render_json(diags, &value, notes, &mut *sink)?
         }
         Format::Sarif => report::render_sarif(
             diags,
-            &ToolInfo { version: env!("CARGO_PKG_VERSION").to_string(), root: cwd.to_path_buf() },
+            &ToolInfo { version: env!("CARGO_PKG_VERSION").to_string(), root: cwd.to_path_buf(), notifications: notes.to_vec() },
             &mut *sink,
         )?,
     }

@@ -305,3 +305,52 @@ fn a_progress_line_is_drawn_on_a_terminal_only() {
     let erased = seen[..summary].rfind('\r').expect("the line is erased before the summary");
     assert!(seen[erased + 1..summary].trim().is_empty(), "{seen:?}");
 }
+
+#[test]
+fn a_tu_that_cannot_be_parsed_is_a_notification_in_sarif_and_json() {
+    let dir = scratch("notifications");
+    write(&dir, "ok.c", CLEAN);
+    compdb(&dir, &["ok.c", "missing.c"]);
+    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--format", "sarif", "-o", "out.sarif"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let notes = invocation["toolExecutionNotifications"].as_array().expect("notifications");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0]["level"], "error");
+    assert_eq!(notes[0]["descriptor"]["id"], "tu-failed");
+    assert!(notes[0]["message"]["text"].as_str().is_some_and(|t| t.contains("missing.c")), "{notes:?}");
+    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--format", "json", "-o", "out.json"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("json")).expect("json");
+    assert_eq!(doc["notifications"][0]["id"], "tu-failed");
+    // A clean run is successful and has nothing to say.
+    compdb(&dir, &["ok.c"]);
+    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--format", "sarif", "-o", "out.sarif"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
+    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
+    assert_eq!(log["runs"][0]["invocations"][0]["toolExecutionNotifications"], serde_json::json!([]));
+}
+
+#[test]
+fn a_panic_while_checking_one_function_is_reported_and_the_rest_is_checked() {
+    let dir = scratch("panic");
+    write(&dir, "leaky.c", LEAKY);
+    write(&dir, "clean.c", CLEAN);
+    compdb(&dir, &["leaky.c", "clean.c"]);
+    let out = drip()
+        .current_dir(&dir)
+        .env("DRIP_DEBUG_PANIC_IN", "clean")
+        .args(["check", "-p", ".", "--no-cache", "--format", "sarif", "-o", "out.sarif"])
+        .output()
+        .expect("run drip");
+    assert_eq!(out.status.code(), Some(3), "internal error wins over findings: {}", stderr(&out));
+    assert!(stderr(&out).contains("internal error while checking 'clean'"), "{}", stderr(&out));
+    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
+    let run = &log["runs"][0];
+    assert_eq!(run["results"].as_array().map(|r| r.len()), Some(1), "the leak in the other function is still found");
+    assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+    assert_eq!(run["invocations"][0]["toolExecutionNotifications"][0]["descriptor"]["id"], "internal-error");
+}

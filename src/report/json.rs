@@ -9,6 +9,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::Notification;
 use crate::diag::Diagnostic;
 
 /// The document, borrowed so that serializing copies nothing. Field order is output order.
@@ -16,12 +17,15 @@ use crate::diag::Diagnostic;
 struct Document<'a> {
     diagnostics: &'a [Diagnostic],
     stats: &'a serde_json::Value,
+    notifications: &'a [Notification],
 }
 
-/// Writes `diags` and `stats` (passed through untouched). Fails only if `out` does.
+/// Writes `diags`, `stats` (passed through untouched) and the run's `notifications`. Fails only
+/// if `out` does.
 pub fn render_json(
     diags: &[Diagnostic],
     stats: &serde_json::Value,
+    notifications: &[Notification],
     out: &mut dyn Write,
 ) -> io::Result<()> {
     serde_json::to_writer_pretty(
@@ -29,6 +33,7 @@ pub fn render_json(
         &Document {
             diagnostics: diags,
             stats,
+            notifications,
         },
     )?;
     writeln!(out)
@@ -45,7 +50,7 @@ mod tests {
         let diags = fixtures::all();
         let stats = json!({"sites": 5, "reported": 3, "categories": {"freed-conditional": 1}});
         let mut out = Vec::new();
-        render_json(&diags, &stats, &mut out).unwrap();
+        render_json(&diags, &stats, &[], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.ends_with("}\n"), "newline at the end");
         assert!(text.contains("\n  \"diagnostics\": ["), "pretty printed");
@@ -99,8 +104,24 @@ mod tests {
     #[test]
     fn empty_list() {
         let mut out = Vec::new();
-        render_json(&[], &Value::Null, &mut out).unwrap();
+        render_json(&[], &Value::Null, &[], &mut out).unwrap();
         let doc: Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(doc, json!({"diagnostics": [], "stats": null}));
+        assert_eq!(doc, json!({"diagnostics": [], "stats": null, "notifications": []}));
+    }
+
+    #[test]
+    fn notifications_carry_level_id_and_message() {
+        let notes = [super::super::Notification {
+            level: super::super::NotificationLevel::Error,
+            id: "internal-error",
+            message: "a.c:3: internal error while checking 'f': boom".to_string(),
+        }];
+        let mut out = Vec::new();
+        render_json(&[], &Value::Null, &notes, &mut out).unwrap();
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            doc["notifications"],
+            json!([{"level": "error", "id": "internal-error", "message": "a.c:3: internal error while checking 'f': boom"}])
+        );
     }
 }

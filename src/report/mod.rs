@@ -45,6 +45,30 @@ pub struct ToolInfo {
     /// `%SRCROOT%`: files below it get URIs relative to it. Relative roots are taken relative to
     /// the current directory.
     pub root: PathBuf,
+    /// Problems of the run itself (SARIF's tool execution notifications).
+    pub notifications: Vec<Notification>,
+}
+
+/// A problem of the run itself, not of the analysed code: a TU that could not be parsed, a
+/// function whose check failed or ran out of time, budgets hit. The text format prints these on
+/// stderr; JSON lists them under `notifications`, SARIF under the invocation's
+/// `toolExecutionNotifications`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Notification {
+    pub level: NotificationLevel,
+    /// A stable kebab-case id: `tu-failed`, `internal-error`, `time-budget`, `site-budget`,
+    /// `scc-rounds`.
+    pub id: &'static str,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NotificationLevel {
+    /// Work was lost: part of the input was not analysed.
+    Error,
+    /// The input was analysed, but some conclusions were not reached.
+    Warning,
 }
 
 /// Source files read on demand, each at most once per render. An unreadable file is remembered as

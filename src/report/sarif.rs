@@ -30,7 +30,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::{SourceCache, ToolInfo};
+use super::{NotificationLevel, SourceCache, ToolInfo};
 use crate::diag::{Diagnostic, NoteKind, Rule, SrcLoc};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -71,6 +71,19 @@ fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
         .iter()
         .map(|a| json!({ "location": a.uri_json(None), "sourceLanguage": "c" }))
         .collect();
+    // The run's own problems: execution failed if part of the input was not analysed.
+    let notifications: Vec<Value> = tool
+        .notifications
+        .iter()
+        .map(|n| {
+            let level = match n.level {
+                NotificationLevel::Error => "error",
+                NotificationLevel::Warning => "warning",
+            };
+            json!({ "level": level, "message": { "text": n.message }, "descriptor": { "id": n.id } })
+        })
+        .collect();
+    let successful = !tool.notifications.iter().any(|n| n.level == NotificationLevel::Error);
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -80,6 +93,10 @@ fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
                 "version": tool.version,
                 "rules": RULES.iter().map(|&r| rule_descriptor(r)).collect::<Vec<_>>(),
             }},
+            "invocations": [{
+                "executionSuccessful": successful,
+                "toolExecutionNotifications": notifications,
+            }],
             "originalUriBaseIds": { SRCROOT: { "uri": directory_uri(&files.root) } },
             "artifacts": artifacts,
             "columnKind": "unicodeCodePoints",
@@ -437,6 +454,7 @@ mod tests {
         let tool = ToolInfo {
             version: "0.1.0".to_string(),
             root: PathBuf::from(root),
+            notifications: Vec::new(),
         };
         let log = build_log(diags, &tool, Path::new(cwd));
         // Round-trip through text, as consumers see it.
@@ -452,6 +470,7 @@ mod tests {
         let tool = ToolInfo {
             version: "0.1.0".to_string(),
             root: PathBuf::from("."),
+            notifications: Vec::new(),
         };
         let mut out = Vec::new();
         render_sarif(&fixtures::all(), &tool, &mut out).unwrap();
@@ -740,6 +759,18 @@ mod tests {
         let tool = ToolInfo {
             version: "0.1.0".to_string(),
             root: PathBuf::from("/nonexistent/drip-golden"),
+            notifications: vec![
+                super::super::Notification {
+                    level: NotificationLevel::Error,
+                    id: "tu-failed",
+                    message: "src/broken.c: error: libclang could not parse this file (failure)".to_string(),
+                },
+                super::super::Notification {
+                    level: NotificationLevel::Warning,
+                    id: "time-budget",
+                    message: "src/parse.c:40: parse_all ran out of the time budget (60000 ms)".to_string(),
+                },
+            ],
         };
         let log = build_log(&diags, &tool, Path::new("/nonexistent/drip-golden"));
         let text = serde_json::to_string_pretty(&log).unwrap() + "\n";
