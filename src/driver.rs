@@ -443,7 +443,7 @@ fn sweep<F, S>(
     provisional: &HashMap<usize, Summary>,
     check: &F,
     strip: &S,
-) -> Vec<(Result<FnResult, String>, Option<Summary>)>
+) -> Vec<Swept>
 where
     F: Fn(usize, &HashMap<usize, Summary>) -> Result<FnResult, String> + Sync,
     S: Fn(Summary) -> Summary + Sync,
@@ -482,6 +482,9 @@ where
     sw.results.into_iter().map(|r| r.into_inner().unwrap_or_else(|| (Err("not checked".to_string()), None))).collect()
 }
 
+/// A member's check in a sweep, and its summary as its callers in the SCC see it.
+type Swept = (Result<FnResult, String>, Option<Summary>);
+
 struct Sweep<'a, F, S> {
     dirty: &'a [usize],
     inner: &'a HashMap<usize, Vec<usize>>,
@@ -490,7 +493,7 @@ struct Sweep<'a, F, S> {
     strip: &'a S,
     pending: Vec<AtomicUsize>,
     after: Vec<Vec<usize>>,
-    results: Vec<std::sync::OnceLock<(Result<FnResult, String>, Option<Summary>)>>,
+    results: Vec<std::sync::OnceLock<Swept>>,
 }
 
 fn sweep_member<'s, F, S>(s: &rayon::Scope<'s>, sw: &'s Sweep<'s, F, S>, k: usize)

@@ -1323,39 +1323,33 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
 fn statement_mentions(cx: &FnCx) -> Vec<Vec<u32>> {
     let func = cx.func;
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
-    let mut note = |out: &mut Vec<Vec<u32>>, si: usize, place: &Place| {
-        let Some(l) = place.root_local() else { return };
-        let mut add = |l: LocalId| {
-            let v = &mut out[l.index()];
-            if v.last() != Some(&(si as u32)) {
-                v.push(si as u32);
-            }
-        };
-        add(l);
-        if let Some(r) = cx.out_param_place(&Operand::Place(Place::Local(l))).and_then(|p| p.root_local()) {
-            add(r);
-        }
-    };
-    let operand = |out: &mut Vec<Vec<u32>>, note: &mut dyn FnMut(&mut Vec<Vec<u32>>, usize, &Place), si: usize, op: &Operand| {
-        if let Operand::Place(p) = op {
-            note(out, si, p);
-        }
-    };
     for (si, st) in func.stmts.iter().enumerate() {
+        let mut places: Vec<&Place> = Vec::new();
+        fn operand(op: &Operand) -> Option<&Place> {
+            match op {
+                Operand::Place(p) => Some(p),
+                _ => None,
+            }
+        }
         match st {
             Stmt::Assign { dst, src } => {
-                note(&mut out, si, dst);
+                places.push(dst);
                 match src {
-                    Rvalue::Use(op) => operand(&mut out, &mut note, si, op),
-                    Rvalue::AddrOf(p) => note(&mut out, si, p),
-                    Rvalue::Opaque(ops) => ops.iter().for_each(|op| operand(&mut out, &mut note, si, op)),
+                    Rvalue::Use(op) => places.extend(operand(op)),
+                    Rvalue::AddrOf(p) => places.push(p),
+                    Rvalue::Opaque(ops) => places.extend(ops.iter().filter_map(operand)),
                 }
             }
             Stmt::Call { dst, args, .. } => {
-                if let Some(d) = dst {
-                    note(&mut out, si, d);
-                }
-                args.iter().for_each(|op| operand(&mut out, &mut note, si, op));
+                places.extend(dst.iter());
+                places.extend(args.iter().filter_map(operand));
+            }
+        }
+        for place in places {
+            let Some(l) = place.root_local() else { continue };
+            out[l.index()].push(si as u32);
+            if let Some(r) = cx.out_param_place(&Operand::Place(Place::Local(l))).and_then(|p| p.root_local()) {
+                out[r.index()].push(si as u32);
             }
         }
     }

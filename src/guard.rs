@@ -16,7 +16,7 @@
 
 use hashbrown::{HashMap, HashTable};
 use smallvec::SmallVec;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -190,9 +190,7 @@ impl Guards {
     }
 
     fn hash_key(&self, k: &Key) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        k.hash(&mut h);
-        h.finish()
+        self.hasher.hash_one(k)
     }
 
     fn lookup(&self, k: &Key) -> Option<GuardId> {
@@ -236,9 +234,7 @@ impl Guards {
                 Stored::And(s, l) => Key::And(&kids[s as usize..(s + l) as usize]),
                 Stored::Or(s, l) => Key::Or(&kids[s as usize..(s + l) as usize]),
             };
-            let mut h = hasher.build_hasher();
-            key.hash(&mut h);
-            h.finish()
+            hasher.hash_one(key)
         };
         interned.insert_unique(hash, id, rehash);
         id
