@@ -8,9 +8,10 @@
 //! - `GuardId::FALSE` and `GuardId::TRUE` are ids 0 and 1; constructors never build a node that a
 //!   local rule folds away (`f ∧ true`, `f ∨ false`, `a ∧ ¬a`, `(f ∧ g) ∨ (f ∧ ¬g)` = `f`, a full
 //!   exactly-one switch group = `true`), the simplifications of FastCheck 5.6.3.
-//! - No negation nodes: only literals carry polarity. The leak query negates a disjunction, which
-//!   `sat` does through the Tseitin variable of that disjunction; `not` pushes a negation down to
-//!   the literals.
+//! - Literals carry their polarity; the negation of a compound formula is a node of its own
+//!   (`Not`), built in constant time (pushing negations down to the literals rebuilt whole
+//!   formulas, and a flow pass negates the guard of every pointer test it cuts). `¬¬f` is `f`, and
+//!   `f ∧ ¬f`, `f ∨ ¬f` fold like complementary literals do.
 //! - The arena stops growing past its budget: `over_budget()` reports it, and the caller must put
 //!   the allocation site into the over-budget category instead of trusting the formulas.
 
@@ -45,6 +46,8 @@ pub enum Node<'a> {
     /// Children sorted and unique.
     And(&'a [GuardId]),
     Or(&'a [GuardId]),
+    /// The negation of an `And` or an `Or`.
+    Not(GuardId),
 }
 
 /// How a node is stored: a tag and two words (the literal, or where its children start in
@@ -57,6 +60,7 @@ enum Stored {
     Lit(AtomId, bool),
     And(u32, u32),
     Or(u32, u32),
+    Not(GuardId),
 }
 
 /// Children lists up to this size stay on the stack while a node is being built.
@@ -65,8 +69,6 @@ type Kids = SmallVec<[GuardId; 16]>;
 pub struct Guards {
     nodes: Vec<Stored>,
     kids: Vec<GuardId>,
-    /// `¬g` for formulas already negated (negation is pushed to the literals).
-    negated: HashMap<GuardId, GuardId>,
     /// Results of `and`/`or` on two nodes (smaller id first): a flow pass combines the same
     /// pairs over and over (every slot holding the cell under the same guard meets the same edge
     /// label and the same merge), and simplifying a pair is far dearer than looking it up.
@@ -94,6 +96,7 @@ enum Key<'a> {
     Lit(AtomId, bool),
     And(&'a [GuardId]),
     Or(&'a [GuardId]),
+    Not(GuardId),
 }
 
 impl Guards {
@@ -101,7 +104,6 @@ impl Guards {
         let mut g = Guards {
             nodes: Vec::new(),
             kids: Vec::new(),
-            negated: HashMap::new(),
             and_memo: HashMap::new(),
             or_memo: HashMap::new(),
             interned: HashTable::new(),
@@ -125,6 +127,7 @@ impl Guards {
             Stored::Lit(atom, positive) => Node::Lit { atom, positive },
             Stored::And(start, len) => Node::And(&self.kids[start as usize..(start + len) as usize]),
             Stored::Or(start, len) => Node::Or(&self.kids[start as usize..(start + len) as usize]),
+            Stored::Not(g) => Node::Not(g),
         }
     }
 
@@ -135,6 +138,7 @@ impl Guards {
             Node::Lit { atom, positive } => Key::Lit(atom, positive),
             Node::And(k) => Key::And(k),
             Node::Or(k) => Key::Or(k),
+            Node::Not(g) => Key::Not(g),
         }
     }
 
@@ -214,6 +218,7 @@ impl Guards {
             Key::False => Stored::False,
             Key::True => Stored::True,
             Key::Lit(a, p) => Stored::Lit(a, p),
+            Key::Not(g) => Stored::Not(g),
             Key::And(c) | Key::Or(c) => {
                 let start = self.kids.len() as u32;
                 self.kids.extend_from_slice(c);
@@ -233,6 +238,7 @@ impl Guards {
                 Stored::Lit(a, p) => Key::Lit(a, p),
                 Stored::And(s, l) => Key::And(&kids[s as usize..(s + l) as usize]),
                 Stored::Or(s, l) => Key::Or(&kids[s as usize..(s + l) as usize]),
+                Stored::Not(g) => Key::Not(g),
             };
             hasher.hash_one(key)
         };
@@ -276,8 +282,27 @@ impl Guards {
         }
     }
 
-    fn has_complementary_lits(&self, kids: &[GuardId]) -> bool {
-        let mut lits: SmallVec<[(AtomId, bool); 16]> = kids.iter().filter_map(|g| self.as_lit(*g)).collect();
+    /// Some kid is the negation of the others: two literals of one atom, or `f` and `¬f` — where
+    /// `f` may have been flattened into its parts (`¬(a ∧ b)` beside `a` and `b` in a
+    /// conjunction, `¬(a ∨ b)` beside them in a disjunction). `kids` is sorted; `conjunction`
+    /// says which kind of node they are for.
+    fn has_complementary_lits(&self, kids: &[GuardId], conjunction: bool) -> bool {
+        let mut lits: SmallVec<[(AtomId, bool); 16]> = SmallVec::new();
+        for g in kids {
+            match self.nodes[g.0 as usize] {
+                Stored::Lit(atom, positive) => lits.push((atom, positive)),
+                Stored::Not(f) => {
+                    let parts_present = match (self.node(f), conjunction) {
+                        (Node::And(c), true) | (Node::Or(c), false) => c.iter().all(|k| kids.binary_search(k).is_ok()),
+                        _ => false,
+                    };
+                    if parts_present || kids.binary_search(&f).is_ok() {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
         if lits.len() < 2 {
             return false;
         }
@@ -285,32 +310,15 @@ impl Guards {
         lits.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
     }
 
-    /// `¬g`, with the negation pushed down to the literals (De Morgan); shared subformulas are
-    /// negated once.
+    /// `¬g`: a literal flips, `¬¬f` is `f`, and a compound formula gets a `Not` node.
     pub fn not(&mut self, g: GuardId) -> GuardId {
-        if let Some(n) = self.negated.get(&g) {
-            return *n;
-        }
-        let n = match self.nodes[g.0 as usize] {
+        match self.nodes[g.0 as usize] {
             Stored::False => GuardId::TRUE,
             Stored::True => GuardId::FALSE,
             Stored::Lit(atom, positive) => self.lit(atom, !positive),
-            Stored::And(..) | Stored::Or(..) => {
-                let is_and = matches!(self.nodes[g.0 as usize], Stored::And(..));
-                let kids: Kids = match self.node(g) {
-                    Node::And(k) | Node::Or(k) => k.iter().copied().collect(),
-                    _ => Kids::new(),
-                };
-                let neg: Kids = kids.iter().map(|k| self.not(*k)).collect();
-                if is_and {
-                    neg.into_iter().fold(GuardId::FALSE, |acc, k| self.or(acc, k))
-                } else {
-                    self.and_all(neg)
-                }
-            }
-        };
-        self.negated.insert(g, n);
-        n
+            Stored::Not(f) => f,
+            Stored::And(..) | Stored::Or(..) => self.intern(Key::Not(g)),
+        }
     }
 
     pub fn and(&mut self, a: GuardId, b: GuardId) -> GuardId {
@@ -352,7 +360,7 @@ impl Guards {
     fn and_of(&mut self, mut kids: Kids) -> GuardId {
         kids.sort_unstable();
         kids.dedup();
-        if self.has_complementary_lits(&kids) {
+        if self.has_complementary_lits(&kids, true) {
             return GuardId::FALSE;
         }
         // Absorption: a ∧ (a ∨ b) = a.
@@ -419,7 +427,7 @@ impl Guards {
     fn or_of(&mut self, mut kids: Kids) -> GuardId {
         kids.sort_unstable();
         kids.dedup();
-        if self.has_complementary_lits(&kids) {
+        if self.has_complementary_lits(&kids, false) {
             return GuardId::TRUE;
         }
         if self.covers_exactly_one_group(&kids) {
@@ -470,6 +478,7 @@ impl Guards {
                     atoms.insert(atom);
                 }
                 Node::And(c) | Node::Or(c) => stack.extend(c.iter().copied()),
+                Node::Not(f) => stack.push(f),
                 Node::True | Node::False => {}
             }
         }
@@ -482,20 +491,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn negation_is_pushed_to_literals() {
+    fn negation_flips_literals_and_wraps_compound_formulas_once() {
         let mut g = Guards::new(1000);
         let a = g.lit(AtomId(0), true);
         let b = g.lit(AtomId(1), true);
         let ab = g.and(a, b);
         let n = g.not(ab);
+        assert!(matches!(g.node(n), Node::Not(f) if f == ab));
+        assert_eq!(g.not(n), ab, "¬¬f = f");
+        assert_eq!(g.not(ab), n, "one node per negated formula");
+        assert_eq!(g.and(ab, n), GuardId::FALSE, "f ∧ ¬f");
+        assert_eq!(g.or(ab, n), GuardId::TRUE, "f ∨ ¬f");
         let na = g.lit(AtomId(0), false);
-        let nb = g.lit(AtomId(1), false);
-        let expect = g.or(na, nb);
-        assert_eq!(n, expect);
-        // ¬¬f = f for these shapes, and f ∧ ¬f folds on literals.
-        assert_eq!(g.not(n), ab);
+        assert_eq!(g.not(a), na);
         assert_eq!(g.and(a, na), GuardId::FALSE);
         assert_eq!(g.not(GuardId::TRUE), GuardId::FALSE);
+        // The merge after a cut: (P ∧ ¬H) ∨ (P ∧ H) = P.
+        let p = g.lit(AtomId(2), true);
+        let cut = g.and(p, n);
+        let kept = g.and(p, ab);
+        assert_eq!(g.or(cut, kept), p);
     }
 
     #[test]

@@ -160,6 +160,13 @@ impl<'g> Solver<'g> {
                 self.remember(g, l, POS | NEG);
                 return l;
             }
+            Node::Not(f) => {
+                // ¬f needs f's other side: assuming ¬f true is assuming f false.
+                let flipped = ((sides & POS) << 1) | ((sides & NEG) >> 1);
+                let l = !self.encode(guards, f, flipped);
+                self.remember(g, l, done | missing);
+                return l;
+            }
             Node::And(kids) => {
                 let v = lit.unwrap_or_else(|| self.fresh());
                 let ks: SmallVec<[Lit; 16]> = kids.iter().map(|k| self.encode(guards, *k, missing)).collect();
@@ -272,6 +279,25 @@ mod tests {
         assert!(matches!(s.check(&g, &[(f, false), (ab, true)]), Answer::Unsat), "¬f excludes a ∧ b");
         assert!(matches!(s.check(&g, &[(f, false), (c, true)]), Answer::Unsat), "¬f excludes c");
         assert!(matches!(s.check(&g, &[(f, false)]), Answer::Sat(_)));
+    }
+
+    #[test]
+    fn a_negated_formula_is_solved_through_the_other_side_of_its_definition() {
+        let mut g = Guards::new(100);
+        let a = g.lit(AtomId(0), true);
+        let b = g.lit(AtomId(1), true);
+        let ab = g.and(a, b);
+        let n = g.not(ab);
+        let mut s = Solver::new(&[], 10_000);
+        assert!(matches!(s.check(&g, &[(n, true), (a, true), (b, true)]), Answer::Unsat), "¬(a ∧ b) excludes a, b");
+        match s.check(&g, &[(n, true), (a, true)]) {
+            Answer::Sat(m) => assert_eq!(m.value(AtomId(1)), Some(false)),
+            _ => panic!("¬(a ∧ b) with a needs ¬b"),
+        }
+        match s.check(&g, &[(n, false)]) {
+            Answer::Sat(m) => assert_eq!((m.value(AtomId(0)), m.value(AtomId(1))), (Some(true), Some(true))),
+            _ => panic!("¬¬(a ∧ b) is a ∧ b"),
+        }
     }
 
     #[test]
