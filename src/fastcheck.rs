@@ -1062,7 +1062,8 @@ fn flow(
                 continue;
             }
             for (y, g) in &st.h {
-                let gy = guards.and(*g, l);
+                // Most slots hold the cell on every path reaching here: their guard is `p`.
+                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
                 out.set_key(*y, gy);
             }
             for (y, k, g) in &st.consts {
@@ -1792,10 +1793,12 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
     match slot {
         None => *slot = Some(incoming),
         Some(cur) => {
-            cur.p = guards.or(cur.p, incoming.p);
+            let (old_p, new_p) = (cur.p, guards.or(cur.p, incoming.p));
+            cur.p = new_p;
             for (y, g) in incoming.h {
                 let old = cur.get_key(y);
-                let merged = guards.or(old, g);
+                // Held on every path of both sides: held wherever the merge is reached.
+                let merged = if old == old_p && g == incoming.p { new_p } else { guards.or(old, g) };
                 cur.set_key(y, merged);
             }
             for y in incoming.maybe_null {
