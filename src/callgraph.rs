@@ -31,6 +31,10 @@ pub struct CallGraph {
     pub callees: Vec<Vec<usize>>,
     /// SCCs with more than one function or a self call.
     pub recursive_sccs: usize,
+    /// For each function, whether a function of another SCC calls it: only those callers read
+    /// its heap effects (a recursive SCC's members see each other without them), so a function
+    /// nobody else calls — a program's entry points, a library's API — need not compute them.
+    pub called_from_outside: Vec<bool>,
     /// Called, not defined in the program, and not in the library model (sorted).
     pub undefined: Vec<String>,
     /// Calls through function pointers, and those with no possible target (unknown callees).
@@ -91,6 +95,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         depth: c.depth,
         callees,
         recursive_sccs: c.recursive_sccs,
+        called_from_outside: c.called_from_outside,
         undefined: undefined.into_iter().collect(),
         indirect_calls,
         unresolved_indirect,
@@ -104,6 +109,7 @@ struct Condensed {
     pending: Vec<usize>,
     depth: usize,
     recursive_sccs: usize,
+    called_from_outside: Vec<bool>,
 }
 
 /// The SCC graph of `callees`, bottom-up, with the counts a dependency-driven scheduler needs.
@@ -121,6 +127,7 @@ fn condense(callees: &[Vec<usize>]) -> Condensed {
     let mut level = vec![0usize; n_sccs];
     let mut sccs = Vec::with_capacity(n_sccs);
     let mut recursive_sccs = 0;
+    let mut called_from_outside = vec![false; callees.len()];
     for (c, m) in members.into_iter().enumerate() {
         let mut recursive = m.len() > 1;
         let mut deps: Vec<usize> = Vec::new();
@@ -131,6 +138,7 @@ fn condense(callees: &[Vec<usize>]) -> Condensed {
                     recursive = true;
                 } else {
                     deps.push(cg);
+                    called_from_outside[*g] = true;
                 }
             }
         }
@@ -145,7 +153,7 @@ fn condense(callees: &[Vec<usize>]) -> Condensed {
         sccs.push(Scc { members: m, recursive });
     }
     let depth = level.iter().copied().max().map_or(0, |m| m + 1);
-    Condensed { sccs, dependents, pending, depth, recursive_sccs }
+    Condensed { sccs, dependents, pending, depth, recursive_sccs, called_from_outside }
 }
 
 /// Iterative Tarjan: SCC id of every node, numbered so that an SCC's callees come first.
@@ -240,5 +248,7 @@ mod tests {
         assert_eq!(c.pending[at(3)], 0);
         assert_eq!(c.dependents[at(3)], { let mut v = vec![at(0), at(4)]; v.sort(); v });
         assert_eq!(c.depth, 2);
+        // 1 is called by 0 (another SCC); 2 only by 1, inside its own SCC; 0 and 4 by nobody.
+        assert_eq!(c.called_from_outside, vec![false, true, false, true, false]);
     }
 }

@@ -76,6 +76,7 @@ struct Args {
     no_cache: bool,
     config: Option<PathBuf>,
     budgets: Vec<String>,
+    help: bool,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -100,6 +101,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         no_cache: false,
         config: None,
         budgets: Vec::new(),
+        help: false,
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
@@ -128,6 +130,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--function" => a.function = Some(value("--function")?),
             "--cache-dir" => a.cache_dir = Some(PathBuf::from(value("--cache-dir")?)),
             "--no-cache" => a.no_cache = true,
+            "-h" | "--help" => a.help = true,
             "--config" => a.config = Some(PathBuf::from(value("--config")?)),
             "--budget" => a.budgets.push(value("--budget")?),
             s if s.starts_with("--budget=") => a.budgets.push(s["--budget=".len()..].to_string()),
@@ -186,6 +189,10 @@ pub fn main() -> i32 {
         }
     };
     match args.command.as_str() {
+        "check" | "dump-ir" if args.help => {
+            print!("{USAGE}");
+            EXIT_CLEAN
+        }
         "check" | "dump-ir" => run(&args),
         other => {
             eprintln!("drip: error: unknown command '{other}'\n\n{USAGE}");

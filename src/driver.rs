@@ -16,7 +16,7 @@ use crate::summary::{Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
 use crate::fastcheck::{self, Config, Timings};
-use crate::ir::{Function, Program};
+use crate::ir::Program;
 use crate::reuse::{Outcome, SccReuse, SiteCounts};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -169,7 +169,9 @@ pub fn analyze(
     // A test hook for the recovery path: the check of the function named here panics, as a bug
     // in the analysis would (tests/cli.rs). Read once, here, like the rest of the run's input.
     let panic_in = std::env::var("DRIP_DEBUG_PANIC_IN").ok();
-    let check = |func: &Function, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
+    let check = |i: usize, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
+        let func = &program.functions[i];
+        let heap_needed = graph.called_from_outside[i];
         let run = || {
             if panic_in.as_deref() == Some(func.name.as_str()) {
                 panic!("DRIP_DEBUG_PANIC_IN asked for a panic here");
@@ -180,7 +182,7 @@ pub fn analyze(
             // below or in a parameter that only a path-sensitive pass can classify.
             let mut cx = FnCx::prepare(func, models);
             cx.deadline = deadline;
-            if let Some(summary) = fastcheck::summarize_without_flow(&cx) {
+            if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false, timed_out: false },
                     timings: Timings::default(),
@@ -191,7 +193,7 @@ pub fn analyze(
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
             let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);
             let started = std::time::Instant::now();
-            let summary = fastcheck::summarize(&cx, config, &verdicts);
+            let summary = fastcheck::summarize(&cx, config, &verdicts, heap_needed);
             timings.value_flow += started.elapsed();
             let out = Outcome {
                 summary,
@@ -220,7 +222,7 @@ pub fn analyze(
     // "freed".
     let check_scc = |scc: &Scc| -> SccResult {
         let run_all = |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
-            members.par_iter().map(|&i| (i, check(&program.functions[i], provisional))).collect()
+            members.par_iter().map(|&i| (i, check(i, provisional))).collect()
         };
         if !scc.recursive {
             return (run_all(&scc.members, &HashMap::new()), false);
@@ -240,7 +242,7 @@ pub fn analyze(
             .collect();
         presolve_escapes(program, &summaries, &scc.members, &mut provisional);
         let budget = config.max_scc_rounds.max(1) * scc.members.len();
-        let by_index = |i: usize, view: &HashMap<usize, Summary>| check(&program.functions[i], view);
+        let by_index = |i: usize, view: &HashMap<usize, Summary>| check(i, view);
         match solve_cycle(&scc.members, &graph.callees, provisional, budget, &by_index, &without_heap) {
             Some(out) => (out, false),
             None => (run_all(&scc.members, &HashMap::new()), true),
@@ -545,7 +547,7 @@ where
 {
     let scc = &sched.graph.sccs[k];
     // The cache (`reuse`): every callee summary is final here, so the key is too.
-    let key = sched.reuse.and_then(|r| r.key(scc, sched.summaries));
+    let key = sched.reuse.and_then(|r| r.key(scc, sched.summaries, &sched.graph.called_from_outside));
     let reused = sched.reuse.zip(key).and_then(|(r, key)| r.lookup(key, scc));
     let (members, hit) = match reused {
         Some((outcomes, hit)) => {

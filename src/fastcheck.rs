@@ -1084,7 +1084,10 @@ fn flow(
 /// The summary of a checked function: allocator if some site's cell is returned; for each
 /// pointer parameter, what the function does with a cell passed there (a forward pass from the
 /// entry with the parameter holding the cell); noreturn if no path returns.
-pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summary {
+/// `heap_needed`: whether any caller will read the heap effects (`CallGraph::called_from_outside`);
+/// without one they are left unknown (every path below a parameter escapes), which is what a
+/// caller would assume, and the most expensive part of a summary is not computed for nobody.
+pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_needed: bool) -> Summary {
     let func = cx.func;
     let mut params = Vec::with_capacity(func.n_params as usize);
     let mut returns_param = None;
@@ -1210,7 +1213,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
         alloc_if,
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
-        heap: heap_effects(cx, Some(config)).unwrap_or_default().into(),
+        heap: if heap_needed { heap_effects(cx, Some(config)).unwrap_or_default().into() } else { std::sync::Arc::from([]) },
         rc_param: if allocator { rc_param(cx) } else { None },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
@@ -1221,7 +1224,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict]) -> Summar
 /// alone (every parameter only read or escaping, every path below a parameter only read or
 /// escaping): most functions. `None` when a path-sensitive pass is needed. `cx` may be only
 /// prepared (`FnCx::prepare`).
-pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
+pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     let func = cx.func;
     let allocates = (0..func.stmts.len()).any(|s| {
         cx.model(StmtId::from_usize(s)).is_some_and(|m| {
@@ -1233,7 +1236,7 @@ pub fn summarize_without_flow(cx: &FnCx) -> Option<Summary> {
     }
     let params = flow_insensitive_params(func, |s| cx.model(s), &cx.tracked).into_iter().collect::<Option<Vec<_>>>()?;
     let pure = touches_no_heap(func, |s| cx.model(s));
-    let heap = heap_effects(cx, None)?;
+    let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     let writes = crate::alias::writes(cx, &[]).into();
     Some(Summary { params, heap: heap.into(), heap_pure: pure, writes, ..Summary::plain(func.n_params as usize, noreturn) })

@@ -11,7 +11,8 @@
 //!   *paths*, never program-wide `FileId`s, which shift when TUs change), which callees are
 //!   members (recursion), and for every other callee its USR, name and *summary* (plus the
 //!   allocation origins the diagnostics follow down wrapper chains), direct or through the
-//!   indirect-call targets the program-level facts give; and `env_digest`. Keying on callee
+//!   indirect-call targets the program-level facts give; whether another SCC calls each member
+//!   (which decides whether its summary has heap effects); and `env_digest`. Keying on callee
 //!   summaries, not on callee keys, cuts off early: an edit that leaves a summary unchanged
 //!   re-checks only the edited function's SCC.
 //! - Diagnostics are stored as rendered (paths as displayed for the working directory, which is
@@ -159,11 +160,13 @@ impl<'a> SccReuse<'a> {
 
     /// The key of an SCC, once the summaries of all its callees are final. `None` if something
     /// in it cannot be digested (then it is checked and not stored).
-    pub fn key(&self, scc: &Scc, summaries: &Summaries) -> Option<Digest> {
+    /// `called_from_outside`: `CallGraph::called_from_outside`, which decides whether a member's
+    /// summary has heap effects.
+    pub fn key(&self, scc: &Scc, summaries: &Summaries, called_from_outside: &[bool]) -> Option<Digest> {
         let mut h = Hasher::new("drip scc key");
         h.digest(self.env).u64(scc.members.len() as u64);
         for &m in &scc.members {
-            h.digest(self.fn_digest(m)?);
+            h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
             for s in &self.program.functions[m].stmts {
                 match s {
                     Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => match summaries.index_of(usr) {

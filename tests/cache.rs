@@ -271,6 +271,29 @@ fn an_edit_that_changes_a_summary_rechecks_the_sccs_above_it() {
 }
 
 #[test]
+fn a_function_that_gains_its_first_caller_is_summarised_again() {
+    // Nobody calls item_drop_name at first, so its summary leaves out heap effects (no caller
+    // would read them). Once main.c calls it, the double free below is only seen through the
+    // effect "frees it->name": item.c is unchanged and loaded from the cache, but its SCC must
+    // not be reused.
+    let dir = project("first-caller");
+    edit(&dir, "item.c", "void item_free(", "void item_drop_name(struct item *it) {\n    free(it->name);\n}\n\nvoid item_free(");
+    let before = drip(&dir, &[]);
+    assert!(!before.sarif.contains("\"ruleId\": \"double-free\""), "{}", before.sarif);
+    edit(
+        &dir,
+        "main.c",
+        "int leaky(",
+        "void item_drop_name(struct item *it);\n\nint twice(const char *s) {\n    struct item *it = item_new(s);\n    item_drop_name(it);\n    item_free(it);\n    return 0;\n}\n\nint leaky(",
+    );
+    let want = reference(&dir);
+    assert!(want.sarif.contains("\"ruleId\": \"double-free\""), "the fresh run sees the double free: {}", want.sarif);
+    let run = drip(&dir, &[]);
+    assert_same_output(&run, &want, "after adding the first caller");
+    assert_eq!((run.cache.tus_loaded, run.cache.tus_parsed), (2, 1), "only main.c parsed: {}", run.stderr);
+}
+
+#[test]
 fn an_edited_header_reparses_every_tu_that_includes_it() {
     let dir = project("header");
     drip(&dir, &[]);

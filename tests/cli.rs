@@ -354,3 +354,16 @@ fn a_panic_while_checking_one_function_is_reported_and_the_rest_is_checked() {
     assert_eq!(run["invocations"][0]["executionSuccessful"], false);
     assert_eq!(run["invocations"][0]["toolExecutionNotifications"][0]["descriptor"]["id"], "internal-error");
 }
+
+#[test]
+fn help_after_a_command_prints_usage_and_exits_0() {
+    for cmd in ["check", "dump-ir"] {
+        let o = drip().args([cmd, "--help"]).output().expect("run drip");
+        assert_eq!(o.status.code(), Some(0), "{cmd} --help: {}", stderr(&o));
+        assert!(stdout(&o).contains("usage:"), "{cmd} --help printed: {}", stdout(&o));
+        assert!(stderr(&o).is_empty(), "{cmd} --help wrote to stderr: {}", stderr(&o));
+    }
+    // Still a usage error when the rest of the line is wrong.
+    let o = drip().args(["check", "--bogus"]).output().expect("run drip");
+    assert_eq!(o.status.code(), Some(2));
+}
