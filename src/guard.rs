@@ -335,10 +335,16 @@ impl Guards {
         if let Some(g) = self.and_memo.get(&pair) {
             return *g;
         }
-        let mut kids = Kids::new();
-        self.push_conjuncts(a, &mut kids);
-        self.push_conjuncts(b, &mut kids);
-        let g = self.and_of(kids);
+        let g = match (self.nodes[a.0 as usize], self.nodes[b.0 as usize]) {
+            (Stored::And(_, n), Stored::Lit(atom, positive)) if n as usize <= FLATTEN_MAX => self.and_lit(a, b, atom, positive),
+            (Stored::Lit(atom, positive), Stored::And(_, n)) if n as usize <= FLATTEN_MAX => self.and_lit(b, a, atom, positive),
+            _ => {
+                let mut kids = Kids::new();
+                self.push_conjuncts(a, &mut kids);
+                self.push_conjuncts(b, &mut kids);
+                self.and_of(kids)
+            }
+        };
         // A node refused by the budget stands for nothing: do not remember it.
         if !self.over_budget {
             self.and_memo.insert(pair, g);
@@ -355,6 +361,60 @@ impl Guards {
             self.push_conjuncts(g, &mut kids);
         }
         self.and_of(kids)
+    }
+
+    /// `a ∧ b` for a conjunction `a` and a literal `b`: the commonest step of the value flow (a
+    /// path condition meets a branch). The same node `and_of` would build from `a`'s children and
+    /// `b`, in one pass over children that are already sorted, unique, free of complementary
+    /// literals and absorbed: only what involves `b` can change.
+    fn and_lit(&mut self, a: GuardId, b: GuardId, atom: AtomId, positive: bool) -> GuardId {
+        let Stored::And(start, len) = self.nodes[a.0 as usize] else { unreachable!("and_lit on a non-conjunction") };
+        let (start, len) = (start as usize, len as usize);
+        let ks = &self.kids[start..start + len];
+        let at = match ks.binary_search(&b) {
+            Ok(_) => return a,
+            Err(at) => at,
+        };
+        let present = |k: &GuardId| *k == b || ks.binary_search(k).is_ok();
+        let mut absorbed: SmallVec<[usize; 4]> = SmallVec::new();
+        for (i, k) in ks.iter().enumerate() {
+            match self.nodes[k.0 as usize] {
+                Stored::Lit(x, p) if x == atom && p != positive => return GuardId::FALSE,
+                // ¬(f ∧ g) with f and g now all present.
+                Stored::Not(f) => {
+                    if let Node::And(c) = self.node(f) {
+                        if c.contains(&b) && c.iter().all(present) {
+                            return GuardId::FALSE;
+                        }
+                    }
+                }
+                // b ∧ (b ∨ c) = b.
+                Stored::Or(..) => {
+                    if let Node::Or(ds) = self.node(*k) {
+                        if ds.binary_search(&b).is_ok() {
+                            absorbed.push(i);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut kids = Kids::with_capacity(len + 1);
+        for (i, k) in ks.iter().enumerate() {
+            if i == at {
+                kids.push(b);
+            }
+            if !absorbed.contains(&i) {
+                kids.push(*k);
+            }
+        }
+        if at == len {
+            kids.push(b);
+        }
+        match kids.len() {
+            1 => kids[0],
+            _ => self.intern(Key::And(&kids)),
+        }
     }
 
     fn and_of(&mut self, mut kids: Kids) -> GuardId {
@@ -511,6 +571,48 @@ mod tests {
         let cut = g.and(p, n);
         let kept = g.and(p, ab);
         assert_eq!(g.or(cut, kept), p);
+    }
+
+    #[test]
+    fn a_conjunction_meets_a_literal_exactly_as_the_general_path_builds_it() {
+        // Formulas over four atoms, built at random (a fixed xorshift seed), then every
+        // conjunction ∧ literal through `and` (the one-pass `and_lit`) against `and_of` on the
+        // flattened children: the same node, or the same constant.
+        let mut g = Guards::new(1 << 20);
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let lits: Vec<GuardId> = (0..8).map(|i| g.lit(AtomId(i / 2), i % 2 == 0)).collect();
+        let mut pool = lits.clone();
+        for _ in 0..400 {
+            let (x, y) = (pool[next(pool.len())], pool[next(pool.len())]);
+            let f = match next(3) {
+                0 => g.and(x, y),
+                1 => g.or(x, y),
+                _ => g.not(x),
+            };
+            pool.push(f);
+        }
+        let mut checked = 0;
+        for &a in &pool {
+            if !matches!(g.node(a), Node::And(c) if c.len() <= FLATTEN_MAX) {
+                continue;
+            }
+            for &l in &lits {
+                let mut kids = Kids::new();
+                g.push_conjuncts(a, &mut kids);
+                g.push_conjuncts(l, &mut kids);
+                let slow = g.and_of(kids);
+                let Stored::Lit(atom, positive) = g.nodes[l.0 as usize] else { unreachable!() };
+                assert_eq!(g.and_lit(a, l, atom, positive), slow, "{a:?} ∧ {l:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} conjunctions met a literal");
     }
 
     #[test]
