@@ -597,20 +597,20 @@ impl<'a> FnCx<'a> {
     fn label_edges(&mut self, correlate: bool) {
         let n_nodes = self.dag.len();
         // Correlated tests share an atom: same condition over the same reaching definitions.
-        let mut by_key: HashMap<String, AtomId> = HashMap::new();
+        let mut by_key: HashMap<TestKey, AtomId> = HashMap::new();
         // Switches over the same unchanged local share per-value atoms, so that two `switch (mode)`
         // go the same way; first collect every value each such local is compared with.
-        let mut switch_universe: HashMap<String, Vec<i64>> = HashMap::new();
+        let mut switch_universe: HashMap<TestKey, Vec<i64>> = HashMap::new();
         for ni in 0..self.dag.n_blocks {
             if let Terminator::Switch { on, cases, .. } = &self.func.block(self.dag.block[ni]).term {
-                let key = self.switch_key(on, DagNode(ni as u32)).filter(|_| correlate).unwrap_or_else(|| format!("switch@{ni}"));
+                let key = self.switch_key(on, DagNode(ni as u32)).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                 let u = switch_universe.entry(key).or_default();
                 u.extend(cases.iter().map(|c| c.0));
                 u.sort_unstable();
                 u.dedup();
             }
         }
-        let mut switch_atoms: HashMap<String, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
+        let mut switch_atoms: HashMap<TestKey, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
         // Flag arguments first: a branch on the same unchanged local later finds the atom.
         for ni in 0..self.dag.n_blocks {
             let node = DagNode(ni as u32);
@@ -684,7 +684,7 @@ impl<'a> FnCx<'a> {
                     }
                 }
                 Terminator::Switch { on, cases, default } => {
-                    let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or_else(|| format!("switch@{ni}"));
+                    let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                     let (universe, group) = match switch_atoms.get(&key) {
                         Some(x) => x.clone(),
                         None => {
@@ -1076,16 +1076,16 @@ impl<'a> FnCx<'a> {
     }
 
     /// A key shared by switches over the same local with the same reaching definitions.
-    fn switch_key(&self, on: &Operand, node: DagNode) -> Option<String> {
+    fn switch_key(&self, on: &Operand, node: DagNode) -> Option<TestKey> {
         let x = on.local()?;
         if !self.is_tracked(x) {
             return None;
         }
-        let defs = self.reaching_defs(x, node, self.stmts_of(node).len());
-        if defs.contains(&Def::Entry) && self.func.local(x).kind != LocalKind::Param {
+        let defs = self.reaching_set(x, node, self.stmts_of(node).len());
+        if self.func.local(x).kind != LocalKind::Param && self.rd_memo.borrow().0.sets[defs as usize].contains(&Def::Entry) {
             return None;
         }
-        Some(format!("switch|{x:?}|{defs:?}"))
+        Some(TestKey::Switch { on: x, defs })
     }
 
     /// A comparison with locals that surely hold a constant here replaced by the constant, the
@@ -1131,42 +1131,55 @@ impl<'a> FnCx<'a> {
     /// A key that identifies a test of locals that have not changed: two tests with the same key
     /// always go the same way.
     fn pure_key(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondClass {
-        let mut locals = Vec::new();
-        let mut pure = true;
-        let mut visit = |op: &Operand| match op {
-            Operand::Const(_) => {}
-            Operand::Place(Place::Local(l)) => locals.push(*l),
-            _ => pure = false,
-        };
-        match kind {
-            CondKind::Truthy(a) => visit(a),
-            CondKind::Cmp(_, a, b) => {
-                visit(a);
-                visit(b);
-            }
+        let (op, operands) = match kind {
+            CondKind::Truthy(a) => (None, [Some(a), None]),
+            CondKind::Cmp(op, a, b) => (Some(*op), [Some(a), Some(b)]),
             CondKind::Opaque => return CondClass::Opaque,
+        };
+        let mut args = [PureArg::Absent; 2];
+        for (arg, operand) in args.iter_mut().zip(operands) {
+            *arg = match operand {
+                None => PureArg::Absent,
+                Some(Operand::Const(k)) => PureArg::Const(*k),
+                Some(Operand::Place(Place::Local(l))) if self.is_tracked(*l) => {
+                    let set = self.reaching_set(*l, node, idx);
+                    if self.func.local(*l).kind != LocalKind::Param && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry) {
+                        // An uninitialised local: no two reads are known to agree.
+                        return CondClass::Opaque;
+                    }
+                    // Set ids are canonical within the function, and keys are only compared within it.
+                    PureArg::Local(*l, set)
+                }
+                Some(_) => return CondClass::Opaque,
+            };
         }
-        if !pure || locals.iter().any(|l| !self.is_tracked(*l)) {
-            return CondClass::Opaque;
-        }
-        let mut key = format!("{kind:?}");
-        for l in locals {
-            let set = self.reaching_set(l, node, idx);
-            if self.func.local(l).kind != LocalKind::Param && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry) {
-                // An uninitialised local: no two reads are known to agree.
-                return CondClass::Opaque;
-            }
-            // Set ids are canonical within the function, and keys are only compared within it.
-            key.push_str(&format!("|{set}"));
-        }
-        CondClass::Pure(key)
+        CondClass::Pure(TestKey::Pure { op, args })
     }
 }
 
 enum CondClass {
     Success { stmt: StmtId, then_on_success: bool },
-    Pure(String),
+    Pure(TestKey),
     Opaque,
+}
+
+/// What makes two tests of one function go the same way, so they share an atom.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum TestKey {
+    /// The same comparison (`None`: non-zero) of the same constants and unchanged locals, each
+    /// with its reaching-definition set.
+    Pure { op: Option<CmpOp>, args: [PureArg; 2] },
+    /// A switch over an unchanged local.
+    Switch { on: LocalId, defs: u32 },
+    /// A switch shared with no other (its DAG node).
+    SwitchAt(usize),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum PureArg {
+    Absent,
+    Const(i64),
+    Local(LocalId, u32),
 }
 
 fn flip(op: CmpOp) -> CmpOp {
