@@ -457,12 +457,13 @@ fn report(
     match watched {
         Some(w) => {
             eprintln!(
-                "drip capture: background: {} seen during the build, {} prepared, {} already cached, {} failed, {} left for drip check",
+                "drip capture: background: {} seen during the build, {} prepared, {} already cached, {} failed, {} left for drip check{}",
                 plural(w.tus_seen, "TU", "TUs"),
                 w.prepared,
                 w.already_cached,
                 w.failed.len(),
-                w.left
+                w.left,
+                if w.gone > 0 { format!(", {} deleted by the build first", w.gone) } else { String::new() }
             );
             for f in w.failed.iter().take(if opts.verbose { usize::MAX } else { 3 }) {
                 eprintln!("drip capture:   {f}");
