@@ -286,7 +286,7 @@ fn configure_probes_and_vanished_files_are_left_out_and_baked_wrappers_keep_work
     assert_eq!(&args[1..], ["main.c", "-c"], "compile-and-link becomes a compile of the one file");
     assert!(entries[0].get("output").is_none(), "its object was a temporary");
     let err = stderr(&out);
-    assert!(err.contains("1 compile left out: the file no longer exists"), "{err}");
+    assert!(err.contains("1 compile left out: the file or its directory no longer exists"), "{err}");
 
     // The generated Makefile names the wrapper; make works without drip, and records nothing.
     let makefile = std::fs::read_to_string(dir.join("Makefile")).expect("Makefile");

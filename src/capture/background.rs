@@ -90,6 +90,9 @@ pub struct WatchReport {
     pub already_cached: usize,
     /// One line per TU that failed.
     pub failed: Vec<String>,
+    /// Gone before a worker reached them: files a build compiles and deletes at once (CMake's
+    /// and configure's probes), which the database leaves out too.
+    pub gone: usize,
     /// Seen but not prepared when the build ended (left for `drip check`).
     pub left: usize,
 }
@@ -130,11 +133,7 @@ fn watch(journal: PathBuf, jobs: usize, prepare: PrepareFn, poll: Duration, stop
                     if stop_workers.load(Ordering::SeqCst) {
                         continue;
                     }
-                    match prepare(&cmd) {
-                        Prepared::Stored => r.prepared += 1,
-                        Prepared::Cached => r.already_cached += 1,
-                        Prepared::Failed(e) => r.failed.push(format!("{}: {e}", cmd.file.display())),
-                    }
+                    prepare_one(&cmd, prepare.as_ref(), &mut r);
                 }
                 r
             })
@@ -169,12 +168,28 @@ fn watch(journal: PathBuf, jobs: usize, prepare: PrepareFn, poll: Duration, stop
                 report.prepared += r.prepared;
                 report.already_cached += r.already_cached;
                 report.failed.extend(r.failed);
+                report.gone += r.gone;
             }
             Err(_) => report.failed.push("a background worker panicked".to_string()),
         }
     }
-    report.left = report.tus_seen.saturating_sub(report.prepared + report.already_cached + report.failed.len());
+    report.left =
+        report.tus_seen.saturating_sub(report.prepared + report.already_cached + report.failed.len() + report.gone);
     report
+}
+
+/// Prepares one TU and counts the outcome. A file that is gone by now is not a failure: the
+/// build deleted it (a probe in a scratch folder), and the merge leaves it out as well.
+fn prepare_one(cmd: &CompileCommand, prepare: &(dyn Fn(&CompileCommand) -> Prepared + Send + Sync), r: &mut WatchReport) {
+    if !cmd.file.is_file() {
+        r.gone += 1;
+        return;
+    }
+    match prepare(cmd) {
+        Prepared::Stored => r.prepared += 1,
+        Prepared::Cached => r.already_cached += 1,
+        Prepared::Failed(e) => r.failed.push(format!("{}: {e}", cmd.file.display())),
+    }
 }
 
 /// Lower this thread's scheduling priority (on Linux, nice values are per thread).
@@ -250,5 +265,18 @@ mod tests {
         assert_eq!(report.tus_seen, 2, "b.c, written just before the stop, is still counted");
         assert_eq!(report.prepared, 1);
         assert_eq!(report.left, 1, "b.c, seen after the stop, is left for drip check");
+    }
+
+    #[test]
+    fn a_tu_deleted_before_its_turn_is_gone_not_failed() {
+        let cmd = CompileCommand {
+            directory: std::env::temp_dir(),
+            file: std::env::temp_dir().join(format!("drip-gone-{}/probe.c", std::process::id())),
+            arguments: vec!["cc".to_string(), "-c".to_string(), "probe.c".to_string()],
+        };
+        let prepare = |_: &CompileCommand| -> Prepared { panic!("a missing file is not prepared") };
+        let mut r = WatchReport::default();
+        prepare_one(&cmd, &prepare, &mut r);
+        assert_eq!((r.gone, r.failed.len(), r.prepared), (1, 0, 0));
     }
 }

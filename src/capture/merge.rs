@@ -11,7 +11,9 @@
 //!   one, and a captured compile replaces an existing entry for the same file whose output is
 //!   the same or unknown; identical entries are counted once;
 //! - an entry whose file is not a regular file when the build is over (configure's
-//!   `conftest.c`, a generated temporary) is dropped and counted, captured or existing;
+//!   `conftest.c`, a generated temporary), or whose directory is gone (CMake compiles its ABI
+//!   probe, a file that stays in `/usr/share`, in a scratch folder it deletes), is dropped and
+//!   counted, captured or existing;
 //! - an existing entry that cannot be read is kept as it is and counted; nothing is dropped
 //!   without a count.
 
@@ -135,9 +137,10 @@ pub struct MergeReport {
     pub kept: usize,
     /// Existing entries kept without being understood (no `file`, not an object…).
     pub kept_unreadable: usize,
-    /// Captured units whose file no longer exists (configure tests, temporaries): dropped.
+    /// Captured units whose file or directory no longer exists (configure tests, CMake's
+    /// try_compile scratch folders, temporaries): dropped.
     pub vanished: usize,
-    /// Existing entries whose file no longer exists: dropped.
+    /// Existing entries whose file or directory no longer exists: dropped.
     pub stale: usize,
 }
 
@@ -176,12 +179,13 @@ fn explicit_output(args: &[String]) -> Option<String> {
 }
 
 /// Merge captured units into the existing database (`existing`: its parsed JSON array, if any).
-/// `exists` says whether a file is still a regular file (a parameter, so tests need no files).
+/// `exists` says whether a path is still there: a file a regular file, a directory a directory
+/// (a parameter, so tests need no files).
 pub fn merge(existing: &[Value], db_dir: &Path, captured: &[Entry], exists: &dyn Fn(&Path) -> bool) -> (Vec<Value>, MergeReport) {
     let mut report = MergeReport::default();
     let mut fresh: Vec<&Entry> = Vec::new();
     for e in captured {
-        if exists(&e.file) {
+        if exists(&e.file) && exists(&e.directory) {
             fresh.push(e);
         } else {
             report.vanished += 1;
@@ -192,7 +196,7 @@ pub fn merge(existing: &[Value], db_dir: &Path, captured: &[Entry], exists: &dyn
     let mut unreadable = Vec::new();
     let mut kept: Vec<(PathBuf, Option<PathBuf>, Value)> = Vec::new();
     for v in existing {
-        let Some((file, output, _dir)) = existing_key(v, db_dir) else {
+        let Some((file, output, dir)) = existing_key(v, db_dir) else {
             report.kept_unreadable += 1;
             unreadable.push(v.clone());
             continue;
@@ -200,7 +204,7 @@ pub fn merge(existing: &[Value], db_dir: &Path, captured: &[Entry], exists: &dyn
         let by = fresh.iter().position(|e| e.file == file && (output.is_none() || e.output == output));
         match by {
             Some(i) => superseded_by[i].push(v.clone()),
-            None if !exists(&file) => report.stale += 1,
+            None if !exists(&file) || !exists(&dir) => report.stale += 1,
             None => kept.push((file, output, v.clone())),
         }
     }
@@ -303,6 +307,7 @@ mod tests {
               {"directory": "/p", "file": "a.c", "command": "cc -O0 -c a.c -o a.o"},
               {"directory": "/p", "file": "/p/b.c", "arguments": ["cc", "-c", "b.c"], "output": "/p/b.o"},
               {"directory": "/p", "file": "gone.c", "arguments": ["cc", "-c", "gone.c"]},
+              {"directory": "/tmp/old", "file": "/p/probe.c", "arguments": ["cc", "-c", "/p/probe.c"]},
               {"directory": "/p", "file": "u.c", "arguments": ["cc", "-c", "u.c"]},
               {"no": "file"}
             ]"#,
@@ -315,12 +320,14 @@ mod tests {
             entry("/p/u.c", Some("/p/u.o"), "cc -c u.c"),
             entry("/p/new.c", Some("/p/new.o"), "cc -c new.c"),
             entry("/tmp/conftest.c", Some("/tmp/conftest.o"), "cc -c conftest.c"),
+            // CMake's ABI probe: the file stays, the scratch folder it was compiled in is gone.
+            Entry { directory: PathBuf::from("/tmp/TryCompile-x"), ..entry("/p/abi.c", Some("/tmp/TryCompile-x/abi.o"), "cc -c /p/abi.c") },
         ];
         let exists = |p: &Path| !p.ends_with("gone.c") && !p.starts_with("/tmp");
         let (db, report) = merge(&existing, Path::new("/p"), &captured, &exists);
         assert_eq!(
             report,
-            MergeReport { total: 6, added: 1, replaced: 2, unchanged: 1, kept: 1, kept_unreadable: 1, vanished: 1, stale: 1 }
+            MergeReport { total: 6, added: 1, replaced: 2, unchanged: 1, kept: 1, kept_unreadable: 1, vanished: 2, stale: 2 }
         );
         let order: Vec<String> = db.iter().map(|v| v.get("file").and_then(Value::as_str).unwrap_or("?").to_string()).collect();
         assert_eq!(order, ["?", "/p/a.c", "/p/b.c", "/p/new.c", "/p/u.c", "z.c"]);

@@ -348,7 +348,7 @@ fn write_database(cdb: &Path, state: &Path, captured: &merge::Captured) -> Resul
             _ => {
                 // Not ours to overwrite: keep it, and put what was captured beside it.
                 let aside = cdb.with_extension("json.new");
-                let (db, _) = merge::merge(&[], cdb.parent().unwrap_or(Path::new("/")), &captured.entries, &|p: &Path| p.is_file());
+                let (db, _) = merge::merge(&[], cdb.parent().unwrap_or(Path::new("/")), &captured.entries, &still_there);
                 let saved = serialise(&db).and_then(|t| merge::write_atomically(&aside, &t).map_err(|e| e.to_string()));
                 return Err(format!(
                     "{} is not a JSON array of compile commands: left untouched; {}",
@@ -361,10 +361,15 @@ fn write_database(cdb: &Path, state: &Path, captured: &merge::Captured) -> Resul
             }
         },
     };
-    let (db, report) = merge::merge(&existing, cdb.parent().unwrap_or(Path::new("/")), &captured.entries, &|p: &Path| p.is_file());
+    let (db, report) = merge::merge(&existing, cdb.parent().unwrap_or(Path::new("/")), &captured.entries, &still_there);
     let text = serialise(&db)?;
     merge::write_atomically(cdb, &text).map_err(|e| format!("cannot write {}: {e}", cdb.display()))?;
     Ok(report)
+}
+
+/// Is a compile's file still a regular file, its directory still a directory?
+fn still_there(p: &Path) -> bool {
+    p.is_file() || p.is_dir()
 }
 
 fn serialise(db: &[serde_json::Value]) -> Result<String, String> {
@@ -417,12 +422,12 @@ fn report(
         eprintln!("drip capture: {}: {} ({})", cdb.display(), plural(m.total, "entry", "entries"), parts.join(", "));
         if m.vanished > 0 {
             eprintln!(
-                "drip capture: {} left out: the file no longer exists (configure tests, temporaries)",
+                "drip capture: {} left out: the file or its directory no longer exists (configure tests, CMake's scratch folders, temporaries)",
                 plural(m.vanished, "compile", "compiles")
             );
         }
         if m.stale > 0 {
-            eprintln!("drip capture: {} dropped from the old database: the file no longer exists", plural(m.stale, "entry", "entries"));
+            eprintln!("drip capture: {} dropped from the old database: the file or its directory no longer exists", plural(m.stale, "entry", "entries"));
         }
         if m.kept_unreadable > 0 {
             eprintln!("drip capture: warning: {} of the old database not understood, kept as they were", plural(m.kept_unreadable, "entry", "entries"));
@@ -452,12 +457,13 @@ fn report(
     match watched {
         Some(w) => {
             eprintln!(
-                "drip capture: background: {} seen during the build, {} prepared, {} already cached, {} failed, {} left for drip check",
+                "drip capture: background: {} seen during the build, {} prepared, {} already cached, {} failed, {} left for drip check{}",
                 plural(w.tus_seen, "TU", "TUs"),
                 w.prepared,
                 w.already_cached,
                 w.failed.len(),
-                w.left
+                w.left,
+                if w.gone > 0 { format!(", {} deleted by the build first", w.gone) } else { String::new() }
             );
             for f in w.failed.iter().take(if opts.verbose { usize::MAX } else { 3 }) {
                 eprintln!("drip capture:   {f}");

@@ -132,14 +132,68 @@ pub fn build_program_cached(
         .num_threads(opts.jobs)
         .stack_size(256 << 20)
         .build();
-    let results: Vec<(TuResult, Option<Digest>)> = match pool {
-        Ok(pool) => pool.install(|| cmds.par_iter().map(work).collect()),
+    let mut merger = Merger::new(cmds.len(), opts.verbose);
+    let mut digests_out = Vec::with_capacity(cmds.len());
+    match pool {
+        Ok(pool) => {
+            // TUs are merged in compile-command order as soon as they are done, so that only the
+            // functions that survive the merge stay in memory: every TU lowers its own copy of
+            // each `static inline` function of the headers it includes (OpenSSL: 537,000
+            // functions lowered, 21,000 kept), and holding every TU's result until a merge at
+            // the end cost more than a GiB. TU `i` is handed to a worker only once TU
+            // `i - window` is merged, so a slow TU holds back at most `window` results.
+            let threads = pool.current_num_threads();
+            let window = 2 * threads;
+            pool.in_place_scope(|s| {
+                let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
+                let (res_tx, res_rx) = crossbeam_channel::unbounded();
+                for _ in 0..threads {
+                    let (job_rx, res_tx, work) = (job_rx.clone(), res_tx.clone(), &work);
+                    s.spawn(move |_| {
+                        for i in job_rx {
+                            // A panic is re-raised on this thread, in order, so it cannot leave
+                            // the merge waiting for a result that never comes.
+                            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&cmds[i])));
+                            if res_tx.send((i, r)).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop(res_tx);
+                let mut handed = 0;
+                while handed < cmds.len().min(window) {
+                    let _ = job_tx.send(handed);
+                    handed += 1;
+                }
+                let mut waiting = std::collections::BTreeMap::new();
+                while digests_out.len() < cmds.len() {
+                    let (i, r) = res_rx.recv().expect("workers keep their sender while TUs are handed out");
+                    waiting.insert(i, r);
+                    while let Some(r) = waiting.remove(&digests_out.len()) {
+                        let (r, d) = r.unwrap_or_else(|p| std::panic::resume_unwind(p));
+                        merger.add(r);
+                        digests_out.push(d);
+                        if handed < cmds.len() {
+                            let _ = job_tx.send(handed);
+                            handed += 1;
+                        }
+                    }
+                }
+                // Dropping `job_tx` here ends the workers' loops.
+            });
+        }
         // Cannot spawn threads: do the same work on this one.
-        Err(_) => cmds.iter().map(work).collect(),
-    };
-    let (results, digests): (Vec<TuResult>, Vec<Option<Digest>>) = results.into_iter().unzip();
-    let (program, mut rep) = merge(results, opts.verbose);
-    rep.tu_digests = digests;
+        Err(_) => {
+            for c in cmds {
+                let (r, d) = work(c);
+                merger.add(r);
+                digests_out.push(d);
+            }
+        }
+    }
+    let (program, mut rep) = merger.finish();
+    rep.tu_digests = digests_out;
     (program, rep)
 }
 
@@ -544,22 +598,58 @@ fn shown_path(p: &std::path::Path) -> String {
     rel.unwrap_or_else(|| p.to_path_buf()).display().to_string()
 }
 
-/// Merge per-TU results in compile-command order: renumber files, drop repeated definitions.
-/// With `verbose`, also a note per TU on its parse time (`tu_notes`).
-fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
-    let mut prog = Program::default();
-    let mut rep = FrontendReport {
-        tus_total: results.len(),
-        ..Default::default()
-    };
-    let mut file_ids: HashMap<PathBuf, FileId> = HashMap::new();
-    // USR → file of the kept definition, to report clashes between different definitions.
-    let mut kept: HashMap<String, Option<PathBuf>> = HashMap::new();
-    let mut clash_reported: HashSet<String> = HashSet::new();
-    let mut messages = Vec::new();
-    let mut prog_taken: Vec<String> = Vec::new();
+/// Merges per-TU results, fed in compile-command order: renumbers files, drops repeated
+/// definitions. With `verbose`, also a note per TU on its parse time (`tu_notes`).
+struct Merger {
+    prog: Program,
+    rep: FrontendReport,
+    verbose: bool,
+    file_ids: HashMap<PathBuf, FileId>,
+    /// USR → file of the kept definition, to report clashes between different definitions.
+    kept: HashMap<String, Option<PathBuf>>,
+    clash_reported: HashSet<String>,
+    /// Rendered messages, and the program-wide name lists, deduplicated as they come: each TU
+    /// repeats those of the headers it includes.
+    messages: HashSet<String>,
+    address_taken: HashSet<String>,
+    cast_targets: HashSet<(String, String)>,
+    field_targets: HashSet<(String, String)>,
+    open_fields: HashSet<String>,
+}
 
-    for r in results {
+impl Merger {
+    fn new(tus_total: usize, verbose: bool) -> Merger {
+        Merger {
+            prog: Program::default(),
+            rep: FrontendReport { tus_total, ..Default::default() },
+            verbose,
+            file_ids: HashMap::new(),
+            kept: HashMap::new(),
+            clash_reported: HashSet::new(),
+            messages: HashSet::new(),
+            address_taken: HashSet::new(),
+            cast_targets: HashSet::new(),
+            field_targets: HashSet::new(),
+            open_fields: HashSet::new(),
+        }
+    }
+
+    /// Adds the next TU's result (in compile-command order).
+    fn add(&mut self, r: TuResult) {
+        let Merger {
+            prog,
+            rep,
+            verbose,
+            file_ids,
+            kept,
+            clash_reported,
+            messages,
+            address_taken,
+            cast_targets,
+            field_targets,
+            open_fields,
+        } = self;
+        let verbose = *verbose;
         if r.from_cache {
             if verbose {
                 rep.tu_notes.push(format!(
@@ -587,19 +677,20 @@ fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
         messages.extend(r.messages.iter().map(TuMessage::render));
         if r.failed {
             rep.tus_failed += 1;
-            continue;
+            return;
         }
         rep.tus_parsed += 1;
         if r.errors > 0 {
             rep.tus_with_errors += 1;
             rep.parse_errors += r.errors;
         }
-        prog.address_taken.extend(r.address_taken.iter().cloned());
-        prog.cast_targets.extend(r.cast_targets.iter().cloned());
-        prog.field_targets.extend(r.field_targets.iter().cloned());
-        prog.open_fields.extend(r.open_fields.iter().cloned());
-        let local_path = |l: Loc| r.files.get(l.file.index()).cloned();
-        let mut remap: Vec<Option<FileId>> = vec![None; r.files.len()];
+        address_taken.extend(r.address_taken);
+        cast_targets.extend(r.cast_targets);
+        field_targets.extend(r.field_targets);
+        open_fields.extend(r.open_fields);
+        let files = r.files;
+        let local_path = |l: Loc| files.get(l.file.index()).cloned();
+        let mut remap: Vec<Option<FileId>> = vec![None; files.len()];
         for mut f in r.functions {
             let def_file = local_path(f.loc);
             let key = if f.usr.is_empty() {
@@ -619,7 +710,7 @@ fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
                     let show = |p: &Option<PathBuf>| {
                         p.as_deref().map_or_else(|| "?".to_string(), shown_path)
                     };
-                    messages.push(format!(
+                    messages.insert(format!(
                         "{}: warning: function `{}` is also defined in {}; only the first definition (in compile-command order) is analysed",
                         show(&def_file),
                         f.name,
@@ -634,7 +725,7 @@ fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
                     return l;
                 };
                 let id = *slot.get_or_insert_with(|| {
-                    let path = r.files[l.file.index()].clone();
+                    let path = files[l.file.index()].clone();
                     *file_ids.entry(path.clone()).or_insert_with(|| {
                         prog.files.push(path);
                         FileId::from_usize(prog.files.len() - 1)
@@ -655,35 +746,40 @@ fn merge(results: Vec<TuResult>, verbose: bool) -> (Program, FrontendReport) {
             prog.functions.push(f);
         }
     }
-    // Functions used as values in bodies are address-taken too.
-    for f in &prog.functions {
-        for s in &f.stmts {
-            let mut note = |op: &Operand| {
-                if let Operand::Func { usr, .. } = op {
-                    prog_taken.push(usr.clone());
+
+    fn finish(self) -> (Program, FrontendReport) {
+        let Merger { mut prog, mut rep, messages, address_taken, cast_targets, field_targets, open_fields, .. } = self;
+        let mut prog_taken: Vec<String> = address_taken.into_iter().collect();
+        // Functions used as values in bodies are address-taken too.
+        for f in &prog.functions {
+            for s in &f.stmts {
+                let mut note = |op: &Operand| {
+                    if let Operand::Func { usr, .. } = op {
+                        prog_taken.push(usr.clone());
+                    }
+                };
+                match s {
+                    Stmt::Assign { src: Rvalue::Use(op), .. } => note(op),
+                    Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(&mut note),
+                    Stmt::Assign { .. } => {}
+                    Stmt::Call { args, .. } => args.iter().for_each(&mut note),
                 }
-            };
-            match s {
-                Stmt::Assign { src: Rvalue::Use(op), .. } => note(op),
-                Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(&mut note),
-                Stmt::Assign { .. } => {}
-                Stmt::Call { args, .. } => args.iter().for_each(&mut note),
             }
         }
+        prog_taken.sort();
+        prog_taken.dedup();
+        prog.address_taken = prog_taken;
+        prog.cast_targets = cast_targets.into_iter().collect();
+        prog.cast_targets.sort();
+        prog.field_targets = field_targets.into_iter().collect();
+        prog.field_targets.sort();
+        prog.open_fields = open_fields.into_iter().collect();
+        prog.open_fields.sort();
+        let mut messages: Vec<String> = messages.into_iter().collect();
+        messages.sort();
+        rep.messages = messages;
+        rep.tu_notes.sort();
+        rep.functions = prog.functions.len();
+        (prog, rep)
     }
-    prog.address_taken.append(&mut prog_taken);
-    prog.address_taken.sort();
-    prog.address_taken.dedup();
-    prog.cast_targets.sort();
-    prog.cast_targets.dedup();
-    prog.field_targets.sort();
-    prog.field_targets.dedup();
-    prog.open_fields.sort();
-    prog.open_fields.dedup();
-    messages.sort();
-    messages.dedup();
-    rep.messages = messages;
-    rep.tu_notes.sort();
-    rep.functions = prog.functions.len();
-    (prog, rep)
 }
