@@ -32,7 +32,7 @@
 use crate::cfg::{DagNode, EdgeLabel, FnCx, Key};
 use crate::diag::Category;
 use crate::guard::{AtomId, GuardId, Guards};
-use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::ir::{BlockId, Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
 use crate::summary::{AllocOrigin, ParamFate, PathFate, Summary};
@@ -1011,6 +1011,22 @@ fn flow(
             },
             _ => None,
         };
+        // `p == q` where one side holds the cell and the other surely does not: a block that
+        // exists has an address no other value holds (FastCheck 5.6.1's reasoning for NULL,
+        // for any other pointer). A value that may hold it through an untracked route was an
+        // escape, which is an event of its own; a dangling copy of the block the cell was
+        // reallocated from may compare equal, and then its owner has the cell. The equal side
+        // is cut where they are distinct, as below.
+        let distinct = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
+                CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
+                    let sep = separated(cx, guards, &st, a, b);
+                    (sep != GuardId::FALSE).then_some((sep, *op == CmpOp::Eq))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         let const_cond = match &block.term {
             Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) && !st.consts.is_empty() => crate::cfg::const_test(&cond.kind),
             _ => None,
@@ -1032,6 +1048,17 @@ fn flow(
                             let ng = guards.not(*g);
                             l = guards.and(l, ng);
                         }
+                    }
+                }
+            }
+            if let Some((sep, eq_is_then)) = distinct {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                if is_then == eq_is_then {
+                    let cut = guards.and_all([st.p, l, sep]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                        let ns = guards.not(sep);
+                        l = guards.and(l, ns);
                     }
                 }
             }
@@ -1823,6 +1850,37 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
     }
 }
 
+/// The guard under which exactly one of `a`, `b` holds the cell, as a pointer local that surely
+/// points to it (not a value that may be NULL or another array element's); the other side is
+/// anything that does not hold it (a constant, a load, an array's address).
+fn separated(cx: &FnCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
+    let sure = |o: &Operand| {
+        o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o)
+    };
+    let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
+    let mut sep = GuardId::FALSE;
+    for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
+        if g != GuardId::FALSE && sure(holder) {
+            let n = guards.not(other);
+            let only = guards.and(g, n);
+            sep = guards.or(sep, only);
+        }
+    }
+    sep
+}
+
+/// The local slot holding the pointer a place is inside the pointee of: `p` for `p->a[i]`,
+/// `s.buf` for `&s.buf[1]` (an interior pointer into the cell that slot holds, FastCheck 5.6.2).
+/// Only locals and fields of local structs: an interior pointer computed from a pointer kept in
+/// the heap (`p->top = &p->stack[n]`) is a second name the owner already covers.
+fn pointee_key(cx: &FnCx, place: &Place) -> Option<Key> {
+    match place {
+        Place::Deref(inner) => cx.key_of(inner).filter(|k| !cx.path_text(k.path).starts_with('*')),
+        Place::Field(p, _) | Place::Index(p) => pointee_key(cx, p),
+        Place::Local(_) | Place::Global(_) => None,
+    }
+}
+
 fn value_guard(cx: &FnCx, st: &State, op: &Operand) -> GuardId {
     match op {
         Operand::Place(place) => cx.key_of(place).map_or(GuardId::FALSE, |k| st.get_key(k)),
@@ -1887,8 +1945,8 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     if let Some(k) = cx.key_of(place).filter(|k| !k.is_local()) {
                         escape_key(st, k, EscapeKind::LocalStorage, events);
                     }
-                    match place.pointee_of_local() {
-                        Some(y) => st.get(y),
+                    match pointee_key(cx, place) {
+                        Some(k) => st.get_key(k),
                         None => GuardId::FALSE,
                     }
                 }
@@ -2386,7 +2444,7 @@ fn walk(
                         Rvalue::Opaque(ops) => {
                             dst.as_local().is_some_and(|l| func.local(l).is_pointer) && ops.iter().any(|op| held(&holders, op))
                         }
-                        Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| holders.contains(&Key::local(y))),
+                        Rvalue::AddrOf(place) => pointee_key(cx, place).is_some_and(|k| holders.contains(&k)),
                     };
                     // `q = p` copies what p's object holds, as seen through q.
                     let copied: Vec<Key> = match (dst.as_local(), src) {
