@@ -150,6 +150,8 @@ pub struct SiteVerdict {
     /// For a leak: the other allocations of this function that form, with this one, a cycle of
     /// cells pointing to each other that nothing else reaches (`reach`).
     pub cycle_with: Vec<StmtId>,
+    /// Returned: the places below parameters that hold 0 wherever it is (`Summary::ret_zero`).
+    pub ret_zero: Vec<(usize, std::sync::Arc<str>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -210,10 +212,9 @@ struct State {
     /// The flag says the local holds the slot's *address* (`ci = &L->base_ci`) rather than the
     /// pointer loaded from it.
     derived: Vec<(LocalId, Key, bool)>,
-    /// For locals that branches test against constants (`cfg::FnCx::const_tested`): the guard
-    /// under which each holds each constant it was assigned (sorted by local and value). A
-    /// branch whose outcome contradicts the constant cuts those paths.
-    consts: Vec<(LocalId, i64, GuardId)>,
+    /// What is known of the values `cx.facts` follows, each with the guard under which it holds
+    /// (`facts::Fact`). A branch whose outcome contradicts a fact cuts those paths.
+    facts: Vec<(u32, crate::facts::Fact, GuardId)>,
     /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
     at: (u32, u32),
 }
@@ -372,6 +373,8 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
         guards.declare_exactly_one(g[0].0, g);
     }
     let p_entry = entry_guards(cx, &mut guards);
+    // What holds of the followed values on every path to each point, for the sites' start.
+    let must = (!cx.facts.is_empty()).then(|| cx.facts.must_at_entry(cx));
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     // Every site's value flow first: whether a cell left inside another of this function's
@@ -380,7 +383,7 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
         .into_iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            flow_site(cx, config, &mut guards, psrc, node, idx, stmt, slot, is_main, timings)
+            flow_site(cx, config, &mut guards, psrc, node, idx, stmt, slot, is_main, must.as_deref(), timings)
         })
         .collect();
     let started = std::time::Instant::now();
@@ -437,6 +440,9 @@ struct Flowed {
     verdict: SiteVerdict,
     events: Vec<Event>,
     rets: Vec<(DagNode, GuardId, Option<i64>)>,
+    /// Per `cx.facts.ret_keys` key: the guard of returning the cell where the key is not known
+    /// to be 0.
+    unzero: Vec<(u32, GuardId)>,
     psrc: GuardId,
     x: Key,
     fold: Option<(AtomId, bool)>,
@@ -512,6 +518,7 @@ fn flow_site(
     stmt: StmtId,
     slot: SiteSlot,
     is_main: bool,
+    must: Option<&[Option<Vec<(u32, crate::facts::Fact)>>]>,
     timings: &mut Timings,
 ) -> Prepared {
     let started = std::time::Instant::now();
@@ -536,6 +543,7 @@ fn flow_site(
         handed: None,
         sat_queries: 0,
         cycle_with: Vec::new(),
+        ret_zero: Vec::new(),
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
@@ -624,17 +632,28 @@ fn flow_site(
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
-    // `p = alloc(&rc, n)` with a callee that reports errors only through a non-zero `*rc`: where
-    // the cell exists, `rc` is 0 until something writes it again.
-    let zero_locals: Vec<LocalId> = match (slot, cx.model(stmt).and_then(|m| m.rc_param)) {
-        (SiteSlot::Result, Some(i)) => match args.get(i).and_then(|a| cx.out_param_place(a)) {
-            Some(Place::Local(rc)) if !cx.func.local(*rc).is_pointer => vec![*rc],
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+    // What is known of the followed values where the pass starts: what holds on every path to
+    // the site, and the places a callee leaves at 0 when its result exists (`p = alloc(&rc, n)`,
+    // `d = read(p)` with `p->rc`).
+    let mut init: Vec<(u32, crate::facts::Fact, GuardId)> = Vec::new();
+    if let Some(at) = must.and_then(|m| m[node0.index()].as_ref()) {
+        init.extend(at.iter().map(|(k, f)| (*k, *f, GuardId::TRUE)));
+        for sid in &cx.stmts_of(node0)[..=idx0] {
+            cx.facts.apply(*sid, &mut init, GuardId::TRUE);
+        }
+    }
+    if let (SiteSlot::Result, Some(m)) = (slot, cx.model(stmt)) {
+        for (i, path) in &m.ret_zero {
+            let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
+            if let Some(k) = cx.facts.key(root, &format!("{prefix}{}", &path[1..])) {
+                init.retain(|f| f.0 != k);
+                init.push((k, crate::facts::Fact::In(0, 0), GuardId::TRUE));
+            }
+        }
+    }
     let mut rets = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, &zero_locals);
+    let mut unzero = Vec::new();
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, &init, Some(&mut unzero));
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -642,7 +661,7 @@ fn flow_site(
     }
 
     timings.value_flow += started.elapsed();
-    Prepared::Flowed(Flowed { verdict, events, rets, psrc, x, fold, node0, idx0, slot: slot.clone() })
+    Prepared::Flowed(Flowed { verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: slot.clone() })
 }
 
 /// The queries of one site, once the held-by resolution has said when the objects its cell
@@ -659,7 +678,7 @@ fn judge_site(
     timings: &mut Timings,
 ) -> SiteVerdict {
     let started = std::time::Instant::now();
-    let Flowed { mut verdict, events, rets, psrc, x, fold, node0, idx0, slot: _ } = f;
+    let Flowed { mut verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: _ } = f;
     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
@@ -798,6 +817,17 @@ fn judge_site(
             break;
         }
     }
+    // Returned: which error-code places below parameters are 0 wherever it is.
+    if verdict.returned {
+        for (k, bad) in &unzero {
+            if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat) {
+                let (root, path) = &cx.facts.keys[*k as usize];
+                if let Some(i) = cx.param_index(*root) {
+                    verdict.ret_zero.push((i, path.as_str().into()));
+                }
+            }
+        }
+    }
     if let ([to], None, false) = (stored_in.as_slice(), &leak_model, has_escape) {
         verdict.handed = match to {
             // Inside the returned object: it exists whenever the object is returned, if nothing
@@ -857,7 +887,8 @@ fn flow(
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
-    zero_locals: &[LocalId],
+    init_facts: &[(u32, crate::facts::Fact, GuardId)],
+    mut unzero: Option<&mut Vec<(u32, GuardId)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
@@ -873,21 +904,10 @@ fn flow(
                 weak: Vec::new(),
                 alias: Vec::new(),
                 derived: Vec::new(),
-                consts: Vec::new(),
+                facts: init_facts.to_vec(),
                 at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
-            // Error codes the allocating call leaves at 0 when the cell exists.
-            st.consts.extend(zero_locals.iter().map(|l| (*l, 0, GuardId::TRUE)));
-            // Constants the tested locals surely hold where the pass starts.
-            for (i, tested) in cx.const_tested.iter().enumerate().filter(|_| cx.any_const_tested) {
-                let l = LocalId::from_usize(i);
-                if *tested {
-                    if let Some(k) = cx.constant_at(&Operand::Place(Place::Local(l)), node0, first_idx) {
-                        st.consts.push((l, k, GuardId::TRUE));
-                    }
-                }
-            }
             (st, first_idx)
         } else {
             match states[nd.index()].take() {
@@ -900,9 +920,9 @@ fn flow(
         for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
             st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
-            track_consts(cx, &mut st, *sid);
-            if !zero_locals.is_empty() {
-                forget_rewritten(cx, &mut st, *sid, zero_locals);
+            if !cx.facts.is_empty() {
+                let p = st.p;
+                cx.facts.apply(*sid, &mut st.facts, p);
             }
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
@@ -924,6 +944,20 @@ fn flow(
                     let g = value_guard(cx, &st, op);
                     if g != GuardId::FALSE {
                         events.push(Event { kind: EventKind::Return, guard: g, weak: false });
+                        if let Some(unzero) = unzero.as_deref_mut() {
+                            for &k in &cx.facts.ret_keys {
+                                let mut zero = GuardId::FALSE;
+                                for f in st.facts.iter().filter(|f| f.0 == k && f.1.is_zero()) {
+                                    zero = guards.or(zero, f.2);
+                                }
+                                let nz = guards.not(zero);
+                                let bad = guards.and(g, nz);
+                                match unzero.iter_mut().find(|u| u.0 == k) {
+                                    Some(u) => u.1 = guards.or(u.1, bad),
+                                    None => unzero.push((k, bad)),
+                                }
+                            }
+                        }
                     }
                     // Inside the returned object: the caller gets it with the object.
                     if let Some(y) = op.local() {
@@ -1027,8 +1061,8 @@ fn flow(
             },
             _ => None,
         };
-        let const_cond = match &block.term {
-            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) && !st.consts.is_empty() => crate::cfg::const_test(&cond.kind),
+        let fact_test = match &block.term {
+            Terminator::Branch { .. } if !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
             _ => None,
         };
         for (t, label) in &cx.dag.succs[nd.index()] {
@@ -1036,12 +1070,12 @@ fn flow(
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
             }
-            // A test of a local that holds a known constant on some paths: those paths go one
-            // way only. The cut paths become exits, as below.
-            if let Some((y, value_of)) = const_cond.as_ref() {
+            // A test of a value known on some paths (a constant it was assigned, what an earlier
+            // test of it said): those paths go one way only. The cut paths become exits, as below.
+            if let Some((k, op, c)) = fact_test {
                 let is_then = Some(cx.dag.block[t.index()]) == then_block;
-                for (z, k, g) in &st.consts {
-                    if z == y && value_of(*k) != is_then {
+                for (z, f, g) in &st.facts {
+                    if *z == k && f.decides(op, c) == Some(!is_then) {
                         let cut = guards.and_all([st.p, l, *g]);
                         if cut != GuardId::FALSE {
                             events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
@@ -1082,7 +1116,7 @@ fn flow(
                     weak: st.weak.clone(),
                     alias: st.alias.clone(),
                     derived: st.derived.clone(),
-                    consts: Vec::with_capacity(st.consts.len()),
+                    facts: Vec::with_capacity(st.facts.len() + 1),
                     at: (0, 0),
                 };
             if out.p == GuardId::FALSE {
@@ -1093,10 +1127,20 @@ fn flow(
                 let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
                 out.set_key(*y, gy);
             }
-            for (y, k, g) in &st.consts {
+            for (k, f, g) in &st.facts {
+                if !cx.facts.live(*t, *k) {
+                    continue;
+                }
                 let gy = guards.and(*g, l);
                 if gy != GuardId::FALSE {
-                    out.consts.push((*y, *k, gy));
+                    out.facts.push((*k, *f, gy));
+                }
+            }
+            // What the test says of its value on this side.
+            if let Some((k, op, c)) = fact_test {
+                if cx.facts.live(*t, k) {
+                    let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                    out.facts.push((k, crate::facts::Fact::learned(op, c, is_then), out.p));
                 }
             }
             merge_into(guards, &mut states[t.index()], out);
@@ -1129,7 +1173,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
             continue;
         }
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, &[]);
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, &[], None);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1241,7 +1285,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
         heap: if heap_needed { heap_effects(cx, Some(config)).unwrap_or_default().into() } else { std::sync::Arc::from([]) },
-        rc_param: if allocator { rc_param(cx) } else { None },
+        ret_zero: if allocator { ret_zero(&fresh_returns) } else { Vec::new() },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
     }
@@ -1269,25 +1313,14 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     Some(Summary { params, heap: heap.into(), heap_pure: pure, writes, ..Summary::plain(func.n_params as usize, noreturn) })
 }
 
-/// A pointer parameter the function uses only to report errors: every store through it is a
-/// non-zero constant (`*pRc = SQLITE_NOMEM`), and it is not passed on or stored. Callers that
-/// test the code after an allocating call may take 0 to mean the cell exists (see `check_site`).
-fn rc_param(cx: &FnCx) -> Option<usize> {
-    let func = cx.func;
-    func.params().position(|p| {
-        let deref = Place::Deref(Box::new(Place::Local(p)));
-        let mut stores = 0;
-        let uses_ok = func.stmts.iter().all(|st| match st {
-            Stmt::Assign { dst, src } if *dst == deref => {
-                stores += 1;
-                matches!(src, Rvalue::Use(Operand::Const(k)) if *k != 0)
-            }
-            Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(l))), .. } => *l != p,
-            Stmt::Call { args, .. } => !args.iter().any(|a| a.local() == Some(p)),
-            _ => true,
-        });
-        func.local(p).is_pointer && stores > 0 && uses_ok
-    })
+/// The places below parameters that every returned fresh cell proves to be 0.
+fn ret_zero(fresh_returns: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>)> {
+    let Some((first, rest)) = fresh_returns.split_first() else { return Vec::new() };
+    let mut out = first.ret_zero.clone();
+    out.retain(|z| rest.iter().all(|v| v.ret_zero.contains(z)));
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Paths below one parameter whose fate a summary computes; beyond them the parameter's other
@@ -1328,7 +1361,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                 (None, Some(config), Some(guards), Some(solver)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                     let x = Key { root: p, path: id };
-                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, &[]);
+                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, &[], None);
                     if guards.over_budget() {
                         guards.reset_budget();
                         PathFate::Escapes
@@ -1840,10 +1873,10 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             // An alias holds after a merge only if it holds on both sides.
             cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
             cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
-            for (y, k, g) in incoming.consts {
-                match cur.consts.iter_mut().find(|c| c.0 == y && c.1 == k) {
+            for (k, f, g) in incoming.facts {
+                match cur.facts.iter_mut().find(|c| c.0 == k && c.1 == f) {
                     Some(c) => c.2 = guards.or(c.2, g),
-                    None => cur.consts.push((y, k, g)),
+                    None => cur.facts.push((k, f, g)),
                 }
             }
         }
@@ -2211,48 +2244,6 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
         out.push((*k, format!("*{rest}")));
     }
     out
-}
-
-/// After statement `sid`: a tested local assigned a constant holds it on every path here; any
-/// other definition forgets what was known.
-fn track_consts(cx: &FnCx, st: &mut State, sid: StmtId) {
-    if !cx.defines_tested.get(sid.index()).copied().unwrap_or(false) {
-        return;
-    }
-    let mut defined = Vec::new();
-    cx.defined_locals(sid, &mut defined);
-    for d in defined {
-        if !cx.const_tested[d.index()] {
-            continue;
-        }
-        st.consts.retain(|c| c.0 != d);
-        if let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = cx.func.stmt(sid) {
-            st.consts.push((d, *k, st.p));
-        }
-    }
-}
-
-/// Forget what is known of the locals in `watched` when statement `sid` may write them: an
-/// assignment, or a call given their address.
-fn forget_rewritten(cx: &FnCx, st: &mut State, sid: StmtId, watched: &[LocalId]) {
-    let written: Vec<LocalId> = match cx.func.stmt(sid) {
-        Stmt::Assign { dst: Place::Local(l), .. } => vec![*l],
-        Stmt::Call { dst, args, .. } => {
-            let mut v: Vec<LocalId> = args
-                .iter()
-                .filter_map(|a| match cx.out_param_place(a) {
-                    Some(Place::Local(l)) => Some(*l),
-                    _ => None,
-                })
-                .collect();
-            v.extend(dst.as_ref().and_then(|d| d.as_local()));
-            v
-        }
-        Stmt::Assign { .. } => Vec::new(),
-    };
-    for w in written.into_iter().filter(|w| watched.contains(w)) {
-        st.consts.retain(|c| c.0 != w);
-    }
 }
 
 /// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
