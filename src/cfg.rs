@@ -345,7 +345,11 @@ impl<'a> FnCx<'a> {
             });
         let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
         cx.label_edges(correlate);
-        cx.facts = crate::facts::Facts::build(&cx);
+        // Facts serve the sites' passes only: the first site bounds which tests they can decide.
+        let first_site = crate::fastcheck::sites(&cx).iter().map(|s| cx.dag.order[s.0.index()]).min();
+        if let Some(first) = first_site {
+            cx.facts = crate::facts::Facts::build(&cx, first);
+        }
         cx
     }
 

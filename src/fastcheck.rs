@@ -361,11 +361,32 @@ pub struct Timings {
 }
 
 /// Check every allocation site of one function.
+///
+/// Facts (`cx.facts`) only ever cut paths, and following them costs guard nodes at every edge:
+/// the sites are checked without them first, and again with them only when some verdict is one
+/// they could change — a leak, a double free, or a cell handed to the caller (whether the
+/// function is an allocator, and `Summary::ret_zero`, depend on which paths really return it).
 pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
     let sites = sites(cx);
     if sites.is_empty() {
         return Vec::new();
     }
+    let plain = check_sites(cx, config, is_main, timings, &sites, false);
+    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
+    if cx.facts.is_empty() || !plain.iter().any(facts_may_matter) {
+        return plain;
+    }
+    check_sites(cx, config, is_main, timings, &sites, true)
+}
+
+fn check_sites(
+    cx: &FnCx,
+    config: &Config,
+    is_main: bool,
+    timings: &mut Timings,
+    sites: &[(DagNode, usize, StmtId, SiteSlot)],
+    with_facts: bool,
+) -> Vec<SiteVerdict> {
     let started = std::time::Instant::now();
     let mut guards = Guards::new(config.max_guard_nodes_entry);
     guards.set_deadline(cx.deadline);
@@ -374,16 +395,16 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     }
     let p_entry = entry_guards(cx, &mut guards);
     // What holds of the followed values on every path to each point, for the sites' start.
-    let must = (!cx.facts.is_empty()).then(|| cx.facts.must_at_entry(cx));
+    let must = with_facts.then(|| cx.facts.must_at_entry(cx));
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     // Every site's value flow first: whether a cell left inside another of this function's
     // cells leaks depends on that cell's fate (`reach`).
     let prepared: Vec<Prepared> = sites
-        .into_iter()
+        .iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            flow_site(cx, config, &mut guards, psrc, node, idx, stmt, slot, is_main, must.as_deref(), timings)
+            flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must.as_deref(), timings)
         })
         .collect();
     let started = std::time::Instant::now();
@@ -636,13 +657,14 @@ fn flow_site(
     // the site, and the places a callee leaves at 0 when its result exists (`p = alloc(&rc, n)`,
     // `d = read(p)` with `p->rc`).
     let mut init: Vec<(u32, crate::facts::Fact, GuardId)> = Vec::new();
+    let with_facts = must.is_some();
     if let Some(at) = must.and_then(|m| m[node0.index()].as_ref()) {
         init.extend(at.iter().map(|(k, f)| (*k, *f, GuardId::TRUE)));
         for sid in &cx.stmts_of(node0)[..=idx0] {
             cx.facts.apply(*sid, &mut init, GuardId::TRUE);
         }
     }
-    if let (SiteSlot::Result, Some(m)) = (slot, cx.model(stmt)) {
+    if let (SiteSlot::Result, Some(m), true) = (slot, cx.model(stmt), with_facts) {
         for (i, path) in &m.ret_zero {
             let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
             if let Some(k) = cx.facts.key(root, &format!("{prefix}{}", &path[1..])) {
@@ -653,7 +675,7 @@ fn flow_site(
     }
     let mut rets = Vec::new();
     let mut unzero = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, &init, Some(&mut unzero));
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, with_facts.then_some(&init[..]), Some(&mut unzero));
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -887,13 +909,15 @@ fn flow(
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
-    init_facts: &[(u32, crate::facts::Fact, GuardId)],
+    init_facts: Option<&[(u32, crate::facts::Fact, GuardId)]>,
     mut unzero: Option<&mut Vec<(u32, GuardId)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
     let mut events: Vec<Event> = Vec::new();
     let start = cx.dag.order[node0.index()] as usize;
+    // Facts are followed where the caller asks (a site's pass that may need them).
+    let use_facts = init_facts.is_some() && !cx.facts.is_empty();
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         guards.tick();
         let (mut st, first) = if pos == start {
@@ -904,7 +928,7 @@ fn flow(
                 weak: Vec::new(),
                 alias: Vec::new(),
                 derived: Vec::new(),
-                facts: init_facts.to_vec(),
+                facts: init_facts.unwrap_or_default().to_vec(),
                 at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
@@ -920,7 +944,7 @@ fn flow(
         for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
             st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
-            if !cx.facts.is_empty() {
+            if use_facts {
                 let p = st.p;
                 cx.facts.apply(*sid, &mut st.facts, p);
             }
@@ -1062,7 +1086,7 @@ fn flow(
             _ => None,
         };
         let fact_test = match &block.term {
-            Terminator::Branch { .. } if !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
+            Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
             _ => None,
         };
         for (t, label) in &cx.dag.succs[nd.index()] {
@@ -1079,10 +1103,18 @@ fn flow(
                         let cut = guards.and_all([st.p, l, *g]);
                         if cut != GuardId::FALSE {
                             events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                            if *g == st.p || *g == GuardId::TRUE {
+                                // Known on every path here: the edge is not taken at all.
+                                l = GuardId::FALSE;
+                                break;
+                            }
                             let ng = guards.not(*g);
                             l = guards.and(l, ng);
                         }
                     }
+                }
+                if l == GuardId::FALSE {
+                    continue;
                 }
             }
             if let Some((sep, eq_is_then)) = distinct {
@@ -1127,21 +1159,24 @@ fn flow(
                 let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
                 out.set_key(*y, gy);
             }
+            // What the test says of its value on this side: it holds wherever the edge is taken,
+            // so an earlier fact of the same value that it implies adds nothing.
+            let learned = fact_test.filter(|(k, _, _)| cx.facts.live(*t, *k)).map(|(k, op, c)| {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                (k, crate::facts::Fact::learned(op, c, is_then))
+            });
             for (k, f, g) in &st.facts {
-                if !cx.facts.live(*t, *k) {
+                if !cx.facts.live(*t, *k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
                     continue;
                 }
-                let gy = guards.and(*g, l);
+                // Most facts hold on every path reaching here: their guard is `p`.
+                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
                 if gy != GuardId::FALSE {
                     out.facts.push((*k, *f, gy));
                 }
             }
-            // What the test says of its value on this side.
-            if let Some((k, op, c)) = fact_test {
-                if cx.facts.live(*t, k) {
-                    let is_then = Some(cx.dag.block[t.index()]) == then_block;
-                    out.facts.push((k, crate::facts::Fact::learned(op, c, is_then), out.p));
-                }
+            if let Some((k, f)) = learned {
+                out.facts.push((k, f, out.p));
             }
             merge_into(guards, &mut states[t.index()], out);
         }
@@ -1173,7 +1208,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
             continue;
         }
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, &[], None);
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1361,7 +1396,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                 (None, Some(config), Some(guards), Some(solver)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                     let x = Key { root: p, path: id };
-                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, &[], None);
+                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
                     if guards.over_budget() {
                         guards.reset_budget();
                         PathFate::Escapes
@@ -1875,6 +1910,8 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
             for (k, f, g) in incoming.facts {
                 match cur.facts.iter_mut().find(|c| c.0 == k && c.1 == f) {
+                    // Known on every path of both sides: known wherever the merge is reached.
+                    Some(c) if c.2 == old_p && g == incoming.p => c.2 = new_p,
                     Some(c) => c.2 = guards.or(c.2, g),
                     None => cur.facts.push((k, f, g)),
                 }
