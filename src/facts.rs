@@ -281,7 +281,8 @@ impl Facts {
         };
         let mut facts = Facts { keys: chosen, index, tests, stmts: Vec::new(), ret_keys, live: Vec::new(), words: 0 };
         let groups = Groups::new(cx);
-        let ix = KeyIndex::new(&facts.keys, &groups);
+        let mut ix = KeyIndex::new(&facts.keys, &groups);
+        ix.fresh = fresh_blocks(cx);
         facts.stmts = (0..func.stmts.len())
             .map(|si| facts.stmt_effect(cx, &fact_local, &groups, &ix, StmtId::from_usize(si)))
             .collect();
@@ -349,6 +350,11 @@ impl Facts {
                     out.push(i);
                 }
             }
+        }
+        // A store into a block this function allocated, which it never stores anywhere, writes
+        // nothing another name reaches (`zRet[n] = 0` after `zRet = malloc(..)`).
+        if root.is_some_and(|r| ix.fresh.get(r.index()).copied().unwrap_or(false)) {
+            return;
         }
         let others: &[u32] = match last_field(dst) {
             // Another object's field of the same name may be this one.
@@ -555,6 +561,51 @@ fn fact_locals(cx: &FnCx) -> Vec<bool> {
     ok
 }
 
+/// Pointer locals that only ever hold a block this function allocated (or a constant: NULL) and
+/// whose value is never stored into memory: nothing but them (and the calls they are passed to)
+/// reaches the block.
+fn fresh_blocks(cx: &FnCx) -> Vec<bool> {
+    let func = cx.func;
+    let mut fresh: Vec<bool> = func.locals.iter().map(|l| l.is_pointer && !l.is_static).collect();
+    for p in func.params() {
+        fresh[p.index()] = false;
+    }
+    for (si, st) in func.stmts.iter().enumerate() {
+        match st {
+            Stmt::Assign { dst, src } => {
+                if let Place::Local(l) = dst {
+                    if !matches!(src, Rvalue::Use(Operand::Const(_))) {
+                        fresh[l.index()] = false;
+                    }
+                }
+                // Copied (to a local that may be stored in turn, or into memory), offset, or
+                // its address taken: other names may reach the block.
+                match src {
+                    Rvalue::Use(Operand::Place(Place::Local(y))) => fresh[y.index()] = false,
+                    Rvalue::AddrOf(p) => {
+                        if let Some(x) = p.storage_local() {
+                            fresh[x.index()] = false;
+                        }
+                    }
+                    Rvalue::Opaque(ops) => {
+                        for y in ops.iter().filter_map(|o| o.local()) {
+                            fresh[y.index()] = false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Call { dst: Some(Place::Local(l)), .. } => {
+                if !cx.model(StmtId::from_usize(si)).is_some_and(|m| matches!(m.ret, RetEffect::Fresh(_))) {
+                    fresh[l.index()] = false;
+                }
+            }
+            Stmt::Call { .. } => {}
+        }
+    }
+    fresh
+}
+
 /// The key a place names, if facts can be about it: a local that `fact_locals` allows, or an
 /// access path below one (not through an array: all its elements are one place).
 fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, String)> {
@@ -637,6 +688,9 @@ struct KeyIndex {
     through_pointer: Vec<u32>,
     /// Per key: the group of its root.
     group: Vec<u32>,
+    /// Per local: it only ever holds a block this function allocated, or a constant (NULL), and
+    /// the block is never stored into memory (`fresh_blocks`).
+    fresh: Vec<bool>,
     /// Per group: the keys (below a local) in the groups reachable from it.
     below: std::cell::RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -649,6 +703,7 @@ impl KeyIndex {
             by_field: HashMap::new(),
             through_pointer: Vec::new(),
             group: Vec::with_capacity(keys.len()),
+            fresh: Vec::new(),
             below: Default::default(),
         };
         for (i, (root, text)) in keys.iter().enumerate() {
