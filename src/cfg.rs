@@ -181,13 +181,9 @@ pub struct FnCx<'a> {
     key_cache: HashMap<usize, Option<Key>>,
     /// Locals that some statement assigns a constant.
     const_assigned: Vec<bool>,
-    /// Integer locals assigned a constant somewhere and tested for truth by a branch (`owned = 0;
-    /// .. if (owned)`): the value-flow pass follows which constant they hold.
-    pub const_tested: Vec<bool>,
-    /// Some local is in `const_tested`.
-    pub any_const_tested: bool,
-    /// Per statement: it defines a local in `const_tested`.
-    pub defines_tested: Vec<bool>,
+    /// The values the value-flow pass follows through assignments and branches (`owned = 1`,
+    /// `if (rc == SQLITE_OK)`, `p->rc`): built by `complete`.
+    pub facts: crate::facts::Facts,
     /// Per block, the (local, statement index) definitions in order.
     block_defs: Vec<Vec<(LocalId, u32)>>,
     /// Per local, the blocks that define it, each with the index of its last definition there
@@ -285,9 +281,7 @@ impl<'a> FnCx<'a> {
             rooted: HashMap::new(),
             key_cache: HashMap::new(),
             const_assigned: vec![false; func.locals.len()],
-            const_tested: vec![false; func.locals.len()],
-            any_const_tested: false,
-            defines_tested: Vec::new(),
+            facts: crate::facts::Facts::default(),
             block_defs: Vec::new(),
             local_defs: Vec::new(),
         };
@@ -321,31 +315,6 @@ impl<'a> FnCx<'a> {
                 cx.const_assigned[l.index()] = true;
             }
         }
-        // Only truth tests (`if (owned)`, `if (name)`): following every `rc == SQLITE_OK` of
-        // error-code style code costs more than it finds.
-        for b in &func.blocks {
-            if let Terminator::Branch { cond, .. } = &b.term {
-                if let (CondKind::Truthy(_), Some((x, _))) = (&cond.kind, const_test(&cond.kind)) {
-                    // Integer flags only: pointers set to NULL and tested again are everywhere in C,
-                    // and following them as well cost sqlite's analysis about a third more for
-                    // one finding.
-                    if cx.const_assigned[x.index()] && cx.tracked[x.index()] && !func.local(x).is_pointer {
-                        cx.const_tested[x.index()] = true;
-                        cx.any_const_tested = true;
-                    }
-                }
-            }
-        }
-        if cx.any_const_tested {
-            let mut buf = Vec::new();
-            cx.defines_tested = (0..func.stmts.len())
-                .map(|i| {
-                    buf.clear();
-                    cx.defined_locals(StmtId::from_usize(i), &mut buf);
-                    buf.iter().any(|l| cx.const_tested[l.index()])
-                })
-                .collect();
-        }
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx.intern_paths();
         cx.cache_keys();
@@ -376,6 +345,11 @@ impl<'a> FnCx<'a> {
             });
         let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
         cx.label_edges(correlate);
+        // Facts serve the sites' passes only: the first site bounds which tests they can decide.
+        let first_site = crate::fastcheck::sites(&cx).iter().map(|s| cx.dag.order[s.0.index()]).min();
+        if let Some(first) = first_site {
+            cx.facts = crate::facts::Facts::build(&cx, first);
+        }
         cx
     }
 
@@ -1213,31 +1187,6 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
     }
     addr.retain(|l, _| defs.get(l) == Some(&1) && func.local(*l).kind == LocalKind::Temp);
     addr
-}
-
-/// A branch condition that compares one local with a constant: the local, and the condition's
-/// value for each value of the local.
-pub fn const_test(kind: &CondKind) -> Option<(LocalId, Box<dyn Fn(i64) -> bool>)> {
-    let eval = |op: CmpOp, a: i64, b: i64| match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    };
-    match kind {
-        CondKind::Truthy(Operand::Place(Place::Local(x))) => Some((*x, Box::new(|v| v != 0))),
-        CondKind::Cmp(op, Operand::Place(Place::Local(x)), Operand::Const(c)) => {
-            let (op, c) = (*op, *c);
-            Some((*x, Box::new(move |v| eval(op, v, c))))
-        }
-        CondKind::Cmp(op, Operand::Const(c), Operand::Place(Place::Local(x))) => {
-            let (op, c) = (*op, *c);
-            Some((*x, Box::new(move |v| eval(op, c, v))))
-        }
-        _ => None,
-    }
 }
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an

@@ -32,7 +32,7 @@
 use crate::cfg::{DagNode, EdgeLabel, FnCx, Key};
 use crate::diag::Category;
 use crate::guard::{AtomId, GuardId, Guards};
-use crate::ir::{BlockId, Callee, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::ir::{BlockId, Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
 use crate::summary::{AllocOrigin, ParamFate, PathFate, Summary};
@@ -150,6 +150,8 @@ pub struct SiteVerdict {
     /// For a leak: the other allocations of this function that form, with this one, a cycle of
     /// cells pointing to each other that nothing else reaches (`reach`).
     pub cycle_with: Vec<StmtId>,
+    /// Returned: the places below parameters that hold 0 wherever it is (`Summary::ret_zero`).
+    pub ret_zero: Vec<(usize, std::sync::Arc<str>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -210,10 +212,9 @@ struct State {
     /// The flag says the local holds the slot's *address* (`ci = &L->base_ci`) rather than the
     /// pointer loaded from it.
     derived: Vec<(LocalId, Key, bool)>,
-    /// For locals that branches test against constants (`cfg::FnCx::const_tested`): the guard
-    /// under which each holds each constant it was assigned (sorted by local and value). A
-    /// branch whose outcome contradicts the constant cuts those paths.
-    consts: Vec<(LocalId, i64, GuardId)>,
+    /// What is known of the values `cx.facts` follows, each with the guard under which it holds
+    /// (`facts::Fact`). A branch whose outcome contradicts a fact cuts those paths.
+    facts: Vec<(u32, crate::facts::Fact, GuardId)>,
     /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
     at: (u32, u32),
 }
@@ -360,11 +361,32 @@ pub struct Timings {
 }
 
 /// Check every allocation site of one function.
+///
+/// Facts (`cx.facts`) only ever cut paths, and following them costs guard nodes at every edge:
+/// the sites are checked without them first, and again with them only when some verdict is one
+/// they could change — a leak, a double free, or a cell handed to the caller (whether the
+/// function is an allocator, and `Summary::ret_zero`, depend on which paths really return it).
 pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
     let sites = sites(cx);
     if sites.is_empty() {
         return Vec::new();
     }
+    let plain = check_sites(cx, config, is_main, timings, &sites, false);
+    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
+    if cx.facts.is_empty() || !plain.iter().any(facts_may_matter) {
+        return plain;
+    }
+    check_sites(cx, config, is_main, timings, &sites, true)
+}
+
+fn check_sites(
+    cx: &FnCx,
+    config: &Config,
+    is_main: bool,
+    timings: &mut Timings,
+    sites: &[(DagNode, usize, StmtId, SiteSlot)],
+    with_facts: bool,
+) -> Vec<SiteVerdict> {
     let started = std::time::Instant::now();
     let mut guards = Guards::new(config.max_guard_nodes_entry);
     guards.set_deadline(cx.deadline);
@@ -372,15 +394,17 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
         guards.declare_exactly_one(g[0].0, g);
     }
     let p_entry = entry_guards(cx, &mut guards);
+    // What holds of the followed values on every path to each point, for the sites' start.
+    let must = with_facts.then(|| cx.facts.must_at_entry(cx));
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     // Every site's value flow first: whether a cell left inside another of this function's
     // cells leaks depends on that cell's fate (`reach`).
     let prepared: Vec<Prepared> = sites
-        .into_iter()
+        .iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            flow_site(cx, config, &mut guards, psrc, node, idx, stmt, slot, is_main, timings)
+            flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must.as_deref(), timings)
         })
         .collect();
     let started = std::time::Instant::now();
@@ -437,6 +461,9 @@ struct Flowed {
     verdict: SiteVerdict,
     events: Vec<Event>,
     rets: Vec<(DagNode, GuardId, Option<i64>)>,
+    /// Per `cx.facts.ret_keys` key: the guard of returning the cell where the key is not known
+    /// to be 0.
+    unzero: Vec<(u32, GuardId)>,
     psrc: GuardId,
     x: Key,
     fold: Option<(AtomId, bool)>,
@@ -512,6 +539,7 @@ fn flow_site(
     stmt: StmtId,
     slot: SiteSlot,
     is_main: bool,
+    must: Option<&[Option<Vec<(u32, crate::facts::Fact)>>]>,
     timings: &mut Timings,
 ) -> Prepared {
     let started = std::time::Instant::now();
@@ -536,6 +564,7 @@ fn flow_site(
         handed: None,
         sat_queries: 0,
         cycle_with: Vec::new(),
+        ret_zero: Vec::new(),
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
@@ -624,17 +653,29 @@ fn flow_site(
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
-    // `p = alloc(&rc, n)` with a callee that reports errors only through a non-zero `*rc`: where
-    // the cell exists, `rc` is 0 until something writes it again.
-    let zero_locals: Vec<LocalId> = match (slot, cx.model(stmt).and_then(|m| m.rc_param)) {
-        (SiteSlot::Result, Some(i)) => match args.get(i).and_then(|a| cx.out_param_place(a)) {
-            Some(Place::Local(rc)) if !cx.func.local(*rc).is_pointer => vec![*rc],
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+    // What is known of the followed values where the pass starts: what holds on every path to
+    // the site, and the places a callee leaves at 0 when its result exists (`p = alloc(&rc, n)`,
+    // `d = read(p)` with `p->rc`).
+    let mut init: Vec<(u32, crate::facts::Fact, GuardId)> = Vec::new();
+    let with_facts = must.is_some();
+    if let Some(at) = must.and_then(|m| m[node0.index()].as_ref()) {
+        init.extend(at.iter().map(|(k, f)| (*k, *f, GuardId::TRUE)));
+        for sid in &cx.stmts_of(node0)[..=idx0] {
+            cx.facts.apply(*sid, &mut init, GuardId::TRUE);
+        }
+    }
+    if let (SiteSlot::Result, Some(m), true) = (slot, cx.model(stmt), with_facts) {
+        for (i, path) in &m.ret_zero {
+            let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
+            if let Some(k) = cx.facts.key(root, &format!("{prefix}{}", &path[1..])) {
+                init.retain(|f| f.0 != k);
+                init.push((k, crate::facts::Fact::In(0, 0), GuardId::TRUE));
+            }
+        }
+    }
     let mut rets = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, &zero_locals);
+    let mut unzero = Vec::new();
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, with_facts.then_some(&init[..]), Some(&mut unzero));
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -642,7 +683,7 @@ fn flow_site(
     }
 
     timings.value_flow += started.elapsed();
-    Prepared::Flowed(Flowed { verdict, events, rets, psrc, x, fold, node0, idx0, slot: slot.clone() })
+    Prepared::Flowed(Flowed { verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: slot.clone() })
 }
 
 /// The queries of one site, once the held-by resolution has said when the objects its cell
@@ -659,7 +700,7 @@ fn judge_site(
     timings: &mut Timings,
 ) -> SiteVerdict {
     let started = std::time::Instant::now();
-    let Flowed { mut verdict, events, rets, psrc, x, fold, node0, idx0, slot: _ } = f;
+    let Flowed { mut verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: _ } = f;
     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
@@ -798,6 +839,17 @@ fn judge_site(
             break;
         }
     }
+    // Returned: which error-code places below parameters are 0 wherever it is.
+    if verdict.returned {
+        for (k, bad) in &unzero {
+            if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat) {
+                let (root, path) = &cx.facts.keys[*k as usize];
+                if let Some(i) = cx.param_index(*root) {
+                    verdict.ret_zero.push((i, path.as_str().into()));
+                }
+            }
+        }
+    }
     if let ([to], None, false) = (stored_in.as_slice(), &leak_model, has_escape) {
         verdict.handed = match to {
             // Inside the returned object: it exists whenever the object is returned, if nothing
@@ -857,12 +909,15 @@ fn flow(
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
-    zero_locals: &[LocalId],
+    init_facts: Option<&[(u32, crate::facts::Fact, GuardId)]>,
+    mut unzero: Option<&mut Vec<(u32, GuardId)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     let mut states: Vec<Option<State>> = vec![None; n];
     let mut events: Vec<Event> = Vec::new();
     let start = cx.dag.order[node0.index()] as usize;
+    // Facts are followed where the caller asks (a site's pass that may need them).
+    let use_facts = init_facts.is_some() && !cx.facts.is_empty();
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         guards.tick();
         let (mut st, first) = if pos == start {
@@ -873,21 +928,10 @@ fn flow(
                 weak: Vec::new(),
                 alias: Vec::new(),
                 derived: Vec::new(),
-                consts: Vec::new(),
+                facts: init_facts.unwrap_or_default().to_vec(),
                 at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
-            // Error codes the allocating call leaves at 0 when the cell exists.
-            st.consts.extend(zero_locals.iter().map(|l| (*l, 0, GuardId::TRUE)));
-            // Constants the tested locals surely hold where the pass starts.
-            for (i, tested) in cx.const_tested.iter().enumerate().filter(|_| cx.any_const_tested) {
-                let l = LocalId::from_usize(i);
-                if *tested {
-                    if let Some(k) = cx.constant_at(&Operand::Place(Place::Local(l)), node0, first_idx) {
-                        st.consts.push((l, k, GuardId::TRUE));
-                    }
-                }
-            }
             (st, first_idx)
         } else {
             match states[nd.index()].take() {
@@ -900,9 +944,9 @@ fn flow(
         for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
             st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
-            track_consts(cx, &mut st, *sid);
-            if !zero_locals.is_empty() {
-                forget_rewritten(cx, &mut st, *sid, zero_locals);
+            if use_facts {
+                let p = st.p;
+                cx.facts.apply(*sid, &mut st.facts, p);
             }
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
@@ -924,6 +968,20 @@ fn flow(
                     let g = value_guard(cx, &st, op);
                     if g != GuardId::FALSE {
                         events.push(Event { kind: EventKind::Return, guard: g, weak: false });
+                        if let Some(unzero) = unzero.as_deref_mut() {
+                            for &k in &cx.facts.ret_keys {
+                                let mut zero = GuardId::FALSE;
+                                for f in st.facts.iter().filter(|f| f.0 == k && f.1.is_zero()) {
+                                    zero = guards.or(zero, f.2);
+                                }
+                                let nz = guards.not(zero);
+                                let bad = guards.and(g, nz);
+                                match unzero.iter_mut().find(|u| u.0 == k) {
+                                    Some(u) => u.1 = guards.or(u.1, bad),
+                                    None => unzero.push((k, bad)),
+                                }
+                            }
+                        }
                     }
                     // Inside the returned object: the caller gets it with the object.
                     if let Some(y) = op.local() {
@@ -1011,8 +1069,24 @@ fn flow(
             },
             _ => None,
         };
-        let const_cond = match &block.term {
-            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) && !st.consts.is_empty() => crate::cfg::const_test(&cond.kind),
+        // `p == q` where one side holds the cell and the other surely does not: a block that
+        // exists has an address no other value holds (FastCheck 5.6.1's reasoning for NULL,
+        // for any other pointer). A value that may hold it through an untracked route was an
+        // escape, which is an event of its own; a dangling copy of the block the cell was
+        // reallocated from may compare equal, and then its owner has the cell. The equal side
+        // is cut where they are distinct, as below.
+        let distinct = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
+                CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
+                    let sep = separated(cx, guards, &st, a, b);
+                    (sep != GuardId::FALSE).then_some((sep, *op == CmpOp::Eq))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let fact_test = match &block.term {
+            Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
             _ => None,
         };
         for (t, label) in &cx.dag.succs[nd.index()] {
@@ -1020,18 +1094,37 @@ fn flow(
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
             }
-            // A test of a local that holds a known constant on some paths: those paths go one
-            // way only. The cut paths become exits, as below.
-            if let Some((y, value_of)) = const_cond.as_ref() {
+            // A test of a value known on some paths (a constant it was assigned, what an earlier
+            // test of it said): those paths go one way only. The cut paths become exits, as below.
+            if let Some((k, op, c)) = fact_test {
                 let is_then = Some(cx.dag.block[t.index()]) == then_block;
-                for (z, k, g) in &st.consts {
-                    if z == y && value_of(*k) != is_then {
+                for (z, f, g) in &st.facts {
+                    if *z == k && f.decides(op, c) == Some(!is_then) {
                         let cut = guards.and_all([st.p, l, *g]);
                         if cut != GuardId::FALSE {
                             events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                            if *g == st.p || *g == GuardId::TRUE {
+                                // Known on every path here: the edge is not taken at all.
+                                l = GuardId::FALSE;
+                                break;
+                            }
                             let ng = guards.not(*g);
                             l = guards.and(l, ng);
                         }
+                    }
+                }
+                if l == GuardId::FALSE {
+                    continue;
+                }
+            }
+            if let Some((sep, eq_is_then)) = distinct {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                if is_then == eq_is_then {
+                    let cut = guards.and_all([st.p, l, sep]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                        let ns = guards.not(sep);
+                        l = guards.and(l, ns);
                     }
                 }
             }
@@ -1055,7 +1148,7 @@ fn flow(
                     weak: st.weak.clone(),
                     alias: st.alias.clone(),
                     derived: st.derived.clone(),
-                    consts: Vec::with_capacity(st.consts.len()),
+                    facts: Vec::with_capacity(st.facts.len() + 1),
                     at: (0, 0),
                 };
             if out.p == GuardId::FALSE {
@@ -1066,11 +1159,24 @@ fn flow(
                 let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
                 out.set_key(*y, gy);
             }
-            for (y, k, g) in &st.consts {
-                let gy = guards.and(*g, l);
-                if gy != GuardId::FALSE {
-                    out.consts.push((*y, *k, gy));
+            // What the test says of its value on this side: it holds wherever the edge is taken,
+            // so an earlier fact of the same value that it implies adds nothing.
+            let learned = fact_test.filter(|(k, _, _)| cx.facts.live(*t, *k)).map(|(k, op, c)| {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                (k, crate::facts::Fact::learned(op, c, is_then))
+            });
+            for (k, f, g) in &st.facts {
+                if !cx.facts.live(*t, *k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
+                    continue;
                 }
+                // Most facts hold on every path reaching here: their guard is `p`.
+                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
+                if gy != GuardId::FALSE {
+                    out.facts.push((*k, *f, gy));
+                }
+            }
+            if let Some((k, f)) = learned {
+                out.facts.push((k, f, out.p));
             }
             merge_into(guards, &mut states[t.index()], out);
         }
@@ -1102,7 +1208,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
             continue;
         }
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, &[]);
+        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1214,7 +1320,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
         heap: if heap_needed { heap_effects(cx, Some(config)).unwrap_or_default().into() } else { std::sync::Arc::from([]) },
-        rc_param: if allocator { rc_param(cx) } else { None },
+        ret_zero: if allocator { ret_zero(&fresh_returns) } else { Vec::new() },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
     }
@@ -1242,25 +1348,14 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     Some(Summary { params, heap: heap.into(), heap_pure: pure, writes, ..Summary::plain(func.n_params as usize, noreturn) })
 }
 
-/// A pointer parameter the function uses only to report errors: every store through it is a
-/// non-zero constant (`*pRc = SQLITE_NOMEM`), and it is not passed on or stored. Callers that
-/// test the code after an allocating call may take 0 to mean the cell exists (see `check_site`).
-fn rc_param(cx: &FnCx) -> Option<usize> {
-    let func = cx.func;
-    func.params().position(|p| {
-        let deref = Place::Deref(Box::new(Place::Local(p)));
-        let mut stores = 0;
-        let uses_ok = func.stmts.iter().all(|st| match st {
-            Stmt::Assign { dst, src } if *dst == deref => {
-                stores += 1;
-                matches!(src, Rvalue::Use(Operand::Const(k)) if *k != 0)
-            }
-            Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(l))), .. } => *l != p,
-            Stmt::Call { args, .. } => !args.iter().any(|a| a.local() == Some(p)),
-            _ => true,
-        });
-        func.local(p).is_pointer && stores > 0 && uses_ok
-    })
+/// The places below parameters that every returned fresh cell proves to be 0.
+fn ret_zero(fresh_returns: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>)> {
+    let Some((first, rest)) = fresh_returns.split_first() else { return Vec::new() };
+    let mut out = first.ret_zero.clone();
+    out.retain(|z| rest.iter().all(|v| v.ret_zero.contains(z)));
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Paths below one parameter whose fate a summary computes; beyond them the parameter's other
@@ -1301,7 +1396,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                 (None, Some(config), Some(guards), Some(solver)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                     let x = Key { root: p, path: id };
-                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, &[]);
+                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
                     if guards.over_budget() {
                         guards.reset_budget();
                         PathFate::Escapes
@@ -1813,13 +1908,46 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             // An alias holds after a merge only if it holds on both sides.
             cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
             cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
-            for (y, k, g) in incoming.consts {
-                match cur.consts.iter_mut().find(|c| c.0 == y && c.1 == k) {
+            for (k, f, g) in incoming.facts {
+                match cur.facts.iter_mut().find(|c| c.0 == k && c.1 == f) {
+                    // Known on every path of both sides: known wherever the merge is reached.
+                    Some(c) if c.2 == old_p && g == incoming.p => c.2 = new_p,
                     Some(c) => c.2 = guards.or(c.2, g),
-                    None => cur.consts.push((y, k, g)),
+                    None => cur.facts.push((k, f, g)),
                 }
             }
         }
+    }
+}
+
+/// The guard under which exactly one of `a`, `b` holds the cell, as a pointer local that surely
+/// points to it (not a value that may be NULL or another array element's); the other side is
+/// anything that does not hold it (a constant, a load, an array's address).
+fn separated(cx: &FnCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
+    let sure = |o: &Operand| {
+        o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o)
+    };
+    let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
+    let mut sep = GuardId::FALSE;
+    for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
+        if g != GuardId::FALSE && sure(holder) {
+            let n = guards.not(other);
+            let only = guards.and(g, n);
+            sep = guards.or(sep, only);
+        }
+    }
+    sep
+}
+
+/// The local slot holding the pointer a place is inside the pointee of: `p` for `p->a[i]`,
+/// `s.buf` for `&s.buf[1]` (an interior pointer into the cell that slot holds, FastCheck 5.6.2).
+/// Only locals and fields of local structs: an interior pointer computed from a pointer kept in
+/// the heap (`p->top = &p->stack[n]`) is a second name the owner already covers.
+fn pointee_key(cx: &FnCx, place: &Place) -> Option<Key> {
+    match place {
+        Place::Deref(inner) => cx.key_of(inner).filter(|k| !cx.path_text(k.path).starts_with('*')),
+        Place::Field(p, _) | Place::Index(p) => pointee_key(cx, p),
+        Place::Local(_) | Place::Global(_) => None,
     }
 }
 
@@ -1887,8 +2015,8 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     if let Some(k) = cx.key_of(place).filter(|k| !k.is_local()) {
                         escape_key(st, k, EscapeKind::LocalStorage, events);
                     }
-                    match place.pointee_of_local() {
-                        Some(y) => st.get(y),
+                    match pointee_key(cx, place) {
+                        Some(k) => st.get_key(k),
                         None => GuardId::FALSE,
                     }
                 }
@@ -2155,48 +2283,6 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
     out
 }
 
-/// After statement `sid`: a tested local assigned a constant holds it on every path here; any
-/// other definition forgets what was known.
-fn track_consts(cx: &FnCx, st: &mut State, sid: StmtId) {
-    if !cx.defines_tested.get(sid.index()).copied().unwrap_or(false) {
-        return;
-    }
-    let mut defined = Vec::new();
-    cx.defined_locals(sid, &mut defined);
-    for d in defined {
-        if !cx.const_tested[d.index()] {
-            continue;
-        }
-        st.consts.retain(|c| c.0 != d);
-        if let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = cx.func.stmt(sid) {
-            st.consts.push((d, *k, st.p));
-        }
-    }
-}
-
-/// Forget what is known of the locals in `watched` when statement `sid` may write them: an
-/// assignment, or a call given their address.
-fn forget_rewritten(cx: &FnCx, st: &mut State, sid: StmtId, watched: &[LocalId]) {
-    let written: Vec<LocalId> = match cx.func.stmt(sid) {
-        Stmt::Assign { dst: Place::Local(l), .. } => vec![*l],
-        Stmt::Call { dst, args, .. } => {
-            let mut v: Vec<LocalId> = args
-                .iter()
-                .filter_map(|a| match cx.out_param_place(a) {
-                    Some(Place::Local(l)) => Some(*l),
-                    _ => None,
-                })
-                .collect();
-            v.extend(dst.as_ref().and_then(|d| d.as_local()));
-            v
-        }
-        Stmt::Assign { .. } => Vec::new(),
-    };
-    for w in written.into_iter().filter(|w| watched.contains(w)) {
-        st.consts.retain(|c| c.0 != w);
-    }
-}
-
 /// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
 /// is no longer tracked.
 fn escape_key(st: &mut State, k: Key, kind: EscapeKind, events: &mut Vec<Event>) {
@@ -2386,7 +2472,7 @@ fn walk(
                         Rvalue::Opaque(ops) => {
                             dst.as_local().is_some_and(|l| func.local(l).is_pointer) && ops.iter().any(|op| held(&holders, op))
                         }
-                        Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| holders.contains(&Key::local(y))),
+                        Rvalue::AddrOf(place) => pointee_key(cx, place).is_some_and(|k| holders.contains(&k)),
                     };
                     // `q = p` copies what p's object holds, as seen through q.
                     let copied: Vec<Key> = match (dst.as_local(), src) {

@@ -14,6 +14,7 @@ mod cli;
 mod compdb;
 mod diag;
 mod driver;
+mod facts;
 mod fastcheck;
 mod frontend;
 mod guard;

@@ -91,9 +91,11 @@ pub struct Summary {
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     /// The function frees, keeps and overwrites nothing reachable from its parameters.
     pub heap_pure: bool,
-    /// An allocator that reports errors only by storing non-zero constants through this pointer
-    /// parameter (`p = alloc(&rc, n)`).
-    pub rc_param: Option<usize>,
+    /// For an allocator: places below parameters (`*pRc`, `p->rc`) that hold 0 on every path
+    /// that returns a fresh cell (an error code, as `sqlite3Fts5MallocZero(&rc, n)` and
+    /// `fts5DataRead(p, ..)` leave it). A caller's test of that place after the call is then the
+    /// allocation's success.
+    pub ret_zero: Vec<(usize, Arc<str>)>,
     /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
     /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
     pub writes: Arc<[crate::alias::Write]>,
@@ -124,7 +126,7 @@ impl Summary {
             ret_fresh: Vec::new(),
             heap: Arc::from([]),
             heap_pure: true,
-            rc_param: None,
+            ret_zero: Vec::new(),
             writes: Arc::from([]),
         }
     }
@@ -309,7 +311,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         // Heap effects must agree exactly; otherwise nothing is known about them.
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Arc::from([]) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
-        rc_param: first.rc_param.filter(|r| sums.iter().all(|s| s.rc_param == Some(*r))),
+        ret_zero: if sums.iter().all(|s| s.ret_zero == first.ret_zero) { first.ret_zero.clone() } else { Vec::new() },
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
     }
 }
@@ -342,8 +344,8 @@ pub struct Model<'a> {
     /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
     pub out_paths: Vec<(usize, Arc<str>, Success)>,
     pub ret_paths: Vec<Arc<str>>,
-    /// `Summary::rc_param` of a summarised callee.
-    pub rc_param: Option<usize>,
+    /// `Summary::ret_zero` of a summarised callee whose result is fresh here.
+    pub ret_zero: Vec<(usize, Arc<str>)>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
@@ -366,7 +368,7 @@ impl<'a> Model<'a> {
             fresh_if_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
-            rc_param: None,
+            ret_zero: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),
@@ -441,7 +443,7 @@ impl<'a> Model<'a> {
             fresh_if_arg,
             out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
-            rc_param: s.rc_param.filter(|_| matches!(ret, RetEffect::Fresh(_))),
+            ret_zero: if matches!(ret, RetEffect::Fresh(_)) { s.ret_zero.clone() } else { Vec::new() },
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
@@ -462,7 +464,7 @@ impl<'a> Model<'a> {
             fresh_if_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
-            rc_param: None,
+            ret_zero: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),

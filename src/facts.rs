@@ -1,0 +1,895 @@
+//! What branches and assignments tell about integer (and pointer) values, for the value-flow
+//! pass: `if (rc == SQLITE_OK)`, `if (p->rc) return;`, `owned = 1`, `cnt > 1`.
+//!
+//! Input: a completed `FnCx` (its DAG and its callee models). Output: `Facts`, the per-function
+//! table the passes of `fastcheck` read: which values are followed ("fact keys": a local, or an
+//! access path below one, `p->rc`, `*pRc`), what each statement does to them, which branch tests
+//! which of them against a constant, and where each is live (some later test or return may use
+//! it before anything may write it).
+//! Invariants:
+//! - A fact is dropped at every statement that may write its value (`FactStmt::kills`), so a
+//!   fact that survives holds. "May write" follows drip's assumption for access paths: distinct
+//!   pointer locals name distinct objects unless one is copied from the other (`comp`), a callee
+//!   reaches what its pointer arguments point to and everything loaded through them (`below`),
+//!   and a store to another object's field of the same name may alias (field-name aliasing).
+//! - Facts only ever cut paths (`fastcheck::flow`): a test whose outcome contradicts a fact is
+//!   not taken on the paths where the fact holds. They never create an event.
+//! - Liveness bounds the cost: a fact is carried along an edge only into a node where its key is
+//!   live. Only sites' passes use facts, and `fastcheck::check_function` runs them only where a
+//!   first check without facts found a verdict they could change.
+
+use crate::cfg::{DagNode, FnCx};
+use crate::ir::{CmpOp, CondKind, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::libmodel::RetEffect;
+use hashbrown::HashMap;
+
+/// What is known of a value: it lies in `[lo, hi]`, or it is not one constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fact {
+    In(i64, i64),
+    Ne(i64),
+}
+
+impl Fact {
+    /// The fact that the test `v op c` gives on its side that `holds` (or not).
+    pub fn learned(op: CmpOp, c: i64, holds: bool) -> Fact {
+        let op = if holds { op } else { negate(op) };
+        match op {
+            CmpOp::Eq => Fact::In(c, c),
+            CmpOp::Ne => Fact::Ne(c),
+            CmpOp::Lt => Fact::In(i64::MIN, c.saturating_sub(1)),
+            CmpOp::Le => Fact::In(i64::MIN, c),
+            CmpOp::Gt => Fact::In(c.saturating_add(1), i64::MAX),
+            CmpOp::Ge => Fact::In(c, i64::MAX),
+        }
+    }
+
+    /// Whether `v op c` holds for every value the fact allows (`Some(true)`) or for none
+    /// (`Some(false)`).
+    pub fn decides(self, op: CmpOp, c: i64) -> Option<bool> {
+        match self {
+            Fact::Ne(k) => match op {
+                CmpOp::Eq if c == k => Some(false),
+                CmpOp::Ne if c == k => Some(true),
+                _ => None,
+            },
+            Fact::In(lo, hi) => {
+                let all = |f: &dyn Fn(i64) -> bool| f(lo) && f(hi);
+                let none = |f: &dyn Fn(i64) -> bool| !f(lo) && !f(hi);
+                let (yes, no) = match op {
+                    CmpOp::Eq => (lo == c && hi == c, c < lo || c > hi),
+                    CmpOp::Ne => (c < lo || c > hi, lo == c && hi == c),
+                    CmpOp::Lt => (all(&|v| v < c), none(&|v| v < c)),
+                    CmpOp::Le => (all(&|v| v <= c), none(&|v| v <= c)),
+                    CmpOp::Gt => (all(&|v| v > c), none(&|v| v > c)),
+                    CmpOp::Ge => (all(&|v| v >= c), none(&|v| v >= c)),
+                };
+                if yes {
+                    Some(true)
+                } else if no {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// Every value this fact allows, `other` allows too.
+    pub fn implies(self, other: Fact) -> bool {
+        match (self, other) {
+            (a, b) if a == b => true,
+            (Fact::In(lo, hi), Fact::In(a, b)) => a <= lo && hi <= b,
+            (Fact::In(lo, hi), Fact::Ne(c)) => c < lo || c > hi,
+            (Fact::Ne(_), _) => false,
+        }
+    }
+
+    pub fn is_zero(self) -> bool {
+        self == Fact::In(0, 0)
+    }
+}
+
+fn negate(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Eq => CmpOp::Ne,
+        CmpOp::Ne => CmpOp::Eq,
+        CmpOp::Lt => CmpOp::Ge,
+        CmpOp::Le => CmpOp::Gt,
+        CmpOp::Gt => CmpOp::Le,
+        CmpOp::Ge => CmpOp::Lt,
+    }
+}
+
+fn flip(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        o => o,
+    }
+}
+
+/// What one statement does to the fact keys.
+#[derive(Clone, Debug, Default)]
+pub struct FactStmt {
+    /// Keys whose value the statement may change, sorted.
+    pub kills: Vec<u32>,
+    pub gen: FactGen,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FactGen {
+    #[default]
+    None,
+    /// `k = c`.
+    Const(u32, i64),
+    /// `k = q`: `k` gets what is known of `q`.
+    Copy(u32, u32),
+}
+
+/// The fact table of one function (see the module documentation).
+#[derive(Default)]
+pub struct Facts {
+    /// (root local, access path text: `""` for the local itself, `*.rc`, `*`, `.len`).
+    pub keys: Vec<(LocalId, String)>,
+    index: HashMap<(LocalId, String), u32>,
+    /// Per block: the branch's test of a key against a constant, as `key op constant`.
+    pub tests: Vec<Option<(u32, CmpOp, i64)>>,
+    /// Per statement: what it does to keys (`None`: nothing).
+    pub stmts: Vec<Option<FactStmt>>,
+    /// Keys below a pointer parameter (`p->rc`, `*pRc`) of a function that returns a pointer:
+    /// their value where a fresh cell is returned goes into the summary (`Summary::ret_zero`).
+    pub ret_keys: Vec<u32>,
+    /// Per DAG node, the keys live at its entry (`words` bits each).
+    live: Vec<u64>,
+    words: usize,
+}
+
+impl Facts {
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The key of a root local and path text, if it is followed.
+    pub fn key(&self, root: LocalId, path: &str) -> Option<u32> {
+        self.index.get(&(root, path.to_string())).copied()
+    }
+
+    /// Key `k` is live at the entry of node `n`.
+    pub fn live(&self, n: DagNode, k: u32) -> bool {
+        let w = k as usize / 64;
+        self.live.get(n.index() * self.words + w).is_some_and(|x| x & (1 << (k % 64)) != 0)
+    }
+
+    /// The fact table of a function whose DAG is built.
+    pub fn build(cx: &FnCx, first_site: u32) -> Facts {
+        let func = cx.func;
+        let fact_local = fact_locals(cx);
+        // Candidate keys: tested against a constant by some branch.
+        // Per key: how many tests, whether one is after a site, whether all test one condition.
+        let mut tested: HashMap<(LocalId, String), (u32, bool, bool)> = HashMap::new();
+        let mut first_kind: HashMap<(LocalId, String), &CondKind> = HashMap::new();
+        // Per tracked local key: the reaching definitions of its first test, and whether every
+        // test sees the same ones.
+        let mut first_defs: HashMap<LocalId, (u32, bool)> = HashMap::new();
+        let mut block_tests: Vec<Option<((LocalId, String), CmpOp, i64)>> = vec![None; func.blocks.len()];
+        for (bi, b) in func.blocks.iter().enumerate() {
+            let Terminator::Branch { cond, then_, else_ } = &b.term else { continue };
+            if then_ == else_ {
+                continue;
+            }
+            let (place, op, c) = match &cond.kind {
+                CondKind::Truthy(Operand::Place(p)) => (p, CmpOp::Ne, 0),
+                CondKind::Cmp(op, Operand::Place(p), Operand::Const(c)) => (p, *op, *c),
+                CondKind::Cmp(op, Operand::Const(c), Operand::Place(p)) => (p, flip(*op), *c),
+                _ => continue,
+            };
+            let Some(k) = raw_key(cx, &fact_local, place) else { continue };
+            // Only a test after some site can be decided by a site's pass; earlier ones can
+            // still teach (`must_at_entry`) what a later test of the same key is.
+            let after_site = cx.dag.order[bi] >= first_site;
+            if k.1.is_empty() && cx.is_tracked(k.0) {
+                let node = DagNode(bi as u32);
+                let set = cx.reaching_set(k.0, node, cx.stmts_of(node).len());
+                let e = first_defs.entry(k.0).or_insert((set, true));
+                e.1 &= e.0 == set;
+            }
+            let same = *first_kind.entry(k.clone()).or_insert(&cond.kind) == &cond.kind;
+            let n = tested.entry(k.clone()).or_insert((0, false, true));
+            n.0 += 1;
+            n.1 |= after_site;
+            n.2 &= same;
+            block_tests[bi] = Some((k, op, c));
+        }
+        if tested.is_empty() {
+            return Facts::default();
+        }
+        // Worth following: tested twice, or given a value this function can name (a constant, a
+        // copy, a callee's error code), or below a parameter of a function that returns a
+        // pointer (for its summary). A value tested once and otherwise only computed can never
+        // be known at its one test.
+        let mut assigned: HashMap<(LocalId, String), Vec<Option<(LocalId, String)>>> = HashMap::new();
+        for (si, st) in func.stmts.iter().enumerate() {
+            match st {
+                Stmt::Assign { dst, src } => {
+                    let from = match src {
+                        Rvalue::Use(Operand::Place(q)) => match raw_key(cx, &fact_local, q) {
+                            Some(q) => Some(q),
+                            None => continue,
+                        },
+                        Rvalue::Use(Operand::Const(_)) => None,
+                        _ => continue,
+                    };
+                    let Some(k) = raw_key(cx, &fact_local, dst) else { continue };
+                    assigned.entry(k).or_default().push(from);
+                }
+                Stmt::Call { args, .. } => {
+                    let Some(m) = cx.model(StmtId::from_usize(si)) else { continue };
+                    for (i, path) in m.ret_zero.iter() {
+                        let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
+                        let text = format!("{prefix}{}", &path[1..]);
+                        assigned.entry((root, text)).or_default().push(None);
+                    }
+                }
+            }
+        }
+        let returns_pointer = func.returns_pointer;
+        let mut chosen: Vec<(LocalId, String)> = tested
+            .iter()
+            .filter(|(k, (n, after_site, one_cond))| {
+                // Tests of one condition of a tracked local over the same reaching definitions
+                // already share an atom (`FnCx::label_edges`): facts would only repeat it.
+                let one_value = k.1.is_empty() && first_defs.get(&k.0).is_some_and(|d| d.1);
+                let atoms_suffice = *one_cond && one_value;
+                (*after_site && (assigned.contains_key(*k) || (*n >= 2 && !atoms_suffice)))
+                    || (returns_pointer && cx.param_index(k.0).is_some() && k.1.starts_with('*'))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        // What is copied into a followed key is followed too.
+        let mut i = 0;
+        while i < chosen.len() {
+            if let Some(froms) = assigned.get(&chosen[i]) {
+                for f in froms.iter().flatten() {
+                    if !chosen.contains(f) {
+                        chosen.push(f.clone());
+                    }
+                }
+            }
+            i += 1;
+        }
+        chosen.sort();
+        if chosen.is_empty() {
+            return Facts::default();
+        }
+        let index: HashMap<(LocalId, String), u32> = chosen.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
+        let tests = block_tests
+            .into_iter()
+            .map(|t| t.and_then(|(k, op, c)| index.get(&k).map(|i| (*i, op, c))))
+            .collect();
+        let ret_keys = if returns_pointer {
+            chosen
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| cx.param_index(k.0).is_some() && k.1.starts_with('*'))
+                .map(|(i, _)| i as u32)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut facts = Facts { keys: chosen, index, tests, stmts: Vec::new(), ret_keys, live: Vec::new(), words: 0 };
+        let groups = Groups::new(cx);
+        let mut ix = KeyIndex::new(&facts.keys, &groups);
+        ix.fresh = fresh_blocks(cx);
+        facts.stmts = (0..func.stmts.len())
+            .map(|si| facts.stmt_effect(cx, &fact_local, &groups, &ix, StmtId::from_usize(si)))
+            .collect();
+        facts.compute_liveness(cx);
+        facts
+    }
+
+    fn stmt_effect(&self, cx: &FnCx, fact_local: &[bool], groups: &Groups, ix: &KeyIndex, sid: StmtId) -> Option<FactStmt> {
+        let mut kills: Vec<u32> = Vec::new();
+        let mut gen = FactGen::None;
+        // The key a place names, looked up only where its root has keys at all.
+        let key_of = |p: &Place| {
+            let root = p.root_local()?;
+            if !ix.by_root.contains_key(&root) {
+                return None;
+            }
+            raw_key(cx, fact_local, p).and_then(|k| self.index.get(&k).copied())
+        };
+        match cx.func.stmt(sid) {
+            Stmt::Assign { dst, src } => {
+                self.store_kills(groups, ix, dst, &mut kills);
+                if let Some(k) = key_of(dst) {
+                    gen = match src {
+                        Rvalue::Use(Operand::Const(c)) => FactGen::Const(k, *c),
+                        Rvalue::Use(Operand::Place(q)) => match key_of(q) {
+                            Some(q) if q != k => FactGen::Copy(k, q),
+                            _ => FactGen::None,
+                        },
+                        _ => FactGen::None,
+                    };
+                }
+            }
+            Stmt::Call { dst, args, .. } => {
+                if let Some(d) = dst {
+                    self.store_kills(groups, ix, d, &mut kills);
+                }
+                for a in args {
+                    self.arg_kills(cx, groups, ix, a, &mut kills);
+                }
+            }
+        }
+        kills.sort_unstable();
+        kills.dedup();
+        (!kills.is_empty() || gen != FactGen::None).then_some(FactStmt { kills, gen })
+    }
+
+    /// Keys a store to `dst` may change.
+    fn store_kills(&self, groups: &Groups, ix: &KeyIndex, dst: &Place, out: &mut Vec<u32>) {
+        if let Place::Local(l) = dst {
+            // The local and everything named below its old value.
+            if let Some(ks) = ix.by_root.get(l) {
+                out.extend_from_slice(ks);
+            }
+            return;
+        }
+        let (root, text) = match raw_path(dst) {
+            Some((r, t)) => (Some(r), t),
+            None => (None, String::new()),
+        };
+        let group = root.map(|r| groups.find_ro(r.0));
+        // Keys of the same object: those on the written path or below it.
+        if let Some(g) = group.filter(|_| !text.is_empty()) {
+            for &i in ix.by_group.get(&g).map_or(&[][..], |v| v.as_slice()) {
+                if prefix_related(&self.keys[i as usize].1, &text) {
+                    out.push(i);
+                }
+            }
+        }
+        // A store into a block this function allocated, which it never stores anywhere, writes
+        // nothing another name reaches (`zRet[n] = 0` after `zRet = malloc(..)`).
+        if root.is_some_and(|r| ix.fresh.get(r.index()).copied().unwrap_or(false)) {
+            return;
+        }
+        let others: &[u32] = match last_field(dst) {
+            // Another object's field of the same name may be this one.
+            Some(f) => ix.by_field.get(f).map_or(&[][..], |v| v.as_slice()),
+            // A store through an unknown pointer (`*q = v`, `a[i] = v`) may write any value
+            // reached the same way.
+            None => &ix.through_pointer,
+        };
+        for &i in others {
+            if group.is_none() || text.is_empty() || ix.group[i as usize] != group.unwrap() {
+                out.push(i);
+            }
+        }
+    }
+
+    /// Keys a callee given argument `a` may change.
+    fn arg_kills(&self, cx: &FnCx, groups: &Groups, ix: &KeyIndex, a: &Operand, out: &mut Vec<u32>) {
+        let Operand::Place(place) = a else { return };
+        let (root, prefix) = match place {
+            Place::Local(t) if !cx.addr_temps.contains_key(t) => {
+                if !cx.func.local(*t).is_pointer {
+                    return;
+                }
+                (*t, "*".to_string())
+            }
+            _ => match cx.arg_slots(a) {
+                Some(s) => s,
+                None => match place {
+                    Place::Local(t) if cx.func.local(*t).is_pointer => (*t, "*".to_string()),
+                    Place::Local(_) => return,
+                    // A pointer loaded from an object: what it points to is reachable from that
+                    // object, not the object itself.
+                    _ => {
+                        let Some(r) = place.root_local() else { return };
+                        ix.below_into(groups, groups.find_ro(r.0), out);
+                        return;
+                    }
+                },
+            },
+        };
+        if prefix.is_empty() {
+            // `&x`: the local itself and all below it.
+            if let Some(ks) = ix.by_root.get(&root) {
+                out.extend_from_slice(ks);
+            }
+        }
+        let g = groups.find_ro(root.0);
+        for &i in ix.by_group.get(&g).map_or(&[][..], |v| v.as_slice()) {
+            let (kr, kt) = &self.keys[i as usize];
+            if prefix.is_empty() || starts_at_boundary(kt, &prefix) || (prefix.starts_with('.') && *kr != root) {
+                out.push(i);
+            }
+        }
+        ix.below_into(groups, g, out);
+    }
+
+    /// Backward over the DAG: a key is live where some branch test, return (for `ret_keys`) or
+    /// copy into a live key can read it before anything may write it.
+    fn compute_liveness(&mut self, cx: &FnCx) {
+        let n = cx.dag.len();
+        let words = self.keys.len().div_ceil(64);
+        self.words = words;
+        self.live = vec![0u64; n * words];
+        let mut cur = vec![0u64; words];
+        for nd in cx.dag.topo.iter().rev() {
+            cur.iter_mut().for_each(|w| *w = 0);
+            for (t, _) in &cx.dag.succs[nd.index()] {
+                let base = t.index() * words;
+                for w in 0..words {
+                    cur[w] |= self.live[base + w];
+                }
+            }
+            let set = |cur: &mut Vec<u64>, k: u32| cur[k as usize / 64] |= 1 << (k % 64);
+            let block = cx.func.block(cx.dag.block[nd.index()]);
+            if !cx.dag.is_copy(*nd) {
+                if let Some((k, _, _)) = self.tests[cx.dag.block[nd.index()].index()] {
+                    set(&mut cur, k);
+                }
+            }
+            if matches!(block.term, Terminator::Return(_)) {
+                for k in &self.ret_keys {
+                    set(&mut cur, *k);
+                }
+            }
+            for sid in cx.stmts_of(*nd).iter().rev() {
+                let Some(fs) = &self.stmts[sid.index()] else { continue };
+                let get = |cur: &Vec<u64>, k: u32| cur[k as usize / 64] & (1 << (k % 64)) != 0;
+                let copy_live = match fs.gen {
+                    FactGen::Copy(k, q) if get(&cur, k) => Some(q),
+                    _ => None,
+                };
+                for k in &fs.kills {
+                    cur[*k as usize / 64] &= !(1 << (k % 64));
+                }
+                if let Some(q) = copy_live {
+                    set(&mut cur, q);
+                }
+            }
+            let base = nd.index() * words;
+            self.live[base..base + words].copy_from_slice(&cur);
+        }
+    }
+
+    /// The facts of `state` after statement `sid`, in place (`state`: (key, fact) pairs with a
+    /// payload carried along, such as a guard).
+    pub fn apply<G: Copy>(&self, sid: StmtId, state: &mut Vec<(u32, Fact, G)>, here: G) {
+        let Some(fs) = self.stmts.get(sid.index()).and_then(|s| s.as_ref()) else { return };
+        let copied: Vec<(Fact, G)> = match fs.gen {
+            FactGen::Copy(_, q) => state.iter().filter(|f| f.0 == q).map(|f| (f.1, f.2)).collect(),
+            _ => Vec::new(),
+        };
+        if !fs.kills.is_empty() {
+            state.retain(|f| fs.kills.binary_search(&f.0).is_err());
+        }
+        match fs.gen {
+            FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
+            FactGen::Copy(k, _) => state.extend(copied.into_iter().map(|(f, g)| (k, f, g))),
+            FactGen::None => {}
+        }
+    }
+
+    /// Facts that hold on every path from the entry to the start of each node (`None`:
+    /// unreachable), for the start of a pass in the middle of the function.
+    pub fn must_at_entry(&self, cx: &FnCx) -> Vec<Option<Vec<(u32, Fact)>>> {
+        let n = cx.dag.len();
+        let mut at: Vec<Option<Vec<(u32, Fact)>>> = vec![None; n];
+        at[cx.func.entry.index()] = Some(Vec::new());
+        for nd in &cx.dag.topo {
+            let Some(mut st) = at[nd.index()].clone() else { continue };
+            let mut tagged: Vec<(u32, Fact, ())> = st.drain(..).map(|(k, f)| (k, f, ())).collect();
+            for sid in cx.stmts_of(*nd) {
+                self.apply(*sid, &mut tagged, ());
+            }
+            let test = if cx.dag.is_copy(*nd) { None } else { self.tests[cx.dag.block[nd.index()].index()] };
+            let then_block = match &cx.func.block(cx.dag.block[nd.index()]).term {
+                Terminator::Branch { then_, .. } => Some(*then_),
+                _ => None,
+            };
+            for (t, _) in &cx.dag.succs[nd.index()] {
+                let mut out: Vec<(u32, Fact)> =
+                    tagged.iter().filter(|f| self.live(*t, f.0)).map(|f| (f.0, f.1)).collect();
+                if let Some((k, op, c)) = test {
+                    if self.live(*t, k) {
+                        let holds = Some(cx.dag.block[t.index()]) == then_block;
+                        out.push((k, Fact::learned(op, c, holds)));
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                match &mut at[t.index()] {
+                    slot @ None => *slot = Some(out),
+                    Some(cur) => cur.retain(|f| out.binary_search(f).is_ok()),
+                }
+            }
+        }
+        at
+    }
+}
+
+/// Locals whose value facts may be about: scalars (tracked or not) whose address, if taken, only
+/// goes straight into call arguments (`f(&rc)`), where the call's kills cover it.
+fn fact_locals(cx: &FnCx) -> Vec<bool> {
+    let func = cx.func;
+    let mut ok: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
+    let mut other_use: Vec<bool> = vec![false; func.locals.len()];
+    let note = |op: &Operand, other_use: &mut Vec<bool>| {
+        if let Some(t) = op.local().filter(|t| cx.addr_temps.contains_key(t)) {
+            other_use[t.index()] = true;
+        }
+    };
+    for st in &func.stmts {
+        match st {
+            Stmt::Assign { src: Rvalue::Use(op), .. } => note(op, &mut other_use),
+            Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(|o| note(o, &mut other_use)),
+            Stmt::Assign { .. } => {}
+            Stmt::Call { callee: crate::ir::Callee::Indirect { target, .. }, .. } => note(target, &mut other_use),
+            Stmt::Call { .. } => {}
+        }
+    }
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => note(op, &mut other_use),
+            Terminator::Branch { cond, .. } => match &cond.kind {
+                CondKind::Truthy(op) => note(op, &mut other_use),
+                CondKind::Cmp(_, a, b2) => {
+                    note(a, &mut other_use);
+                    note(b2, &mut other_use);
+                }
+                CondKind::Opaque => {}
+            },
+            _ => {}
+        }
+    }
+    for st in &func.stmts {
+        if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = st {
+            if let Some(x) = p.storage_local() {
+                let via_call = dst.as_local().is_some_and(|t| cx.addr_temps.contains_key(&t) && !other_use[t.index()]);
+                if !via_call || !matches!(p, Place::Local(_)) {
+                    ok[x.index()] = false;
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// Pointer locals that only ever hold a block this function allocated (or a constant: NULL) and
+/// whose value is never stored into memory: nothing but them (and the calls they are passed to)
+/// reaches the block.
+fn fresh_blocks(cx: &FnCx) -> Vec<bool> {
+    let func = cx.func;
+    let mut fresh: Vec<bool> = func.locals.iter().map(|l| l.is_pointer && !l.is_static).collect();
+    for p in func.params() {
+        fresh[p.index()] = false;
+    }
+    for (si, st) in func.stmts.iter().enumerate() {
+        match st {
+            Stmt::Assign { dst, src } => {
+                if let Place::Local(l) = dst {
+                    if !matches!(src, Rvalue::Use(Operand::Const(_))) {
+                        fresh[l.index()] = false;
+                    }
+                }
+                // Copied (to a local that may be stored in turn, or into memory), offset, or
+                // its address taken: other names may reach the block.
+                match src {
+                    Rvalue::Use(Operand::Place(Place::Local(y))) => fresh[y.index()] = false,
+                    Rvalue::AddrOf(p) => {
+                        if let Some(x) = p.storage_local() {
+                            fresh[x.index()] = false;
+                        }
+                    }
+                    Rvalue::Opaque(ops) => {
+                        for y in ops.iter().filter_map(|o| o.local()) {
+                            fresh[y.index()] = false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Call { dst: Some(Place::Local(l)), .. } => {
+                if !cx.model(StmtId::from_usize(si)).is_some_and(|m| matches!(m.ret, RetEffect::Fresh(_))) {
+                    fresh[l.index()] = false;
+                }
+            }
+            Stmt::Call { .. } => {}
+        }
+    }
+    fresh
+}
+
+/// The key a place names, if facts can be about it: a local that `fact_locals` allows, or an
+/// access path below one (not through an array: all its elements are one place).
+fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, String)> {
+    if let Place::Local(l) = place {
+        return fact_local[l.index()].then(|| (*l, String::new()));
+    }
+    let (root, text) = raw_path(place)?;
+    if text.contains("[]") || text.matches(['*', '.']).count() > 6 {
+        return None;
+    }
+    // Below a pointer the function tracks, or a field of a local struct whose address only goes
+    // to calls.
+    let ok = if text.starts_with('*') { cx.is_tracked(root) } else { cx.field_aggregates.get(root.index()).copied().unwrap_or(false) };
+    ok.then_some((root, text))
+}
+
+/// (root local, path text) of a place below a local, whatever the local.
+fn raw_path(place: &Place) -> Option<(LocalId, String)> {
+    fn go(p: &Place, out: &mut String) -> Option<LocalId> {
+        match p {
+            Place::Local(l) => Some(*l),
+            Place::Global(_) => None,
+            Place::Deref(inner) => {
+                let r = go(inner, out)?;
+                out.push('*');
+                Some(r)
+            }
+            Place::Field(inner, f) => {
+                let r = go(inner, out)?;
+                out.push('.');
+                out.push_str(f);
+                Some(r)
+            }
+            Place::Index(inner) => {
+                let r = go(inner, out)?;
+                out.push_str("[]");
+                Some(r)
+            }
+        }
+    }
+    let mut text = String::new();
+    let root = go(place, &mut text)?;
+    Some((root, text))
+}
+
+/// The pointer whose object a place is in: `p` for `p->a[i]`, `p->q` for `p->q->f`; `None` for
+/// the storage of a local (`s.f`, `x`).
+fn pointee_base(place: &Place) -> Option<&Place> {
+    match place {
+        Place::Deref(inner) => Some(inner),
+        Place::Field(p, _) | Place::Index(p) => pointee_base(p),
+        Place::Local(_) | Place::Global(_) => None,
+    }
+}
+
+/// The field a store writes last (`rc` for `p->rc`, `x->s.rc`), or `None` for `*q`, `a[i]`.
+fn last_field(place: &Place) -> Option<&str> {
+    match place {
+        Place::Field(_, f) => Some(f),
+        _ => None,
+    }
+}
+
+/// `text` starts with `prefix`, and ends there or continues with another step.
+fn starts_at_boundary(text: &str, prefix: &str) -> bool {
+    text.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '[']))
+}
+
+fn prefix_related(a: &str, b: &str) -> bool {
+    starts_at_boundary(a, b) || starts_at_boundary(b, a)
+}
+
+/// The keys by root local, by group of the root (keys below a local only: a local's own value
+/// is written only by a store to it), by field name on their path, and those ending in a store
+/// through a pointer (`*`, `[]`), so that a statement's kills are found without scanning them all.
+struct KeyIndex {
+    by_root: HashMap<LocalId, Vec<u32>>,
+    by_group: HashMap<u32, Vec<u32>>,
+    by_field: HashMap<String, Vec<u32>>,
+    through_pointer: Vec<u32>,
+    /// Per key: the group of its root.
+    group: Vec<u32>,
+    /// Per local: it only ever holds a block this function allocated, or a constant (NULL), and
+    /// the block is never stored into memory (`fresh_blocks`).
+    fresh: Vec<bool>,
+    /// Per group: the keys (below a local) in the groups reachable from it.
+    below: std::cell::RefCell<HashMap<u32, Vec<u32>>>,
+}
+
+impl KeyIndex {
+    fn new(keys: &[(LocalId, String)], groups: &Groups) -> KeyIndex {
+        let mut ix = KeyIndex {
+            by_root: HashMap::new(),
+            by_group: HashMap::new(),
+            by_field: HashMap::new(),
+            through_pointer: Vec::new(),
+            group: Vec::with_capacity(keys.len()),
+            fresh: Vec::new(),
+            below: Default::default(),
+        };
+        for (i, (root, text)) in keys.iter().enumerate() {
+            let i = i as u32;
+            let g = groups.find_ro(root.0);
+            ix.group.push(g);
+            ix.by_root.entry(*root).or_default().push(i);
+            if text.is_empty() {
+                continue;
+            }
+            ix.by_group.entry(g).or_default().push(i);
+            let mut fields: Vec<&str> = text.split(['*', '[', ']']).flat_map(|s| s.split('.')).filter(|f| !f.is_empty()).collect();
+            fields.sort_unstable();
+            fields.dedup();
+            for f in fields {
+                ix.by_field.entry(f.to_string()).or_default().push(i);
+            }
+            if text.ends_with('*') || text.ends_with("[]") {
+                ix.through_pointer.push(i);
+            }
+        }
+        ix
+    }
+
+    /// Add the keys (below a local) whose objects may be reached from group `g`'s.
+    fn below_into(&self, groups: &Groups, g: u32, out: &mut Vec<u32>) {
+        let mut memo = self.below.borrow_mut();
+        let ks = memo.entry(g).or_insert_with(|| {
+            groups.reach(g).iter().flat_map(|h| self.by_group.get(h).map_or(&[][..], |v| v.as_slice())).copied().collect()
+        });
+        out.extend_from_slice(ks);
+    }
+}
+
+/// Which locals may name the same object (copies of each other: one group), and which objects
+/// are reachable from which (a local loaded through another's object is below it).
+struct Groups {
+    parent: Vec<u32>,
+    /// Group → groups directly below it.
+    edges: HashMap<u32, Vec<u32>>,
+}
+
+impl Groups {
+    fn new(cx: &FnCx) -> Groups {
+        let func = cx.func;
+        let n = func.locals.len();
+        let mut g = Groups { parent: (0..n as u32).collect(), edges: HashMap::new() };
+        let mut below: Vec<(LocalId, LocalId)> = Vec::new();
+        for (si, st) in func.stmts.iter().enumerate() {
+            match st {
+                Stmt::Assign { dst: Place::Local(l), src } => match src {
+                    Rvalue::Use(Operand::Place(Place::Local(y))) => g.union(*l, *y),
+                    Rvalue::Use(Operand::Place(p)) => {
+                        if let Some(r) = p.root_local() {
+                            below.push((r, *l));
+                        }
+                    }
+                    // `t = &p->f`, `t = &x`, `t = &s.f`: into the same object; `t = &p->q->f`:
+                    // into an object reached through it.
+                    Rvalue::AddrOf(p) => match pointee_base(p) {
+                        Some(Place::Local(r)) => g.union(*l, *r),
+                        Some(inner) => {
+                            if let Some(r) = inner.root_local() {
+                                below.push((r, *l));
+                            }
+                        }
+                        None => {
+                            if let Some(r) = p.storage_local() {
+                                g.union(*l, r);
+                            }
+                        }
+                    },
+                    Rvalue::Opaque(ops) => {
+                        // Pointer arithmetic the front end could not simplify.
+                        if func.local(*l).is_pointer {
+                            for y in ops.iter().filter_map(|o| o.local()) {
+                                g.union(*l, y);
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                Stmt::Call { dst: Some(Place::Local(l)), args, .. } if func.local(*l).is_pointer => {
+                    let alias = match cx.model(StmtId::from_usize(si)).map(|m| m.ret) {
+                        Some(RetEffect::ArgAlias(i)) => args.get(i).and_then(|a| a.local()),
+                        _ => None,
+                    };
+                    match alias {
+                        Some(y) => g.union(*l, y),
+                        None => {
+                            for a in args {
+                                if let Some(r) = match a {
+                                    Operand::Place(p) => p.root_local(),
+                                    _ => None,
+                                } {
+                                    below.push((r, *l));
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (r, l) in below {
+            let (a, b) = (g.find(r.0), g.find(l.0));
+            if a != b {
+                g.edges.entry(a).or_default().push(b);
+            }
+        }
+        g
+    }
+
+    fn find(&mut self, x: u32) -> u32 {
+        let mut r = x;
+        while self.parent[r as usize] != r {
+            r = self.parent[r as usize];
+        }
+        let mut y = x;
+        while self.parent[y as usize] != r {
+            let next = self.parent[y as usize];
+            self.parent[y as usize] = r;
+            y = next;
+        }
+        r
+    }
+
+    fn find_ro(&self, x: u32) -> u32 {
+        let mut r = x;
+        while self.parent[r as usize] != r {
+            r = self.parent[r as usize];
+        }
+        r
+    }
+
+    fn union(&mut self, a: LocalId, b: LocalId) {
+        let (x, y) = (self.find(a.0), self.find(b.0));
+        if x != y {
+            self.parent[x as usize] = y;
+        }
+    }
+
+    /// The groups whose objects may be reached from group `g`'s (loaded through it, directly
+    /// or not), `g` excluded.
+    fn reach(&self, g: u32) -> Vec<u32> {
+        let mut seen: Vec<u32> = Vec::new();
+        let mut work = vec![g];
+        while let Some(x) = work.pop() {
+            for y in self.edges.get(&x).map_or(&[][..], |v| v.as_slice()) {
+                let y = self.find_ro(*y);
+                if y != g && !seen.contains(&y) {
+                    seen.push(y);
+                    work.push(y);
+                }
+            }
+        }
+        seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn learned_facts_decide_later_tests() {
+        let ne0 = Fact::learned(CmpOp::Ne, 0, true);
+        assert_eq!(ne0, Fact::Ne(0));
+        assert_eq!(ne0.decides(CmpOp::Eq, 0), Some(false));
+        assert_eq!(ne0.decides(CmpOp::Eq, 3), None);
+        let zero = Fact::learned(CmpOp::Ne, 0, false);
+        assert!(zero.is_zero());
+        assert_eq!(zero.decides(CmpOp::Ne, 0), Some(false));
+        let gt1 = Fact::learned(CmpOp::Gt, 1, true);
+        assert_eq!(gt1.decides(CmpOp::Eq, 0), Some(false));
+        assert_eq!(gt1.decides(CmpOp::Ge, 2), Some(true));
+        assert_eq!(gt1.decides(CmpOp::Lt, 5), None);
+        let le1 = Fact::learned(CmpOp::Gt, 1, false);
+        assert_eq!(le1, Fact::In(i64::MIN, 1));
+        assert_eq!(le1.decides(CmpOp::Gt, 1), Some(false));
+    }
+
+    #[test]
+    fn paths_and_fields() {
+        assert!(starts_at_boundary("*.rc", "*"));
+        assert!(!starts_at_boundary("*.rcx", "*.rc"));
+        assert!(prefix_related("*.s", "*.s.rc"));
+    }
+}
