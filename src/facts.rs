@@ -364,7 +364,7 @@ impl Facts {
             None => &ix.through_pointer,
         };
         for &i in others {
-            if group.is_none() || text.is_empty() || ix.group[i as usize] != group.unwrap() {
+            if text.is_empty() || group != Some(ix.group[i as usize]) {
                 out.push(i);
             }
         }
