@@ -76,6 +76,9 @@ pub struct Guards {
     or_memo: HashMap<(GuardId, GuardId), GuardId>,
     /// Hash-consing: node ids, found by hashing the node's contents (children by value).
     interned: HashTable<GuardId>,
+    /// The hash of each node's contents, by id: growing `interned` rehashes every node, and
+    /// recomputing the hashes of big conjunctions there was a third of the interning cost.
+    hashes: Vec<u64>,
     hasher: hashbrown::DefaultHashBuilder,
     /// Exactly-one groups (switch statements): atom → (group, size of group).
     group_of: HashMap<AtomId, (u32, u32)>,
@@ -128,6 +131,7 @@ impl Guards {
             and_memo: HashMap::new(),
             or_memo: HashMap::new(),
             interned: HashTable::new(),
+            hashes: Vec::new(),
             hasher: hashbrown::DefaultHashBuilder::default(),
             group_of: HashMap::new(),
             max_nodes,
@@ -251,18 +255,9 @@ impl Guards {
             }
         };
         self.nodes.push(stored);
-        let Guards { interned, nodes, kids, hasher, .. } = self;
-        let rehash = |id: &GuardId| {
-            let key = match nodes[id.0 as usize] {
-                Stored::False => Key::False,
-                Stored::True => Key::True,
-                Stored::Lit(a, p) => Key::Lit(a, p),
-                Stored::And(s, l) => Key::And(&kids[s as usize..(s + l) as usize]),
-                Stored::Or(s, l) => Key::Or(&kids[s as usize..(s + l) as usize]),
-                Stored::Not(g) => Key::Not(g),
-            };
-            hasher.hash_one(key)
-        };
+        self.hashes.push(hash);
+        let Guards { interned, hashes, .. } = self;
+        let rehash = |id: &GuardId| hashes[id.0 as usize];
         interned.insert_unique(hash, id, rehash);
         id
     }

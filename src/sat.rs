@@ -41,7 +41,9 @@ const POS: u8 = 1;
 const NEG: u8 = 2;
 
 pub struct Solver<'g> {
-    solver: Minisat,
+    /// Made by the first query: most summary passes and many functions never ask one, and
+    /// making and dropping a MiniSat instance is not free.
+    solver: Option<Minisat>,
     /// Tseitin literal per guard node, indexed by `GuardId` (the arena is dense), with the sides
     /// of its definition already added (`POS`, `NEG`).
     node_var: Vec<Option<(Lit, u8)>>,
@@ -66,7 +68,7 @@ impl<'g> Solver<'g> {
             }
         }
         Solver {
-            solver: Minisat::default(),
+            solver: None,
             node_var: Vec::new(),
             atom_var: HashMap::new(),
             next_var: 0,
@@ -115,7 +117,7 @@ impl<'g> Solver<'g> {
 
     fn add(&mut self, lits: &[Lit]) {
         // MiniSat only fails here when out of memory; the query will then report Unknown.
-        let _ = self.solver.add_clause_ref(lits);
+        let _ = self.solver.get_or_insert_with(Minisat::default).add_clause_ref(lits);
     }
 
     fn atom(&mut self, a: AtomId) -> Lit {
@@ -227,12 +229,13 @@ impl<'g> Solver<'g> {
             let l = self.encode(guards, *g, if *v { POS } else { NEG });
             assumps.push(if *v { l } else { !l });
         }
-        let _ = self.solver.limit_conflicts(Some(self.conflict_limit));
-        match self.solver.solve_assumps(&assumps) {
+        let solver = self.solver.get_or_insert_with(Minisat::default);
+        let _ = solver.limit_conflicts(Some(self.conflict_limit));
+        match solver.solve_assumps(&assumps) {
             Ok(SolverResult::Sat) => {
                 let mut values = HashMap::new();
                 for (a, l) in &self.atom_var {
-                    let v = matches!(self.solver.lit_val(*l), Ok(TernaryVal::True));
+                    let v = matches!(solver.lit_val(*l), Ok(TernaryVal::True));
                     values.insert(*a, v);
                 }
                 Answer::Sat(Model { values })
