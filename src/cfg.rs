@@ -2,7 +2,7 @@
 //!
 //! Input: one frozen `ir::Function`.
 //! Output: `FnCx` — the loop-bounded acyclic CFG (`Dag`), which locals are trackable, the
-//! function's access paths (`Key`, `paths`), reaching definitions on demand, and the branch atoms
+//! function's access paths (`Key`, built on first use), reaching definitions on demand, and the branch atoms
 //! with their source descriptions. `FnCx::prepare` gives everything but the DAG and its atoms;
 //! `complete` adds them.
 //! Invariants:
@@ -131,6 +131,39 @@ impl Key {
     }
 }
 
+/// The access paths a function names (`FnCx::build_paths`).
+struct PathTable {
+    /// Access paths of tracked places, by id (`Key::path`); id 0 is the empty path. Each has a
+    /// flag: an array element (all indices collapsed), which only gets weak updates.
+    paths: Vec<(String, bool)>,
+    ids: HashMap<String, u32>,
+    /// The path ids named below each local (syntactically, or by a callee's summary).
+    rooted: HashMap<LocalId, Vec<u32>>,
+    /// `key_of` for the places of the function's statements, conditions and returns, and of the
+    /// address temporaries' places, by address.
+    key_cache: HashMap<usize, Option<Key>>,
+}
+
+impl PathTable {
+    /// The id of `text` (named below `root`), new if the function did not name it yet.
+    fn intern(&mut self, root: LocalId, text: &str, weak: bool) -> u32 {
+        let id = match self.ids.get(text) {
+            Some(id) => *id,
+            None => {
+                let id = self.paths.len() as u32;
+                self.ids.insert(text.to_string(), id);
+                self.paths.push((text.to_string(), weak));
+                id
+            }
+        };
+        let v = self.rooted.entry(root).or_default();
+        if !v.contains(&id) {
+            v.push(id);
+        }
+        id
+    }
+}
+
 /// Access paths longer than this many steps are not tracked (they escape).
 const MAX_PATH_STEPS: usize = 6;
 
@@ -169,16 +202,11 @@ pub struct FnCx<'a> {
     pub param_tests: Vec<(AtomId, LocalId)>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
     models: Vec<Option<Model<'a>>>,
-    /// Access paths of tracked places, by id (`Key::path`); id 0 is the empty path. Each has a
-    /// flag: an array element (all indices collapsed), which only gets weak updates.
-    pub paths: Vec<(String, bool)>,
-    path_ids: HashMap<String, u32>,
+    /// The function's access paths and the keys of its places, built on first use: most
+    /// functions are summarised by prechecks that never name a path.
+    paths: std::cell::OnceCell<PathTable>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
-    /// The path ids named below each local (syntactically, or by a callee's summary).
-    rooted: HashMap<LocalId, Vec<u32>>,
-    /// `key_of` for the places of the function's statements, by address.
-    key_cache: HashMap<usize, Option<Key>>,
     /// Locals that some statement assigns a constant.
     const_assigned: Vec<bool>,
     /// The values the value-flow pass follows through assignments and branches (`owned = 1`,
@@ -275,11 +303,8 @@ impl<'a> FnCx<'a> {
             rd_memo: RefCell::new((DefSets::default(), HashMap::new())),
             param_tests: Vec::new(),
             models,
-            paths: vec![(String::new(), false), (OTHER_PATH_TEXT.to_string(), false)],
-            path_ids: HashMap::new(),
+            paths: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
-            rooted: HashMap::new(),
-            key_cache: HashMap::new(),
             const_assigned: vec![false; func.locals.len()],
             facts: crate::facts::Facts::default(),
             block_defs: Vec::new(),
@@ -316,8 +341,6 @@ impl<'a> FnCx<'a> {
             }
         }
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
-        cx.intern_paths();
-        cx.cache_keys();
         cx
     }
 
@@ -704,14 +727,19 @@ impl<'a> FnCx<'a> {
         (l.index() < self.func.n_params as usize).then_some(l.index())
     }
 
+    /// The path table, built by the first question about paths.
+    fn table(&self) -> &PathTable {
+        self.paths.get_or_init(|| self.build_paths())
+    }
+
     /// The text of a path id.
     pub fn path_text(&self, id: u32) -> &str {
-        self.paths.get(id as usize).map_or("", |p| p.0.as_str())
+        self.table().paths.get(id as usize).map_or("", |p| p.0.as_str())
     }
 
     /// The id of a path this function names, by its text.
     pub fn path_id(&self, text: &str) -> Option<u32> {
-        self.path_ids.get(text).copied()
+        self.table().ids.get(text).copied()
     }
 
     /// The caller's slots that an argument lets a callee reach, as (root, prefix): the callee's
@@ -719,30 +747,43 @@ impl<'a> FnCx<'a> {
     /// `&s` of a local struct gives `(s, "")`, `&p` of a pointer local `(p, "")` (the callee's
     /// `*pp` is `p` itself), `&s->f` gives `(s, "*.f")`.
     pub fn arg_slots(&self, arg: &Operand) -> Option<(LocalId, String)> {
+        let mut prefix = String::new();
+        let root = self.arg_prefix(arg, &mut prefix)?;
+        Some((root, prefix))
+    }
+
+    /// `arg_slots` with the prefix written into `out` (cleared first), so that building paths
+    /// from it allocates nothing.
+    fn arg_prefix(&self, arg: &Operand, out: &mut String) -> Option<LocalId> {
+        out.clear();
         let t = arg.local()?;
         if let Some(place) = self.addr_temps.get(&t) {
             return match place {
-                Place::Local(l) => Some((*l, String::new())),
-                _ => self.path_of(place).map(|(r, path, _)| (r, path)),
+                Place::Local(l) => Some(*l),
+                _ => self.path_into(place, out).map(|(r, _)| r),
             };
         }
-        (self.is_tracked(t) && self.func.local(t).is_pointer).then(|| (t, "*".to_string()))
+        (self.is_tracked(t) && self.func.local(t).is_pointer).then(|| {
+            out.push('*');
+            t
+        })
     }
 
     /// The caller's slot for what a callee leaves at `callee_path` below argument `arg`.
     pub fn callee_slot(&self, arg: &Operand, callee_path: &str) -> Option<Key> {
-        let (root, prefix) = self.arg_slots(arg)?;
-        let path = format!("{prefix}{}", callee_path.get(1..)?);
+        let mut path = String::new();
+        let root = self.arg_prefix(arg, &mut path)?;
+        path.push_str(callee_path.get(1..)?);
         if path.is_empty() {
             return Some(Key::local(root));
         }
-        let id = *self.path_ids.get(&path)?;
+        let id = *self.table().ids.get(path.as_str())?;
         Some(Key { root, path: id })
     }
 
     /// The slot at `path` inside the object local `l` holds (a constructor's result).
     pub fn result_slot(&self, l: LocalId, path: &str) -> Option<Key> {
-        let id = *self.path_ids.get(path)?;
+        let id = *self.table().ids.get(path)?;
         Some(Key { root: l, path: id })
     }
 
@@ -753,79 +794,24 @@ impl<'a> FnCx<'a> {
         }
         // Places of the function's own statements are looked up by address (they never move:
         // the IR is frozen); others are computed.
-        if let Some(k) = self.key_cache.get(&(place as *const Place as usize)) {
+        let table = self.table();
+        if let Some(k) = table.key_cache.get(&(place as *const Place as usize)) {
             return *k;
         }
-        self.compute_key(place)
+        let mut path = String::new();
+        self.table_key(table, place, &mut path)
     }
 
-    fn compute_key(&self, place: &Place) -> Option<Key> {
-        let (root, path, _) = self.path_of(place)?;
-        let id = *self.path_ids.get(&path)?;
+    /// The key of a place by its path's text in `table` (`path` is scratch space).
+    fn table_key(&self, table: &PathTable, place: &Place, path: &mut String) -> Option<Key> {
+        let (root, _) = self.path_into(place, path)?;
+        let id = *table.ids.get(path.as_str())?;
         Some(Key { root, path: id })
-    }
-
-    /// Fill `key_cache` for every non-local place of the function's statements.
-    fn cache_keys(&mut self) {
-        let func = self.func;
-        let mut cache = HashMap::new();
-        let mut note = |cx: &FnCx, p: &Place| {
-            if !matches!(p, Place::Local(_)) {
-                cache.insert(p as *const Place as usize, cx.compute_key(p));
-            }
-        };
-        for st in &func.stmts {
-            match st {
-                Stmt::Assign { dst, src } => {
-                    note(self, dst);
-                    match src {
-                        Rvalue::Use(Operand::Place(p)) | Rvalue::AddrOf(p) => note(self, p),
-                        Rvalue::Opaque(ops) => ops.iter().for_each(|o| {
-                            if let Operand::Place(p) = o {
-                                note(self, p)
-                            }
-                        }),
-                        Rvalue::Use(_) => {}
-                    }
-                }
-                Stmt::Call { dst, args, .. } => {
-                    if let Some(d) = dst {
-                        note(self, d);
-                    }
-                    for a in args {
-                        if let Operand::Place(p) = a {
-                            note(self, p);
-                        }
-                    }
-                }
-            }
-        }
-        for b in &func.blocks {
-            match &b.term {
-                Terminator::Branch { cond, .. } => match &cond.kind {
-                    CondKind::Truthy(Operand::Place(p)) => note(self, p),
-                    CondKind::Cmp(_, a, b2) => {
-                        for o in [a, b2] {
-                            if let Operand::Place(p) = o {
-                                note(self, p);
-                            }
-                        }
-                    }
-                    _ => {}
-                },
-                Terminator::Return(Some(Operand::Place(p))) => note(self, p),
-                _ => {}
-            }
-        }
-        for p in self.addr_temps.values() {
-            note(self, p);
-        }
-        self.key_cache = cache;
     }
 
     /// A path names an array element (weak updates only).
     pub fn is_weak(&self, k: Key) -> bool {
-        self.paths.get(k.path as usize).is_some_and(|p| p.1)
+        self.table().paths.get(k.path as usize).is_some_and(|p| p.1)
     }
 
     /// The root of a path is a local aggregate (its fields die with the function) rather than a
@@ -837,7 +823,7 @@ impl<'a> FnCx<'a> {
     /// The source text of a slot, for messages: `s.buf`, `p->buf`, `*out`, `v[]`.
     pub fn key_text(&self, k: Key) -> String {
         let name = &self.func.local(k.root).name;
-        let path = self.paths.get(k.path as usize).map_or("", |p| p.0.as_str());
+        let path = self.path_text(k.path);
         match path.strip_prefix('*') {
             Some("?") => format!("{name}->…"),
             Some(rest) if rest.starts_with('.') => format!("{name}->{}", &rest[1..]),
@@ -847,9 +833,10 @@ impl<'a> FnCx<'a> {
         }
     }
 
-    /// (root local, path text, weak) of a place below a local; `None` for locals, globals and
-    /// places too deep or not rooted at a trackable local.
-    fn path_of(&self, place: &Place) -> Option<(LocalId, String, bool)> {
+    /// The path text of a place below a local, written into `out` (cleared first), with its root
+    /// local and whether it is weak; `None` for locals, globals and places too deep or not
+    /// rooted at a trackable local (then `out` holds nothing useful).
+    fn path_into(&self, place: &Place, out: &mut String) -> Option<(LocalId, bool)> {
         fn go(p: &Place, out: &mut String, weak: &mut bool, steps: &mut usize) -> Option<LocalId> {
             *steps += 1;
             match p {
@@ -877,101 +864,134 @@ impl<'a> FnCx<'a> {
                 }
             }
         }
-        let mut path = String::new();
+        out.clear();
         let mut weak = false;
         let mut steps = 0;
-        let root = go(place, &mut path, &mut weak, &mut steps)?;
-        if path.is_empty() || steps > MAX_PATH_STEPS {
+        let root = go(place, out, &mut weak, &mut steps)?;
+        if out.is_empty() || steps > MAX_PATH_STEPS {
             return None;
         }
         // A pointer local's pointee, or a field of a local aggregate whose address is not taken.
-        let ok = if path.starts_with('*') { self.is_tracked(root) } else { self.field_aggregates[root.index()] };
-        ok.then_some((root, path, weak))
+        let ok = if out.starts_with('*') { self.is_tracked(root) } else { self.field_aggregates[root.index()] };
+        ok.then_some((root, weak))
     }
 
-    fn intern_paths(&mut self) {
-        let mut found: Vec<(LocalId, String, bool)> = Vec::new();
+    /// Name every path the function's statements and its callees' summaries mention, in a fixed
+    /// order (path ids order slots, so they must not depend on anything else): first the paths
+    /// callee summaries name below arguments, then the places of the statements; and key the
+    /// places of the statements, conditions and returns.
+    fn build_paths(&self) -> PathTable {
+        let func = self.func;
+        let mut t = PathTable {
+            paths: vec![(String::new(), false), (OTHER_PATH_TEXT.to_string(), false)],
+            ids: HashMap::new(),
+            rooted: HashMap::new(),
+            key_cache: HashMap::new(),
+        };
+        let mut buf = String::new();
+        for (si, st) in func.stmts.iter().enumerate() {
+            let Stmt::Call { dst, args, .. } = st else { continue };
+            // The paths a callee's summary names below an argument are slots here too.
+            let Some(model) = self.models.get(si).and_then(|m| m.as_ref()) else { continue };
+            if let Some(Place::Local(l)) = dst {
+                for path in &model.ret_paths {
+                    t.intern(*l, path, path.contains("[]"));
+                }
+            }
+            // `f(out)` allocating into `*out` for a pointer local `out`.
+            for (i, e) in &model.args {
+                if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
+                    if let Some(root) = args.get(*i).and_then(|a| self.arg_prefix(a, &mut buf)) {
+                        if buf == "*" {
+                            t.intern(root, &buf, false);
+                        }
+                    }
+                }
+            }
+            for (i, path, _) in &model.out_paths {
+                if let Some(root) = args.get(*i).and_then(|a| self.arg_prefix(a, &mut buf)) {
+                    buf.push_str(&path[1..]);
+                    if !buf.is_empty() {
+                        t.intern(root, &buf, buf.contains("[]"));
+                    }
+                }
+            }
+            for (i, a) in args.iter().enumerate() {
+                if !model.heap.iter().any(|h| h.0 == i) {
+                    continue;
+                }
+                let Some(root) = self.arg_prefix(a, &mut buf) else { continue };
+                let prefix_len = buf.len();
+                for (_, callee_path, _) in model.heap.iter().filter(|h| h.0 == i) {
+                    if &**callee_path == OTHER_PATH_TEXT {
+                        continue;
+                    }
+                    buf.truncate(prefix_len);
+                    buf.push_str(&callee_path[1..]);
+                    if !buf.is_empty() {
+                        t.intern(root, &buf, buf.contains("[]"));
+                    }
+                }
+            }
+        }
         fn operand_place(op: &Operand) -> Option<&Place> {
             match op {
                 Operand::Place(p) => Some(p),
                 _ => None,
             }
         }
-        let mut places: Vec<&Place> = Vec::new();
-        for (si, st) in self.func.stmts.iter().enumerate() {
+        // The places of the statements: named, and keyed by address for `key_of`.
+        let mut note = |t: &mut PathTable, p: &Place| {
+            if matches!(p, Place::Local(_)) {
+                return;
+            }
+            let key = self.path_into(p, &mut buf).map(|(root, weak)| Key { root, path: t.intern(root, &buf, weak) });
+            t.key_cache.insert(p as *const Place as usize, key);
+        };
+        for st in &func.stmts {
             match st {
                 Stmt::Assign { dst, src } => {
-                    places.push(dst);
+                    note(&mut t, dst);
                     match src {
-                        Rvalue::Use(op) => places.extend(operand_place(op)),
-                        Rvalue::AddrOf(p) => places.push(p),
-                        Rvalue::Opaque(ops) => places.extend(ops.iter().filter_map(operand_place)),
+                        Rvalue::Use(op) => operand_place(op).into_iter().for_each(|p| note(&mut t, p)),
+                        Rvalue::AddrOf(p) => note(&mut t, p),
+                        Rvalue::Opaque(ops) => ops.iter().filter_map(operand_place).for_each(|p| note(&mut t, p)),
                     }
                 }
                 Stmt::Call { dst, args, .. } => {
-                    places.extend(dst.iter());
-                    places.extend(args.iter().filter_map(operand_place));
-                    // The paths a callee's summary names below an argument are slots here too.
-                    let Some(model) = self.models.get(si).and_then(|m| m.as_ref()) else { continue };
-                    if let Some(Place::Local(l)) = dst {
-                        for path in &model.ret_paths {
-                            found.push((*l, path.to_string(), path.contains("[]")));
-                        }
-                    }
-                    // `f(out)` allocating into `*out` for a pointer local `out`.
-                    for (i, e) in &model.args {
-                        if matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc) {
-                            if let Some((root, prefix)) = args.get(*i).and_then(|a| self.arg_slots(a)) {
-                                if prefix == "*" {
-                                    found.push((root, prefix, false));
-                                }
-                            }
-                        }
-                    }
-                    for (i, path, _) in &model.out_paths {
-                        if let Some((root, prefix)) = args.get(*i).and_then(|a| self.arg_slots(a)) {
-                            let p = format!("{prefix}{}", &path[1..]);
-                            if !p.is_empty() {
-                                found.push((root, p.clone(), p.contains("[]")));
-                            }
-                        }
-                    }
-                    for (i, a) in args.iter().enumerate() {
-                        let Some((root, prefix)) = self.arg_slots(a) else { continue };
-                        for (_, callee_path, _) in model.heap.iter().filter(|h| h.0 == i) {
-                            if &**callee_path == OTHER_PATH_TEXT {
-                                continue;
-                            }
-                            let path = format!("{prefix}{}", &callee_path[1..]);
-                            if !path.is_empty() {
-                                let weak = path.contains("[]");
-                                found.push((root, path, weak));
-                            }
-                        }
-                    }
+                    dst.iter().for_each(|p| note(&mut t, p));
+                    args.iter().filter_map(operand_place).for_each(|p| note(&mut t, p));
                 }
             }
         }
-        for p in places {
-            if let Some(f) = self.path_of(p) {
-                found.push(f);
+        // Conditions, returns and address temporaries name no new paths, only look them up.
+        let mut look = |t: &mut PathTable, p: &Place| {
+            if !matches!(p, Place::Local(_)) {
+                let key = self.table_key(t, p, &mut buf);
+                t.key_cache.insert(p as *const Place as usize, key);
+            }
+        };
+        for b in &func.blocks {
+            match &b.term {
+                Terminator::Branch { cond, .. } => match &cond.kind {
+                    CondKind::Truthy(Operand::Place(p)) => look(&mut t, p),
+                    CondKind::Cmp(_, a, b2) => {
+                        for o in [a, b2] {
+                            if let Operand::Place(p) = o {
+                                look(&mut t, p);
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                Terminator::Return(Some(Operand::Place(p))) => look(&mut t, p),
+                _ => {}
             }
         }
-        for (root, path, weak) in found {
-            let id = match self.path_ids.get(&path) {
-                Some(id) => *id,
-                None => {
-                    let id = self.paths.len() as u32;
-                    self.path_ids.insert(path.clone(), id);
-                    self.paths.push((path, weak));
-                    id
-                }
-            };
-            let v = self.rooted.entry(root).or_default();
-            if !v.contains(&id) {
-                v.push(id);
-            }
+        for p in self.addr_temps.values() {
+            look(&mut t, p);
         }
+        t
     }
 
     /// `p` and the locals that copy it, directly or through other copies (flow-insensitively;
@@ -1000,7 +1020,7 @@ impl<'a> FnCx<'a> {
         let names = self.copies_of(p);
         let mut out: Vec<u32> = names
             .iter()
-            .filter_map(|l| self.rooted.get(l))
+            .filter_map(|l| self.table().rooted.get(l))
             .flatten()
             .copied()
             .filter(|id| self.path_text(*id).starts_with('*'))
@@ -1167,26 +1187,25 @@ fn flip(op: CmpOp) -> CmpOp {
 }
 
 fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
-    let mut defs: HashMap<LocalId, u32> = HashMap::new();
-    let mut addr: HashMap<LocalId, Place> = HashMap::new();
+    // Definitions per local, and the `t = &x` assignments: a temp defined once that way.
+    let mut defs: Vec<u32> = vec![0; func.locals.len()];
+    let mut addr: Vec<(LocalId, &Place)> = Vec::new();
     for s in &func.stmts {
-        let mut d = Vec::new();
         match s {
             Stmt::Assign { dst: Place::Local(l), src } => {
-                d.push(*l);
+                defs[l.index()] += 1;
                 if let Rvalue::AddrOf(p) = src {
-                    addr.insert(*l, p.clone());
+                    addr.push((*l, p));
                 }
             }
-            Stmt::Call { dst: Some(Place::Local(l)), .. } => d.push(*l),
+            Stmt::Call { dst: Some(Place::Local(l)), .. } => defs[l.index()] += 1,
             _ => {}
         }
-        for l in d {
-            *defs.entry(l).or_default() += 1;
-        }
     }
-    addr.retain(|l, _| defs.get(l) == Some(&1) && func.local(*l).kind == LocalKind::Temp);
-    addr
+    addr.into_iter()
+        .filter(|(l, _)| defs[l.index()] == 1 && func.local(*l).kind == LocalKind::Temp)
+        .map(|(l, p)| (l, p.clone()))
+        .collect()
 }
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
