@@ -137,8 +137,8 @@ struct PathTable {
     /// flag: an array element (all indices collapsed), which only gets weak updates.
     paths: Vec<(String, bool)>,
     ids: HashMap<String, u32>,
-    /// The path ids named below each local (syntactically, or by a callee's summary).
-    rooted: HashMap<LocalId, Vec<u32>>,
+    /// The path ids named below each local (syntactically, or by a callee's summary), by local.
+    rooted: Vec<Vec<u32>>,
     /// `key_of` for the places of the function's statements, conditions and returns, and of the
     /// address temporaries' places, by address.
     key_cache: HashMap<usize, Option<Key>>,
@@ -147,16 +147,16 @@ struct PathTable {
 impl PathTable {
     /// The id of `text` (named below `root`), new if the function did not name it yet.
     fn intern(&mut self, root: LocalId, text: &str, weak: bool) -> u32 {
-        let id = match self.ids.get(text) {
-            Some(id) => *id,
-            None => {
+        let id = match self.ids.entry_ref(text) {
+            hashbrown::hash_map::EntryRef::Occupied(e) => *e.get(),
+            hashbrown::hash_map::EntryRef::Vacant(e) => {
                 let id = self.paths.len() as u32;
-                self.ids.insert(text.to_string(), id);
+                e.insert(id);
                 self.paths.push((text.to_string(), weak));
                 id
             }
         };
-        let v = self.rooted.entry(root).or_default();
+        let v = &mut self.rooted[root.index()];
         if !v.contains(&id) {
             v.push(id);
         }
@@ -205,6 +205,9 @@ pub struct FnCx<'a> {
     /// The function's access paths and the keys of its places, built on first use: most
     /// functions are summarised by prechecks that never name a path.
     paths: std::cell::OnceCell<PathTable>,
+    /// `fastcheck::flow_insensitive_params` of this function, computed once: the summary, the
+    /// prechecks and `complete` all ask.
+    prechecked: std::cell::OnceCell<Vec<Option<crate::summary::ParamFate>>>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
     /// Locals that some statement assigns a constant.
@@ -304,6 +307,7 @@ impl<'a> FnCx<'a> {
             param_tests: Vec::new(),
             models,
             paths: std::cell::OnceCell::new(),
+            prechecked: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
             const_assigned: vec![false; func.locals.len()],
             facts: crate::facts::Facts::default(),
@@ -361,11 +365,8 @@ impl<'a> FnCx<'a> {
         let has_flag_calls = cx.models.iter().flatten().any(|m| flag_args(m).next().is_some());
         // Flag parameters matter only to a parameter that may be freed (`FreesIf`).
         let flag_params = func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
-        let may_free_param = flag_params
-            && func.params().any(|p| {
-                cx.tracked[p.index()]
-                    && crate::fastcheck::param_use(func, |s| cx.model(s), &cx.tracked, p) == crate::fastcheck::ParamUse::NeedsFlow
-            });
+        // `None`: a tracked parameter only the path-sensitive pass can classify.
+        let may_free_param = flag_params && cx.prechecked_params().iter().any(|f| f.is_none());
         let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
         cx.label_edges(correlate);
         // Facts serve the sites' passes only: the first site bounds which tests they can decide.
@@ -387,6 +388,12 @@ impl<'a> FnCx<'a> {
     /// its summary conservative.
     pub fn timed_out(&self) -> bool {
         self.timed_out.get()
+    }
+
+    /// What the flow-insensitive prechecks say of each parameter
+    /// (`fastcheck::flow_insensitive_params`).
+    pub fn prechecked_params(&self) -> &[Option<crate::summary::ParamFate>] {
+        self.prechecked.get_or_init(|| crate::fastcheck::flow_insensitive_params(self.func, |s| self.model(s), &self.tracked))
     }
 
     pub fn model(&self, sid: StmtId) -> Option<&Model<'a>> {
@@ -648,8 +655,8 @@ impl<'a> FnCx<'a> {
                 continue;
             }
             let block = self.dag.block[ni];
-            let term = self.func.block(block).term.clone();
-            match &term {
+            let func = self.func;
+            match &func.block(block).term {
                 Terminator::Branch { cond, then_, else_ } => {
                     let idx = self.stmts_of(node).len();
                     let class = if correlate { self.classify_cond(&cond.kind, node, idx) } else { CondClass::Opaque };
@@ -885,7 +892,7 @@ impl<'a> FnCx<'a> {
         let mut t = PathTable {
             paths: vec![(String::new(), false), (OTHER_PATH_TEXT.to_string(), false)],
             ids: HashMap::new(),
-            rooted: HashMap::new(),
+            rooted: vec![Vec::new(); func.locals.len()],
             key_cache: HashMap::new(),
         };
         let mut buf = String::new();
@@ -1020,7 +1027,7 @@ impl<'a> FnCx<'a> {
         let names = self.copies_of(p);
         let mut out: Vec<u32> = names
             .iter()
-            .filter_map(|l| self.table().rooted.get(l))
+            .filter_map(|l| self.table().rooted.get(l.index()))
             .flatten()
             .copied()
             .filter(|id| self.path_text(*id).starts_with('*'))
@@ -1085,18 +1092,18 @@ impl<'a> FnCx<'a> {
     /// A comparison with locals that surely hold a constant here replaced by the constant, the
     /// remaining local on the left: the first test of a loop `for (i = 0; i < n; ..)` is
     /// `n > 0`, the same test as an `if (n > 0)` before it.
-    fn fold_constants(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondKind {
-        let CondKind::Cmp(op, a, b) = kind else { return kind.clone() };
+    fn fold_constants<'k>(&self, kind: &'k CondKind, node: DagNode, idx: usize) -> std::borrow::Cow<'k, CondKind> {
+        let CondKind::Cmp(op, a, b) = kind else { return std::borrow::Cow::Borrowed(kind) };
         let fold = |o: &Operand| self.constant_at(o, node, idx).map_or_else(|| o.clone(), Operand::Const);
-        match (fold(a), fold(b)) {
+        std::borrow::Cow::Owned(match (fold(a), fold(b)) {
             (Operand::Const(k), other @ Operand::Place(_)) => CondKind::Cmp(flip(*op), other, Operand::Const(k)),
             (x, y) => CondKind::Cmp(*op, x, y),
-        }
+        })
     }
 
     fn classify_cond(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondClass {
         let folded = self.fold_constants(kind, node, idx);
-        let kind = &folded;
+        let kind: &CondKind = &folded;
         // Normalise to (local, op, constant) where possible.
         let (x, op, k) = match kind {
             CondKind::Truthy(op) => match op.local() {

@@ -1148,7 +1148,8 @@ fn flow(
                     weak: st.weak.clone(),
                     alias: st.alias.clone(),
                     derived: st.derived.clone(),
-                    facts: Vec::with_capacity(st.facts.len() + 1),
+                    // No allocation on every edge of a pass that follows no facts.
+                    facts: Vec::with_capacity(if use_facts { st.facts.len() + 1 } else { 0 }),
                     at: (0, 0),
                 };
             if out.p == GuardId::FALSE {
@@ -1201,9 +1202,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     let mut guards = Guards::new(config.max_guard_nodes_per_site);
     guards.set_deadline(cx.deadline);
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
-    let prechecked = flow_insensitive_params(func, |s| cx.model(s), &cx.tracked);
-    for ((i, p), pre) in func.params().enumerate().zip(prechecked) {
-        if let Some(fate) = pre {
+    for ((i, p), pre) in func.params().enumerate().zip(cx.prechecked_params()) {
+        if let Some(fate) = *pre {
             params.push(fate);
             continue;
         }
@@ -1340,7 +1340,7 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     if allocates {
         return None;
     }
-    let params = flow_insensitive_params(func, |s| cx.model(s), &cx.tracked).into_iter().collect::<Option<Vec<_>>>()?;
+    let params = cx.prechecked_params().iter().copied().collect::<Option<Vec<_>>>()?;
     let pure = touches_no_heap(func, |s| cx.model(s));
     let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
     let noreturn = never_returns(func, |s| cx.ends_path(s));

@@ -452,6 +452,18 @@ impl Guards {
         }
     }
 
+    /// `and_of` of some of the conjuncts of one node (in their order): the node's children are
+    /// sorted, unique, free of complementary literals and absorbed, and so is any part of them
+    /// (a witness of either in the part would be one in the whole), so only the size decides.
+    /// A node that is no conjunction is its own only conjunct, and `and_of` of it is itself.
+    fn and_of_part(&mut self, kids: Kids) -> GuardId {
+        match kids.len() {
+            0 => GuardId::TRUE,
+            1 => kids[0],
+            _ => self.intern(Key::And(&kids)),
+        }
+    }
+
     pub fn or(&mut self, a: GuardId, b: GuardId) -> GuardId {
         if a == GuardId::TRUE || b == GuardId::TRUE {
             return GuardId::TRUE;
@@ -485,10 +497,10 @@ impl Guards {
             let rb: Kids = cb.iter().copied().filter(|x| !common.contains(x)).collect();
             if ra.is_empty() || rb.is_empty() {
                 // f ∨ (f ∧ h) = f.
-                return self.and_of(common);
+                return self.and_of_part(common);
             }
-            let ga = self.and_of(ra);
-            let gb = self.and_of(rb);
+            let ga = self.and_of_part(ra);
+            let gb = self.and_of_part(rb);
             let rest = self.or(ga, gb);
             let mut kids = common;
             kids.push(rest);
