@@ -1390,8 +1390,11 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
         below.truncate(MAX_HEAP_PATHS);
         below.push(crate::cfg::OTHER_PATH);
         let names = cx.copies_of(p);
+        let mut named: Vec<u32> = names.iter().flat_map(|n| mentions[n.index()].iter().copied()).collect();
+        named.sort_unstable();
+        named.dedup();
         for &id in &below {
-            let fate = match (path_precheck(cx, &mentions, &names, id), flows, guards.as_mut(), solver.as_mut()) {
+            let fate = match (path_precheck(cx, &mentions, &names, &named, id), flows, guards.as_mut(), solver.as_mut()) {
                 (Some(fate), ..) => fate,
                 (None, Some(config), Some(guards), Some(solver)) => {
                     guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
@@ -1422,33 +1425,32 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
 fn statement_mentions(cx: &FnCx) -> Vec<Vec<u32>> {
     let func = cx.func;
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
-    for (si, st) in func.stmts.iter().enumerate() {
-        let mut places: Vec<&Place> = Vec::new();
-        fn operand(op: &Operand) -> Option<&Place> {
-            match op {
-                Operand::Place(p) => Some(p),
-                _ => None,
-            }
+    fn operand(op: &Operand) -> Option<&Place> {
+        match op {
+            Operand::Place(p) => Some(p),
+            _ => None,
         }
+    }
+    for (si, st) in func.stmts.iter().enumerate() {
+        let mut note = |place: &Place| {
+            let Some(l) = place.root_local() else { return };
+            out[l.index()].push(si as u32);
+            if let Some(r) = cx.addr_temps.get(&l).and_then(|p| p.root_local()) {
+                out[r.index()].push(si as u32);
+            }
+        };
         match st {
             Stmt::Assign { dst, src } => {
-                places.push(dst);
+                note(dst);
                 match src {
-                    Rvalue::Use(op) => places.extend(operand(op)),
-                    Rvalue::AddrOf(p) => places.push(p),
-                    Rvalue::Opaque(ops) => places.extend(ops.iter().filter_map(operand)),
+                    Rvalue::Use(op) => operand(op).into_iter().for_each(&mut note),
+                    Rvalue::AddrOf(p) => note(p),
+                    Rvalue::Opaque(ops) => ops.iter().filter_map(operand).for_each(&mut note),
                 }
             }
             Stmt::Call { dst, args, .. } => {
-                places.extend(dst.iter());
-                places.extend(args.iter().filter_map(operand));
-            }
-        }
-        for place in places {
-            let Some(l) = place.root_local() else { continue };
-            out[l.index()].push(si as u32);
-            if let Some(r) = cx.out_param_place(&Operand::Place(Place::Local(l))).and_then(|p| p.root_local()) {
-                out[r.index()].push(si as u32);
+                dst.iter().for_each(&mut note);
+                args.iter().filter_map(operand).for_each(&mut note);
             }
         }
     }
@@ -1463,17 +1465,16 @@ fn statement_mentions(cx: &FnCx) -> Vec<Vec<u32>> {
 /// `Some(Reads)` when nothing can free, keep, overwrite or lose what it holds; `Some(Escapes)`
 /// when something may keep it (then no path-sensitive answer can be better); `None` when only
 /// the path-sensitive pass can tell (it may be freed or lost, and nothing keeps it).
-fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], path: u32) -> Option<PathFate> {
+fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u32], path: u32) -> Option<PathFate> {
     let func = cx.func;
-    let text = cx.path_text(path).to_string();
+    let text = cx.path_text(path);
     let other = path == crate::cfg::OTHER_PATH;
     let at_path = |place: &Place| cx.key_of(place).is_some_and(|k| names.contains(&k.root) && k.path == path);
     // Only statements that mention a name of the object or a local holding what the path holds
     // can touch it (see `statement_mentions`): a function with many fields pays for each path
-    // with the statements about that object, not with the whole body.
-    let mut relevant: Vec<u32> = names.iter().flat_map(|n| mentions[n.index()].iter().copied()).collect();
-    relevant.sort_unstable();
-    relevant.dedup();
+    // with the statements about that object, not with the whole body (`named`: those that mention
+    // a name of the object, sorted).
+    let mut relevant: Vec<u32> = named.to_vec();
     // Locals that may hold what the path holds.
     let mut holders: Vec<LocalId> = Vec::new();
     loop {
@@ -1534,7 +1535,7 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], path: u32)
                     }
                     // The object passed on: what the callee does at this path.
                     if a.local().is_some_and(|y| names.contains(&y)) {
-                        let callee_path = if other { crate::cfg::OTHER_PATH_TEXT } else { text.as_str() };
+                        let callee_path = if other { crate::cfg::OTHER_PATH_TEXT } else { text };
                         match model.map_or(PathFate::Escapes, |m| m.path_fate(i, callee_path)) {
                             PathFate::Reads => {}
                             PathFate::Escapes | PathFate::KeptOrLost => return Some(PathFate::Escapes),
@@ -1542,9 +1543,11 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], path: u32)
                         }
                     }
                     // `&p->f` or `&p` passed: the callee can reach the slot itself.
-                    if let Some((root, _)) = cx.arg_slots(a) {
-                        if a.local().is_some_and(|t| cx.addr_temps.contains_key(&t)) && names.contains(&root) {
-                            return Some(PathFate::Escapes);
+                    if a.local().is_some_and(|t| cx.addr_temps.contains_key(&t)) {
+                        if let Some((root, _)) = cx.arg_slots(a) {
+                            if names.contains(&root) {
+                                return Some(PathFate::Escapes);
+                            }
                         }
                     }
                 }

@@ -72,8 +72,9 @@ pub struct Guards {
     /// Results of `and`/`or` on two nodes (smaller id first): a flow pass combines the same
     /// pairs over and over (every slot holding the cell under the same guard meets the same edge
     /// label and the same merge), and simplifying a pair is far dearer than looking it up.
-    and_memo: HashMap<(GuardId, GuardId), GuardId>,
-    or_memo: HashMap<(GuardId, GuardId), GuardId>,
+    /// Keyed by `pair_key` (one word hashes faster than two).
+    and_memo: HashMap<u64, GuardId>,
+    or_memo: HashMap<u64, GuardId>,
     /// Hash-consing: node ids, found by hashing the node's contents (children by value).
     interned: HashTable<GuardId>,
     /// The hash of each node's contents, by id: growing `interned` rehashes every node, and
@@ -121,6 +122,11 @@ impl std::hash::Hash for Key<'_> {
         };
         state.write_u64(word);
     }
+}
+
+/// The memo key of an unordered pair of nodes.
+fn pair_key(a: GuardId, b: GuardId) -> u64 {
+    (u64::from(a.0.min(b.0)) << 32) | u64::from(a.0.max(b.0))
 }
 
 impl Guards {
@@ -347,7 +353,7 @@ impl Guards {
         if b == GuardId::TRUE {
             return a;
         }
-        let pair = (a.min(b), a.max(b));
+        let pair = pair_key(a, b);
         if let Some(g) = self.and_memo.get(&pair) {
             return *g;
         }
@@ -474,7 +480,7 @@ impl Guards {
         if b == GuardId::FALSE {
             return a;
         }
-        let pair = (a.min(b), a.max(b));
+        let pair = pair_key(a, b);
         if let Some(g) = self.or_memo.get(&pair) {
             return *g;
         }
