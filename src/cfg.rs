@@ -137,7 +137,8 @@ struct PathTable {
     /// flag: an array element (all indices collapsed), which only gets weak updates.
     paths: Vec<(String, bool)>,
     ids: HashMap<String, u32>,
-    /// The path ids named below each local (syntactically, or by a callee's summary), by local.
+    /// The path ids named below each local (syntactically, or by a callee's summary), by local;
+    /// sorted.
     rooted: Vec<Vec<u32>>,
     /// `key_of` for the places of the function's statements, conditions and returns, and of the
     /// address temporaries' places, by address.
@@ -156,10 +157,8 @@ impl PathTable {
                 id
             }
         };
-        let v = &mut self.rooted[root.index()];
-        if !v.contains(&id) {
-            v.push(id);
-        }
+        // Repeats are removed once, at the end of `build_paths`.
+        self.rooted[root.index()].push(id);
         id
     }
 }
@@ -997,6 +996,10 @@ impl<'a> FnCx<'a> {
         }
         for p in self.addr_temps.values() {
             look(&mut t, p);
+        }
+        for v in &mut t.rooted {
+            v.sort_unstable();
+            v.dedup();
         }
         t
     }

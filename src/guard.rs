@@ -445,12 +445,15 @@ impl Guards {
         if self.has_complementary_lits(&kids, true) {
             return GuardId::FALSE;
         }
-        // Absorption: a ∧ (a ∨ b) = a.
-        let all = kids.clone();
-        kids.retain(|k| match self.node(*k) {
-            Node::Or(ds) => !ds.iter().any(|d| all.binary_search(d).is_ok()),
-            _ => true,
-        });
+        // Absorption: a ∧ (a ∨ b) = a (only disjunctions can be absorbed; most conjunctions
+        // have none).
+        if kids.iter().any(|k| matches!(self.nodes[k.0 as usize], Stored::Or(..))) {
+            let all = kids.clone();
+            kids.retain(|k| match self.node(*k) {
+                Node::Or(ds) => !ds.iter().any(|d| all.binary_search(d).is_ok()),
+                _ => true,
+            });
+        }
         match kids.len() {
             0 => GuardId::TRUE,
             1 => kids[0],
@@ -527,12 +530,14 @@ impl Guards {
         if self.covers_exactly_one_group(&kids) {
             return GuardId::TRUE;
         }
-        // Absorption: a ∨ (a ∧ b) = a.
-        let all = kids.clone();
-        kids.retain(|k| match self.node(*k) {
-            Node::And(cs) => !cs.iter().any(|c| all.binary_search(c).is_ok()),
-            _ => true,
-        });
+        // Absorption: a ∨ (a ∧ b) = a (only conjunctions can be absorbed).
+        if kids.iter().any(|k| matches!(self.nodes[k.0 as usize], Stored::And(..))) {
+            let all = kids.clone();
+            kids.retain(|k| match self.node(*k) {
+                Node::And(cs) => !cs.iter().any(|c| all.binary_search(c).is_ok()),
+                _ => true,
+            });
+        }
         match kids.len() {
             0 => GuardId::FALSE,
             1 => kids[0],
