@@ -892,7 +892,8 @@ impl<'a> FnCx<'a> {
             paths: vec![(String::new(), false), (OTHER_PATH_TEXT.to_string(), false)],
             ids: HashMap::new(),
             rooted: vec![Vec::new(); func.locals.len()],
-            key_cache: HashMap::new(),
+            // About one place a statement needs a key: sized once rather than grown.
+            key_cache: HashMap::with_capacity(func.stmts.len()),
         };
         let mut buf = String::new();
         for (si, st) in func.stmts.iter().enumerate() {
