@@ -2,9 +2,9 @@
 //!
 //! Input: one frozen `ir::Function`.
 //! Output: `FnCx` — the loop-bounded acyclic CFG (`Dag`), which locals are trackable, the
-//! function's access paths (`Key`, built on first use), reaching definitions on demand, and the branch atoms
-//! with their source descriptions. `FnCx::prepare` gives everything but the DAG and its atoms;
-//! `complete` adds them.
+//! function's access paths (`Key`, built on first use), reaching definitions on demand, and the
+//! branch atoms with their source descriptions. `FnCx::prepare` gives everything but the DAG and
+//! its atoms; `complete` adds them.
 //! Invariants:
 //! - The DAG bounds every loop to one iteration, as FastCheck does (section 5.4): a back edge
 //!   `u → h` is redirected to a copy `h*` of the loop header whose only successors are the loop's
@@ -752,10 +752,19 @@ impl<'a> FnCx<'a> {
     /// `*p` + `rest` is the caller's `(root, prefix + rest)`. A pointer local `y` gives `(y, "*")`;
     /// `&s` of a local struct gives `(s, "")`, `&p` of a pointer local `(p, "")` (the callee's
     /// `*pp` is `p` itself), `&s->f` gives `(s, "*.f")`.
-    pub fn arg_slots(&self, arg: &Operand) -> Option<(LocalId, String)> {
-        let mut prefix = String::new();
-        let root = self.arg_prefix(arg, &mut prefix)?;
-        Some((root, prefix))
+    /// The prefix is borrowed in the common cases (`*`, and `` for `&x`): this is asked at
+    /// every call of every pass.
+    pub fn arg_slots(&self, arg: &Operand) -> Option<(LocalId, std::borrow::Cow<'static, str>)> {
+        let t = arg.local()?;
+        match self.addr_temps.get(&t) {
+            Some(Place::Local(l)) => Some((*l, std::borrow::Cow::Borrowed(""))),
+            Some(place) => {
+                let mut prefix = String::new();
+                let (root, _) = self.path_into(place, &mut prefix)?;
+                Some((root, std::borrow::Cow::Owned(prefix)))
+            }
+            None => (self.is_tracked(t) && self.func.local(t).is_pointer).then_some((t, std::borrow::Cow::Borrowed("*"))),
+        }
     }
 
     /// `arg_slots` with the prefix written into `out` (cleared first), so that building paths

@@ -378,12 +378,12 @@ impl Facts {
                 if !cx.func.local(*t).is_pointer {
                     return;
                 }
-                (*t, "*".to_string())
+                (*t, std::borrow::Cow::Borrowed("*"))
             }
             _ => match cx.arg_slots(a) {
                 Some(s) => s,
                 None => match place {
-                    Place::Local(t) if cx.func.local(*t).is_pointer => (*t, "*".to_string()),
+                    Place::Local(t) if cx.func.local(*t).is_pointer => (*t, std::borrow::Cow::Borrowed("*")),
                     Place::Local(_) => return,
                     // A pointer loaded from an object: what it points to is reachable from that
                     // object, not the object itself.

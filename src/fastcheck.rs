@@ -2273,7 +2273,7 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
             out.push((*k, text.to_string()));
             continue;
         }
-        let Some(rest) = text.strip_prefix(prefix.as_str()) else { continue };
+        let Some(rest) = text.strip_prefix(&*prefix) else { continue };
         // `*.f` is a prefix of `*.foo` as text, not as a path.
         if !prefix.is_empty() && !(rest.is_empty() || rest.starts_with(['.', '*', '['])) {
             continue;
