@@ -1402,7 +1402,12 @@ fn build_dag(func: &Function) -> Dag {
         }
     }
     // Natural loop bodies per header.
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Adjacency lists are allocated at their final size (counted first), not grown edge by edge.
+    let mut n_preds = vec![0usize; n];
+    for s in succ.iter().flatten() {
+        n_preds[s.index()] += 1;
+    }
+    let mut preds: Vec<Vec<usize>> = n_preds.iter().map(|k| Vec::with_capacity(*k)).collect();
     for (b, ss) in succ.iter().enumerate() {
         for s in ss {
             preds[s.index()].push(b);
@@ -1417,7 +1422,8 @@ fn build_dag(func: &Function) -> Dag {
         copy_of.insert(*h, block.len());
         block.push(BlockId::from_usize(*h));
     }
-    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> = vec![Vec::new(); block.len()];
+    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> =
+        (0..block.len()).map(|b| Vec::with_capacity(succ.get(b).map_or(0, |s| s.len()))).collect();
     let target_of = |from: usize, to: usize| -> usize {
         if back.contains(&(from, to)) {
             copy_of[&to]
@@ -1511,7 +1517,11 @@ fn build_dag(func: &Function) -> Dag {
     for (i, nd) in topo.iter().enumerate() {
         order[nd.index()] = i as u32;
     }
-    let mut dpreds: Vec<Vec<DagNode>> = vec![Vec::new(); total];
+    let mut n_dpreds = vec![0usize; total];
+    for (t, _) in succs.iter().flatten() {
+        n_dpreds[t.index()] += 1;
+    }
+    let mut dpreds: Vec<Vec<DagNode>> = n_dpreds.iter().map(|k| Vec::with_capacity(*k)).collect();
     for (x, ss) in succs.iter().enumerate() {
         for (t, _) in ss {
             dpreds[t.index()].push(DagNode(x as u32));
