@@ -274,18 +274,21 @@ pub fn expansion(loc: CXSourceLocation) -> Option<(CXFile, u32, u32)> {
     (!file.is_null()).then_some((file, line, col))
 }
 
+/// Offsets only: libclang skips the line and column lookups (the costly part) for null
+/// out-pointers.
 pub fn expansion_offset(loc: CXSourceLocation) -> Option<(CXFile, u32)> {
     let mut file: CXFile = std::ptr::null_mut();
-    let (mut line, mut col, mut off) = (0u32, 0u32, 0u32);
-    // SAFETY: out-pointers are valid locals.
-    unsafe { clang_getExpansionLocation(loc, &mut file, &mut line, &mut col, &mut off) };
+    let mut off = 0u32;
+    let none = std::ptr::null_mut();
+    // SAFETY: out-pointers are valid locals or null, which libclang allows.
+    unsafe { clang_getExpansionLocation(loc, &mut file, none, none, &mut off) };
     (!file.is_null()).then_some((file, off))
 }
 
-/// Is `loc` inside a macro argument? (Then its file location is where the argument was written,
-/// not the macro invocation.)
-pub fn is_macro_arg(loc: CXSourceLocation) -> bool {
-    match (file_offset(loc), expansion_offset(loc)) {
+/// Is a location inside a macro argument, given its file and expansion offsets? (Then its file
+/// location is where the argument was written, not the macro invocation.)
+pub fn is_macro_arg(file: Option<(CXFile, u32)>, expansion: Option<(CXFile, u32)>) -> bool {
+    match (file, expansion) {
         (Some((ff, fo)), Some((ef, eo))) => !(same_file(ff, ef) && fo == eo),
         _ => false,
     }
@@ -295,9 +298,10 @@ pub fn is_macro_arg(loc: CXSourceLocation) -> bool {
 /// makes `unlikely(!p)` yield the text `!p` for the inner expression.
 pub fn file_offset(loc: CXSourceLocation) -> Option<(CXFile, u32)> {
     let mut file: CXFile = std::ptr::null_mut();
-    let (mut line, mut col, mut off) = (0u32, 0u32, 0u32);
-    // SAFETY: out-pointers are valid locals.
-    unsafe { clang_getFileLocation(loc, &mut file, &mut line, &mut col, &mut off) };
+    let mut off = 0u32;
+    let none = std::ptr::null_mut();
+    // SAFETY: out-pointers are valid locals or null, which libclang allows.
+    unsafe { clang_getFileLocation(loc, &mut file, none, none, &mut off) };
     (!file.is_null()).then_some((file, off))
 }
 
@@ -482,6 +486,27 @@ impl Cursor {
         unsafe { clang_visitChildren(self.0, visit, &mut f as *mut _ as *mut c_void) };
     }
 
+    /// The cursors below this one with their parents, parents before their children; `f`
+    /// returns whether to visit the children of the cursor it is given.
+    pub fn visit_descendants_with_parent(self, f: &mut dyn FnMut(Cursor, Cursor) -> bool) {
+        extern "C" fn visit(
+            c: CXCursor,
+            parent: CXCursor,
+            data: CXClientData,
+        ) -> CXChildVisitResult {
+            // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
+            let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor, Cursor) -> bool) };
+            if f(Cursor(c), Cursor(parent)) {
+                CXChildVisit_Recurse
+            } else {
+                CXChildVisit_Continue
+            }
+        }
+        let mut f = f;
+        // SAFETY: the callback only calls `f`, which outlives the call.
+        unsafe { clang_visitChildren(self.0, visit, &mut f as *mut _ as *mut c_void) };
+    }
+
     pub fn spelling(self) -> String {
         // SAFETY: plain FFI.
         take_string(unsafe { clang_getCursorSpelling(self.0) })
@@ -537,11 +562,12 @@ impl Cursor {
     /// code): (file, offset).
     pub fn spelling_offset(self) -> Option<(CXFile, u32)> {
         let mut file: CXFile = std::ptr::null_mut();
-        let (mut line, mut col, mut off) = (0u32, 0u32, 0u32);
-        // SAFETY: plain FFI; out-pointers are valid locals.
+        let mut off = 0u32;
+        let none = std::ptr::null_mut();
+        // SAFETY: plain FFI; out-pointers are valid locals or null (no line/column lookup).
         unsafe {
             let start = clang_getRangeStart(self.extent());
-            clang_getSpellingLocation(start, &mut file, &mut line, &mut col, &mut off);
+            clang_getSpellingLocation(start, &mut file, none, none, &mut off);
         }
         (!file.is_null()).then_some((file, off))
     }

@@ -14,6 +14,7 @@
 
 use clang_sys::*;
 
+use super::tree::Tree;
 use super::clang::{self, Cursor, TypeClass};
 use super::lower::{Builtin, Lowerer};
 use crate::ir::*;
@@ -36,19 +37,20 @@ fn use_(op: Operand) -> Rvalue {
 
 /// Peel parentheses, casts (implicit ones are `UnexposedExpr`s with one child at the same
 /// location) and `__extension__`.
-pub(super) fn strip_plain(mut e: Cursor) -> Cursor {
+pub(super) fn strip_plain(t: &Tree, mut e: Cursor) -> Cursor {
     loop {
         let next = match e.kind() {
             CXCursor_ParenExpr | CXCursor_CStyleCastExpr => {
-                e.children().into_iter().rev().find(|c| c.is_expression())
+                t.kids(e).rev().find(|c| c.is_expression())
             }
-            CXCursor_UnexposedExpr => match e.children().as_slice() {
-                [only] if only.is_expression() && only.same_location(e) => Some(*only),
-                _ => None,
-            },
-            CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Extension => {
-                e.children().into_iter().next()
+            CXCursor_UnexposedExpr => {
+                let mut kids = t.kids(e);
+                match (kids.len(), kids.next()) {
+                    (1, Some(only)) if only.is_expression() && only.same_location(e) => Some(only),
+                    _ => None,
+                }
             }
+            CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Extension => t.kids(e).next(),
             _ => None,
         };
         match next {
@@ -131,7 +133,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn lower_stripped(&mut self, e0: Cursor, want: Want) -> Option<Rvalue> {
-        let e = strip_plain(e0);
+        let e = self.strip(e0);
         match e.kind() {
             CXCursor_IntegerLiteral | CXCursor_CharacterLiteral | CXCursor_CXXBoolLiteralExpr => {
                 Some(use_(e.eval_int().map_or(Operand::Unknown, Operand::Const)))
@@ -163,7 +165,7 @@ impl Lowerer<'_, '_, '_> {
                     _ => {
                         let loc = self.loc(e);
                         self.note(loc, "initializer list outside an initialization lowered as an unknown value");
-                        for k in e.children() {
+                        for k in self.kids(e) {
                             self.effect(k);
                         }
                         Some(use_(Operand::Unknown))
@@ -171,7 +173,7 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             CXCursor_AddrLabelExpr => {
-                if let Some(l) = e.children().into_iter().find_map(|c| c.referenced()) {
+                if let Some(l) = self.kids(e).into_iter().find_map(|c| c.referenced()) {
                     if l.kind() == CXCursor_LabelStmt {
                         self.addr_labels.push(l.stmt_key());
                         self.label_names
@@ -201,7 +203,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn binary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let kids = e.children();
+        let kids = self.kids(e);
         let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
             return Some(use_(Operand::Unknown));
         };
@@ -222,7 +224,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn unary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let Some(c) = e.children().into_iter().next() else {
+        let Some(c) = self.kids(e).into_iter().next() else {
             return Some(use_(Operand::Unknown));
         };
         let op = e.unop();
@@ -274,7 +276,7 @@ impl Lowerer<'_, '_, '_> {
         let class = e.type_class();
         if class == TypeClass::Function {
             // `*fp` used as a value designates the function `fp` points to: the value is `fp`.
-            if let Some(c) = e.children().into_iter().next() {
+            if let Some(c) = self.kids(e).into_iter().next() {
                 return self.rvalue(c);
             }
         }
@@ -289,7 +291,7 @@ impl Lowerer<'_, '_, '_> {
     /// Lower `e` as an lvalue. Non-lvalues (a call result, `p + 1`) are stored into a temporary
     /// first, so `f()->x` is `Field(Deref(tmp), x)`.
     pub fn place(&mut self, e0: Cursor) -> Place {
-        let e = strip_plain(e0);
+        let e = self.strip(e0);
         match e.kind() {
             CXCursor_DeclRefExpr => {
                 if let Some(d) = e
@@ -301,7 +303,7 @@ impl Lowerer<'_, '_, '_> {
             }
             CXCursor_MemberRefExpr => {
                 let name = e.spelling();
-                if let Some(base) = e.children().into_iter().find(|c| c.is_expression()) {
+                if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
                     let inner = if base.type_class() == TypeClass::Pointer {
                         self.deref_place(base)
                     } else {
@@ -312,7 +314,7 @@ impl Lowerer<'_, '_, '_> {
             }
             CXCursor_ArraySubscriptExpr => return self.subscript_place(e),
             CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Deref => {
-                if let Some(c) = e.children().into_iter().next() {
+                if let Some(c) = self.kids(e).into_iter().next() {
                     return self.deref_place(c);
                 }
             }
@@ -326,7 +328,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// The object `*inner` designates (`inner` is a pointer, or an array that decays).
     fn deref_place(&mut self, inner: Cursor) -> Place {
-        let s = strip_plain(inner);
+        let s = self.strip(inner);
         if s.type_class() == TypeClass::Array {
             return Place::Index(Box::new(self.place(s)));
         }
@@ -336,7 +338,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn subscript_place(&mut self, e: Cursor) -> Place {
-        let kids = e.children();
+        let kids = self.kids(e);
         let (Some(&a), Some(&b)) = (kids.first(), kids.get(1)) else {
             let loc = self.loc(e);
             return self.operand_place(Operand::Unknown, TypeClass::Other, loc);
@@ -347,7 +349,7 @@ impl Lowerer<'_, '_, '_> {
         if !base_first {
             self.effect(idx);
         }
-        let sb = strip_plain(base);
+        let sb = self.strip(base);
         let p = if sb.type_class() == TypeClass::Array {
             Place::Index(Box::new(self.place(sb)))
         } else {
@@ -379,7 +381,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn addr_of(&mut self, c: Cursor) -> Rvalue {
-        let s = strip_plain(c);
+        let s = self.strip(c);
         match s.kind() {
             CXCursor_DeclRefExpr
                 if s.referenced()
@@ -389,7 +391,7 @@ impl Lowerer<'_, '_, '_> {
             }
             // `&*p` is `p`.
             CXCursor_UnaryOperator if s.unop() == CXUnaryOperator_Deref => {
-                match s.children().into_iter().next() {
+                match self.kids(s).into_iter().next() {
                     Some(inner) => self.rvalue(inner),
                     None => use_(Operand::Unknown),
                 }
@@ -433,7 +435,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn compound_assign(&mut self, e: Cursor) -> Place {
         let loc = self.loc(e);
-        let kids = e.children();
+        let kids = self.kids(e);
         let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
             return self.operand_place(Operand::Unknown, TypeClass::Other, loc);
         };
@@ -459,7 +461,7 @@ impl Lowerer<'_, '_, '_> {
             && matches!(e.binop(), CXBinaryOperator_Add | CXBinaryOperator_Sub)
             && e.type_class() == TypeClass::Pointer
         {
-            let kids = e.children();
+            let kids = self.kids(e);
             if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
                 if matches!(l.type_class(), TypeClass::Pointer | TypeClass::Array) {
                     let rv = self.rvalue(l);
@@ -481,8 +483,8 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn collect_operands(&mut self, e: Cursor, ops: &mut Vec<Operand>) {
-        for k in e.children() {
-            let s = strip_plain(k);
+        for k in self.kids(e) {
+            let s = self.strip(k);
             if is_arith_node(s) {
                 self.collect_operands(s, ops);
             } else {
@@ -496,7 +498,7 @@ impl Lowerer<'_, '_, '_> {
         let loc = self.loc(e);
         match want {
             Want::Effect => {
-                let kids = e.children();
+                let kids = self.kids(e);
                 if e.kind() == CXCursor_UnaryOperator {
                     for k in kids {
                         self.effect(k);
@@ -570,8 +572,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn ternary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let kids: Vec<Cursor> = e
-            .children()
+        let kids: Vec<Cursor> = self.kids(e)
             .into_iter()
             .filter(|c| c.is_expression())
             .collect();
@@ -617,14 +618,13 @@ impl Lowerer<'_, '_, '_> {
 
     /// GNU statement expression `({ s1; s2; v; })`: the value is the last expression statement.
     fn stmt_expr(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let Some(body) = e
-            .children()
+        let Some(body) = self.kids(e)
             .into_iter()
             .find(|c| c.kind() == CXCursor_CompoundStmt)
         else {
             return Some(use_(Operand::Unknown));
         };
-        let items = body.children();
+        let items = self.kids(body);
         let Some((&last, init)) = items.split_last() else {
             return Some(use_(Operand::Unknown));
         };
@@ -652,7 +652,7 @@ impl Lowerer<'_, '_, '_> {
     /// Expressions libclang does not expose: implicit casts are stripped before we get here, so
     /// this is GNU `?:` with an omitted middle, `__builtin_choose_expr`, `offsetof`, `va_arg`, …
     fn unexposed(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let kids = e.children();
+        let kids = self.kids(e);
         // BinaryConditionalOperator: [common, cond (opaque), true (opaque), false].
         if let [common, _, t, f] = kids[..] {
             if common.same_extent(t) {
@@ -707,8 +707,7 @@ impl Lowerer<'_, '_, '_> {
     /// the selection has the chosen expression's type; take the first association of that type.
     fn generic_selection(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let ty = e.ty();
-        let kids: Vec<Cursor> = e
-            .children()
+        let kids: Vec<Cursor> = self.kids(e)
             .into_iter()
             .filter(|c| c.is_expression())
             .collect();
@@ -728,7 +727,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// If `e` is `__builtin_expect(x, c)`, return `x`.
     fn expect_arg(&mut self, e: Cursor) -> Option<Cursor> {
-        let callee = strip_plain(e.children().into_iter().next()?);
+        let callee = self.strip(self.kids(e).into_iter().next()?);
         let d = callee
             .referenced()
             .filter(|d| d.kind() == CXCursor_FunctionDecl)?;
@@ -740,11 +739,11 @@ impl Lowerer<'_, '_, '_> {
 
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let loc = self.loc(e);
-        let kids = e.children();
+        let kids = self.kids(e);
         let Some(&callee_c) = kids.first() else {
             return Some(use_(Operand::Unknown));
         };
-        let callee_s = strip_callee(callee_c);
+        let callee_s = strip_callee(&self.cx.tree, callee_c);
         let info = if callee_s.kind() == CXCursor_DeclRefExpr {
             callee_s
                 .referenced()
@@ -844,7 +843,7 @@ impl Lowerer<'_, '_, '_> {
     /// targets were swapped since it (an odd number of `!`), so that the text holds on `f`.
     fn cond_at(&mut self, e0: Cursor, t: BlockId, f: BlockId, text: Option<(Cursor, bool)>) {
         let (text_c, neg) = text.unwrap_or((e0, false));
-        let e = strip_plain(e0);
+        let e = self.strip(e0);
         match e.kind() {
             CXCursor_CallExpr => {
                 if let Some(x) = self.expect_arg(e) {
@@ -852,12 +851,12 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_LNot => {
-                if let Some(x) = e.children().into_iter().next() {
+                if let Some(x) = self.kids(e).into_iter().next() {
                     return self.cond_at(x, f, t, Some((text_c, !neg)));
                 }
             }
             CXCursor_BinaryOperator => {
-                let kids = e.children();
+                let kids = self.kids(e);
                 if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
                     let op = e.binop();
                     match op {
@@ -879,9 +878,9 @@ impl Lowerer<'_, '_, '_> {
                         // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x`
                         // as a condition keeps `(a && b) != 0` a pair of branches.
                         CXBinaryOperator_EQ | CXBinaryOperator_NE
-                            if is_zero_literal(r) || is_zero_literal(l) =>
+                            if is_zero_literal(&self.cx.tree, r) || is_zero_literal(&self.cx.tree, l) =>
                         {
-                            let x = if is_zero_literal(r) { l } else { r };
+                            let x = if is_zero_literal(&self.cx.tree, r) { l } else { r };
                             let swap = op == CXBinaryOperator_EQ;
                             let (t, f) = if swap { (f, t) } else { (t, f) };
                             return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
@@ -898,8 +897,7 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             CXCursor_ConditionalOperator => {
-                let kids: Vec<Cursor> = e
-                    .children()
+                let kids: Vec<Cursor> = self.kids(e)
                     .into_iter()
                     .filter(|c| c.is_expression())
                     .collect();
@@ -972,8 +970,8 @@ impl Lowerer<'_, '_, '_> {
 
 /// `0`, `'\0'`, `NULL` (`((void *)0)`, `__null`, `nullptr`): a zero written as a literal, so
 /// recognising it needs no lowering.
-fn is_zero_literal(e: Cursor) -> bool {
-    let s = strip_plain(e);
+fn is_zero_literal(t: &Tree, e: Cursor) -> bool {
+    let s = strip_plain(t, e);
     match s.kind() {
         CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => s.eval_int() == Some(0),
         CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr => true,
@@ -982,13 +980,13 @@ fn is_zero_literal(e: Cursor) -> bool {
 }
 
 /// Peel what does not change which function is called: casts, `*fp`, `&f`.
-fn strip_callee(c: Cursor) -> Cursor {
-    let mut s = strip_plain(c);
+fn strip_callee(t: &Tree, c: Cursor) -> Cursor {
+    let mut s = strip_plain(t, c);
     loop {
         if s.kind() != CXCursor_UnaryOperator {
             return s;
         }
-        let Some(k) = s.children().into_iter().next() else {
+        let Some(k) = t.children(s).into_iter().next() else {
             return s;
         };
         let through = match s.unop() {
@@ -999,7 +997,7 @@ fn strip_callee(c: Cursor) -> Cursor {
         if !through {
             return s;
         }
-        s = strip_plain(k);
+        s = strip_plain(t, k);
     }
 }
 

@@ -32,6 +32,7 @@ use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, TypeClass};
 use super::expr::strip_plain;
+use super::tree::Tree;
 use super::lower::TuCtx;
 
 /// An aggregate being filled by the positional elements of an initializer list (C11 6.7.9:
@@ -114,11 +115,10 @@ fn initializes_whole(v: Cursor, member_ty: CXType) -> bool {
 /// Is `el` (an element of an initializer list) a designated initializer (`.f = v`, `[i] = v`)?
 /// libclang shows `DesignatedInitExpr` as an unexposed expression of type `void` whose children
 /// are the designators, then the value.
-fn is_designated(el: Cursor) -> bool {
+fn is_designated(t: &Tree, el: Cursor) -> bool {
     el.kind() == CXCursor_UnexposedExpr
         && (el.type_class() == TypeClass::Void
-            || el
-                .children()
+            || t.children(el)
                 .first()
                 .is_some_and(|c| c.kind() == CXCursor_MemberRef))
 }
@@ -147,11 +147,11 @@ fn field_path(fields: &[Cursor], d: Cursor) -> Option<Vec<usize>> {
 }
 
 /// Peel what does not change which function a value names: parentheses, casts, `&f`.
-fn strip_function_value(v: Cursor) -> Cursor {
-    let mut s = strip_plain(v);
+fn strip_function_value(t: &Tree, v: Cursor) -> Cursor {
+    let mut s = strip_plain(t, v);
     while s.kind() == CXCursor_UnaryOperator && s.unop() == CXUnaryOperator_AddrOf {
-        match s.children().into_iter().next() {
-            Some(k) if k.type_class() == TypeClass::Function => s = strip_plain(k),
+        match t.children(s).into_iter().next() {
+            Some(k) if k.type_class() == TypeClass::Function => s = strip_plain(t, k),
             _ => break,
         }
     }
@@ -204,18 +204,23 @@ impl TuCtx<'_, '_> {
     /// declaration or a function definition): initializer lists (of globals, statics, locals and
     /// compound literals), assignments `x.f = v` / `p->f = v`, and `&x.f`.
     pub fn collect_field_stores(&mut self, root: Cursor) {
-        let mut found: Vec<Cursor> = Vec::new();
-        root.visit_descendants(&mut |c| {
-            let keep = match c.kind() {
-                CXCursor_InitListExpr => true,
-                CXCursor_BinaryOperator => c.binop() == CXBinaryOperator_Assign,
-                CXCursor_UnaryOperator => c.unop() == CXUnaryOperator_AddrOf,
-                _ => false,
-            };
-            if keep {
-                found.push(c);
-            }
-        });
+        let keep = |c: Cursor| match c.kind() {
+            CXCursor_InitListExpr => true,
+            CXCursor_BinaryOperator => c.binop() == CXBinaryOperator_Assign,
+            CXCursor_UnaryOperator => c.unop() == CXUnaryOperator_AddrOf,
+            _ => false,
+        };
+        let found: Vec<Cursor> = if self.tree.is_root(root) {
+            self.tree.descendants().iter().copied().filter(|c| keep(*c)).collect()
+        } else {
+            let mut found = Vec::new();
+            root.visit_descendants(&mut |c| {
+                if keep(c) {
+                    found.push(c);
+                }
+            });
+            found
+        };
         // Lists inside lists are handled with their enclosing list, which knows the type of the
         // member they initialize; the walk is pre-order, so the enclosing list comes first.
         let mut nested: HashSet<usize> = HashSet::new();
@@ -227,7 +232,7 @@ impl TuCtx<'_, '_> {
                     }
                 }
                 CXCursor_BinaryOperator => {
-                    let kids = c.children();
+                    let kids = self.kids(c);
                     if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
                         if let Some(key) = self.member_field_key(l) {
                             self.note_stored(&key, r);
@@ -235,7 +240,7 @@ impl TuCtx<'_, '_> {
                     }
                 }
                 _ => {
-                    if let Some(k) = c.children().into_iter().next() {
+                    if let Some(k) = self.kids(c).into_iter().next() {
                         if let Some(key) = self.member_field_key(k) {
                             self.open_fields.push(key);
                         }
@@ -247,7 +252,7 @@ impl TuCtx<'_, '_> {
 
     /// The key of `e` if it is an access to a function-pointer field (`x.f`, `p->f`).
     pub fn member_field_key(&mut self, e: Cursor) -> Option<String> {
-        let m = strip_plain(e);
+        let m = self.strip(e);
         if m.kind() != CXCursor_MemberRefExpr || clang::pointee_function_spelling(m.ty()).is_none()
         {
             return None;
@@ -258,7 +263,7 @@ impl TuCtx<'_, '_> {
 
     /// `value` is stored into the field `key`.
     fn note_stored(&mut self, key: &str, value: Cursor) {
-        let v = strip_function_value(value);
+        let v = strip_function_value(&self.tree, value);
         match v.kind() {
             CXCursor_DeclRefExpr => {
                 if let Some(d) = v.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
@@ -268,8 +273,7 @@ impl TuCtx<'_, '_> {
                 }
             }
             CXCursor_ConditionalOperator => {
-                let kids: Vec<Cursor> = v
-                    .children()
+                let kids: Vec<Cursor> = self.kids(v)
                     .into_iter()
                     .filter(|c| c.is_expression())
                     .collect();
@@ -283,7 +287,7 @@ impl TuCtx<'_, '_> {
             CXCursor_BinaryOperator
                 if matches!(v.binop(), CXBinaryOperator_Comma | CXBinaryOperator_Assign) =>
             {
-                if let Some(r) = v.children().into_iter().nth(1) {
+                if let Some(r) = self.kids(v).into_iter().nth(1) {
                     self.note_stored(key, r);
                     return;
                 }
@@ -307,9 +311,9 @@ impl TuCtx<'_, '_> {
             return;
         }
         let mut stack = vec![Frame::new(ty)];
-        for el in list.children().into_iter().filter(|c| c.is_expression()) {
-            let value = if is_designated(el) {
-                let kids = el.children();
+        for el in self.kids(list).into_iter().filter(|c| c.is_expression()) {
+            let value = if is_designated(&self.tree, el) {
+                let kids = self.kids(el);
                 let Some((&value, desig)) = kids.split_last() else {
                     continue;
                 };
@@ -334,7 +338,7 @@ impl TuCtx<'_, '_> {
         value: Cursor,
         nested: &mut HashSet<usize>,
     ) {
-        let v = strip_plain(value);
+        let v = self.strip(value);
         loop {
             // Leave the aggregates entered by brace elision once they are full.
             while stack.len() > 1 && stack.last().is_some_and(|f| f.next >= f.len) {
@@ -351,7 +355,7 @@ impl TuCtx<'_, '_> {
                 nested.insert(v.stmt_key());
                 if is_aggregate(mty) {
                     self.init_list_stores(v, mty, nested);
-                } else if let Some(first) = v.children().into_iter().find(|c| c.is_expression()) {
+                } else if let Some(first) = self.kids(v).into_iter().find(|c| c.is_expression()) {
                     // A scalar in braces: `{ { f } }`.
                     self.store_leaf(member, mty, first);
                 }

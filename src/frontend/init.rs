@@ -11,7 +11,6 @@
 use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, TypeClass};
-use super::expr::strip_plain;
 use super::lower::Lowerer;
 use crate::ir::*;
 
@@ -34,7 +33,7 @@ fn is_const_leaf(s: Cursor) -> bool {
 impl Lowerer<'_, '_, '_> {
     /// Initialise a freshly declared variable (or compound literal) `dst` of type `ty`.
     pub fn init_var(&mut self, dst: Place, init: Cursor, ty: CXType, loc: Loc) {
-        let s = strip_plain(init);
+        let s = self.strip(init);
         match s.kind() {
             CXCursor_InitListExpr => self.init_list(dst, s, ty),
             CXCursor_StringLiteral if classify(ty) == TypeClass::Array => {
@@ -50,8 +49,7 @@ impl Lowerer<'_, '_, '_> {
     pub fn init_list(&mut self, dst: Place, e: Cursor, ty: CXType) {
         let loc = self.loc(e);
         let class = classify(ty);
-        let elems: Vec<Cursor> = e
-            .children()
+        let elems: Vec<Cursor> = self.kids(e)
             .into_iter()
             .filter(|c| c.is_expression())
             .collect();
@@ -83,7 +81,7 @@ impl Lowerer<'_, '_, '_> {
             let designated =
                 el.kind() == CXCursor_UnexposedExpr && el.type_class() == TypeClass::Void;
             let (place, pty, value) = if designated {
-                let kids = el.children();
+                let kids = self.kids(el);
                 let Some((&value, desig)) = kids.split_last() else {
                     continue;
                 };
@@ -133,7 +131,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn init_elem(&mut self, place: Place, ty: CXType, value: Cursor) {
-        let s = strip_plain(value);
+        let s = self.strip(value);
         if s.kind() == CXCursor_InitListExpr {
             return self.init_list(place, s, ty);
         }
@@ -150,8 +148,7 @@ impl Lowerer<'_, '_, '_> {
     pub fn compound_literal(&mut self, e: Cursor) -> LocalId {
         let loc = self.loc(e);
         let t = self.new_temp(e.type_class(), loc);
-        if let Some(init) = e
-            .children()
+        if let Some(init) = self.kids(e)
             .into_iter()
             .rev()
             .find(|c| c.kind() == CXCursor_InitListExpr)

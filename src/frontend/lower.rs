@@ -14,7 +14,9 @@
 //!   how the IR names them, and their initialisers (constant, run once) are not lowered.
 //!
 //! Expressions and conditions are in `expr.rs`, initialisers in `init.rs`; what is stored into
-//! function-pointer fields is collected by a separate walk (`fields.rs`).
+//! function-pointer fields is collected by a separate scan (`fields.rs`). The children of a
+//! cursor come from the declaration's `Tree` (`TuCtx::kids`, `TuCtx::strip`), set by
+//! `TuCtx::set_root` before the declaration is lowered.
 
 #![allow(non_upper_case_globals)]
 
@@ -25,6 +27,8 @@ use std::rc::Rc;
 use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, Tu, TypeClass};
+use super::expr::strip_plain;
+use super::tree::Tree;
 use crate::ir::*;
 
 /// Builtins with special lowering.
@@ -67,6 +71,10 @@ pub(super) struct TuCtx<'t, 'i> {
     pub open_fields: Vec<String>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
+    /// The cursors below the top-level declaration being lowered (`set_root`).
+    pub(super) tree: Tree,
+    /// Per file (`FileId`), the offsets where its lines start, built when first needed.
+    line_starts: Vec<Option<(Vec<u32>, &'t [u8])>>,
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -83,7 +91,24 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
+            tree: Tree::default(),
+            line_starts: Vec::new(),
         }
+    }
+
+    /// Walk the top-level declaration `root` once; `kids` and `strip` then answer from it.
+    pub fn set_root(&mut self, root: Cursor) {
+        self.tree = Tree::build(root);
+    }
+
+    /// The children of `c` (`Cursor::children`, answered from the tree when it has `c`).
+    pub fn kids(&self, c: Cursor) -> Vec<Cursor> {
+        self.tree.children(c)
+    }
+
+    /// `expr::strip_plain` through the tree.
+    pub fn strip(&self, c: Cursor) -> Cursor {
+        super::expr::strip_plain(&self.tree, c)
     }
 
     /// Record every function named inside `c` (an initializer) as address-taken.
@@ -91,7 +116,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         let mut stack = vec![c];
         while let Some(c) = stack.pop() {
             if c.kind() == CXCursor_CStyleCastExpr {
-                let inner = super::expr::strip_plain(c);
+                let inner = self.strip(c);
                 let func = (inner.kind() == CXCursor_DeclRefExpr)
                     .then(|| inner.referenced())
                     .flatten()
@@ -109,7 +134,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
                     }
                 }
             }
-            stack.extend(c.children());
+            stack.extend(self.kids(c));
         }
     }
 
@@ -134,14 +159,44 @@ impl<'t, 'i> TuCtx<'t, 'i> {
 
     /// Expansion location of `loc` (macro uses point at the use).
     pub fn loc(&mut self, loc: CXSourceLocation) -> Loc {
-        match clang::expansion(loc) {
-            Some((f, line, col)) => Loc {
-                file: self.file_id(f),
-                line,
-                col,
-            },
+        // libclang's line and column lookups decompose the location twice more; the file offset
+        // and our own table of line starts give the same numbers.
+        match clang::expansion_offset(loc) {
+            Some((f, off)) => {
+                let file = self.file_id(f);
+                match self.line_col(f, file, off) {
+                    Some((line, col)) => Loc { file, line, col },
+                    None => match clang::expansion(loc) {
+                        Some((_, line, col)) => Loc { file, line, col },
+                        None => Loc::NONE,
+                    },
+                }
+            }
             None => Loc::NONE,
         }
+    }
+
+    /// Line and column (1-based, columns in bytes) of byte `off` of file `f`, counted as clang
+    /// counts them: `\n`, `\r\n` and a lone `\r` each end a line.
+    fn line_col(&mut self, f: CXFile, file: FileId, off: u32) -> Option<(u32, u32)> {
+        let i = file.index();
+        if self.line_starts.len() <= i {
+            self.line_starts.resize_with(i + 1, || None);
+        }
+        if self.line_starts[i].is_none() {
+            let text = self.tu.file_text(f)?;
+            self.line_starts[i] = Some((line_starts(text), text));
+        }
+        let (starts, text) = self.line_starts[i].as_ref()?;
+        // The last line start at or before `off`.
+        let line = starts.partition_point(|&s| s <= off);
+        let start = *starts.get(line.checked_sub(1)?)?;
+        let mut col = off - start + 1;
+        // clang puts the `\n` of a `\r\n` in the column of the `\r`.
+        if off > start && text.get(off as usize) == Some(&b'\n') && text.get(off as usize - 1) == Some(&b'\r') {
+            col -= 1;
+        }
+        Some((line as u32, col))
     }
 
     pub fn path_of(&mut self, c: Cursor) -> Option<PathBuf> {
@@ -197,7 +252,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// do not show in the type; libclang exposes them as unexposed attribute children. We read the
     /// identifier where the attribute is spelled (inside a macro definition if it came from one).
     fn has_noreturn_attr(&self, decl: Cursor) -> bool {
-        decl.children().into_iter().any(|c| {
+        self.kids(decl).into_iter().any(|c| {
             c.kind() == CXCursor_UnexposedAttr
                 && matches!(
                     self.spelled_ident(c).as_deref(),
@@ -233,14 +288,10 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         let r = c.extent();
         // SAFETY: plain FFI on a range value.
         let (a, b) = unsafe { (clang_getRangeStart(r), clang_getRangeEnd(r)) };
-        let (start_arg, end_arg) = (clang::is_macro_arg(a), clang::is_macro_arg(b));
-        let offset = if start_arg == end_arg {
-            clang::file_offset
-        } else {
-            clang::expansion_offset
-        };
-        let (fa, oa) = offset(a)?;
-        let (fb, ob) = offset(b)?;
+        let (file_a, exp_a) = (clang::file_offset(a), clang::expansion_offset(a));
+        let (file_b, exp_b) = (clang::file_offset(b), clang::expansion_offset(b));
+        let same_kind = clang::is_macro_arg(file_a, exp_a) == clang::is_macro_arg(file_b, exp_b);
+        let ((fa, oa), (fb, ob)) = if same_kind { (file_a?, file_b?) } else { (exp_a?, exp_b?) };
         if !clang::same_file(fa, fb) || ob < oa {
             return None;
         }
@@ -262,6 +313,43 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             .collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
+}
+
+/// Offsets where the lines of `text` start (the first is 0).
+fn line_starts(text: &[u8]) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    // Almost every file has `\n` line ends only: then the (vectorised) search for the next
+    // `\n` does it, which matters for a 9 MB amalgamation.
+    if !text.contains(&b'\r') {
+        let mut at = 0;
+        while let Some(k) = memchr(b'\n', &text[at..]) {
+            at += k + 1;
+            starts.push(at as u32);
+        }
+        return starts;
+    }
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'\n' => starts.push(i as u32 + 1),
+            b'\r' => {
+                if text.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                starts.push(i as u32 + 1);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    starts
+}
+
+/// The position of the first `byte` in `text` (libc's `memchr`, which is vectorised).
+fn memchr(byte: u8, text: &[u8]) -> Option<usize> {
+    // SAFETY: the pointer and length describe `text`; the result, if not null, points into it.
+    let p = unsafe { libc::memchr(text.as_ptr().cast(), i32::from(byte), text.len()) };
+    (!p.is_null()).then(|| p as usize - text.as_ptr() as usize)
 }
 
 /// libclang's extent of `temp == NULL` inside a macro argument stops before `NULL` (its end is a
@@ -404,8 +492,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     }
     let n_params = lw.locals.len() as u32;
 
-    let body = f
-        .children()
+    let body = lw.kids(f)
         .into_iter()
         .rev()
         .find(|c| c.kind() == CXCursor_CompoundStmt);
@@ -425,6 +512,14 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
 }
 
 impl Lowerer<'_, '_, '_> {
+    pub fn kids(&self, c: Cursor) -> Vec<Cursor> {
+        self.cx.kids(c)
+    }
+
+    pub fn strip(&self, c: Cursor) -> Cursor {
+        self.cx.strip(c)
+    }
+
     // ---- builder ----
 
     pub fn new_block(&mut self) -> BlockId {
@@ -673,12 +768,12 @@ impl Lowerer<'_, '_, '_> {
     pub fn stmt(&mut self, s: Cursor) {
         match s.kind() {
             CXCursor_CompoundStmt => {
-                for c in s.children() {
+                for c in self.kids(s) {
                     self.stmt(c);
                 }
             }
             CXCursor_DeclStmt => {
-                for d in s.children() {
+                for d in self.kids(s) {
                     self.decl(d);
                 }
             }
@@ -704,7 +799,7 @@ impl Lowerer<'_, '_, '_> {
             }
             CXCursor_ReturnStmt => {
                 let loc = self.loc(s);
-                let value = match s.children().into_iter().find(|c| c.is_expression()) {
+                let value = match self.kids(s).into_iter().find(|c| c.is_expression()) {
                     Some(e) if e.type_class() != TypeClass::Void => Some(self.expr(e)),
                     Some(e) => {
                         self.effect(e);
@@ -729,7 +824,7 @@ impl Lowerer<'_, '_, '_> {
             }
             CXCursor_IndirectGotoStmt => {
                 let loc = self.loc(s);
-                for c in s.children() {
+                for c in self.kids(s) {
                     self.effect(c);
                 }
                 let b = self.cur_block();
@@ -742,7 +837,7 @@ impl Lowerer<'_, '_, '_> {
                 self.defined_labels.insert(key);
                 let loc = self.loc(s);
                 self.enter(b, loc);
-                if let Some(sub) = s.children().into_iter().last() {
+                if let Some(sub) = self.kids(s).into_iter().last() {
                     self.stmt(sub);
                 }
             }
@@ -753,7 +848,7 @@ impl Lowerer<'_, '_, '_> {
             k if s.is_expression() || k == CXCursor_UnexposedExpr => self.effect(s),
             CXCursor_UnexposedStmt => {
                 // AttributedStmt (`__attribute__((fallthrough));`) and similar wrappers.
-                for c in s.children() {
+                for c in self.kids(s) {
                     if c.is_statement() || c.is_expression() {
                         self.stmt(c);
                     }
@@ -768,7 +863,7 @@ impl Lowerer<'_, '_, '_> {
                         "unsupported statement ({kind}); its sub-statements are lowered in order"
                     ),
                 );
-                for c in s.children() {
+                for c in self.kids(s) {
                     if c.is_statement() || c.is_expression() {
                         self.stmt(c);
                     }
@@ -816,7 +911,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn if_stmt(&mut self, s: Cursor) {
-        let kids = s.children();
+        let kids = self.kids(s);
         let (Some(&c), Some(&then_s)) = (kids.first(), kids.get(1)) else {
             let loc = self.loc(s);
             self.note(loc, "malformed `if` skipped");
@@ -844,7 +939,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn while_stmt(&mut self, s: Cursor) {
-        let kids = s.children();
+        let kids = self.kids(s);
         let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else {
             return;
         };
@@ -866,7 +961,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn do_stmt(&mut self, s: Cursor) {
-        let kids = s.children();
+        let kids = self.kids(s);
         let (Some(&body), Some(&c)) = (kids.first(), kids.last()) else {
             return;
         };
@@ -884,7 +979,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn for_stmt(&mut self, s: Cursor) {
-        let kids = s.children();
+        let kids = self.kids(s);
         let Some((&body, parts)) = kids.split_last() else {
             return;
         };
@@ -941,7 +1036,7 @@ impl Lowerer<'_, '_, '_> {
             loc,
             "`for` header inside a macro: its parts were classified by their shape",
         );
-        for_parts_by_shape(parts)
+        for_parts_by_shape(&self.cx.tree, parts)
     }
 
     fn for_parts_by_tokens(
@@ -992,7 +1087,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn switch_stmt(&mut self, s: Cursor) {
-        let kids = s.children();
+        let kids = self.kids(s);
         let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else {
             return;
         };
@@ -1034,7 +1129,7 @@ impl Lowerer<'_, '_, '_> {
         self.enter(b, loc);
         let mut c = s;
         loop {
-            let kids = c.children();
+            let kids = self.kids(c);
             let Some(&sub) = kids.last() else { return };
             if c.kind() == CXCursor_DefaultStmt {
                 if let Some(sw) = self.switches.last_mut() {
@@ -1084,9 +1179,9 @@ impl Lowerer<'_, '_, '_> {
     }
 }
 
-fn for_parts_by_shape(parts: &[Cursor]) -> (Option<Cursor>, Option<Cursor>, Option<Cursor>) {
+fn for_parts_by_shape(t: &Tree, parts: &[Cursor]) -> (Option<Cursor>, Option<Cursor>, Option<Cursor>) {
     let looks_cond = |c: Cursor| -> bool {
-        let c = super::expr::strip_plain(c);
+        let c = strip_plain(t, c);
         match c.kind() {
             CXCursor_BinaryOperator => {
                 let op = c.binop();
@@ -1100,7 +1195,7 @@ fn for_parts_by_shape(parts: &[Cursor]) -> (Option<Cursor>, Option<Cursor>, Opti
         }
     };
     let looks_step = |c: Cursor| -> bool {
-        let c = super::expr::strip_plain(c);
+        let c = strip_plain(t, c);
         match c.kind() {
             CXCursor_UnaryOperator => {
                 (CXUnaryOperator_PostInc..=CXUnaryOperator_PreDec).contains(&c.unop())

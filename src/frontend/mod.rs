@@ -38,6 +38,7 @@ mod expr;
 mod fields;
 mod init;
 mod lower;
+mod tree;
 #[cfg(test)]
 mod tests;
 mod tucache;
@@ -468,6 +469,7 @@ fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuRes
     let mut cx = lower::TuCtx::new(&tu, &cmd.directory);
     for c in tu.cursor().children() {
         if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
+            cx.set_root(c);
             cx.collect_function_refs(c);
             cx.collect_field_stores(c);
             continue;
@@ -475,8 +477,9 @@ fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuRes
         if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || c.is_in_system_header() {
             continue;
         }
-        // A separate walk: it must see the initializers of `static` locals, which are not
-        // lowered, and it does not depend on the lowering of the body succeeding.
+        cx.set_root(c);
+        // Not part of the lowering: it must see the initializers of `static` locals, which are
+        // not lowered, and it does not depend on the lowering of the body succeeding.
         cx.collect_field_stores(c);
         // A bug in the lowering must cost one function, not the run.
         let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -57,3 +57,16 @@ void duff(char *to, char *from, int count) {
             } while (--n > 0);
     }
 }
+
+/* Case labels spelled through macros are parenthesised constant expressions (libclang shows the
+   constant once more as its own child in a recursive walk). */
+#define VARIANT(t, v) ((t) | ((v) << 4))
+int tag_kind(int tag) {
+    switch (tag) {
+    case VARIANT(4, 0):
+        return 1;
+    case VARIANT(4, 1) ... VARIANT(4, 2):
+        return 2;
+    }
+    return 0;
+}

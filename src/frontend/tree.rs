@@ -1,0 +1,187 @@
+//! The cursors below one top-level declaration, walked from libclang once.
+//!
+//! Input: a top-level cursor (a function definition or a global variable declaration).
+//! Output: `Tree`, answering "the children of this cursor" and "every descendant, parents first"
+//! without calling back into libclang.
+//! Invariants:
+//! - `children(c)` returns what `Cursor::children` would: the tree is filled by one recursive
+//!   `clang_visitChildren`, which visits a node's children in the order, and with the same
+//!   cursor values, as a visit of that node alone, except that statement and expression cursors
+//!   carry their enclosing declaration (see `CursorKey`).
+//! - Cursors are looked up by their full value (kind, xdata, data); a cursor that is not in the
+//!   tree (a declaration elsewhere, or the same statement reached through another parent) falls
+//!   back to libclang, so an answer never depends on whether the tree has the cursor.
+//!
+//! Why: lowering asks for the children of most nodes, several times for some (`strip_plain`,
+//! conditions, the field-store scan). Each `clang_visitChildren` builds a visitor and a heap
+//! work list; one recursive walk per function costs a fraction of the calls it replaces.
+
+use clang_sys::*;
+use hashbrown::HashMap;
+
+use super::clang::Cursor;
+
+/// A cursor's identity: what `clang_equalCursors` compares, minus the translation unit (one
+/// tree never spans two) and, for statements and expressions, minus the enclosing declaration
+/// libclang notes in `data[0]`: the recursive walk fills it in, a visit of the statement alone
+/// leaves it null, and nothing drip asks of a statement reads it. The statement itself
+/// (`data[1]`) identifies it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct CursorKey(CXCursorKind, i32, usize, usize);
+
+/// libclang numbers expression kinds from 100 and statement kinds from 200, below the
+/// attributes at 400 (`Index.h`); the test `tree_children_are_libclangs` holds us to it.
+fn is_statement_or_expression(kind: CXCursorKind) -> bool {
+    (100..400).contains(&kind)
+}
+
+fn key(c: Cursor) -> CursorKey {
+    let decl = if is_statement_or_expression(c.0.kind) { 0 } else { c.0.data[0] as usize };
+    CursorKey(c.0.kind, c.0.xdata, decl, c.0.data[1] as usize)
+}
+
+/// Do `a` and `b` name the same cursor (see `CursorKey`)?
+#[cfg(test)]
+pub fn same_cursor(a: Cursor, b: Cursor) -> bool {
+    key(a) == key(b) && a.0.data[2] == b.0.data[2]
+}
+
+#[derive(Default)]
+pub(super) struct Tree {
+    /// Every cursor below the root, in visiting order (parents before children); the root is
+    /// not in it.
+    nodes: Vec<Cursor>,
+    /// Children of `nodes[i]`: `kids[first[i + 1] .. first[i + 2]]`; those of the root:
+    /// `kids[first[0] .. first[1]]`.
+    first: Vec<u32>,
+    kids: Vec<u32>,
+    /// Cursor → position in `first` (0 for the root, `i + 1` for `nodes[i]`).
+    index: HashMap<CursorKey, u32>,
+}
+
+impl Tree {
+    /// Walk everything below `root`.
+    pub fn build(root: Cursor) -> Tree {
+        // The walk reports each cursor with its parent. It is depth-first, so the parent is on
+        // the path from the root to the previous cursor: pop the path until it is on top.
+        let mut nodes: Vec<Cursor> = Vec::new();
+        let mut parent_of: Vec<u32> = Vec::new();
+        let mut path: Vec<(CursorKey, u32)> = vec![(key(root), 0)];
+        let mut lost = false;
+        root.visit_descendants_with_parent(&mut |c, parent| {
+            let (ck, pk) = (key(c), key(parent));
+            // The recursive walk shows a constant expression (a `case` bound) once more as its
+            // own child, with the expression's children below the copy; a visit of the
+            // expression alone shows the children directly. Leaving the copy out gives them to
+            // the expression, whose key they name as their parent.
+            if ck == pk {
+                return true;
+            }
+            while path.last().is_some_and(|p| p.0 != pk) {
+                path.pop();
+            }
+            let Some(&(_, slot)) = path.last() else {
+                // Cannot happen for a depth-first walk; the tree is then not used.
+                lost = true;
+                return false;
+            };
+            nodes.push(c);
+            parent_of.push(slot);
+            path.push((ck, nodes.len() as u32));
+            true
+        });
+        if lost {
+            return Tree::default();
+        }
+        // Children lists by counting: a node's children are listed in visiting order.
+        let n_slots = nodes.len() + 1;
+        let mut first = vec![0u32; n_slots + 1];
+        for &p in &parent_of {
+            first[p as usize + 1] += 1;
+        }
+        for i in 0..n_slots {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut kids = vec![0u32; nodes.len()];
+        for (i, &p) in parent_of.iter().enumerate() {
+            kids[fill[p as usize] as usize] = i as u32;
+            fill[p as usize] += 1;
+        }
+        let mut index = HashMap::with_capacity(n_slots);
+        index.insert(key(root), 0);
+        for (i, c) in nodes.iter().enumerate() {
+            // A cursor value seen twice has the same children both times; keep the first.
+            index.entry(key(*c)).or_insert(i as u32 + 1);
+        }
+        Tree { nodes, first, kids, index }
+    }
+
+    /// The children of `c`, as `Cursor::children` gives them.
+    pub fn children(&self, c: Cursor) -> Vec<Cursor> {
+        self.kids(c).collect()
+    }
+
+    /// The children of `c`, without collecting them.
+    pub fn kids(&self, c: Cursor) -> Kids<'_> {
+        match self.index.get(&key(c)) {
+            Some(&slot) => {
+                let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
+                Kids::Tree(&self.nodes, self.kids[a as usize..b as usize].iter())
+            }
+            None => Kids::Owned(c.children().into_iter()),
+        }
+    }
+
+    /// Does the tree hold `c` (so `children` answers without libclang)?
+    #[cfg(test)]
+    pub fn has(&self, c: Cursor) -> bool {
+        self.index.contains_key(&key(c))
+    }
+
+    /// Is `root` the cursor this tree was built from?
+    pub fn is_root(&self, root: Cursor) -> bool {
+        self.index.get(&key(root)) == Some(&0) && !self.first.is_empty()
+    }
+
+    /// Every cursor below the root, parents first (the order of `Cursor::visit_descendants`).
+    pub fn descendants(&self) -> &[Cursor] {
+        &self.nodes
+    }
+}
+
+/// An iterator over the children of a cursor: from the tree, or from libclang when the cursor is
+/// not in it.
+pub(super) enum Kids<'t> {
+    Tree(&'t [Cursor], std::slice::Iter<'t, u32>),
+    Owned(std::vec::IntoIter<Cursor>),
+}
+
+impl Iterator for Kids<'_> {
+    type Item = Cursor;
+
+    fn next(&mut self) -> Option<Cursor> {
+        match self {
+            Kids::Tree(nodes, it) => it.next().map(|&k| nodes[k as usize]),
+            Kids::Owned(it) => it.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Kids::Tree(_, it) => it.size_hint(),
+            Kids::Owned(it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Kids<'_> {
+    fn next_back(&mut self) -> Option<Cursor> {
+        match self {
+            Kids::Tree(nodes, it) => it.next_back().map(|&k| nodes[k as usize]),
+            Kids::Owned(it) => it.next_back(),
+        }
+    }
+}
+
+impl ExactSizeIterator for Kids<'_> {}
