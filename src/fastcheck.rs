@@ -1752,6 +1752,10 @@ pub fn flow_insensitive_params<'m>(
     model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
     tracked: &[bool],
 ) -> Vec<Option<ParamFate>> {
+    if func.n_params == 0 {
+        return Vec::new();
+    }
+    let reading = statements_reading(func);
     func.params()
         .map(|p| {
             // Integer parameters are followed too: C code passes pointers cast to
@@ -1762,7 +1766,7 @@ pub fn flow_insensitive_params<'m>(
                 // Aggregates passed by value do not carry a cell we track.
                 return Some(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
             }
-            match param_use(func, model_of, tracked, p) {
+            match param_use(func, model_of, tracked, &reading, p) {
                 ParamUse::ReadOnly => Some(ParamFate::Reads),
                 ParamUse::Escapes => Some(ParamFate::Escapes),
                 ParamUse::NeedsFlow => None,
@@ -1785,30 +1789,58 @@ pub enum ParamUse {
     NeedsFlow,
 }
 
-/// The flow-insensitive pre-check for parameter summaries; see `ParamUse`.
-pub fn param_use<'m>(
+/// For each local, the statements that read it (as an operand, an argument, or the pointer
+/// below `&p->f`), in order, each once.
+fn statements_reading(func: &crate::ir::Function) -> Vec<Vec<u32>> {
+    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
+    let mut note = |l: Option<LocalId>, si: u32| {
+        if let Some(l) = l {
+            let v = &mut uses[l.index()];
+            if v.last() != Some(&si) {
+                v.push(si);
+            }
+        }
+    };
+    for (si, s) in func.stmts.iter().enumerate() {
+        let si = si as u32;
+        match s {
+            Stmt::Assign { src: Rvalue::Use(op), .. } => note(op.local(), si),
+            Stmt::Assign { src: Rvalue::AddrOf(place), .. } => note(place.pointee_of_local(), si),
+            Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(|o| note(o.local(), si)),
+            Stmt::Call { args, .. } => args.iter().for_each(|a| note(a.local(), si)),
+        }
+    }
+    uses
+}
+
+/// The flow-insensitive pre-check for parameter summaries; see `ParamUse`. `reading` is
+/// `statements_reading(func)`: each local that comes to hold the parameter's value is followed
+/// through the statements that read it, once.
+fn param_use<'m>(
     func: &crate::ir::Function,
     model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
     tracked: &[bool],
+    reading: &[Vec<u32>],
     p: LocalId,
 ) -> ParamUse {
     let mut holders = vec![p];
+    let mut is_holder = vec![false; func.locals.len()];
+    is_holder[p.index()] = true;
     let mut escapes = false;
-    let holds = |holders: &[LocalId], op: &Operand| op.local().is_some_and(|l| holders.contains(&l));
-    loop {
-        let before = holders.len();
-        for (si, s) in func.stmts.iter().enumerate() {
-            let sid = StmtId::from_usize(si);
-            let (dst, carries) = match s {
-                Stmt::Assign { dst, src: Rvalue::Use(op) } => (Some(dst), holds(&holders, op)),
-                Stmt::Assign { dst, src: Rvalue::AddrOf(place) } => {
-                    (Some(dst), place.pointee_of_local().is_some_and(|y| holders.contains(&y)))
-                }
-                Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(|o| holds(&holders, o))),
+    let mut next = 0;
+    while let Some(&h) = holders.get(next) {
+        next += 1;
+        let is_h = |op: &Operand| op.local() == Some(h);
+        for &si in &reading[h.index()] {
+            let sid = StmtId::from_usize(si as usize);
+            let (dst, carries) = match &func.stmts[si as usize] {
+                Stmt::Assign { dst, src: Rvalue::Use(op) } => (Some(dst), is_h(op)),
+                Stmt::Assign { dst, src: Rvalue::AddrOf(place) } => (Some(dst), place.pointee_of_local() == Some(h)),
+                Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(is_h)),
                 Stmt::Call { dst, args, .. } => {
                     let model = model_of(sid);
                     for (i, a) in args.iter().enumerate() {
-                        if !holds(&holders, a) {
+                        if !is_h(a) {
                             continue;
                         }
                         match model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i)) {
@@ -1820,7 +1852,7 @@ pub fn param_use<'m>(
                         }
                     }
                     let carries = match model.map(|m| m.ret) {
-                        Some(RetEffect::ArgAlias(i)) => args.get(i).is_some_and(|a| holds(&holders, a)),
+                        Some(RetEffect::ArgAlias(i)) => args.get(i).is_some_and(is_h),
                         _ => false,
                     };
                     (dst.as_ref(), carries)
@@ -1829,7 +1861,8 @@ pub fn param_use<'m>(
             if carries {
                 match dst {
                     Some(Place::Local(l)) if tracked[l.index()] => {
-                        if !holders.contains(l) {
+                        if !is_holder[l.index()] {
+                            is_holder[l.index()] = true;
                             holders.push(*l);
                         }
                     }
@@ -1838,11 +1871,9 @@ pub fn param_use<'m>(
                 }
             }
         }
-        if holders.len() == before {
-            break;
-        }
     }
-    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if holds(&holders, op))) {
+    let held = |op: &Operand| op.local().is_some_and(|l| is_holder[l.index()]);
+    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if held(op))) {
         ParamUse::NeedsFlow
     } else if escapes {
         ParamUse::Escapes
