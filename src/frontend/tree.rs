@@ -6,11 +6,11 @@
 //! Invariants:
 //! - `children(c)` returns what `Cursor::children` would: the tree is filled by one recursive
 //!   `clang_visitChildren`, which visits a node's children in the order, and with the same
-//!   cursor values, as a visit of that node alone, except that statement and expression cursors
-//!   carry their enclosing declaration (see `CursorKey`).
-//! - Cursors are looked up by their full value (kind, xdata, data); a cursor that is not in the
-//!   tree (a declaration elsewhere, or the same statement reached through another parent) falls
-//!   back to libclang, so an answer never depends on whether the tree has the cursor.
+//!   cursor values, as a visit of that node alone, with two differences the build or the key
+//!   absorbs: statement and expression cursors carry their enclosing declaration (see
+//!   `CursorKey`), and a `case` constant shows once more as its own child (left out).
+//! - Cursors are looked up by `CursorKey`; a cursor that is not in the tree (a declaration
+//!   elsewhere) falls back to libclang, so an answer never depends on whether the tree has it.
 //!
 //! Why: lowering asks for the children of most nodes, several times for some (`strip_plain`,
 //! conditions, the field-store scan). Each `clang_visitChildren` builds a visitor and a heap
