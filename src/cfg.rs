@@ -768,20 +768,12 @@ impl<'a> FnCx<'a> {
     }
 
     /// `arg_slots` with the prefix written into `out` (cleared first), so that building paths
-    /// from it allocates nothing.
+    /// from it allocates nothing in the common cases.
     fn arg_prefix(&self, arg: &Operand, out: &mut String) -> Option<LocalId> {
         out.clear();
-        let t = arg.local()?;
-        if let Some(place) = self.addr_temps.get(&t) {
-            return match place {
-                Place::Local(l) => Some(*l),
-                _ => self.path_into(place, out).map(|(r, _)| r),
-            };
-        }
-        (self.is_tracked(t) && self.func.local(t).is_pointer).then(|| {
-            out.push('*');
-            t
-        })
+        let (root, prefix) = self.arg_slots(arg)?;
+        out.push_str(&prefix);
+        Some(root)
     }
 
     /// The caller's slot for what a callee leaves at `callee_path` below argument `arg`.
@@ -1109,7 +1101,7 @@ impl<'a> FnCx<'a> {
         let CondKind::Cmp(op, a, b) = kind else { return std::borrow::Cow::Borrowed(kind) };
         let fold = |o: &Operand| self.constant_at(o, node, idx).map_or_else(|| o.clone(), Operand::Const);
         std::borrow::Cow::Owned(match (fold(a), fold(b)) {
-            (Operand::Const(k), other @ Operand::Place(_)) => CondKind::Cmp(flip(*op), other, Operand::Const(k)),
+            (Operand::Const(k), other @ Operand::Place(_)) => CondKind::Cmp(op.swapped(), other, Operand::Const(k)),
             (x, y) => CondKind::Cmp(*op, x, y),
         })
     }
@@ -1125,7 +1117,7 @@ impl<'a> FnCx<'a> {
             },
             CondKind::Cmp(op, a, b) => match (a, b) {
                 (a, Operand::Const(k)) if a.local().is_some() => (a.local().unwrap_or(LocalId(0)), *op, *k),
-                (Operand::Const(k), b) if b.local().is_some() => (b.local().unwrap_or(LocalId(0)), flip(*op), *k),
+                (Operand::Const(k), b) if b.local().is_some() => (b.local().unwrap_or(LocalId(0)), op.swapped(), *k),
                 _ => return self.pure_key(kind, node, idx),
             },
             CondKind::Opaque => return CondClass::Opaque,
@@ -1194,16 +1186,6 @@ enum PureArg {
     Absent,
     Const(i64),
     Local(LocalId, u32),
-}
-
-fn flip(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        o => o,
-    }
 }
 
 fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {

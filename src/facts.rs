@@ -33,7 +33,7 @@ pub enum Fact {
 impl Fact {
     /// The fact that the test `v op c` gives on its side that `holds` (or not).
     pub fn learned(op: CmpOp, c: i64, holds: bool) -> Fact {
-        let op = if holds { op } else { negate(op) };
+        let op = if holds { op } else { op.negated() };
         match op {
             CmpOp::Eq => Fact::In(c, c),
             CmpOp::Ne => Fact::Ne(c),
@@ -87,27 +87,6 @@ impl Fact {
 
     pub fn is_zero(self) -> bool {
         self == Fact::In(0, 0)
-    }
-}
-
-fn negate(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Eq => CmpOp::Ne,
-        CmpOp::Ne => CmpOp::Eq,
-        CmpOp::Lt => CmpOp::Ge,
-        CmpOp::Le => CmpOp::Gt,
-        CmpOp::Gt => CmpOp::Le,
-        CmpOp::Ge => CmpOp::Lt,
-    }
-}
-
-fn flip(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        o => o,
     }
 }
 
@@ -183,7 +162,7 @@ impl Facts {
             let (place, op, c) = match &cond.kind {
                 CondKind::Truthy(Operand::Place(p)) => (p, CmpOp::Ne, 0),
                 CondKind::Cmp(op, Operand::Place(p), Operand::Const(c)) => (p, *op, *c),
-                CondKind::Cmp(op, Operand::Const(c), Operand::Place(p)) => (p, flip(*op), *c),
+                CondKind::Cmp(op, Operand::Const(c), Operand::Place(p)) => (p, op.swapped(), *c),
                 _ => continue,
             };
             let Some(k) = raw_key(cx, &fact_local, place) else { continue };

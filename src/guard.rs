@@ -445,15 +445,8 @@ impl Guards {
         if self.has_complementary_lits(&kids, true) {
             return GuardId::FALSE;
         }
-        // Absorption: a ∧ (a ∨ b) = a (only disjunctions can be absorbed; most conjunctions
-        // have none).
-        if kids.iter().any(|k| matches!(self.nodes[k.0 as usize], Stored::Or(..))) {
-            let all = kids.clone();
-            kids.retain(|k| match self.node(*k) {
-                Node::Or(ds) => !ds.iter().any(|d| all.binary_search(d).is_ok()),
-                _ => true,
-            });
-        }
+        // Absorption: a ∧ (a ∨ b) = a.
+        self.absorb(&mut kids, false);
         match kids.len() {
             0 => GuardId::TRUE,
             1 => kids[0],
@@ -530,19 +523,32 @@ impl Guards {
         if self.covers_exactly_one_group(&kids) {
             return GuardId::TRUE;
         }
-        // Absorption: a ∨ (a ∧ b) = a (only conjunctions can be absorbed).
-        if kids.iter().any(|k| matches!(self.nodes[k.0 as usize], Stored::And(..))) {
-            let all = kids.clone();
-            kids.retain(|k| match self.node(*k) {
-                Node::And(cs) => !cs.iter().any(|c| all.binary_search(c).is_ok()),
-                _ => true,
-            });
-        }
+        // Absorption: a ∨ (a ∧ b) = a.
+        self.absorb(&mut kids, true);
         match kids.len() {
             0 => GuardId::FALSE,
             1 => kids[0],
             _ => self.intern(Key::Or(&kids)),
         }
+    }
+
+    /// Drop from the sorted children of a conjunction (`in_or` false) or a disjunction (`in_or`
+    /// true) each child of the dual kind that shares a member with them. Most nodes have no
+    /// child of the dual kind, so that is checked first.
+    fn absorb(&self, kids: &mut Kids, in_or: bool) {
+        let dual = |k: &GuardId| match self.nodes[k.0 as usize] {
+            Stored::And(..) => in_or,
+            Stored::Or(..) => !in_or,
+            _ => false,
+        };
+        if !kids.iter().any(dual) {
+            return;
+        }
+        let all = kids.clone();
+        kids.retain(|k| match self.node(*k) {
+            Node::And(ms) | Node::Or(ms) if dual(k) => !ms.iter().any(|m| all.binary_search(m).is_ok()),
+            _ => true,
+        });
     }
 
     fn covers_exactly_one_group(&self, kids: &[GuardId]) -> bool {

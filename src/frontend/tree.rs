@@ -141,7 +141,7 @@ impl Tree {
 
     /// Is `root` the cursor this tree was built from?
     pub fn is_root(&self, root: Cursor) -> bool {
-        self.index.get(&key(root)) == Some(&0) && !self.first.is_empty()
+        self.index.get(&key(root)) == Some(&0)
     }
 
     /// Every cursor below the root, parents first (the order of `Cursor::visit_descendants`).
