@@ -20,7 +20,7 @@
 
 #![allow(non_upper_case_globals)]
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -73,8 +73,12 @@ pub(super) struct TuCtx<'t, 'i> {
     pub(super) field_keys: HashMap<usize, Option<String>>,
     /// The cursors below the top-level declaration being lowered (`set_root`).
     pub(super) tree: Tree,
+    /// Per file (`FileId`), what `function_usr` appends to an internal function's USR.
+    usr_suffixes: Vec<Option<String>>,
     /// Per file (`FileId`), the offsets where its lines start, built when first needed.
     line_starts: Vec<Option<(Vec<u32>, &'t [u8])>>,
+    /// The file (index) and line of the last `line_col` answer.
+    last_line: (usize, usize),
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -92,13 +96,15 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
             tree: Tree::default(),
+            usr_suffixes: Vec::new(),
             line_starts: Vec::new(),
+            last_line: (usize::MAX, 0),
         }
     }
 
     /// Walk the top-level declaration `root` once; `kids` and `strip` then answer from it.
     pub fn set_root(&mut self, root: Cursor) {
-        self.tree = Tree::build(root);
+        self.tree.rebuild(root);
     }
 
     /// The children of `c` (`Cursor::children`, answered from the tree when it has `c`).
@@ -188,8 +194,18 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             self.line_starts[i] = Some((line_starts(text), text));
         }
         let (starts, text) = self.line_starts[i].as_ref()?;
-        // The last line start at or before `off`.
-        let line = starts.partition_point(|&s| s <= off);
+        // The number of line starts at or before `off`. Lowering asks in nearly source order,
+        // so the last answer's line or the next one usually holds `off`.
+        let holds = |l: usize| l >= 1 && l <= starts.len() && starts[l - 1] <= off && starts.get(l).is_none_or(|&s| off < s);
+        let hint = self.last_line;
+        let line = if hint.0 == i && holds(hint.1) {
+            hint.1
+        } else if hint.0 == i && holds(hint.1 + 1) {
+            hint.1 + 1
+        } else {
+            starts.partition_point(|&s| s <= off)
+        };
+        self.last_line = (i, line);
         let start = *starts.get(line.checked_sub(1)?)?;
         let mut col = off - start + 1;
         // clang puts the `\n` of a `\r\n` in the column of the `\r`.
@@ -200,7 +216,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     pub fn path_of(&mut self, c: Cursor) -> Option<PathBuf> {
-        let (f, _, _) = clang::expansion(c.location())?;
+        let (f, _) = clang::expansion_offset(c.location())?;
         let id = self.file_id(f);
         self.files.get(id.index()).cloned()
     }
@@ -215,10 +231,18 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             return usr;
         }
         let def = decl.definition().unwrap_or_else(|| decl.canonical());
-        match self.path_of(def) {
-            Some(p) => format!("{usr}@{}", p.display()),
-            None => usr,
+        let Some((f, _)) = clang::expansion_offset(def.location()) else {
+            return usr;
+        };
+        // Formatting the path is most of the cost, and a TU's static functions come from a
+        // handful of files.
+        let id = self.file_id(f).index();
+        if self.usr_suffixes.len() <= id {
+            self.usr_suffixes.resize(id + 1, None);
         }
+        let files = &self.files;
+        let suffix = self.usr_suffixes[id].get_or_insert_with(|| format!("@{}", files[id].display()));
+        usr + suffix
     }
 
     pub fn callee_info(&mut self, decl: Cursor) -> Rc<CalleeInfo> {
@@ -712,7 +736,7 @@ impl Lowerer<'_, '_, '_> {
         let mut undefined: Vec<(usize, BlockId)> = self
             .labels
             .iter()
-            .filter(|(k, _)| !self.defined_labels.contains(k))
+            .filter(|(k, _)| !self.defined_labels.contains(*k))
             .map(|(k, b)| (*k, *b))
             .collect();
         undefined.sort_by_key(|(_, b)| *b);

@@ -9,6 +9,7 @@
 //!   cursor values, as a visit of that node alone, with two differences the build or the key
 //!   absorbs: statement and expression cursors carry their enclosing declaration (see
 //!   `CursorKey`), and a `case` constant shows once more as its own child (left out).
+//! - `rebuild` replaces everything of the previous root (only buffer capacity carries over).
 //! - Cursors are looked up by `CursorKey`; a cursor that is not in the tree (a declaration
 //!   elsewhere) falls back to libclang, so an answer never depends on whether the tree has it.
 //!
@@ -57,16 +58,25 @@ pub(super) struct Tree {
     kids: Vec<u32>,
     /// Cursor → position in `first` (0 for the root, `i + 1` for `nodes[i]`).
     index: HashMap<CursorKey, u32>,
+    /// Scratch of `rebuild`, kept for its capacity: each node's parent slot, the path from the
+    /// root to the last node visited, the fill positions of `kids`.
+    parent_of: Vec<u32>,
+    path: Vec<(CursorKey, u32)>,
+    fill: Vec<u32>,
 }
 
 impl Tree {
-    /// Walk everything below `root`.
-    pub fn build(root: Cursor) -> Tree {
+    /// Walk everything below `root`, replacing what the tree held. The buffers are kept from
+    /// one root to the next: a TU's declarations are walked one after another, and growing
+    /// fresh vectors for each cost more than the walk's own bookkeeping.
+    pub fn rebuild(&mut self, root: Cursor) {
+        let Tree { nodes, first, kids, index, parent_of, path, fill } = self;
+        nodes.clear();
+        parent_of.clear();
+        path.clear();
         // The walk reports each cursor with its parent. It is depth-first, so the parent is on
         // the path from the root to the previous cursor: pop the path until it is on top.
-        let mut nodes: Vec<Cursor> = Vec::new();
-        let mut parent_of: Vec<u32> = Vec::new();
-        let mut path: Vec<(CursorKey, u32)> = vec![(key(root), 0)];
+        path.push((key(root), 0));
         let mut lost = false;
         root.visit_descendants_with_parent(&mut |c, parent| {
             let (ck, pk) = (key(c), key(parent));
@@ -81,7 +91,7 @@ impl Tree {
                 path.pop();
             }
             let Some(&(_, slot)) = path.last() else {
-                // Cannot happen for a depth-first walk; the tree is then not used.
+                // Cannot happen for a depth-first walk; the tree is then left empty.
                 lost = true;
                 return false;
             };
@@ -91,30 +101,43 @@ impl Tree {
             true
         });
         if lost {
-            return Tree::default();
+            nodes.clear();
+            parent_of.clear();
         }
         // Children lists by counting: a node's children are listed in visiting order.
         let n_slots = nodes.len() + 1;
-        let mut first = vec![0u32; n_slots + 1];
-        for &p in &parent_of {
+        first.clear();
+        first.resize(n_slots + 1, 0);
+        for &p in parent_of.iter() {
             first[p as usize + 1] += 1;
         }
         for i in 0..n_slots {
             first[i + 1] += first[i];
         }
-        let mut fill = first.clone();
-        let mut kids = vec![0u32; nodes.len()];
+        fill.clear();
+        fill.extend_from_slice(first);
+        kids.clear();
+        kids.resize(nodes.len(), 0);
         for (i, &p) in parent_of.iter().enumerate() {
             kids[fill[p as usize] as usize] = i as u32;
             fill[p as usize] += 1;
         }
-        let mut index = HashMap::with_capacity(n_slots);
+        // Clearing a table writes all of its buckets: one sized for a TU's largest function
+        // would cost that much again for each small one after it.
+        if index.capacity() > 4 * n_slots.max(256) {
+            *index = HashMap::with_capacity(n_slots);
+        } else {
+            index.clear();
+        }
+        if lost {
+            return;
+        }
+        index.reserve(n_slots);
         index.insert(key(root), 0);
         for (i, c) in nodes.iter().enumerate() {
             // A cursor value seen twice has the same children both times; keep the first.
             index.entry(key(*c)).or_insert(i as u32 + 1);
         }
-        Tree { nodes, first, kids, index }
     }
 
     /// The children of `c`, as `Cursor::children` gives them.
