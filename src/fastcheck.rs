@@ -1089,7 +1089,9 @@ fn flow(
             Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
             _ => None,
         };
-        for (t, label) in &cx.dag.succs[nd.index()] {
+        let succs = &cx.dag.succs[nd.index()];
+        let here = st.p;
+        for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
@@ -1140,44 +1142,38 @@ fn flow(
             if l == GuardId::FALSE {
                 continue;
             }
-            let mut out =
-                State {
-                    p: guards.and(st.p, l),
-                    h: Vec::with_capacity(st.h.len()),
-                    maybe_null: st.maybe_null.clone(),
-                    weak: st.weak.clone(),
-                    alias: st.alias.clone(),
-                    derived: st.derived.clone(),
-                    // No allocation on every edge of a pass that follows no facts.
-                    facts: Vec::with_capacity(if use_facts { st.facts.len() + 1 } else { 0 }),
-                    at: (0, 0),
-                };
-            if out.p == GuardId::FALSE {
+            let p = guards.and(here, l);
+            if p == GuardId::FALSE {
                 continue;
             }
-            for (y, g) in &st.h {
-                // Most slots hold the cell on every path reaching here: their guard is `p`.
-                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
-                out.set_key(*y, gy);
-            }
+            // The last edge takes the node's own state: most nodes have one successor, and
+            // copying every set for it was most of a pass's allocations.
+            let mut out = if ei + 1 == succs.len() {
+                State { p, at: (0, 0), ..std::mem::take(&mut st) }
+            } else {
+                State { p, at: (0, 0), ..st.clone() }
+            };
+            // Most slots hold the cell on every path reaching here: their guard is `p`.
+            out.h.retain_mut(|(_, g)| {
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                *g != GuardId::FALSE
+            });
             // What the test says of its value on this side: it holds wherever the edge is taken,
             // so an earlier fact of the same value that it implies adds nothing.
             let learned = fact_test.filter(|(k, _, _)| cx.facts.live(*t, *k)).map(|(k, op, c)| {
                 let is_then = Some(cx.dag.block[t.index()]) == then_block;
                 (k, crate::facts::Fact::learned(op, c, is_then))
             });
-            for (k, f, g) in &st.facts {
+            out.facts.retain_mut(|(k, f, g)| {
                 if !cx.facts.live(*t, *k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
-                    continue;
+                    return false;
                 }
                 // Most facts hold on every path reaching here: their guard is `p`.
-                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
-                if gy != GuardId::FALSE {
-                    out.facts.push((*k, *f, gy));
-                }
-            }
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                *g != GuardId::FALSE
+            });
             if let Some((k, f)) = learned {
-                out.facts.push((k, f, out.p));
+                out.facts.push((k, f, p));
             }
             merge_into(guards, &mut states[t.index()], out);
         }
