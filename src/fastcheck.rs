@@ -371,22 +371,6 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     if sites.is_empty() {
         return Vec::new();
     }
-    let plain = check_sites(cx, config, is_main, timings, &sites, false);
-    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
-    if cx.facts.is_empty() || !plain.iter().any(facts_may_matter) {
-        return plain;
-    }
-    check_sites(cx, config, is_main, timings, &sites, true)
-}
-
-fn check_sites(
-    cx: &FnCx,
-    config: &Config,
-    is_main: bool,
-    timings: &mut Timings,
-    sites: &[(DagNode, usize, StmtId, SiteSlot)],
-    with_facts: bool,
-) -> Vec<SiteVerdict> {
     let started = std::time::Instant::now();
     let mut guards = Guards::new(config.max_guard_nodes_entry);
     guards.set_deadline(cx.deadline);
@@ -394,6 +378,34 @@ fn check_sites(
         guards.declare_exactly_one(g[0].0, g);
     }
     let p_entry = entry_guards(cx, &mut guards);
+    timings.value_flow += started.elapsed();
+    // Both passes start from this arena: a second pass gets a copy of it, which is the arena it
+    // would build again node for node (the same guard ids), for much less than rebuilding it.
+    let base = (!cx.facts.is_empty()).then(|| (guards.clone(), p_entry.clone()));
+    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, false);
+    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
+    match base {
+        Some((guards, p_entry)) if plain.iter().any(facts_may_matter) => {
+            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, true)
+        }
+        _ => plain,
+    }
+}
+
+/// `guards`: an arena holding the function's exactly-one groups and the guards of reaching each
+/// node from the entry (`p_entry`, `None` when they were over budget), and nothing else.
+#[allow(clippy::too_many_arguments)]
+fn check_sites(
+    cx: &FnCx,
+    config: &Config,
+    is_main: bool,
+    timings: &mut Timings,
+    sites: &[(DagNode, usize, StmtId, SiteSlot)],
+    mut guards: Guards,
+    p_entry: Option<Vec<GuardId>>,
+    with_facts: bool,
+) -> Vec<SiteVerdict> {
+    let started = std::time::Instant::now();
     // What holds of the followed values on every path to each point, for the sites' start.
     let must = with_facts.then(|| cx.facts.must_at_entry(cx));
     timings.value_flow += started.elapsed();
