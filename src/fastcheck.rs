@@ -371,22 +371,6 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     if sites.is_empty() {
         return Vec::new();
     }
-    let plain = check_sites(cx, config, is_main, timings, &sites, false);
-    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
-    if cx.facts.is_empty() || !plain.iter().any(facts_may_matter) {
-        return plain;
-    }
-    check_sites(cx, config, is_main, timings, &sites, true)
-}
-
-fn check_sites(
-    cx: &FnCx,
-    config: &Config,
-    is_main: bool,
-    timings: &mut Timings,
-    sites: &[(DagNode, usize, StmtId, SiteSlot)],
-    with_facts: bool,
-) -> Vec<SiteVerdict> {
     let started = std::time::Instant::now();
     let mut guards = Guards::new(config.max_guard_nodes_entry);
     guards.set_deadline(cx.deadline);
@@ -394,6 +378,34 @@ fn check_sites(
         guards.declare_exactly_one(g[0].0, g);
     }
     let p_entry = entry_guards(cx, &mut guards);
+    timings.value_flow += started.elapsed();
+    // Both passes start from this arena: a second pass gets a copy of it, which is the arena it
+    // would build again node for node (the same guard ids), for much less than rebuilding it.
+    let base = (!cx.facts.is_empty()).then(|| (guards.clone(), p_entry.clone()));
+    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, false);
+    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
+    match base {
+        Some((guards, p_entry)) if plain.iter().any(facts_may_matter) => {
+            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, true)
+        }
+        _ => plain,
+    }
+}
+
+/// `guards`: an arena holding the function's exactly-one groups and the guards of reaching each
+/// node from the entry (`p_entry`, `None` when they were over budget), and nothing else.
+#[allow(clippy::too_many_arguments)]
+fn check_sites(
+    cx: &FnCx,
+    config: &Config,
+    is_main: bool,
+    timings: &mut Timings,
+    sites: &[(DagNode, usize, StmtId, SiteSlot)],
+    mut guards: Guards,
+    p_entry: Option<Vec<GuardId>>,
+    with_facts: bool,
+) -> Vec<SiteVerdict> {
+    let started = std::time::Instant::now();
     // What holds of the followed values on every path to each point, for the sites' start.
     let must = with_facts.then(|| cx.facts.must_at_entry(cx));
     timings.value_flow += started.elapsed();
@@ -1089,7 +1101,9 @@ fn flow(
             Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
             _ => None,
         };
-        for (t, label) in &cx.dag.succs[nd.index()] {
+        let succs = &cx.dag.succs[nd.index()];
+        let here = st.p;
+        for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
@@ -1140,44 +1154,38 @@ fn flow(
             if l == GuardId::FALSE {
                 continue;
             }
-            let mut out =
-                State {
-                    p: guards.and(st.p, l),
-                    h: Vec::with_capacity(st.h.len()),
-                    maybe_null: st.maybe_null.clone(),
-                    weak: st.weak.clone(),
-                    alias: st.alias.clone(),
-                    derived: st.derived.clone(),
-                    // No allocation on every edge of a pass that follows no facts.
-                    facts: Vec::with_capacity(if use_facts { st.facts.len() + 1 } else { 0 }),
-                    at: (0, 0),
-                };
-            if out.p == GuardId::FALSE {
+            let p = guards.and(here, l);
+            if p == GuardId::FALSE {
                 continue;
             }
-            for (y, g) in &st.h {
-                // Most slots hold the cell on every path reaching here: their guard is `p`.
-                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
-                out.set_key(*y, gy);
-            }
+            // The last edge takes the node's own state: most nodes have one successor, and
+            // copying every set for it was most of a pass's allocations.
+            let mut out = if ei + 1 == succs.len() {
+                State { p, at: (0, 0), ..std::mem::take(&mut st) }
+            } else {
+                State { p, at: (0, 0), ..st.clone() }
+            };
+            // Most slots hold the cell on every path reaching here: their guard is `p`.
+            out.h.retain_mut(|(_, g)| {
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                *g != GuardId::FALSE
+            });
             // What the test says of its value on this side: it holds wherever the edge is taken,
             // so an earlier fact of the same value that it implies adds nothing.
             let learned = fact_test.filter(|(k, _, _)| cx.facts.live(*t, *k)).map(|(k, op, c)| {
                 let is_then = Some(cx.dag.block[t.index()]) == then_block;
                 (k, crate::facts::Fact::learned(op, c, is_then))
             });
-            for (k, f, g) in &st.facts {
+            out.facts.retain_mut(|(k, f, g)| {
                 if !cx.facts.live(*t, *k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
-                    continue;
+                    return false;
                 }
                 // Most facts hold on every path reaching here: their guard is `p`.
-                let gy = if *g == st.p { out.p } else { guards.and(*g, l) };
-                if gy != GuardId::FALSE {
-                    out.facts.push((*k, *f, gy));
-                }
-            }
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                *g != GuardId::FALSE
+            });
             if let Some((k, f)) = learned {
-                out.facts.push((k, f, out.p));
+                out.facts.push((k, f, p));
             }
             merge_into(guards, &mut states[t.index()], out);
         }

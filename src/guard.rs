@@ -66,6 +66,7 @@ enum Stored {
 /// Children lists up to this size stay on the stack while a node is being built.
 type Kids = SmallVec<[GuardId; 16]>;
 
+#[derive(Clone)]
 pub struct Guards {
     nodes: Vec<Stored>,
     kids: Vec<GuardId>,
