@@ -91,7 +91,6 @@ impl Tree {
                 path.pop();
             }
             let Some(&(_, slot)) = path.last() else {
-                // Cannot happen for a depth-first walk; the tree is then left empty.
                 lost = true;
                 return false;
             };
@@ -101,8 +100,13 @@ impl Tree {
             true
         });
         if lost {
+            // Cannot happen for a depth-first walk. The tree is then left empty, root included,
+            // so every question about this declaration goes to libclang.
             nodes.clear();
-            parent_of.clear();
+            first.clear();
+            kids.clear();
+            index.clear();
+            return;
         }
         // Children lists by counting: a node's children are listed in visiting order.
         let n_slots = nodes.len() + 1;
@@ -128,9 +132,6 @@ impl Tree {
             *index = HashMap::with_capacity(n_slots);
         } else {
             index.clear();
-        }
-        if lost {
-            return;
         }
         index.reserve(n_slots);
         index.insert(key(root), 0);
