@@ -142,7 +142,7 @@ impl Function {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LocalKind {
     Param,
     Var,
@@ -170,7 +170,7 @@ pub struct Block {
     pub term_loc: Loc,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Hash, Serialize, Deserialize)]
 pub enum Terminator {
     Goto(BlockId),
     /// Two-way branch: `then_` when `cond` holds.
@@ -201,7 +201,7 @@ impl Terminator {
 /// A branch condition atom. Lowering normalises NULL tests: `p`, `p != NULL`, `p != 0`, `!p`
 /// (with the targets swapped), `p == NULL` (swapped), `NULL == p`, `likely(p)` all become
 /// `Truthy(p)`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Hash, Serialize, Deserialize)]
 pub struct Cond {
     pub kind: CondKind,
     /// The source text of the tested expression, for reports (`q == NULL`).
@@ -211,7 +211,7 @@ pub struct Cond {
     pub text_on_else: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Hash, Serialize, Deserialize)]
 pub enum CondKind {
     /// The operand is non-zero / non-NULL.
     Truthy(Operand),
@@ -257,13 +257,13 @@ impl CmpOp {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Hash, Serialize, Deserialize)]
 pub enum Stmt {
     Assign { dst: Place, src: Rvalue },
     Call { dst: Option<Place>, callee: Callee, args: Vec<Operand> },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Hash, Serialize, Deserialize)]
 pub enum Callee {
     /// A call to a named function (declared or defined).
     Direct { name: String, usr: String },
@@ -275,7 +275,7 @@ pub enum Callee {
     Indirect { target: Operand, sig: String, field: Option<String> },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Hash, Serialize, Deserialize)]
 pub enum Rvalue {
     /// Copy of an operand: plain copies, casts, and pointer arithmetic with the offset abstracted.
     Use(Operand),
@@ -286,7 +286,7 @@ pub enum Rvalue {
     Opaque(Vec<Operand>),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Hash, Serialize, Deserialize)]
 pub enum Operand {
     Place(Place),
     /// Integer constant (including NULL, character literals and enumerators).

@@ -22,15 +22,16 @@
 //! - The table is one cache entry per (compile database, environment), rewritten after each run
 //!   with exactly the SCCs of that run, so it never grows beyond one program's SCCs.
 
-use crate::cache::{Cache, Digest, Hasher, Kind};
+use crate::cache::{Cache, Digest, Feed, Hasher, Kind};
 use crate::callgraph::Scc;
 use crate::checkers::Policy;
 use crate::diag::{Category, Diagnostic};
 use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
-use crate::ir::{Callee, FileId, Function, Loc, Program, Stmt};
+use crate::ir::{Block, Callee, FileId, Function, LocalDecl, Loc, Program, Stmt};
 use crate::summary::{Summaries, Summary};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
@@ -311,30 +312,58 @@ impl<'a> SccReuse<'a> {
 }
 
 /// The digest of a function's IR, with every location's file as a path: the files it names are
-/// numbered in order of first appearance, and their paths hashed in that order.
+/// numbered in order of first appearance, and their paths hashed in that order. Computed for
+/// every function of a run that uses the cache, so it feeds `Hash` (see `cache::Feed`) instead
+/// of encoding the IR, and renumbers locations as it goes instead of on a copy.
 pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
-    let mut local: HashMap<FileId, FileId> = HashMap::new();
-    let mut paths: Vec<&Path> = Vec::new();
-    let mut map = |l: &mut Loc| {
-        let Some(p) = files.get(l.file.index()) else { return };
-        let n = local.len();
-        l.file = *local.entry(l.file).or_insert_with(|| {
-            paths.push(p);
-            FileId::from_usize(n)
-        });
-    };
-    let mut g = f.clone();
-    map(&mut g.loc);
-    g.locals.iter_mut().for_each(|d| map(&mut d.loc));
-    g.stmt_locs.iter_mut().for_each(&mut map);
-    g.blocks.iter_mut().for_each(|b| map(&mut b.term_loc));
+    // Field by field, without `..`: a field added to the IR does not compile until it is hashed
+    // here, since a change the digest missed would let a stale result be reused.
+    let Function { name, usr, is_static, loc, sig, n_params, locals, returns_pointer, blocks, entry, stmts, stmt_locs, lowering_notes } = f;
+    let mut files = FileNumbering { files, seen: Vec::new() };
+    let mut w = Feed(Vec::with_capacity(4096));
+    (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes).hash(&mut w);
+    files.loc(*loc).hash(&mut w);
+    w.write_usize(locals.len());
+    for d in locals {
+        let LocalDecl { name, kind, is_pointer, is_aggregate, is_static, loc } = d;
+        (name, kind, is_pointer, is_aggregate, is_static, files.loc(*loc)).hash(&mut w);
+    }
+    w.write_usize(blocks.len());
+    for b in blocks {
+        let Block { stmts, term, term_loc } = b;
+        (stmts, term, files.loc(*term_loc)).hash(&mut w);
+    }
+    w.write_usize(stmt_locs.len());
+    for l in stmt_locs {
+        files.loc(*l).hash(&mut w);
+    }
     let mut h = Hasher::new("drip function");
-    h.u64(paths.len() as u64);
-    for p in paths {
+    h.u64(files.seen.len() as u64);
+    for (_, p) in &files.seen {
         h.path(p);
     }
-    h.value(&g);
+    h.bytes(&w.0);
     h.finish()
+}
+
+/// Renumbers a function's files in order of first appearance (a function names one or a few).
+struct FileNumbering<'a> {
+    files: &'a [PathBuf],
+    seen: Vec<(FileId, &'a Path)>,
+}
+
+impl FileNumbering<'_> {
+    fn loc(&mut self, l: Loc) -> Loc {
+        let Some(p) = self.files.get(l.file.index()) else { return l };
+        let n = match self.seen.iter().position(|&(id, _)| id == l.file) {
+            Some(n) => n,
+            None => {
+                self.seen.push((l.file, p));
+                self.seen.len() - 1
+            }
+        };
+        Loc { file: FileId::from_usize(n), ..l }
+    }
 }
 
 /// Everything a run's output and statistics are made of, when it can be replayed.
@@ -438,6 +467,40 @@ mod tests {
             args: vec![Operand::Const(16)],
         };
         assert_ne!(base, function_digest(&g, &files), "a constant in the body");
+    }
+
+    #[test]
+    fn every_part_of_a_function_is_in_its_digest() {
+        let files = paths(&["/p/a.c", "/p/b.h"]);
+        let f = || func(FileId(0), FileId(1), 10);
+        let base = function_digest(&f(), &files);
+        let edits: Vec<(&str, fn(&mut Function))> = vec![
+            ("name", |g| g.name = "g".into()),
+            ("usr", |g| g.usr = "c:@F@g".into()),
+            ("is_static", |g| g.is_static = true),
+            ("sig", |g| g.sig = "void *(int)".into()),
+            ("n_params", |g| g.n_params = 1),
+            ("returns_pointer", |g| g.returns_pointer = false),
+            ("entry", |g| g.entry = BlockId(1)),
+            ("a lowering note", |g| g.lowering_notes.push("asm goto".into())),
+            ("a local's name", |g| g.locals[0].name = "u".into()),
+            ("a local's kind", |g| g.locals[0].kind = LocalKind::Var),
+            ("a local's pointer flag", |g| g.locals[0].is_pointer = false),
+            ("a local's aggregate flag", |g| g.locals[0].is_aggregate = true),
+            ("a local's static flag", |g| g.locals[0].is_static = true),
+            ("a local's column", |g| g.locals[0].loc.col = 4),
+            ("a second local", |g| g.locals.push(g.locals[0].clone())),
+            ("a block's statements", |g| g.blocks[0].stmts.clear()),
+            ("a terminator", |g| g.blocks[0].term = Terminator::Return(None)),
+            ("a terminator's column", |g| g.blocks[0].term_loc.col = 4),
+            ("a statement's column", |g| g.stmt_locs[0].col = 4),
+            ("the function's column", |g| g.loc.col = 4),
+        ];
+        for (what, edit) in edits {
+            let mut g = f();
+            edit(&mut g);
+            assert_ne!(base, function_digest(&g, &files), "{what}");
+        }
     }
 
     #[test]

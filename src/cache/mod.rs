@@ -109,11 +109,11 @@ impl Hasher {
     }
     /// A serialisable value, by its postcard encoding.
     pub fn value<T: Serialize + ?Sized>(&mut self, v: &T) -> &mut Self {
-        match postcard::to_stdvec(v) {
-            Ok(bytes) => {
+        match encode(v) {
+            Some(bytes) => {
                 self.bytes(&bytes);
             }
-            Err(_) => self.failed = true,
+            None => self.failed = true,
         }
         self
     }
@@ -122,6 +122,74 @@ impl Hasher {
     pub fn finish(&self) -> Option<Digest> {
         (!self.failed).then(|| Digest(self.state.digest128()))
     }
+}
+
+/// postcard's own `Vec` flavor copies every piece with a `memcpy` call, and most pieces are
+/// one-byte varints.
+struct VecSink(Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for VecSink {
+    type Output = Vec<u8>;
+    #[inline]
+    fn try_push(&mut self, b: u8) -> postcard::Result<()> {
+        self.0.push(b);
+        Ok(())
+    }
+    #[inline]
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        if let [b] = data {
+            self.0.push(*b);
+        } else {
+            self.0.extend_from_slice(data);
+        }
+        Ok(())
+    }
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.0)
+    }
+}
+
+/// A `std::hash::Hasher` that keeps what it is fed, for `Hasher::bytes`: a value's `Hash` feed
+/// is a few times cheaper to produce than its postcard encoding (fixed-width writes, no varints,
+/// no `Result` at every field), which matters for what is hashed in bulk, a program's IR. The
+/// feed is prefix-free (`Hash` implementations length-prefix sequences and tag variants) and
+/// stable within one build of drip, which is all an entry needs: the build id is part of its
+/// format version.
+pub struct Feed(pub Vec<u8>);
+
+impl std::hash::Hasher for Feed {
+    fn finish(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.0)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn write_u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    #[inline]
+    fn write_isize(&mut self, v: isize) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// The postcard encoding of `v`.
+fn encode<T: Serialize + ?Sized>(v: &T) -> Option<Vec<u8>> {
+    postcard::serialize_with_flavor::<T, VecSink, Vec<u8>>(v, VecSink(Vec::new())).ok()
 }
 
 /// What an entry holds. Each kind has its own subdirectory.
@@ -380,7 +448,7 @@ impl Cache {
             let path = self.path(kind, name);
             let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
             let tmp = self.dir.join(kind.dir()).join(format!(".tmp-{}-{n}-{}", std::process::id(), name.hex()));
-            let mut h = Vec::with_capacity(HEADER_LEN + meta.len() + body.len());
+            let mut h = Vec::with_capacity(HEADER_LEN);
             h.extend_from_slice(MAGIC);
             h.extend_from_slice(&self.format.to_le_bytes());
             h.push(kind.tag());
@@ -416,7 +484,7 @@ impl Cache {
         if !self.enabled() {
             return false;
         }
-        let encoded = Self::timed(&self.store_ns, || Some((postcard::to_stdvec(meta).ok()?, postcard::to_stdvec(body).ok()?)));
+        let encoded = Self::timed(&self.store_ns, || Some((encode(meta)?, encode(body)?)));
         match encoded {
             Some((m, b)) => self.write_entry(kind, name, &m, &b),
             None => {
