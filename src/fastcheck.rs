@@ -1771,7 +1771,17 @@ pub fn flow_insensitive_params<'m>(
     if func.n_params == 0 {
         return Vec::new();
     }
-    let reading = statements_reading(func);
+    flow_insensitive_params_reading(func, model_of, tracked, &statements_reading(func))
+}
+
+/// `flow_insensitive_params` with `statements_reading(func)` given, for a caller that asks
+/// again with other callee models.
+pub fn flow_insensitive_params_reading<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+) -> Vec<Option<ParamFate>> {
     func.params()
         .map(|p| {
             // Integer parameters are followed too: C code passes pointers cast to
@@ -1782,7 +1792,7 @@ pub fn flow_insensitive_params<'m>(
                 // Aggregates passed by value do not carry a cell we track.
                 return Some(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
             }
-            match param_use(func, model_of, tracked, &reading, p) {
+            match param_use(func, model_of, tracked, reading, p) {
                 ParamUse::ReadOnly => Some(ParamFate::Reads),
                 ParamUse::Escapes => Some(ParamFate::Escapes),
                 ParamUse::NeedsFlow => None,
@@ -1807,7 +1817,7 @@ pub enum ParamUse {
 
 /// For each local, the statements that read it (as an operand, an argument, or the pointer
 /// below `&p->f`), in order, each once.
-fn statements_reading(func: &crate::ir::Function) -> Vec<Vec<u32>> {
+pub fn statements_reading(func: &crate::ir::Function) -> Vec<Vec<u32>> {
     let mut uses: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
     let mut note = |l: Option<LocalId>, si: u32| {
         if let Some(l) = l {

@@ -233,7 +233,15 @@ impl Summaries {
         self.slots.iter().filter_map(|s| s.get())
     }
 
-    /// What a call to `callee` does, as the checker needs it.
+    /// The defined functions a call to `callee` may reach: the callee of a direct call, the
+    /// possible targets of an indirect one (those `model` reads the summaries of).
+    pub fn possible_callees(&self, callee: &Callee) -> Vec<usize> {
+        match callee {
+            Callee::Direct { usr, .. } => self.index_of(usr).into_iter().collect(),
+            Callee::Indirect { sig, field, .. } => self.targets(sig, field.as_deref()).to_vec(),
+        }
+    }
+
     /// What a call to `callee` does, as the checker needs it. `provisional` holds the summaries
     /// of the current SCC's members from the previous round of its fixpoint.
     pub fn model<'a>(&'a self, callee: &'a Callee, args: &[Operand], provisional: &HashMap<usize, Summary>) -> Model<'a> {
