@@ -1385,8 +1385,11 @@ const MAX_HEAP_PATHS: usize = 24;
 fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
     let func = cx.func;
     let mut out = Vec::new();
-    if touches_no_heap(func, |s| cx.model(s)) {
+    let Some(paths) = cx.heap_paths() else {
         return Some(out); // `heap_pure` says it all
+    };
+    if flows.is_none() && paths.iter().any(|h| h.pre.is_none()) {
+        return None;
     }
     let mut guards = flows.map(|c| {
         let mut g = Guards::new(c.max_guard_nodes_per_site);
@@ -1396,6 +1399,53 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     // One solver for every pass: its clauses define nodes of the one arena, true whatever the
     // query.
     let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
+    for h in paths {
+        let fate = match (h.pre, flows, guards.as_mut(), solver.as_mut()) {
+            (Some(fate), ..) => fate,
+            (None, Some(config), Some(guards), Some(solver)) => {
+                guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+                let x = Key { root: h.local, path: h.path };
+                let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
+                if guards.over_budget() {
+                    guards.reset_budget();
+                    PathFate::Escapes
+                } else {
+                    path_fate_of(guards, solver, &events)
+                }
+            }
+            _ => return None,
+        };
+        // Past the cap, the fields not followed are unknown, so "the others" are too.
+        let fate = if h.capped && h.path == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
+        out.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), fate));
+    }
+    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
+    // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
+    out.sort();
+    Some(out)
+}
+
+/// One (parameter, access path) whose fate a summary's heap effects state, with what the
+/// flow-insensitive precheck says of it (`pre`; `None`: only a pass from the entry can tell).
+pub struct HeapPath {
+    param: usize,
+    local: LocalId,
+    path: u32,
+    /// The parameter has more paths than `MAX_HEAP_PATHS`: its `OTHER_PATH` is unknown.
+    capped: bool,
+    pre: Option<PathFate>,
+}
+
+/// The paths below the pointer parameters that `heap_effects` states, in its order, each with
+/// its precheck; `None` when the function touches no heap (`heap_pure` says it all). Pure and
+/// computed once per `FnCx` (`FnCx::heap_paths`): `summarize_without_flow` asks first, and where
+/// some path needs a pass, `summarize` asks again for the same answers.
+pub fn heap_paths(cx: &FnCx) -> Option<Vec<HeapPath>> {
+    let func = cx.func;
+    if touches_no_heap(func, |s| cx.model(s)) {
+        return None;
+    }
+    let mut out = Vec::new();
     let mentions = statement_mentions(cx);
     for (i, p) in func.params().enumerate() {
         if !cx.is_tracked(p) || !func.local(p).is_pointer {
@@ -1410,29 +1460,10 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
         named.sort_unstable();
         named.dedup();
         for &id in &below {
-            let fate = match (path_precheck(cx, &mentions, &names, &named, id), flows, guards.as_mut(), solver.as_mut()) {
-                (Some(fate), ..) => fate,
-                (None, Some(config), Some(guards), Some(solver)) => {
-                    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
-                    let x = Key { root: p, path: id };
-                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
-                    if guards.over_budget() {
-                        guards.reset_budget();
-                        PathFate::Escapes
-                    } else {
-                        path_fate_of(guards, solver, &events)
-                    }
-                }
-                _ => return None,
-            };
-            // Past the cap, the fields not followed are unknown, so "the others" are too.
-            let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
-            out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
+            let pre = path_precheck(cx, &mentions, &names, &named, id);
+            out.push(HeapPath { param: i, local: p, path: id, capped, pre });
         }
     }
-    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
-    // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
-    out.sort();
     Some(out)
 }
 
