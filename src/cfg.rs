@@ -265,16 +265,19 @@ pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
     compute_tracked(func, &find_addr_temps(func), models)
 }
 
-/// The callee models of a function's statements.
+/// The callee models of a function's statements. `index`: the function's index in the program
+/// the summaries were made for (its direct callees are resolved there).
 pub fn call_models<'a>(
+    index: usize,
     func: &'a Function,
     summaries: &'a Summaries,
     provisional: &HashMap<usize, Summary>,
 ) -> Vec<Option<Model<'a>>> {
     func.stmts
         .iter()
-        .map(|s| match s {
-            Stmt::Call { callee, args, .. } => Some(summaries.model(callee, args, provisional)),
+        .enumerate()
+        .map(|(si, s)| match s {
+            Stmt::Call { callee, args, .. } => Some(summaries.model(callee, summaries.direct(index, si), args, provisional)),
             Stmt::Assign { .. } => None,
         })
         .collect()

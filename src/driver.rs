@@ -177,7 +177,7 @@ pub fn analyze(
                 panic!("DRIP_DEBUG_PANIC_IN asked for a panic here");
             }
             let deadline = config.max_function_time.map(|d| std::time::Instant::now() + d);
-            let models = cfg::call_models(func, &summaries, provisional);
+            let models = cfg::call_models(i, func, &summaries, provisional);
             // The flow-insensitive prechecks decide most functions: no allocation, and nothing
             // below or in a parameter that only a path-sensitive pass can classify.
             let mut cx = FnCx::prepare(func, models);
@@ -364,14 +364,14 @@ fn presolve_escapes(
                 let mut first = false;
                 let kept = kept[pos].get_or_init(|| {
                     first = true;
-                    Presolve::new(func, summaries, members, provisional)
+                    Presolve::new(i, func, summaries, members, provisional)
                 });
                 let mut models = kept.models.lock().unwrap_or_else(|e| e.into_inner());
                 if !first {
                     // Only calls that may reach a member can see another summary than last time.
                     for &s in &kept.inner {
                         if let crate::ir::Stmt::Call { callee, args, .. } = &func.stmts[s] {
-                            models[s] = Some(summaries.model(callee, args, provisional));
+                            models[s] = Some(summaries.model(callee, summaries.direct(i, s), args, provisional));
                         }
                     }
                 }
@@ -422,20 +422,22 @@ struct Presolve<'a> {
 
 impl<'a> Presolve<'a> {
     fn new(
+        index: usize,
         func: &'a crate::ir::Function,
         summaries: &'a Summaries,
         members: &[usize],
         provisional: &HashMap<usize, Summary>,
     ) -> Presolve<'a> {
-        let models = cfg::call_models(func, summaries, provisional);
+        let models = cfg::call_models(index, func, summaries, provisional);
         let inner = func
             .stmts
             .iter()
             .enumerate()
-            .filter(|(_, s)| match s {
-                crate::ir::Stmt::Call { callee, .. } => {
-                    summaries.possible_callees(callee).iter().any(|c| members.binary_search(c).is_ok())
-                }
+            .filter(|(si, s)| match s {
+                crate::ir::Stmt::Call { callee, .. } => summaries
+                    .possible_callees(callee, summaries.direct(index, *si))
+                    .iter()
+                    .any(|c| members.binary_search(c).is_ok()),
                 crate::ir::Stmt::Assign { .. } => false,
             })
             .map(|(si, _)| si)

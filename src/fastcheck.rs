@@ -2870,7 +2870,7 @@ mod tests {
 
     fn check(f: &Function) -> Vec<SiteVerdict> {
         let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(f, crate::cfg::call_models(f, &sums, &Default::default()));
+        let cx = FnCx::new(f, crate::cfg::call_models(0, f, &sums, &Default::default()));
         check_function(&cx, &Config::standard(), false, &mut Timings::default())
     }
 
@@ -3005,7 +3005,7 @@ mod tests {
             head = next;
         }
         let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(&b.f, crate::cfg::call_models(&b.f, &sums, &Default::default()));
+        let cx = FnCx::new(&b.f, crate::cfg::call_models(0, &b.f, &sums, &Default::default()));
         let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
         let v = check_function(&cx, &tight, false, &mut Timings::default());
         assert_eq!(v[0].category, Category::OverBudget);
