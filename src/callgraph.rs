@@ -61,14 +61,14 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let mut unresolved_indirect = 0;
     let mut field_resolved_indirect = 0;
     for (i, f) in program.functions.iter().enumerate() {
-        for s in &f.stmts {
+        for (si, s) in f.stmts.iter().enumerate() {
             match s {
-                Stmt::Call { callee: Callee::Direct { name, usr }, .. } => match summaries.index_of(usr) {
-                    Some(j) => callees[i].push(j),
-                    None if crate::libmodel::lookup(name).is_none() => {
+                Stmt::Call { callee: Callee::Direct { name, .. }, .. } => match summaries.direct(i, si) {
+                    Some(crate::summary::Direct::Defined(j)) => callees[i].push(j),
+                    Some(crate::summary::Direct::Undefined) => {
                         undefined.insert(name.clone());
                     }
-                    None => {}
+                    _ => {}
                 },
                 Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                     indirect_calls += 1;

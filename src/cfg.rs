@@ -207,6 +207,9 @@ pub struct FnCx<'a> {
     /// `fastcheck::flow_insensitive_params` of this function, computed once: the summary, the
     /// prechecks and `complete` all ask.
     prechecked: std::cell::OnceCell<Vec<Option<crate::summary::ParamFate>>>,
+    /// `fastcheck::heap_paths` of this function, computed once: the summary without flow asks,
+    /// and the summary after the path-sensitive pass asks again.
+    heap_prechecked: std::cell::OnceCell<Option<Vec<crate::fastcheck::HeapPath>>>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
     /// Locals that some statement assigns a constant.
@@ -262,16 +265,19 @@ pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
     compute_tracked(func, &find_addr_temps(func), models)
 }
 
-/// The callee models of a function's statements.
+/// The callee models of a function's statements. `index`: the function's index in the program
+/// the summaries were made for (its direct callees are resolved there).
 pub fn call_models<'a>(
+    index: usize,
     func: &'a Function,
     summaries: &'a Summaries,
     provisional: &HashMap<usize, Summary>,
 ) -> Vec<Option<Model<'a>>> {
     func.stmts
         .iter()
-        .map(|s| match s {
-            Stmt::Call { callee, args, .. } => Some(summaries.model(callee, args, provisional)),
+        .enumerate()
+        .map(|(si, s)| match s {
+            Stmt::Call { callee, args, .. } => Some(summaries.model(callee, summaries.direct(index, si), args, provisional)),
             Stmt::Assign { .. } => None,
         })
         .collect()
@@ -307,6 +313,7 @@ impl<'a> FnCx<'a> {
             models,
             paths: std::cell::OnceCell::new(),
             prechecked: std::cell::OnceCell::new(),
+            heap_prechecked: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
             const_assigned: vec![false; func.locals.len()],
             facts: crate::facts::Facts::default(),
@@ -393,6 +400,12 @@ impl<'a> FnCx<'a> {
     /// (`fastcheck::flow_insensitive_params`).
     pub fn prechecked_params(&self) -> &[Option<crate::summary::ParamFate>] {
         self.prechecked.get_or_init(|| crate::fastcheck::flow_insensitive_params(self.func, |s| self.model(s), &self.tracked))
+    }
+
+    /// The paths below parameters that a summary's heap effects state, with their prechecks
+    /// (`fastcheck::heap_paths`).
+    pub fn heap_paths(&self) -> Option<&[crate::fastcheck::HeapPath]> {
+        self.heap_prechecked.get_or_init(|| crate::fastcheck::heap_paths(self)).as_deref()
     }
 
     pub fn model(&self, sid: StmtId) -> Option<&Model<'a>> {

@@ -177,7 +177,7 @@ pub fn analyze(
                 panic!("DRIP_DEBUG_PANIC_IN asked for a panic here");
             }
             let deadline = config.max_function_time.map(|d| std::time::Instant::now() + d);
-            let models = cfg::call_models(func, &summaries, provisional);
+            let models = cfg::call_models(i, func, &summaries, provisional);
             // The flow-insensitive prechecks decide most functions: no allocation, and nothing
             // below or in a parameter that only a path-sensitive pass can classify.
             let mut cx = FnCx::prepare(func, models);
@@ -335,7 +335,9 @@ pub fn analyze(
 /// from them instead of discovering them one caller per round: on SQLite's 923-function cycle
 /// most re-checks were exactly that (4,335 checks of 3,771 functions before, 3,854 after).
 /// Each round looks again only at the members that call one whose summary the last round
-/// changed: the others would find what they found before, which is already written.
+/// changed: the others would find what they found before, which is already written. What a
+/// member's look needs besides its callee models is computed at its first look and kept (see
+/// `Presolve`).
 fn presolve_escapes(
     program: &Program,
     summaries: &Summaries,
@@ -349,6 +351,7 @@ fn presolve_escapes(
             callers.entry(c).or_default().push(i);
         }
     }
+    let kept: Vec<std::sync::OnceLock<Presolve>> = members.iter().map(|_| std::sync::OnceLock::new()).collect();
     // "Escapes" only grows, so rounds that look at one snapshot of the provisional summaries (in
     // parallel) reach the same fixpoint as any sequential order.
     let mut dirty: Vec<usize> = members.to_vec();
@@ -357,9 +360,23 @@ fn presolve_escapes(
             .par_iter()
             .map(|&i| {
                 let func = &program.functions[i];
-                let models = cfg::call_models(func, summaries, provisional);
-                let tracked = cfg::tracked_locals(func, &models);
-                let fates = fastcheck::flow_insensitive_params(func, |s| models.get(s.index()).and_then(|m| m.as_ref()), &tracked);
+                let pos = members.binary_search(&i).unwrap_or_default();
+                let mut first = false;
+                let kept = kept[pos].get_or_init(|| {
+                    first = true;
+                    Presolve::new(i, func, summaries, members, provisional)
+                });
+                let mut models = kept.models.lock().unwrap_or_else(|e| e.into_inner());
+                if !first {
+                    // Only calls that may reach a member can see another summary than last time.
+                    for &s in &kept.inner {
+                        if let crate::ir::Stmt::Call { callee, args, .. } = &func.stmts[s] {
+                            models[s] = Some(summaries.model(callee, summaries.direct(i, s), args, provisional));
+                        }
+                    }
+                }
+                let model_of = |s: crate::ir::StmtId| models.get(s.index()).and_then(|m| m.as_ref());
+                let fates = fastcheck::flow_insensitive_params_reading(func, model_of, &kept.tracked, &kept.reading);
                 let new: Vec<usize> = fates
                     .into_iter()
                     .enumerate()
@@ -386,6 +403,51 @@ fn presolve_escapes(
         next.sort_unstable();
         next.dedup();
         dirty = next;
+    }
+}
+
+/// What `presolve_escapes` keeps of a member between its rounds. The rounds change only which
+/// parameters of the members escape: which locals are tracked depends on the callees'
+/// out-parameter allocations alone (the provisional summaries have none), which statements read
+/// a local on the function alone, and only the models of calls that may reach a member can
+/// change (every other callee's summary was final before the SCC started).
+struct Presolve<'a> {
+    tracked: Vec<bool>,
+    reading: Vec<Vec<u32>>,
+    /// The callee models of the member's last look, by statement.
+    models: Mutex<Vec<Option<crate::summary::Model<'a>>>>,
+    /// The call statements whose callee may be a member of the SCC.
+    inner: Vec<usize>,
+}
+
+impl<'a> Presolve<'a> {
+    fn new(
+        index: usize,
+        func: &'a crate::ir::Function,
+        summaries: &'a Summaries,
+        members: &[usize],
+        provisional: &HashMap<usize, Summary>,
+    ) -> Presolve<'a> {
+        let models = cfg::call_models(index, func, summaries, provisional);
+        let inner = func
+            .stmts
+            .iter()
+            .enumerate()
+            .filter(|(si, s)| match s {
+                crate::ir::Stmt::Call { callee, .. } => summaries
+                    .possible_callees(callee, summaries.direct(index, *si))
+                    .iter()
+                    .any(|c| members.binary_search(c).is_ok()),
+                crate::ir::Stmt::Assign { .. } => false,
+            })
+            .map(|(si, _)| si)
+            .collect();
+        Presolve {
+            tracked: cfg::tracked_locals(func, &models),
+            reading: fastcheck::statements_reading(func),
+            models: Mutex::new(models),
+            inner,
+        }
     }
 }
 

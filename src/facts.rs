@@ -3,9 +3,10 @@
 //!
 //! Input: a completed `FnCx` (its DAG and its callee models). Output: `Facts`, the per-function
 //! table the passes of `fastcheck` read: which values are followed ("fact keys": a local, or an
-//! access path below one, `p->rc`, `*pRc`), what each statement does to them, which branch tests
-//! which of them against a constant, and where each is live (some later test or return may use
-//! it before anything may write it).
+//! access path below one, `p->rc`, `*pRc`) and which branch tests which of them against a
+//! constant; and, built only for a pass that follows facts, `Followed`: what each statement does
+//! to them, and where each is live (some later test or return may use it before anything may
+//! write it).
 //! Invariants:
 //! - A fact is dropped at every statement that may write its value (`FactStmt::kills`), so a
 //!   fact that survives holds. "May write" follows drip's assumption for access paths: distinct
@@ -108,7 +109,9 @@ pub enum FactGen {
     Copy(u32, u32),
 }
 
-/// The fact table of one function (see the module documentation).
+/// The fact table of one function (see the module documentation): which keys are followed and
+/// which branch tests which of them. What statements do to them and where they are live is
+/// `Followed`, built only for a pass that follows facts.
 #[derive(Default)]
 pub struct Facts {
     /// (root local, access path text: `""` for the local itself, `*.rc`, `*`, `.len`).
@@ -116,11 +119,18 @@ pub struct Facts {
     index: HashMap<(LocalId, String), u32>,
     /// Per block: the branch's test of a key against a constant, as `key op constant`.
     pub tests: Vec<Option<(u32, CmpOp, i64)>>,
-    /// Per statement: what it does to keys (`None`: nothing).
-    pub stmts: Vec<Option<FactStmt>>,
     /// Keys below a pointer parameter (`p->rc`, `*pRc`) of a function that returns a pointer:
     /// their value where a fresh cell is returned goes into the summary (`Summary::ret_zero`).
     pub ret_keys: Vec<u32>,
+}
+
+/// The part of the fact table only a pass that follows facts reads: per statement what it does
+/// to the keys, and per DAG node which keys are live. `fastcheck::check_function` builds it
+/// (`Facts::follow`) for its second pass alone: most functions with keys never run one, and
+/// this is most of the table's cost.
+pub struct Followed {
+    /// Per statement: what it does to keys (`None`: nothing).
+    stmts: Vec<Option<FactStmt>>,
     /// Per DAG node, the keys live at its entry (`words` bits each).
     live: Vec<u64>,
     words: usize,
@@ -134,12 +144,6 @@ impl Facts {
     /// The key of a root local and path text, if it is followed.
     pub fn key(&self, root: LocalId, path: &str) -> Option<u32> {
         self.index.get(&(root, path.to_string())).copied()
-    }
-
-    /// Key `k` is live at the entry of node `n`.
-    pub fn live(&self, n: DagNode, k: u32) -> bool {
-        let w = k as usize / 64;
-        self.live.get(n.index() * self.words + w).is_some_and(|x| x & (1 << (k % 64)) != 0)
     }
 
     /// The fact table of a function whose DAG is built.
@@ -258,15 +262,22 @@ impl Facts {
         } else {
             Vec::new()
         };
-        let mut facts = Facts { keys: chosen, index, tests, stmts: Vec::new(), ret_keys, live: Vec::new(), words: 0 };
+        Facts { keys: chosen, index, tests, ret_keys }
+    }
+
+    /// What each statement does to the keys, and where each key is live (see `Followed`). Only
+    /// for a table with keys.
+    pub fn follow(&self, cx: &FnCx) -> Followed {
+        let fact_local = fact_locals(cx);
         let groups = Groups::new(cx);
-        let mut ix = KeyIndex::new(&facts.keys, &groups);
+        let mut ix = KeyIndex::new(&self.keys, &groups);
         ix.fresh = fresh_blocks(cx);
-        facts.stmts = (0..func.stmts.len())
-            .map(|si| facts.stmt_effect(cx, &fact_local, &groups, &ix, StmtId::from_usize(si)))
+        let stmts = (0..cx.func.stmts.len())
+            .map(|si| self.stmt_effect(cx, &fact_local, &groups, &ix, StmtId::from_usize(si)))
             .collect();
-        facts.compute_liveness(cx);
-        facts
+        let mut followed = Followed { stmts, live: Vec::new(), words: 0 };
+        followed.compute_liveness(self, cx);
+        followed
     }
 
     fn stmt_effect(&self, cx: &FnCx, fact_local: &[bool], groups: &Groups, ix: &KeyIndex, sid: StmtId) -> Option<FactStmt> {
@@ -390,11 +401,20 @@ impl Facts {
         ix.below_into(groups, g, out);
     }
 
+}
+
+impl Followed {
+    /// Key `k` is live at the entry of node `n`.
+    pub fn live(&self, n: DagNode, k: u32) -> bool {
+        let w = k as usize / 64;
+        self.live.get(n.index() * self.words + w).is_some_and(|x| x & (1 << (k % 64)) != 0)
+    }
+
     /// Backward over the DAG: a key is live where some branch test, return (for `ret_keys`) or
     /// copy into a live key can read it before anything may write it.
-    fn compute_liveness(&mut self, cx: &FnCx) {
+    fn compute_liveness(&mut self, facts: &Facts, cx: &FnCx) {
         let n = cx.dag.len();
-        let words = self.keys.len().div_ceil(64);
+        let words = facts.keys.len().div_ceil(64);
         self.words = words;
         self.live = vec![0u64; n * words];
         let mut cur = vec![0u64; words];
@@ -409,12 +429,12 @@ impl Facts {
             let set = |cur: &mut Vec<u64>, k: u32| cur[k as usize / 64] |= 1 << (k % 64);
             let block = cx.func.block(cx.dag.block[nd.index()]);
             if !cx.dag.is_copy(*nd) {
-                if let Some((k, _, _)) = self.tests[cx.dag.block[nd.index()].index()] {
+                if let Some((k, _, _)) = facts.tests[cx.dag.block[nd.index()].index()] {
                     set(&mut cur, k);
                 }
             }
             if matches!(block.term, Terminator::Return(_)) {
-                for k in &self.ret_keys {
+                for k in &facts.ret_keys {
                     set(&mut cur, *k);
                 }
             }
@@ -457,7 +477,7 @@ impl Facts {
 
     /// Facts that hold on every path from the entry to the start of each node (`None`:
     /// unreachable), for the start of a pass in the middle of the function.
-    pub fn must_at_entry(&self, cx: &FnCx) -> Vec<Option<Vec<(u32, Fact)>>> {
+    pub fn must_at_entry(&self, facts: &Facts, cx: &FnCx) -> Vec<Option<Vec<(u32, Fact)>>> {
         let n = cx.dag.len();
         let mut at: Vec<Option<Vec<(u32, Fact)>>> = vec![None; n];
         at[cx.func.entry.index()] = Some(Vec::new());
@@ -467,7 +487,7 @@ impl Facts {
             for sid in cx.stmts_of(*nd) {
                 self.apply(*sid, &mut tagged, ());
             }
-            let test = if cx.dag.is_copy(*nd) { None } else { self.tests[cx.dag.block[nd.index()].index()] };
+            let test = if cx.dag.is_copy(*nd) { None } else { facts.tests[cx.dag.block[nd.index()].index()] };
             let then_block = match &cx.func.block(cx.dag.block[nd.index()]).term {
                 Terminator::Branch { then_, .. } => Some(*then_),
                 _ => None,

@@ -382,11 +382,14 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     // Both passes start from this arena: a second pass gets a copy of it, which is the arena it
     // would build again node for node (the same guard ids), for much less than rebuilding it.
     let base = (!cx.facts.is_empty()).then(|| (guards.clone(), p_entry.clone()));
-    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, false);
+    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, None);
     let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
     match base {
         Some((guards, p_entry)) if plain.iter().any(facts_may_matter) => {
-            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, true)
+            let started = std::time::Instant::now();
+            let followed = cx.facts.follow(cx);
+            timings.value_flow += started.elapsed();
+            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed))
         }
         _ => plain,
     }
@@ -394,6 +397,7 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
 
 /// `guards`: an arena holding the function's exactly-one groups and the guards of reaching each
 /// node from the entry (`p_entry`, `None` when they were over budget), and nothing else.
+/// `followed`: the facts' statement effects and liveness, for the pass that follows facts.
 #[allow(clippy::too_many_arguments)]
 fn check_sites(
     cx: &FnCx,
@@ -403,11 +407,11 @@ fn check_sites(
     sites: &[(DagNode, usize, StmtId, SiteSlot)],
     mut guards: Guards,
     p_entry: Option<Vec<GuardId>>,
-    with_facts: bool,
+    followed: Option<&crate::facts::Followed>,
 ) -> Vec<SiteVerdict> {
     let started = std::time::Instant::now();
     // What holds of the followed values on every path to each point, for the sites' start.
-    let must = with_facts.then(|| cx.facts.must_at_entry(cx));
+    let must = followed.map(|f| (f, f.must_at_entry(&cx.facts, cx)));
     timings.value_flow += started.elapsed();
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     // Every site's value flow first: whether a cell left inside another of this function's
@@ -416,7 +420,8 @@ fn check_sites(
         .iter()
         .map(|(node, idx, stmt, slot)| {
             let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must.as_deref(), timings)
+            let must = must.as_ref().map(|(f, m)| (*f, m.as_slice()));
+            flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must, timings)
         })
         .collect();
     let started = std::time::Instant::now();
@@ -551,7 +556,7 @@ fn flow_site(
     stmt: StmtId,
     slot: SiteSlot,
     is_main: bool,
-    must: Option<&[Option<Vec<(u32, crate::facts::Fact)>>]>,
+    must: Option<(&crate::facts::Followed, &[Option<Vec<(u32, crate::facts::Fact)>>])>,
     timings: &mut Timings,
 ) -> Prepared {
     let started = std::time::Instant::now();
@@ -670,10 +675,10 @@ fn flow_site(
     // `d = read(p)` with `p->rc`).
     let mut init: Vec<(u32, crate::facts::Fact, GuardId)> = Vec::new();
     let with_facts = must.is_some();
-    if let Some(at) = must.and_then(|m| m[node0.index()].as_ref()) {
+    if let Some((followed, at)) = must.and_then(|(f, m)| Some((f, m[node0.index()].as_ref()?))) {
         init.extend(at.iter().map(|(k, f)| (*k, *f, GuardId::TRUE)));
         for sid in &cx.stmts_of(node0)[..=idx0] {
-            cx.facts.apply(*sid, &mut init, GuardId::TRUE);
+            followed.apply(*sid, &mut init, GuardId::TRUE);
         }
     }
     if let (SiteSlot::Result, Some(m), true) = (slot, cx.model(stmt), with_facts) {
@@ -687,7 +692,7 @@ fn flow_site(
     }
     let mut rets = Vec::new();
     let mut unzero = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, with_facts.then_some(&init[..]), Some(&mut unzero));
+    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, must.map(|(f, _)| (f, &init[..])), Some(&mut unzero));
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -921,7 +926,7 @@ fn flow(
     fold: Option<(AtomId, bool)>,
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
-    init_facts: Option<&[(u32, crate::facts::Fact, GuardId)]>,
+    facts: Option<(&crate::facts::Followed, &[(u32, crate::facts::Fact, GuardId)])>,
     mut unzero: Option<&mut Vec<(u32, GuardId)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
@@ -929,7 +934,8 @@ fn flow(
     let mut events: Vec<Event> = Vec::new();
     let start = cx.dag.order[node0.index()] as usize;
     // Facts are followed where the caller asks (a site's pass that may need them).
-    let use_facts = init_facts.is_some() && !cx.facts.is_empty();
+    let followed = facts.filter(|_| !cx.facts.is_empty()).map(|f| f.0);
+    let use_facts = followed.is_some();
     for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
         guards.tick();
         let (mut st, first) = if pos == start {
@@ -940,7 +946,7 @@ fn flow(
                 weak: Vec::new(),
                 alias: Vec::new(),
                 derived: Vec::new(),
-                facts: init_facts.unwrap_or_default().to_vec(),
+                facts: facts.map_or(&[][..], |f| f.1).to_vec(),
                 at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
@@ -956,9 +962,9 @@ fn flow(
         for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
             st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
-            if use_facts {
+            if let Some(followed) = followed {
                 let p = st.p;
-                cx.facts.apply(*sid, &mut st.facts, p);
+                followed.apply(*sid, &mut st.facts, p);
             }
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
@@ -1172,12 +1178,14 @@ fn flow(
             });
             // What the test says of its value on this side: it holds wherever the edge is taken,
             // so an earlier fact of the same value that it implies adds nothing.
-            let learned = fact_test.filter(|(k, _, _)| cx.facts.live(*t, *k)).map(|(k, op, c)| {
+            // Facts are only ever gathered with `followed`.
+            let live = |k: u32| followed.is_some_and(|f| f.live(*t, k));
+            let learned = fact_test.filter(|(k, _, _)| live(*k)).map(|(k, op, c)| {
                 let is_then = Some(cx.dag.block[t.index()]) == then_block;
                 (k, crate::facts::Fact::learned(op, c, is_then))
             });
             out.facts.retain_mut(|(k, f, g)| {
-                if !cx.facts.live(*t, *k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
+                if !live(*k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
                     return false;
                 }
                 // Most facts hold on every path reaching here: their guard is `p`.
@@ -1377,8 +1385,11 @@ const MAX_HEAP_PATHS: usize = 24;
 fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
     let func = cx.func;
     let mut out = Vec::new();
-    if touches_no_heap(func, |s| cx.model(s)) {
+    let Some(paths) = cx.heap_paths() else {
         return Some(out); // `heap_pure` says it all
+    };
+    if flows.is_none() && paths.iter().any(|h| h.pre.is_none()) {
+        return None;
     }
     let mut guards = flows.map(|c| {
         let mut g = Guards::new(c.max_guard_nodes_per_site);
@@ -1388,6 +1399,53 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     // One solver for every pass: its clauses define nodes of the one arena, true whatever the
     // query.
     let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
+    for h in paths {
+        let fate = match (h.pre, flows, guards.as_mut(), solver.as_mut()) {
+            (Some(fate), ..) => fate,
+            (None, Some(config), Some(guards), Some(solver)) => {
+                guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+                let x = Key { root: h.local, path: h.path };
+                let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
+                if guards.over_budget() {
+                    guards.reset_budget();
+                    PathFate::Escapes
+                } else {
+                    path_fate_of(guards, solver, &events)
+                }
+            }
+            _ => return None,
+        };
+        // Past the cap, the fields not followed are unknown, so "the others" are too.
+        let fate = if h.capped && h.path == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
+        out.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), fate));
+    }
+    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
+    // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
+    out.sort();
+    Some(out)
+}
+
+/// One (parameter, access path) whose fate a summary's heap effects state, with what the
+/// flow-insensitive precheck says of it (`pre`; `None`: only a pass from the entry can tell).
+pub struct HeapPath {
+    param: usize,
+    local: LocalId,
+    path: u32,
+    /// The parameter has more paths than `MAX_HEAP_PATHS`: its `OTHER_PATH` is unknown.
+    capped: bool,
+    pre: Option<PathFate>,
+}
+
+/// The paths below the pointer parameters that `heap_effects` states, in its order, each with
+/// its precheck; `None` when the function touches no heap (`heap_pure` says it all). Pure and
+/// computed once per `FnCx` (`FnCx::heap_paths`): `summarize_without_flow` asks first, and where
+/// some path needs a pass, `summarize` asks again for the same answers.
+pub fn heap_paths(cx: &FnCx) -> Option<Vec<HeapPath>> {
+    let func = cx.func;
+    if touches_no_heap(func, |s| cx.model(s)) {
+        return None;
+    }
+    let mut out = Vec::new();
     let mentions = statement_mentions(cx);
     for (i, p) in func.params().enumerate() {
         if !cx.is_tracked(p) || !func.local(p).is_pointer {
@@ -1402,29 +1460,10 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
         named.sort_unstable();
         named.dedup();
         for &id in &below {
-            let fate = match (path_precheck(cx, &mentions, &names, &named, id), flows, guards.as_mut(), solver.as_mut()) {
-                (Some(fate), ..) => fate,
-                (None, Some(config), Some(guards), Some(solver)) => {
-                    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
-                    let x = Key { root: p, path: id };
-                    let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
-                    if guards.over_budget() {
-                        guards.reset_budget();
-                        PathFate::Escapes
-                    } else {
-                        path_fate_of(guards, solver, &events)
-                    }
-                }
-                _ => return None,
-            };
-            // Past the cap, the fields not followed are unknown, so "the others" are too.
-            let fate = if capped && id == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
-            out.push((i, std::sync::Arc::from(cx.path_text(id)), fate));
+            let pre = path_precheck(cx, &mentions, &names, &named, id);
+            out.push(HeapPath { param: i, local: p, path: id, capped, pre });
         }
     }
-    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
-    // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
-    out.sort();
     Some(out)
 }
 
@@ -1763,7 +1802,17 @@ pub fn flow_insensitive_params<'m>(
     if func.n_params == 0 {
         return Vec::new();
     }
-    let reading = statements_reading(func);
+    flow_insensitive_params_reading(func, model_of, tracked, &statements_reading(func))
+}
+
+/// `flow_insensitive_params` with `statements_reading(func)` given, for a caller that asks
+/// again with other callee models.
+pub fn flow_insensitive_params_reading<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+) -> Vec<Option<ParamFate>> {
     func.params()
         .map(|p| {
             // Integer parameters are followed too: C code passes pointers cast to
@@ -1774,7 +1823,7 @@ pub fn flow_insensitive_params<'m>(
                 // Aggregates passed by value do not carry a cell we track.
                 return Some(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
             }
-            match param_use(func, model_of, tracked, &reading, p) {
+            match param_use(func, model_of, tracked, reading, p) {
                 ParamUse::ReadOnly => Some(ParamFate::Reads),
                 ParamUse::Escapes => Some(ParamFate::Escapes),
                 ParamUse::NeedsFlow => None,
@@ -1799,7 +1848,7 @@ pub enum ParamUse {
 
 /// For each local, the statements that read it (as an operand, an argument, or the pointer
 /// below `&p->f`), in order, each once.
-fn statements_reading(func: &crate::ir::Function) -> Vec<Vec<u32>> {
+pub fn statements_reading(func: &crate::ir::Function) -> Vec<Vec<u32>> {
     let mut uses: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
     let mut note = |l: Option<LocalId>, si: u32| {
         if let Some(l) = l {
@@ -2821,7 +2870,7 @@ mod tests {
 
     fn check(f: &Function) -> Vec<SiteVerdict> {
         let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(f, crate::cfg::call_models(f, &sums, &Default::default()));
+        let cx = FnCx::new(f, crate::cfg::call_models(0, f, &sums, &Default::default()));
         check_function(&cx, &Config::standard(), false, &mut Timings::default())
     }
 
@@ -2956,7 +3005,7 @@ mod tests {
             head = next;
         }
         let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(&b.f, crate::cfg::call_models(&b.f, &sums, &Default::default()));
+        let cx = FnCx::new(&b.f, crate::cfg::call_models(0, &b.f, &sums, &Default::default()));
         let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
         let v = check_function(&cx, &tight, false, &mut Timings::default());
         assert_eq!(v[0].category, Category::OverBudget);

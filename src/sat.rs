@@ -7,7 +7,8 @@
 //! Invariants: a solver is used with one guard arena (passed to each query; node ids are
 //! remembered) and never shared across threads; every guard node gets a Tseitin variable whose
 //! definition has the side(s) the queries so far needed (see `encode`), and the clauses hold
-//! whatever the query — the sites of one function share a solver; the policy
+//! whatever the query — the sites of one function share a solver; clauses reach MiniSat only
+//! right before a search, in the order they were made (`Solver::pending`); the policy
 //! for an exhausted budget is explicit: `Unknown`, which callers must treat as "not proven" (the
 //! site goes to the over-budget category), never as "no bug".
 
@@ -41,9 +42,16 @@ const POS: u8 = 1;
 const NEG: u8 = 2;
 
 pub struct Solver<'g> {
-    /// Made by the first query: most summary passes and many functions never ask one, and
-    /// making and dropping a MiniSat instance is not free.
+    /// Made by the first query that needs a search: most summary passes and many functions
+    /// never ask one, and making and dropping a MiniSat instance is not free.
     solver: Option<Minisat>,
+    /// Clauses made since the last search, flattened (`pending_ends`: where each one ends), added
+    /// to MiniSat right before the next search. Between two searches MiniSat only stores clauses,
+    /// so adding them later in the same order leaves it exactly as adding them at once would;
+    /// and the clauses after the last search (a query a constant decides, the last site's
+    /// formulas) are never added at all.
+    pending: Vec<Lit>,
+    pending_ends: Vec<usize>,
     /// Tseitin literal per guard node, indexed by `GuardId` (the arena is dense), with the sides
     /// of its definition already added (`POS`, `NEG`).
     node_var: Vec<Option<(Lit, u8)>>,
@@ -69,6 +77,8 @@ impl<'g> Solver<'g> {
         }
         Solver {
             solver: None,
+            pending: Vec::new(),
+            pending_ends: Vec::new(),
             node_var: Vec::new(),
             atom_var: HashMap::new(),
             next_var: 0,
@@ -116,8 +126,21 @@ impl<'g> Solver<'g> {
     }
 
     fn add(&mut self, lits: &[Lit]) {
-        // MiniSat only fails here when out of memory; the query will then report Unknown.
-        let _ = self.solver.get_or_insert_with(Minisat::default).add_clause_ref(lits);
+        self.pending.extend_from_slice(lits);
+        self.pending_ends.push(self.pending.len());
+    }
+
+    /// Make the MiniSat instance, if there is none yet, and give it every clause made so far.
+    fn flush(&mut self) {
+        let solver = self.solver.get_or_insert_with(Minisat::default);
+        let mut start = 0;
+        for &end in &self.pending_ends {
+            // MiniSat only fails here when out of memory; the query will then report Unknown.
+            let _ = solver.add_clause_ref(&self.pending[start..end]);
+            start = end;
+        }
+        self.pending.clear();
+        self.pending_ends.clear();
     }
 
     fn atom(&mut self, a: AtomId) -> Lit {
@@ -229,6 +252,7 @@ impl<'g> Solver<'g> {
             let l = self.encode(guards, *g, if *v { POS } else { NEG });
             assumps.push(if *v { l } else { !l });
         }
+        self.flush();
         let solver = self.solver.get_or_insert_with(Minisat::default);
         let _ = solver.limit_conflicts(Some(self.conflict_limit));
         match solver.solve_assumps(&assumps) {

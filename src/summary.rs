@@ -148,6 +148,21 @@ pub struct Summaries {
     by_field: HashMap<String, Vec<usize>>,
     names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
+    /// Per function, per statement: the direct call's callee, resolved once (`None` for other
+    /// statements). Every check of a function asks for the model of each of its calls, and
+    /// finding a USR among the functions hashes a long string.
+    direct: Vec<Box<[Option<Direct>]>>,
+}
+
+/// What the callee of a direct call is.
+#[derive(Clone, Copy, Debug)]
+pub enum Direct {
+    /// A function of the program (its index), summarised by the analysis.
+    Defined(usize),
+    /// A row of the library table.
+    Library(&'static libmodel::LibFn),
+    /// Defined nowhere and not in the library table.
+    Undefined,
 }
 
 impl Summaries {
@@ -184,18 +199,44 @@ impl Summaries {
             v.sort_unstable();
             v.dedup();
         }
+        let resolve = |name: &str, usr: &str| match by_usr.get(usr) {
+            Some(i) => Direct::Defined(*i),
+            None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+        };
+        let direct = program
+            .functions
+            .iter()
+            .map(|f| {
+                f.stmts
+                    .iter()
+                    .map(|s| match s {
+                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr }, .. } => Some(resolve(name, usr)),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
         Summaries {
             by_usr,
             by_sig,
             by_field,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
-            slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect() }
+            slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
+            direct,
+        }
     }
 
     /// No summaries at all: every user function is an unknown callee (used by unit tests).
     #[cfg(test)]
     pub fn none() -> Summaries {
-        Summaries { by_usr: HashMap::new(), by_sig: HashMap::new(), by_field: HashMap::new(), names: Vec::new(), slots: Vec::new() }
+        Summaries {
+            by_usr: HashMap::new(),
+            by_sig: HashMap::new(),
+            by_field: HashMap::new(),
+            names: Vec::new(),
+            slots: Vec::new(),
+            direct: Vec::new(),
+        }
     }
 
     /// The possible targets of an indirect call: the functions stored into its field when that
@@ -210,6 +251,12 @@ impl Summaries {
     /// Whether an indirect call through `field` is resolved by the stores into that field.
     pub fn resolved_by_field(&self, field: Option<&str>) -> bool {
         field.is_some_and(|k| self.by_field.contains_key(k))
+    }
+
+    /// The callee of statement `stmt` of function `func` (indices into the program these
+    /// summaries were made for), if it is a direct call.
+    pub fn direct(&self, func: usize, stmt: usize) -> Option<Direct> {
+        self.direct.get(func).and_then(|d| d.get(stmt)).copied().flatten()
     }
 
     pub fn index_of(&self, usr: &str) -> Option<usize> {
@@ -233,22 +280,44 @@ impl Summaries {
         self.slots.iter().filter_map(|s| s.get())
     }
 
-    /// What a call to `callee` does, as the checker needs it.
+    /// The defined functions a call to `callee` may reach: the callee of a direct call, the
+    /// possible targets of an indirect one (those `model` reads the summaries of).
+    /// `direct`: the callee of a direct call (`Summaries::direct`).
+    pub fn possible_callees(&self, callee: &Callee, direct: Option<Direct>) -> Vec<usize> {
+        match callee {
+            Callee::Direct { .. } => match direct {
+                Some(Direct::Defined(i)) => vec![i],
+                _ => Vec::new(),
+            },
+            Callee::Indirect { sig, field, .. } => self.targets(sig, field.as_deref()).to_vec(),
+        }
+    }
+
     /// What a call to `callee` does, as the checker needs it. `provisional` holds the summaries
     /// of the current SCC's members from the previous round of its fixpoint.
-    pub fn model<'a>(&'a self, callee: &'a Callee, args: &[Operand], provisional: &HashMap<usize, Summary>) -> Model<'a> {
+    /// `direct`: the callee of a direct call as `Summaries::direct` resolved it (`None`: resolve
+    /// it here).
+    pub fn model<'a>(
+        &'a self,
+        callee: &'a Callee,
+        direct: Option<Direct>,
+        args: &[Operand],
+        provisional: &HashMap<usize, Summary>,
+    ) -> Model<'a> {
         let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
         match callee {
             Callee::Direct { name, usr } => {
-                if let Some(i) = self.index_of(usr) {
-                    return match get(i) {
+                let direct = direct.unwrap_or_else(|| match self.index_of(usr) {
+                    Some(i) => Direct::Defined(i),
+                    None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+                });
+                match direct {
+                    Direct::Defined(i) => match get(i) {
                         Some(s) => Model::from_summary(name, s, args),
                         None => Model::unknown(name),
-                    };
-                }
-                match libmodel::lookup(name) {
-                    Some(lib) => Model::from_lib(lib),
-                    None => Model::unknown(name),
+                    },
+                    Direct::Library(lib) => Model::from_lib(lib),
+                    Direct::Undefined => Model::unknown(name),
                 }
             }
             Callee::Indirect { sig, field, .. } => {
