@@ -144,7 +144,7 @@ impl<'i> Tu<'i> {
 
     pub fn cursor(&self) -> Cursor {
         // SAFETY: valid TU handle.
-        Cursor(unsafe { clang_getTranslationUnitCursor(self.raw) })
+        Cursor::new(unsafe { clang_getTranslationUnitCursor(self.raw) })
     }
 
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
@@ -366,7 +366,7 @@ pub fn record_fields(t: CXType) -> Vec<(String, CXType)> {
     extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
         // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
         let out = unsafe { &mut *(data as *mut Vec<(String, CXType)>) };
-        let cur = Cursor(c);
+        let cur = Cursor::new(c);
         out.push((cur.spelling(), cur.ty()));
         CXVisit_Continue
     }
@@ -383,7 +383,7 @@ pub fn record_field_decls(t: CXType) -> Vec<Cursor> {
     extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
         // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
         let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
-        let cur = Cursor(c);
+        let cur = Cursor::new(c);
         if !(cur.is_bit_field() && cur.spelling().is_empty()) {
             out.push(cur);
         }
@@ -406,7 +406,7 @@ pub fn array_len(t: CXType) -> Option<usize> {
 /// The declaration of a record (or other tag) type, if any.
 pub fn type_declaration(t: CXType) -> Option<Cursor> {
     // SAFETY: plain FFI; a null (NoDeclFound) cursor for types without a declaration.
-    let c = Cursor(unsafe { clang_getTypeDeclaration(canonical(t)) });
+    let c = Cursor::new(unsafe { clang_getTypeDeclaration(canonical(t)) });
     (!c.is_null() && c.kind() != CXCursor_NoDeclFound).then_some(c)
 }
 
@@ -438,10 +438,19 @@ pub fn type_spelling(t: CXType) -> String {
 }
 
 /// A libclang cursor. `Copy`, cheap, `!Send`.
+///
+/// The second field is the cursor's place in the declaration's `Tree` when the tree handed it
+/// out (`tree::NO_NODE` otherwise): asking the tree for its children then needs no lookup by
+/// key. It is not part of the cursor's identity, and libclang never sees it.
 #[derive(Clone, Copy)]
-pub struct Cursor(pub CXCursor);
+pub struct Cursor(pub CXCursor, pub(super) u32);
 
 impl Cursor {
+    /// A cursor libclang returned, not (yet) known to come from the tree.
+    pub fn new(raw: CXCursor) -> Cursor {
+        Cursor(raw, super::tree::NO_NODE)
+    }
+
     pub fn kind(self) -> CXCursorKind {
         self.0.kind
     }
@@ -459,7 +468,7 @@ impl Cursor {
         ) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
             let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
-            out.push(Cursor(c));
+            out.push(Cursor::new(c));
             CXChildVisit_Continue
         }
         let mut out: Vec<Cursor> = Vec::new();
@@ -478,7 +487,7 @@ impl Cursor {
         ) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
             let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor)) };
-            f(Cursor(c));
+            f(Cursor::new(c));
             CXChildVisit_Recurse
         }
         let mut f = f;
@@ -496,7 +505,7 @@ impl Cursor {
         ) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
             let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor, Cursor) -> bool) };
-            if f(Cursor(c), Cursor(parent)) {
+            if f(Cursor::new(c), Cursor::new(parent)) {
                 CXChildVisit_Recurse
             } else {
                 CXChildVisit_Continue
@@ -519,7 +528,7 @@ impl Cursor {
 
     pub fn referenced(self) -> Option<Cursor> {
         // SAFETY: plain FFI.
-        let r = Cursor(unsafe { clang_getCursorReferenced(self.0) });
+        let r = Cursor::new(unsafe { clang_getCursorReferenced(self.0) });
         // SAFETY: plain FFI on a cursor kind.
         let invalid = unsafe { clang_isInvalid(r.kind()) != 0 };
         (!r.is_null() && !invalid).then_some(r)
@@ -527,7 +536,7 @@ impl Cursor {
 
     pub fn canonical(self) -> Cursor {
         // SAFETY: plain FFI.
-        Cursor(unsafe { clang_getCanonicalCursor(self.0) })
+        Cursor::new(unsafe { clang_getCanonicalCursor(self.0) })
     }
 
     pub fn location(self) -> CXSourceLocation {
@@ -588,7 +597,7 @@ impl Cursor {
     /// The declaration this one is a member of (a field's record).
     pub fn semantic_parent(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when there is none.
-        let c = Cursor(unsafe { clang_getCursorSemanticParent(self.0) });
+        let c = Cursor::new(unsafe { clang_getCursorSemanticParent(self.0) });
         // SAFETY: plain FFI on a cursor kind.
         let invalid = unsafe { clang_isInvalid(c.kind()) != 0 };
         (!c.is_null() && !invalid).then_some(c)
@@ -607,7 +616,7 @@ impl Cursor {
 
     pub fn definition(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when the definition is not in this TU.
-        let c = Cursor(unsafe { clang_getCursorDefinition(self.0) });
+        let c = Cursor::new(unsafe { clang_getCursorDefinition(self.0) });
         (!c.is_null()).then_some(c)
     }
 
@@ -688,7 +697,7 @@ impl Cursor {
 
     pub fn arg(self, i: u32) -> Option<Cursor> {
         // SAFETY: plain FFI; returns a null cursor when out of range.
-        let c = Cursor(unsafe { clang_Cursor_getArgument(self.0, i) });
+        let c = Cursor::new(unsafe { clang_Cursor_getArgument(self.0, i) });
         (!c.is_null()).then_some(c)
     }
 
@@ -699,7 +708,7 @@ impl Cursor {
 
     pub fn var_initializer(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when there is no initializer.
-        let c = Cursor(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
+        let c = Cursor::new(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
         (!c.is_null()).then_some(c)
     }
 

@@ -734,7 +734,7 @@ impl Lowerer<'_, '_, '_> {
         if self.cx.callee_info(d).builtin != Builtin::Expect {
             return None;
         }
-        e.arg(0)
+        e.arg(0).map(|a| self.cx.tree.among_kids(e, a))
     }
 
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
@@ -754,7 +754,9 @@ impl Lowerer<'_, '_, '_> {
         };
         let n = e.num_args();
         let arg_cursors: Vec<Cursor> = if n >= 0 {
-            (0..n as u32).filter_map(|i| e.arg(i)).collect()
+            // As the tree holds them, so that lowering them asks it by slot.
+            let t = &self.cx.tree;
+            (0..n as u32).filter_map(|i| e.arg(i)).map(|a| t.among_kids(e, a)).collect()
         } else {
             kids[1..].to_vec()
         };

@@ -276,7 +276,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// do not show in the type; libclang exposes them as unexposed attribute children. We read the
     /// identifier where the attribute is spelled (inside a macro definition if it came from one).
     fn has_noreturn_attr(&self, decl: Cursor) -> bool {
-        self.kids(decl).into_iter().any(|c| {
+        // Straight from libclang: a callee's declaration is seldom below the root, and asking the
+        // tree about a cursor it did not hand out builds its index.
+        decl.children().into_iter().any(|c| {
             c.kind() == CXCursor_UnexposedAttr
                 && matches!(
                     self.spelled_ident(c).as_deref(),
@@ -930,6 +932,7 @@ impl Lowerer<'_, '_, '_> {
         let loc = self.loc(v);
         let id = self.declare_local(v, name, LocalKind::Var, loc);
         if let Some(init) = v.var_initializer() {
+            let init = self.cx.tree.among_kids(v, init);
             self.init_var(Place::Local(id), init, v.ty(), loc);
         }
     }
