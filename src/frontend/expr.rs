@@ -988,7 +988,7 @@ fn strip_callee(t: &Tree, c: Cursor) -> Cursor {
         if s.kind() != CXCursor_UnaryOperator {
             return s;
         }
-        let Some(k) = t.children(s).into_iter().next() else {
+        let Some(k) = t.kids(s).next() else {
             return s;
         };
         let through = match s.unop() {

@@ -28,7 +28,7 @@ use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, Tu, TypeClass};
 use super::expr::strip_plain;
-use super::tree::Tree;
+use super::tree::{KidList, Tree};
 use crate::ir::*;
 
 /// Builtins with special lowering.
@@ -108,7 +108,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     /// The children of `c` (`Cursor::children`, answered from the tree when it has `c`).
-    pub fn kids(&self, c: Cursor) -> Vec<Cursor> {
+    pub fn kids(&self, c: Cursor) -> KidList {
         self.tree.children(c)
     }
 
@@ -538,7 +538,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
 }
 
 impl Lowerer<'_, '_, '_> {
-    pub fn kids(&self, c: Cursor) -> Vec<Cursor> {
+    pub fn kids(&self, c: Cursor) -> KidList {
         self.cx.kids(c)
     }
 

@@ -24,6 +24,7 @@ use std::cell::{Cell, RefCell};
 
 use clang_sys::*;
 use hashbrown::HashMap;
+use smallvec::SmallVec;
 
 use super::clang::Cursor;
 
@@ -196,7 +197,7 @@ impl Tree {
     }
 
     /// The children of `c`, as `Cursor::children` gives them.
-    pub fn children(&self, c: Cursor) -> Vec<Cursor> {
+    pub fn children(&self, c: Cursor) -> KidList {
         self.kids(c).collect()
     }
 
@@ -244,6 +245,10 @@ impl Tree {
         &self.nodes
     }
 }
+
+/// The children of a cursor, collected. Most nodes have at most four (an operator's operands,
+/// an `if`'s parts): those are kept without a heap allocation.
+pub(super) type KidList = SmallVec<[Cursor; 4]>;
 
 /// An iterator over the children of a cursor: from the tree, or from libclang when the cursor is
 /// not in it.
