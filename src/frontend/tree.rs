@@ -9,6 +9,7 @@
 //!   cursor values, as a visit of that node alone, with two differences the build or the key
 //!   absorbs: statement and expression cursors carry their enclosing declaration (see
 //!   `CursorKey`), and a `case` constant shows once more as its own child (left out).
+//!   The walk does not descend below the kinds that have no children in C (`is_childless`).
 //! - `rebuild` replaces everything of the previous root (only buffer capacity carries over).
 //! - Every cursor the tree hands out carries its slot (`Cursor`'s second field), so asking about
 //!   it again needs no lookup. Other cursors are looked up by `CursorKey` in an index built on
@@ -40,6 +41,20 @@ struct CursorKey(CXCursorKind, i32, usize, usize);
 /// attributes at 400 (`Index.h`); the test `tree_children_are_libclangs` holds us to it.
 fn is_statement_or_expression(kind: CXCursorKind) -> bool {
     (100..400).contains(&kind)
+}
+
+/// Kinds libclang never gives children in C: asking it to walk below them is work for nothing
+/// (they are a third of the nodes). A name's qualifier and template arguments, a
+/// `DeclRefExpr`'s only possible children, are C++; literals have no operands.
+fn is_childless(kind: CXCursorKind) -> bool {
+    matches!(
+        kind,
+        CXCursor_DeclRefExpr
+            | CXCursor_IntegerLiteral
+            | CXCursor_FloatingLiteral
+            | CXCursor_CharacterLiteral
+            | CXCursor_StringLiteral
+    )
 }
 
 fn key(c: Cursor) -> CursorKey {
@@ -115,7 +130,7 @@ impl Tree {
             nodes.push(Cursor(c.0, own));
             parent_of.push(slot);
             path.push((ck, own));
-            true
+            !is_childless(c.0.kind)
         });
         if lost {
             // Cannot happen for a depth-first walk. The tree is then left empty, root included,
