@@ -346,7 +346,7 @@ fn line_starts(text: &[u8]) -> Vec<u32> {
     let mut starts = vec![0u32];
     // Almost every file has `\n` line ends only: then the (vectorised) search for the next
     // `\n` does it, which matters for a 9 MB amalgamation.
-    if !text.contains(&b'\r') {
+    if memchr(b'\r', text).is_none() {
         let mut at = 0;
         while let Some(k) = memchr(b'\n', &text[at..]) {
             at += k + 1;
