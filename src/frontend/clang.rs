@@ -334,8 +334,10 @@ pub enum TypeClass {
 }
 
 pub fn classify(t: CXType) -> TypeClass {
-    // SAFETY: plain FFI on a type value.
-    let k = unsafe { clang_getCanonicalType(t) }.kind;
+    // Most types asked about are builtins and pointers, whose canonical type has their own kind
+    // (only sugar such as a typedef, `struct s` or `typeof` has a canonical type of another
+    // kind); asking libclang for it costs as much as getting the type.
+    let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
     match k {
         CXType_Pointer | CXType_BlockPointer | CXType_ObjCObjectPointer => TypeClass::Pointer,
         CXType_ConstantArray
@@ -349,6 +351,26 @@ pub fn classify(t: CXType) -> TypeClass {
         CXType_Void => TypeClass::Void,
         _ => TypeClass::Other,
     }
+}
+
+/// Kinds that libclang gives only to types that are not sugar, so the canonical type of a type
+/// of this kind has the same kind: the builtins, and the type classes whose canonical type is of
+/// the same class (a pointer, an array, a function type, a record, an enum).
+fn is_own_canonical_kind(k: CXTypeKind) -> bool {
+    (CXType_Void..=CXType_Ibm128).contains(&k)
+        || matches!(
+            k,
+            CXType_Complex
+                | CXType_Pointer
+                | CXType_BlockPointer
+                | CXType_Record
+                | CXType_Enum
+                | CXType_FunctionNoProto
+                | CXType_FunctionProto
+                | CXType_ConstantArray
+                | CXType_IncompleteArray
+                | CXType_VariableArray
+        )
 }
 
 pub fn canonical(t: CXType) -> CXType {
