@@ -321,9 +321,14 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_CompoundLiteralExpr => return Place::Local(self.compound_literal(e)),
             _ => {}
         }
-        let op = self.expr(e);
-        let loc = self.loc(e);
-        self.operand_place(op, e.type_class(), loc)
+        match self.expr(e) {
+            Operand::Place(p) => p,
+            // Only a value that is not a place needs the location and type (for a temporary).
+            other => {
+                let loc = self.loc(e);
+                self.operand_place(other, e.type_class(), loc)
+            }
+        }
     }
 
     /// The object `*inner` designates (`inner` is a pointer, or an array that decays).
@@ -332,9 +337,14 @@ impl Lowerer<'_, '_, '_> {
         if s.type_class() == TypeClass::Array {
             return Place::Index(Box::new(self.place(s)));
         }
-        let op = self.expr(s);
-        let loc = self.loc(s);
-        Place::Deref(Box::new(self.operand_place(op, TypeClass::Pointer, loc)))
+        let p = match self.expr(s) {
+            Operand::Place(p) => p,
+            other => {
+                let loc = self.loc(s);
+                self.operand_place(other, TypeClass::Pointer, loc)
+            }
+        };
+        Place::Deref(Box::new(p))
     }
 
     fn subscript_place(&mut self, e: Cursor) -> Place {
@@ -738,7 +748,6 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let loc = self.loc(e);
         let kids = self.kids(e);
         let Some(&callee_c) = kids.first() else {
             return Some(use_(Operand::Unknown));
@@ -773,6 +782,7 @@ impl Lowerer<'_, '_, '_> {
                     return r;
                 }
                 Builtin::Unreachable => {
+                    let loc = self.loc(e);
                     self.terminate(Terminator::NoReturn, loc);
                     return match want {
                         Want::Value => Some(use_(Operand::Unknown)),
@@ -782,6 +792,8 @@ impl Lowerer<'_, '_, '_> {
                 Builtin::None => {}
             }
         }
+        // Not before: `__builtin_expect` is no call and needs no location.
+        let loc = self.loc(e);
         let callee = match &info {
             Some(i) => Callee::Direct {
                 name: i.name.clone(),
