@@ -30,13 +30,19 @@ pub fn take_string(s: CXString) -> String {
     // string that lives until clang_disposeString, which we call exactly once after copying.
     unsafe {
         let p = clang_getCString(s);
-        let out = if p.is_null() {
-            String::new()
-        } else {
-            CStr::from_ptr(p).to_string_lossy().into_owned()
-        };
+        let out = if p.is_null() { String::new() } else { lossy_utf8(CStr::from_ptr(p).to_bytes()) };
         clang_disposeString(s);
         out
+    }
+}
+
+/// `String::from_utf8_lossy(bytes).into_owned()`, checking the (nearly always valid) text by
+/// `str::from_utf8`, which goes a word at a time where the lossy conversion goes a character at
+/// a time.
+pub fn lossy_utf8(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 
@@ -144,7 +150,7 @@ impl<'i> Tu<'i> {
 
     pub fn cursor(&self) -> Cursor {
         // SAFETY: valid TU handle.
-        Cursor(unsafe { clang_getTranslationUnitCursor(self.raw) })
+        Cursor::new(unsafe { clang_getTranslationUnitCursor(self.raw) })
     }
 
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
@@ -334,8 +340,10 @@ pub enum TypeClass {
 }
 
 pub fn classify(t: CXType) -> TypeClass {
-    // SAFETY: plain FFI on a type value.
-    let k = unsafe { clang_getCanonicalType(t) }.kind;
+    // Most types asked about are builtins and pointers, whose canonical type has their own kind
+    // (only sugar such as a typedef, `struct s` or `typeof` has a canonical type of another
+    // kind); asking libclang for it costs as much as getting the type.
+    let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
     match k {
         CXType_Pointer | CXType_BlockPointer | CXType_ObjCObjectPointer => TypeClass::Pointer,
         CXType_ConstantArray
@@ -349,6 +357,26 @@ pub fn classify(t: CXType) -> TypeClass {
         CXType_Void => TypeClass::Void,
         _ => TypeClass::Other,
     }
+}
+
+/// Kinds that libclang gives only to types that are not sugar, so the canonical type of a type
+/// of this kind has the same kind: the builtins, and the type classes whose canonical type is of
+/// the same class (a pointer, an array, a function type, a record, an enum).
+fn is_own_canonical_kind(k: CXTypeKind) -> bool {
+    (CXType_Void..=CXType_Ibm128).contains(&k)
+        || matches!(
+            k,
+            CXType_Complex
+                | CXType_Pointer
+                | CXType_BlockPointer
+                | CXType_Record
+                | CXType_Enum
+                | CXType_FunctionNoProto
+                | CXType_FunctionProto
+                | CXType_ConstantArray
+                | CXType_IncompleteArray
+                | CXType_VariableArray
+        )
 }
 
 pub fn canonical(t: CXType) -> CXType {
@@ -366,7 +394,7 @@ pub fn record_fields(t: CXType) -> Vec<(String, CXType)> {
     extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
         // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
         let out = unsafe { &mut *(data as *mut Vec<(String, CXType)>) };
-        let cur = Cursor(c);
+        let cur = Cursor::new(c);
         out.push((cur.spelling(), cur.ty()));
         CXVisit_Continue
     }
@@ -383,7 +411,7 @@ pub fn record_field_decls(t: CXType) -> Vec<Cursor> {
     extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
         // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
         let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
-        let cur = Cursor(c);
+        let cur = Cursor::new(c);
         if !(cur.is_bit_field() && cur.spelling().is_empty()) {
             out.push(cur);
         }
@@ -406,7 +434,7 @@ pub fn array_len(t: CXType) -> Option<usize> {
 /// The declaration of a record (or other tag) type, if any.
 pub fn type_declaration(t: CXType) -> Option<Cursor> {
     // SAFETY: plain FFI; a null (NoDeclFound) cursor for types without a declaration.
-    let c = Cursor(unsafe { clang_getTypeDeclaration(canonical(t)) });
+    let c = Cursor::new(unsafe { clang_getTypeDeclaration(canonical(t)) });
     (!c.is_null() && c.kind() != CXCursor_NoDeclFound).then_some(c)
 }
 
@@ -438,10 +466,19 @@ pub fn type_spelling(t: CXType) -> String {
 }
 
 /// A libclang cursor. `Copy`, cheap, `!Send`.
+///
+/// The second field is the cursor's place in the declaration's `Tree` when the tree handed it
+/// out (`tree::NO_NODE` otherwise): asking the tree for its children then needs no lookup by
+/// key. It is not part of the cursor's identity, and libclang never sees it.
 #[derive(Clone, Copy)]
-pub struct Cursor(pub CXCursor);
+pub struct Cursor(pub CXCursor, pub(super) u32);
 
 impl Cursor {
+    /// A cursor libclang returned, not (yet) known to come from the tree.
+    pub fn new(raw: CXCursor) -> Cursor {
+        Cursor(raw, super::tree::NO_NODE)
+    }
+
     pub fn kind(self) -> CXCursorKind {
         self.0.kind
     }
@@ -459,7 +496,7 @@ impl Cursor {
         ) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
             let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
-            out.push(Cursor(c));
+            out.push(Cursor::new(c));
             CXChildVisit_Continue
         }
         let mut out: Vec<Cursor> = Vec::new();
@@ -478,7 +515,7 @@ impl Cursor {
         ) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
             let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor)) };
-            f(Cursor(c));
+            f(Cursor::new(c));
             CXChildVisit_Recurse
         }
         let mut f = f;
@@ -496,7 +533,7 @@ impl Cursor {
         ) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
             let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor, Cursor) -> bool) };
-            if f(Cursor(c), Cursor(parent)) {
+            if f(Cursor::new(c), Cursor::new(parent)) {
                 CXChildVisit_Recurse
             } else {
                 CXChildVisit_Continue
@@ -519,7 +556,7 @@ impl Cursor {
 
     pub fn referenced(self) -> Option<Cursor> {
         // SAFETY: plain FFI.
-        let r = Cursor(unsafe { clang_getCursorReferenced(self.0) });
+        let r = Cursor::new(unsafe { clang_getCursorReferenced(self.0) });
         // SAFETY: plain FFI on a cursor kind.
         let invalid = unsafe { clang_isInvalid(r.kind()) != 0 };
         (!r.is_null() && !invalid).then_some(r)
@@ -527,7 +564,7 @@ impl Cursor {
 
     pub fn canonical(self) -> Cursor {
         // SAFETY: plain FFI.
-        Cursor(unsafe { clang_getCanonicalCursor(self.0) })
+        Cursor::new(unsafe { clang_getCanonicalCursor(self.0) })
     }
 
     pub fn location(self) -> CXSourceLocation {
@@ -588,7 +625,7 @@ impl Cursor {
     /// The declaration this one is a member of (a field's record).
     pub fn semantic_parent(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when there is none.
-        let c = Cursor(unsafe { clang_getCursorSemanticParent(self.0) });
+        let c = Cursor::new(unsafe { clang_getCursorSemanticParent(self.0) });
         // SAFETY: plain FFI on a cursor kind.
         let invalid = unsafe { clang_isInvalid(c.kind()) != 0 };
         (!c.is_null() && !invalid).then_some(c)
@@ -607,7 +644,7 @@ impl Cursor {
 
     pub fn definition(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when the definition is not in this TU.
-        let c = Cursor(unsafe { clang_getCursorDefinition(self.0) });
+        let c = Cursor::new(unsafe { clang_getCursorDefinition(self.0) });
         (!c.is_null()).then_some(c)
     }
 
@@ -688,7 +725,7 @@ impl Cursor {
 
     pub fn arg(self, i: u32) -> Option<Cursor> {
         // SAFETY: plain FFI; returns a null cursor when out of range.
-        let c = Cursor(unsafe { clang_Cursor_getArgument(self.0, i) });
+        let c = Cursor::new(unsafe { clang_Cursor_getArgument(self.0, i) });
         (!c.is_null()).then_some(c)
     }
 
@@ -699,7 +736,7 @@ impl Cursor {
 
     pub fn var_initializer(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when there is no initializer.
-        let c = Cursor(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
+        let c = Cursor::new(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
         (!c.is_null()).then_some(c)
     }
 

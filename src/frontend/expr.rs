@@ -321,9 +321,14 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_CompoundLiteralExpr => return Place::Local(self.compound_literal(e)),
             _ => {}
         }
-        let op = self.expr(e);
-        let loc = self.loc(e);
-        self.operand_place(op, e.type_class(), loc)
+        match self.expr(e) {
+            Operand::Place(p) => p,
+            // Only a value that is not a place needs the location and type (for a temporary).
+            other => {
+                let loc = self.loc(e);
+                self.operand_place(other, e.type_class(), loc)
+            }
+        }
     }
 
     /// The object `*inner` designates (`inner` is a pointer, or an array that decays).
@@ -332,9 +337,14 @@ impl Lowerer<'_, '_, '_> {
         if s.type_class() == TypeClass::Array {
             return Place::Index(Box::new(self.place(s)));
         }
-        let op = self.expr(s);
-        let loc = self.loc(s);
-        Place::Deref(Box::new(self.operand_place(op, TypeClass::Pointer, loc)))
+        let p = match self.expr(s) {
+            Operand::Place(p) => p,
+            other => {
+                let loc = self.loc(s);
+                self.operand_place(other, TypeClass::Pointer, loc)
+            }
+        };
+        Place::Deref(Box::new(p))
     }
 
     fn subscript_place(&mut self, e: Cursor) -> Place {
@@ -734,11 +744,10 @@ impl Lowerer<'_, '_, '_> {
         if self.cx.callee_info(d).builtin != Builtin::Expect {
             return None;
         }
-        e.arg(0)
+        e.arg(0).map(|a| self.cx.tree.among_kids(e, a))
     }
 
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let loc = self.loc(e);
         let kids = self.kids(e);
         let Some(&callee_c) = kids.first() else {
             return Some(use_(Operand::Unknown));
@@ -754,7 +763,9 @@ impl Lowerer<'_, '_, '_> {
         };
         let n = e.num_args();
         let arg_cursors: Vec<Cursor> = if n >= 0 {
-            (0..n as u32).filter_map(|i| e.arg(i)).collect()
+            // As the tree holds them, so that lowering them asks it by slot.
+            let t = &self.cx.tree;
+            (0..n as u32).filter_map(|i| e.arg(i)).map(|a| t.among_kids(e, a)).collect()
         } else {
             kids[1..].to_vec()
         };
@@ -771,6 +782,7 @@ impl Lowerer<'_, '_, '_> {
                     return r;
                 }
                 Builtin::Unreachable => {
+                    let loc = self.loc(e);
                     self.terminate(Terminator::NoReturn, loc);
                     return match want {
                         Want::Value => Some(use_(Operand::Unknown)),
@@ -780,6 +792,8 @@ impl Lowerer<'_, '_, '_> {
                 Builtin::None => {}
             }
         }
+        // Not before: `__builtin_expect` is no call and needs no location.
+        let loc = self.loc(e);
         let callee = match &info {
             Some(i) => Callee::Direct {
                 name: i.name.clone(),
@@ -986,7 +1000,7 @@ fn strip_callee(t: &Tree, c: Cursor) -> Cursor {
         if s.kind() != CXCursor_UnaryOperator {
             return s;
         }
-        let Some(k) = t.children(s).into_iter().next() else {
+        let Some(k) = t.kids(s).next() else {
             return s;
         };
         let through = match s.unop() {

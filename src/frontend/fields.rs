@@ -118,8 +118,8 @@ fn initializes_whole(v: Cursor, member_ty: CXType) -> bool {
 fn is_designated(t: &Tree, el: Cursor) -> bool {
     el.kind() == CXCursor_UnexposedExpr
         && (el.type_class() == TypeClass::Void
-            || t.children(el)
-                .first()
+            || t.kids(el)
+                .next()
                 .is_some_and(|c| c.kind() == CXCursor_MemberRef))
 }
 
@@ -150,7 +150,7 @@ fn field_path(fields: &[Cursor], d: Cursor) -> Option<Vec<usize>> {
 fn strip_function_value(t: &Tree, v: Cursor) -> Cursor {
     let mut s = strip_plain(t, v);
     while s.kind() == CXCursor_UnaryOperator && s.unop() == CXUnaryOperator_AddrOf {
-        match t.children(s).into_iter().next() {
+        match t.kids(s).next() {
             Some(k) if k.type_class() == TypeClass::Function => s = strip_plain(t, k),
             _ => break,
         }

@@ -21,6 +21,8 @@
 #![allow(non_upper_case_globals)]
 
 use hashbrown::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -28,7 +30,7 @@ use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, Tu, TypeClass};
 use super::expr::strip_plain;
-use super::tree::Tree;
+use super::tree::{KidList, Tree};
 use crate::ir::*;
 
 /// Builtins with special lowering.
@@ -79,6 +81,8 @@ pub(super) struct TuCtx<'t, 'i> {
     line_starts: Vec<Option<(Vec<u32>, &'t [u8])>>,
     /// The file (index) and line of the last `line_col` answer.
     last_line: (usize, usize),
+    /// The last file `file_text` answered about, with its contents.
+    last_text: Cell<Option<(CXFile, &'t [u8])>>,
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -99,6 +103,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             usr_suffixes: Vec::new(),
             line_starts: Vec::new(),
             last_line: (usize::MAX, 0),
+            last_text: Cell::new(None),
         }
     }
 
@@ -108,7 +113,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     /// The children of `c` (`Cursor::children`, answered from the tree when it has `c`).
-    pub fn kids(&self, c: Cursor) -> Vec<Cursor> {
+    pub fn kids(&self, c: Cursor) -> KidList {
         self.tree.children(c)
     }
 
@@ -276,7 +281,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// do not show in the type; libclang exposes them as unexposed attribute children. We read the
     /// identifier where the attribute is spelled (inside a macro definition if it came from one).
     fn has_noreturn_attr(&self, decl: Cursor) -> bool {
-        self.kids(decl).into_iter().any(|c| {
+        // Straight from libclang: a callee's declaration is seldom below the root, and asking the
+        // tree about a cursor it did not hand out builds its index.
+        decl.children().into_iter().any(|c| {
             c.kind() == CXCursor_UnexposedAttr
                 && matches!(
                     self.spelled_ident(c).as_deref(),
@@ -289,8 +296,12 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// user wrote: `!p` inside `unlikely(!p)`), whitespace collapsed, shortened for messages.
     pub fn text_of(&self, c: Cursor) -> Option<String> {
         let raw = self.raw_text(c)?;
-        let mut out = String::with_capacity(raw.len());
-        for w in raw.split_whitespace() {
+        let text = match std::str::from_utf8(raw) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
+        let mut out = String::with_capacity(text.len());
+        for w in text.split_whitespace() {
             if !out.is_empty() {
                 out.push(' ');
             }
@@ -308,7 +319,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
 
     /// When one end of the extent is a macro argument and the other is not (`i < (n)` inside
     /// `EACH(i, n)`), the file range is meaningless; we show the whole macro invocation.
-    fn raw_text(&self, c: Cursor) -> Option<String> {
+    fn raw_text(&self, c: Cursor) -> Option<&'t [u8]> {
         let r = c.extent();
         // SAFETY: plain FFI on a range value.
         let (a, b) = unsafe { (clang_getRangeStart(r), clang_getRangeEnd(r)) };
@@ -319,16 +330,28 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         if !clang::same_file(fa, fb) || ob < oa {
             return None;
         }
-        let text = self.tu.file_text(fa)?;
+        let text = self.file_text(fa)?;
         let ob = complete_last_token(text, oa as usize, ob as usize);
-        let bytes = text.get(oa as usize..ob)?;
-        Some(String::from_utf8_lossy(bytes).into_owned())
+        text.get(oa as usize..ob)
+    }
+
+    /// The contents of `f` as parsed. libclang finds the file's buffer by a search through the
+    /// TU's source entries each time; conditions and messages come from one file in a row.
+    fn file_text(&self, f: CXFile) -> Option<&'t [u8]> {
+        if let Some((last, text)) = self.last_text.get() {
+            if last == f {
+                return Some(text);
+            }
+        }
+        let text = self.tu.file_text(f)?;
+        self.last_text.set(Some((f, text)));
+        Some(text)
     }
 
     /// The identifier where `c` is spelled (a builtin's name inside a macro definition, …).
     pub fn spelled_ident(&self, c: Cursor) -> Option<String> {
         let (file, off) = c.spelling_offset()?;
-        let rest = self.tu.file_text(file)?.get(off as usize..)?;
+        let rest = self.file_text(file)?.get(off as usize..)?;
         let ident: Vec<u8> = rest
             .iter()
             .copied()
@@ -344,7 +367,7 @@ fn line_starts(text: &[u8]) -> Vec<u32> {
     let mut starts = vec![0u32];
     // Almost every file has `\n` line ends only: then the (vectorised) search for the next
     // `\n` does it, which matters for a 9 MB amalgamation.
-    if !text.contains(&b'\r') {
+    if memchr(b'\r', text).is_none() {
         let mut at = 0;
         while let Some(k) = memchr(b'\n', &text[at..]) {
             at += k + 1;
@@ -536,7 +559,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
 }
 
 impl Lowerer<'_, '_, '_> {
-    pub fn kids(&self, c: Cursor) -> Vec<Cursor> {
+    pub fn kids(&self, c: Cursor) -> KidList {
         self.cx.kids(c)
     }
 
@@ -930,6 +953,7 @@ impl Lowerer<'_, '_, '_> {
         let loc = self.loc(v);
         let id = self.declare_local(v, name, LocalKind::Var, loc);
         if let Some(init) = v.var_initializer() {
+            let init = self.cx.tree.among_kids(v, init);
             self.init_var(Place::Local(id), init, v.ty(), loc);
         }
     }

@@ -827,6 +827,11 @@ fn tree_children_are_libclangs() {
             assert!(same(&tree.children(top), &top.children()));
             for &c in tree.descendants() {
                 assert!(tree.has(c), "{} not indexed in {}", c.kind_name(), file.display());
+                // The same cursor as libclang returns it elsewhere, without its slot: found by
+                // the index, with the same children.
+                let bare = clang::Cursor::new(c.0);
+                assert!(tree.has(bare), "{} not indexed in {}", c.kind_name(), file.display());
+                assert!(same(&tree.children(bare), &tree.children(c)));
                 assert!(same(&tree.children(c), &c.children()), "{} in {} at {:?}: {:?} vs {:?}", c.kind_name(), file.display(), clang::expansion(c.location()).map(|x| (x.1, x.2)), tree.children(c).iter().map(|k| k.kind_name()).collect::<Vec<_>>(), c.children().iter().map(|k| k.kind_name()).collect::<Vec<_>>());
                 checked += 1;
             }

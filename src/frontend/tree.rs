@@ -9,16 +9,23 @@
 //!   cursor values, as a visit of that node alone, with two differences the build or the key
 //!   absorbs: statement and expression cursors carry their enclosing declaration (see
 //!   `CursorKey`), and a `case` constant shows once more as its own child (left out).
+//!   The walk does not descend below the kinds that have no children in C (`is_childless`).
 //! - `rebuild` replaces everything of the previous root (only buffer capacity carries over).
-//! - Cursors are looked up by `CursorKey`; a cursor that is not in the tree (a declaration
-//!   elsewhere) falls back to libclang, so an answer never depends on whether the tree has it.
+//! - Every cursor the tree hands out carries its slot (`Cursor`'s second field), so asking about
+//!   it again needs no lookup. Other cursors are looked up by `CursorKey` in an index built on
+//!   the first such question; a cursor that is not in the tree (a declaration elsewhere) falls
+//!   back to libclang, so an answer never depends on whether the tree has it.
 //!
 //! Why: lowering asks for the children of most nodes, several times for some (`strip_plain`,
 //! conditions, the field-store scan). Each `clang_visitChildren` builds a visitor and a heap
-//! work list; one recursive walk per function costs a fraction of the calls it replaces.
+//! work list; one recursive walk per function costs a fraction of the calls it replaces. Slots
+//! spare hashing the key of every node (to build the index) and of every question.
+
+use std::cell::{Cell, RefCell};
 
 use clang_sys::*;
 use hashbrown::HashMap;
+use smallvec::SmallVec;
 
 use super::clang::Cursor;
 
@@ -36,6 +43,20 @@ fn is_statement_or_expression(kind: CXCursorKind) -> bool {
     (100..400).contains(&kind)
 }
 
+/// Kinds libclang never gives children in C: asking it to walk below them is work for nothing
+/// (they are a third of the nodes). A name's qualifier and template arguments, a
+/// `DeclRefExpr`'s only possible children, are C++; literals have no operands.
+fn is_childless(kind: CXCursorKind) -> bool {
+    matches!(
+        kind,
+        CXCursor_DeclRefExpr
+            | CXCursor_IntegerLiteral
+            | CXCursor_FloatingLiteral
+            | CXCursor_CharacterLiteral
+            | CXCursor_StringLiteral
+    )
+}
+
 fn key(c: Cursor) -> CursorKey {
     let decl = if is_statement_or_expression(c.0.kind) { 0 } else { c.0.data[0] as usize };
     CursorKey(c.0.kind, c.0.xdata, decl, c.0.data[1] as usize)
@@ -47,17 +68,26 @@ pub fn same_cursor(a: Cursor, b: Cursor) -> bool {
     key(a) == key(b) && a.0.data[2] == b.0.data[2]
 }
 
+/// `Cursor`'s second field for a cursor the tree did not hand out.
+pub(super) const NO_NODE: u32 = u32::MAX;
+
 #[derive(Default)]
 pub(super) struct Tree {
     /// Every cursor below the root, in visiting order (parents before children); the root is
-    /// not in it.
+    /// not in it. `nodes[i]` carries its slot, `i + 1`, as `Cursor`'s node field.
     nodes: Vec<Cursor>,
     /// Children of `nodes[i]`: `kids[first[i + 1] .. first[i + 2]]`; those of the root:
     /// `kids[first[0] .. first[1]]`.
     first: Vec<u32>,
     kids: Vec<u32>,
-    /// Cursor → position in `first` (0 for the root, `i + 1` for `nodes[i]`).
-    index: HashMap<CursorKey, u32>,
+    /// The root's key, `None` when the walk was lost (then the tree answers nothing).
+    root: Option<CursorKey>,
+    /// Cursor → slot (`i + 1` for `nodes[i]`), for cursors that do not carry their slot (those
+    /// libclang returned from other questions: a call's arguments, an initializer). Built on
+    /// the first such question about a root: most cursors asked about come from the tree and
+    /// carry their slot, and indexing every node cost more than the walk's own bookkeeping.
+    index: RefCell<HashMap<CursorKey, u32>>,
+    indexed: Cell<bool>,
     /// Scratch of `rebuild`, kept for its capacity: each node's parent slot, the path from the
     /// root to the last node visited, the fill positions of `kids`.
     parent_of: Vec<u32>,
@@ -70,10 +100,12 @@ impl Tree {
     /// one root to the next: a TU's declarations are walked one after another, and growing
     /// fresh vectors for each cost more than the walk's own bookkeeping.
     pub fn rebuild(&mut self, root: Cursor) {
-        let Tree { nodes, first, kids, index, parent_of, path, fill } = self;
+        let Tree { nodes, first, kids, root: root_key, index: _, indexed, parent_of, path, fill } = self;
         nodes.clear();
         parent_of.clear();
         path.clear();
+        indexed.set(false);
+        *root_key = None;
         // The walk reports each cursor with its parent. It is depth-first, so the parent is on
         // the path from the root to the previous cursor: pop the path until it is on top.
         path.push((key(root), 0));
@@ -94,10 +126,11 @@ impl Tree {
                 lost = true;
                 return false;
             };
-            nodes.push(c);
+            let own = nodes.len() as u32 + 1;
+            nodes.push(Cursor(c.0, own));
             parent_of.push(slot);
-            path.push((ck, nodes.len() as u32));
-            true
+            path.push((ck, own));
+            !is_childless(c.0.kind)
         });
         if lost {
             // Cannot happen for a depth-first walk. The tree is then left empty, root included,
@@ -105,7 +138,6 @@ impl Tree {
             nodes.clear();
             first.clear();
             kids.clear();
-            index.clear();
             return;
         }
         // Children lists by counting: a node's children are listed in visiting order.
@@ -126,6 +158,44 @@ impl Tree {
             kids[fill[p as usize] as usize] = i as u32;
             fill[p as usize] += 1;
         }
+        *root_key = Some(key(root));
+    }
+
+    /// The slot `c` carries, if it is this tree's node there. A cursor from the tree is a copy
+    /// of the node, so comparing the raw fields is exact; it keeps a cursor from an earlier root
+    /// from being taken for whatever now sits at its slot.
+    #[inline]
+    fn own_slot(&self, c: Cursor) -> Option<u32> {
+        let n = self.nodes.get((c.1 as usize).wrapping_sub(1))?;
+        let same = n.0.kind == c.0.kind && n.0.xdata == c.0.xdata && n.0.data[..2] == c.0.data[..2];
+        same.then_some(c.1)
+    }
+
+    /// The slot of `c` (0 for the root), if the tree holds it.
+    #[inline]
+    fn slot(&self, c: Cursor) -> Option<u32> {
+        match self.own_slot(c) {
+            Some(s) => Some(s),
+            None => self.slot_by_key(c),
+        }
+    }
+
+    #[inline(never)]
+    fn slot_by_key(&self, c: Cursor) -> Option<u32> {
+        let root = self.root?;
+        let k = key(c);
+        if k == root {
+            return Some(0);
+        }
+        if !self.indexed.get() {
+            self.build_index();
+        }
+        self.index.borrow().get(&k).copied()
+    }
+
+    fn build_index(&self) {
+        let mut index = self.index.borrow_mut();
+        let n_slots = self.nodes.len() + 1;
         // Clearing a table writes all of its buckets: one sized for a TU's largest function
         // would cost that much again for each small one after it.
         if index.capacity() > 4 * n_slots.max(256) {
@@ -134,22 +204,22 @@ impl Tree {
             index.clear();
         }
         index.reserve(n_slots);
-        index.insert(key(root), 0);
-        for (i, c) in nodes.iter().enumerate() {
+        for c in &self.nodes {
             // A cursor value seen twice has the same children both times; keep the first.
-            index.entry(key(*c)).or_insert(i as u32 + 1);
+            index.entry(key(*c)).or_insert(c.1);
         }
+        self.indexed.set(true);
     }
 
     /// The children of `c`, as `Cursor::children` gives them.
-    pub fn children(&self, c: Cursor) -> Vec<Cursor> {
+    pub fn children(&self, c: Cursor) -> KidList {
         self.kids(c).collect()
     }
 
     /// The children of `c`, without collecting them.
     pub fn kids(&self, c: Cursor) -> Kids<'_> {
-        match self.index.get(&key(c)) {
-            Some(&slot) => {
+        match self.slot(c) {
+            Some(slot) => {
                 let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
                 Kids::Tree(&self.nodes, self.kids[a as usize..b as usize].iter())
             }
@@ -157,15 +227,32 @@ impl Tree {
         }
     }
 
+    /// `c` as the tree holds it (carrying its slot) if it is one of `parent`'s children: for
+    /// cursors libclang returned from another question about `parent` (a call's argument, a
+    /// variable's initializer), so that asking about them needs no index.
+    pub fn among_kids(&self, parent: Cursor, c: Cursor) -> Cursor {
+        // Only the tree's own children: libclang's would not carry slots either.
+        let Some(slot) = self.slot(parent) else {
+            return c;
+        };
+        let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
+        let k = key(c);
+        self.kids[a as usize..b as usize]
+            .iter()
+            .map(|&i| self.nodes[i as usize])
+            .find(|n| key(*n) == k)
+            .unwrap_or(c)
+    }
+
     /// Does the tree hold `c` (so `children` answers without libclang)?
     #[cfg(test)]
     pub fn has(&self, c: Cursor) -> bool {
-        self.index.contains_key(&key(c))
+        self.slot(c).is_some()
     }
 
     /// Is `root` the cursor this tree was built from?
     pub fn is_root(&self, root: Cursor) -> bool {
-        self.index.get(&key(root)) == Some(&0)
+        self.root == Some(key(root))
     }
 
     /// Every cursor below the root, parents first (the order of `Cursor::visit_descendants`).
@@ -173,6 +260,10 @@ impl Tree {
         &self.nodes
     }
 }
+
+/// The children of a cursor, collected. Most nodes have at most four (an operator's operands,
+/// an `if`'s parts): those are kept without a heap allocation.
+pub(super) type KidList = SmallVec<[Cursor; 4]>;
 
 /// An iterator over the children of a cursor: from the tree, or from libclang when the cursor is
 /// not in it.
