@@ -400,7 +400,6 @@ impl Facts {
         }
         ix.below_into(groups, g, out);
     }
-
 }
 
 impl Followed {
