@@ -1388,9 +1388,6 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     let Some(paths) = cx.heap_paths() else {
         return Some(out); // `heap_pure` says it all
     };
-    if flows.is_none() && paths.iter().any(|h| h.pre.is_none()) {
-        return None;
-    }
     let mut guards = flows.map(|c| {
         let mut g = Guards::new(c.max_guard_nodes_per_site);
         g.set_deadline(cx.deadline);

@@ -199,30 +199,35 @@ impl Summaries {
             v.sort_unstable();
             v.dedup();
         }
-        let resolve = |name: &str, usr: &str| match by_usr.get(usr) {
-            Some(i) => Direct::Defined(*i),
-            None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+        let mut summaries = Summaries {
+            by_usr,
+            by_sig,
+            by_field,
+            names: program.functions.iter().map(|f| f.name.clone()).collect(),
+            slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
+            direct: Vec::new(),
         };
-        let direct = program
+        summaries.direct = program
             .functions
             .iter()
             .map(|f| {
                 f.stmts
                     .iter()
                     .map(|s| match s {
-                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr }, .. } => Some(resolve(name, usr)),
+                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr }, .. } => Some(summaries.resolve(name, usr)),
                         _ => None,
                     })
                     .collect()
             })
             .collect();
-        Summaries {
-            by_usr,
-            by_sig,
-            by_field,
-            names: program.functions.iter().map(|f| f.name.clone()).collect(),
-            slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
-            direct,
+        summaries
+    }
+
+    /// What the callee of a direct call to `name` (`usr`) is.
+    fn resolve(&self, name: &str, usr: &str) -> Direct {
+        match self.index_of(usr) {
+            Some(i) => Direct::Defined(i),
+            None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
         }
     }
 
@@ -307,10 +312,7 @@ impl Summaries {
         let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
         match callee {
             Callee::Direct { name, usr } => {
-                let direct = direct.unwrap_or_else(|| match self.index_of(usr) {
-                    Some(i) => Direct::Defined(i),
-                    None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
-                });
+                let direct = direct.unwrap_or_else(|| self.resolve(name, usr));
                 match direct {
                     Direct::Defined(i) => match get(i) {
                         Some(s) => Model::from_summary(name, s, args),

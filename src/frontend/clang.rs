@@ -30,19 +30,19 @@ pub fn take_string(s: CXString) -> String {
     // string that lives until clang_disposeString, which we call exactly once after copying.
     unsafe {
         let p = clang_getCString(s);
-        let out = if p.is_null() { String::new() } else { lossy_utf8(CStr::from_ptr(p).to_bytes()) };
+        let out = if p.is_null() { String::new() } else { lossy_utf8(CStr::from_ptr(p).to_bytes()).into_owned() };
         clang_disposeString(s);
         out
     }
 }
 
-/// `String::from_utf8_lossy(bytes).into_owned()`, checking the (nearly always valid) text by
+/// `String::from_utf8_lossy(bytes)`, checking the (nearly always valid) text by
 /// `str::from_utf8`, which goes a word at a time where the lossy conversion goes a character at
 /// a time.
-pub fn lossy_utf8(bytes: &[u8]) -> String {
+pub fn lossy_utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 

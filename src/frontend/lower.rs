@@ -21,7 +21,6 @@
 #![allow(non_upper_case_globals)]
 
 use hashbrown::{HashMap, HashSet};
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -296,10 +295,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// user wrote: `!p` inside `unlikely(!p)`), whitespace collapsed, shortened for messages.
     pub fn text_of(&self, c: Cursor) -> Option<String> {
         let raw = self.raw_text(c)?;
-        let text = match std::str::from_utf8(raw) {
-            Ok(s) => Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(raw),
-        };
+        let text = clang::lossy_utf8(raw);
         let mut out = String::with_capacity(text.len());
         for w in text.split_whitespace() {
             if !out.is_empty() {
