@@ -21,6 +21,7 @@ mod guard;
 mod ir;
 mod irdump;
 mod libmodel;
+mod lines;
 mod reach;
 mod report;
 mod reuse;

@@ -31,6 +31,7 @@ use super::clang::{self, classify, Cursor, Tu, TypeClass};
 use super::expr::strip_plain;
 use super::tree::{KidList, Tree};
 use crate::ir::*;
+use crate::lines::line_starts;
 
 /// Builtins with special lowering.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -356,43 +357,6 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             .collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
-}
-
-/// Offsets where the lines of `text` start (the first is 0).
-fn line_starts(text: &[u8]) -> Vec<u32> {
-    let mut starts = vec![0u32];
-    // Almost every file has `\n` line ends only: then the (vectorised) search for the next
-    // `\n` does it, which matters for a 9 MB amalgamation.
-    if memchr(b'\r', text).is_none() {
-        let mut at = 0;
-        while let Some(k) = memchr(b'\n', &text[at..]) {
-            at += k + 1;
-            starts.push(at as u32);
-        }
-        return starts;
-    }
-    let mut i = 0;
-    while i < text.len() {
-        match text[i] {
-            b'\n' => starts.push(i as u32 + 1),
-            b'\r' => {
-                if text.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
-                starts.push(i as u32 + 1);
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    starts
-}
-
-/// The position of the first `byte` in `text` (libc's `memchr`, which is vectorised).
-fn memchr(byte: u8, text: &[u8]) -> Option<usize> {
-    // SAFETY: the pointer and length describe `text`; the result, if not null, points into it.
-    let p = unsafe { libc::memchr(text.as_ptr().cast(), i32::from(byte), text.len()) };
-    (!p.is_null()).then(|| p as usize - text.as_ptr() as usize)
 }
 
 /// libclang's extent of `temp == NULL` inside a macro argument stops before `NULL` (its end is a

@@ -27,6 +27,7 @@ pub use text::render_text;
 
 #[cfg(test)]
 use crate::diag::Diagnostic;
+use crate::lines;
 
 /// How to render text diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,34 +77,23 @@ pub enum NotificationLevel {
 #[derive(Default)]
 struct SourceCache {
     /// Contents and the offset of each line start, so a line is found without rescanning.
-    files: HashMap<PathBuf, Option<(Vec<u8>, Vec<usize>)>>,
+    files: HashMap<PathBuf, Option<(Vec<u8>, Vec<u32>)>>,
 }
 
 impl SourceCache {
     /// Line `line` (1-based) of `path` without its line terminator, or `None` when the file cannot
-    /// be read or is shorter.
+    /// be read or is shorter. Lines are counted as clang counts them (see `crate::lines`), so the
+    /// line quoted is the one the location names.
     fn line(&mut self, path: &Path, line: u32) -> Option<&[u8]> {
-        if line == 0 {
-            return None;
-        }
         let (content, starts) = self
             .files
             .entry(path.to_path_buf())
-            .or_insert_with(|| {
-                fs::read(path).ok().map(|c| {
-                    let starts = std::iter::once(0).chain(c.iter().enumerate().filter(|b| *b.1 == b'\n').map(|(i, _)| i + 1)).collect();
-                    (c, starts)
-                })
-            })
+            .or_insert_with(|| fs::read(path).ok().map(|c| {
+                let starts = lines::line_starts(&c);
+                (c, starts)
+            }))
             .as_ref()?;
-        let start = *starts.get(line as usize - 1)?;
-        if start > content.len() {
-            return None;
-        }
-        let rest = &content[start..];
-        let text = rest.split(|&b| b == b'\n').next()?;
-        // CRLF files: the '\r' is not part of the line as an editor shows it.
-        Some(text.strip_suffix(b"\r").unwrap_or(text))
+        lines::line(content, starts, line)
     }
 }
 
