@@ -28,7 +28,7 @@ use crate::checkers::Policy;
 use crate::diag::{Category, Diagnostic};
 use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
 use crate::ir::{Block, Callee, FileId, Function, LocalDecl, Loc, Program, Stmt};
-use crate::summary::{Summaries, Summary};
+use crate::summary::{Direct, Summaries, Summary};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher as _};
@@ -134,6 +134,8 @@ pub struct SccReuse<'a> {
     file_ids: HashMap<&'a Path, FileId>,
     fn_digests: Vec<OnceLock<Option<Digest>>>,
     summary_digests: Vec<OnceLock<Option<Digest>>>,
+    direct_callee_digests: Vec<OnceLock<Option<Digest>>>,
+    indirect_callee_digests: Vec<OnceLock<Option<Digest>>>,
 }
 
 impl<'a> SccReuse<'a> {
@@ -156,6 +158,8 @@ impl<'a> SccReuse<'a> {
             file_ids: program.files.iter().enumerate().map(|(i, p)| (p.as_path(), FileId::from_usize(i))).collect(),
             fn_digests: (0..n).map(|_| OnceLock::new()).collect(),
             summary_digests: (0..n).map(|_| OnceLock::new()).collect(),
+            direct_callee_digests: (0..n).map(|_| OnceLock::new()).collect(),
+            indirect_callee_digests: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -168,10 +172,10 @@ impl<'a> SccReuse<'a> {
         h.digest(self.env).u64(scc.members.len() as u64);
         for &m in &scc.members {
             h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
-            for s in &self.program.functions[m].stmts {
+            for (si, s) in self.program.functions[m].stmts.iter().enumerate() {
                 match s {
-                    Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => match summaries.index_of(usr) {
-                        Some(j) => self.callee(&mut h, scc, summaries, j, true),
+                    Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => match defined_callee(summaries, m, si, usr) {
+                        Some(j) => self.callee(&mut h, scc, summaries, j, true)?,
                         // Not defined here: the library model or the unknown-callee default,
                         // chosen by the name in the IR.
                         None => {
@@ -182,7 +186,7 @@ impl<'a> SccReuse<'a> {
                         let targets = summaries.targets(sig, field.as_deref());
                         h.u64(targets.len() as u64);
                         for &j in targets {
-                            self.callee(&mut h, scc, summaries, j, false);
+                            self.callee(&mut h, scc, summaries, j, false)?;
                         }
                     }
                     Stmt::Assign { .. } => {}
@@ -193,39 +197,50 @@ impl<'a> SccReuse<'a> {
     }
 
     /// What a call to defined function `j` contributes to the key.
-    fn callee(&self, h: &mut Hasher, scc: &Scc, summaries: &Summaries, j: usize, direct: bool) {
+    fn callee(&self, h: &mut Hasher, scc: &Scc, summaries: &Summaries, j: usize, direct: bool) -> Option<()> {
         if let Ok(pos) = scc.members.binary_search(&j) {
             h.u64(1).u64(pos as u64);
-            return;
+        } else {
+            h.u64(2).digest(self.callee_digest(summaries, j, direct)?);
         }
-        let f = &self.program.functions[j];
-        h.u64(2).str(&f.usr).str(&f.name);
-        match self.summary_digest(summaries, j) {
-            Some(d) => h.u64(1).digest(d),
-            None => h.u64(0),
-        };
-        if !direct {
-            return;
-        }
-        // The wrapper chain the checker prints below an allocation through `j`
-        // (`checkers::wrapper_chain`): origins of summaries further down, by USR.
-        let mut usr = f.usr.as_str();
-        for _ in 0..8 {
-            match summaries.get_by_usr(usr).and_then(|s| s.origin.as_ref()) {
-                Some(o) => {
-                    h.str(&o.allocator).str(&o.usr).u64(u64::from(o.loc.line)).u64(u64::from(o.loc.col));
-                    match self.program.file(o.loc.file) {
-                        Some(p) => h.path(p),
-                        None => h.u64(0),
-                    };
-                    usr = &o.usr;
-                }
-                None => {
-                    h.u64(0);
-                    break;
+        Some(())
+    }
+
+    /// What a call to `j`, a function of an SCC finished before, contributes to its callers'
+    /// keys, computed once per function and kind of call (`j` is called from many places).
+    fn callee_digest(&self, summaries: &Summaries, j: usize, direct: bool) -> Option<Digest> {
+        let memo = if direct { &self.direct_callee_digests } else { &self.indirect_callee_digests };
+        *memo[j].get_or_init(|| {
+            let f = &self.program.functions[j];
+            let mut h = Hasher::new("drip callee");
+            h.str(&f.usr).str(&f.name);
+            match self.summary_digest(summaries, j) {
+                Some(d) => h.u64(1).digest(d),
+                None => h.u64(0),
+            };
+            if direct {
+                // The wrapper chain the checker prints below an allocation through `j`
+                // (`checkers::wrapper_chain`): origins of summaries further down, by USR.
+                let mut summary = summaries.get_by_usr(&f.usr);
+                for _ in 0..8 {
+                    match summary.and_then(|s| s.origin.as_ref()) {
+                        Some(o) => {
+                            h.str(&o.allocator).str(&o.usr).u64(u64::from(o.loc.line)).u64(u64::from(o.loc.col));
+                            match self.program.file(o.loc.file) {
+                                Some(p) => h.path(p),
+                                None => h.u64(0),
+                            };
+                            summary = summaries.get_by_usr(&o.usr);
+                        }
+                        None => {
+                            h.u64(0);
+                            break;
+                        }
+                    }
                 }
             }
-        }
+            h.finish()
+        })
     }
 
     fn fn_digest(&self, i: usize) -> Option<Digest> {
@@ -308,6 +323,16 @@ impl<'a> SccReuse<'a> {
         // Sorted, so the entry does not depend on the order SCCs finished in.
         new.sort_by_key(|e| e.0);
         self.cache.store(Kind::Scc, self.name, &(), &new);
+    }
+}
+
+/// The defined function a direct call to `usr` (statement `si` of function `m`) reaches, as
+/// `Summaries::direct` resolved it.
+fn defined_callee(summaries: &Summaries, m: usize, si: usize, usr: &str) -> Option<usize> {
+    match summaries.direct(m, si) {
+        Some(Direct::Defined(j)) => Some(j),
+        Some(_) => None,
+        None => summaries.index_of(usr),
     }
 }
 

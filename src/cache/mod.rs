@@ -76,20 +76,43 @@ impl fmt::Debug for Digest {
 /// different sequences of items never hash the same bytes.
 pub struct Hasher {
     state: xxhash_rust::xxh3::Xxh3,
+    /// Small items are gathered here and handed to `state` in one piece: one `update` call costs
+    /// as much as hashing dozens of bytes, and an SCC key is made of hundreds of 8-byte items.
+    /// The digest is that of the concatenation either way.
+    buf: [u8; HASHER_BUF],
+    len: usize,
+    /// Whether `state` has been given anything (else `finish` hashes `buf` in one shot).
+    streamed: bool,
     /// A value that could not be serialised: the digest would not describe it.
     failed: bool,
 }
 
+const HASHER_BUF: usize = 256;
+
 impl Hasher {
     /// `domain` separates the digests of different kinds of things (a TU key, an SCC key).
     pub fn new(domain: &str) -> Hasher {
-        let mut h = Hasher { state: xxhash_rust::xxh3::Xxh3::new(), failed: false };
+        let mut h = Hasher { state: xxhash_rust::xxh3::Xxh3::new(), buf: [0; HASHER_BUF], len: 0, streamed: false, failed: false };
         h.str(domain);
         h
     }
+    #[inline]
+    fn feed(&mut self, b: &[u8]) {
+        if self.len + b.len() > HASHER_BUF {
+            self.state.update(&self.buf[..self.len]);
+            self.len = 0;
+            self.streamed = true;
+            if b.len() > HASHER_BUF {
+                self.state.update(b);
+                return;
+            }
+        }
+        self.buf[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+    }
     pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.state.update(&(b.len() as u64).to_le_bytes());
-        self.state.update(b);
+        self.feed(&(b.len() as u64).to_le_bytes());
+        self.feed(b);
         self
     }
     pub fn str(&mut self, s: &str) -> &mut Self {
@@ -100,11 +123,11 @@ impl Hasher {
         self.bytes(p.as_os_str().as_bytes())
     }
     pub fn u64(&mut self, v: u64) -> &mut Self {
-        self.state.update(&v.to_le_bytes());
+        self.feed(&v.to_le_bytes());
         self
     }
     pub fn digest(&mut self, d: Digest) -> &mut Self {
-        self.state.update(&d.0.to_le_bytes());
+        self.feed(&d.0.to_le_bytes());
         self
     }
     /// A serialisable value, by its postcard encoding.
@@ -120,7 +143,16 @@ impl Hasher {
     /// The digest, or `None` if some value could not be serialised (then nothing may be cached
     /// under it).
     pub fn finish(&self) -> Option<Digest> {
-        (!self.failed).then(|| Digest(self.state.digest128()))
+        if self.failed {
+            return None;
+        }
+        let pending = &self.buf[..self.len];
+        if !self.streamed {
+            return Some(Digest::of(pending));
+        }
+        let mut state = self.state.clone();
+        state.update(pending);
+        Some(Digest(state.digest128()))
     }
 }
 
@@ -150,11 +182,11 @@ impl postcard::ser_flavors::Flavor for VecSink {
 }
 
 /// A `std::hash::Hasher` that keeps what it is fed, for `Hasher::bytes`: a value's `Hash` feed
-/// is a few times cheaper to produce than its postcard encoding (fixed-width writes, no varints,
-/// no `Result` at every field), which matters for what is hashed in bulk, a program's IR. The
-/// feed is prefix-free (`Hash` implementations length-prefix sequences and tag variants) and
-/// stable within one build of drip, which is all an entry needs: the build id is part of its
-/// format version.
+/// is a few times cheaper to produce than its postcard encoding (fixed-width writes but for
+/// lengths and tags, no `Result` at every field), which matters for what is hashed in bulk, a
+/// program's IR. The feed is prefix-free (`Hash` implementations length-prefix sequences and tag
+/// variants) and stable within one build of drip, which is all an entry needs: the build id is
+/// part of its format version.
 pub struct Feed(pub Vec<u8>);
 
 impl std::hash::Hasher for Feed {
@@ -177,13 +209,29 @@ impl std::hash::Hasher for Feed {
     fn write_u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
+    /// Lengths of sequences and variant tags, nearly always small.
     #[inline]
     fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
+        self.small(v as u64);
     }
     #[inline]
     fn write_isize(&mut self, v: isize) {
-        self.write_u64(v as u64);
+        self.small(v as u64);
+    }
+}
+
+impl Feed {
+    /// One byte for a value below `0xFF`, else the marker `0xFF` and all eight bytes: still
+    /// prefix-free, and an IR's feed is mostly tags and lengths, so it is much shorter to hash.
+    #[inline]
+    fn small(&mut self, v: u64) {
+        match u8::try_from(v) {
+            Ok(b) if b != 0xFF => self.0.push(b),
+            _ => {
+                self.0.push(0xFF);
+                self.0.extend_from_slice(&v.to_le_bytes());
+            }
+        }
     }
 }
 

@@ -180,6 +180,27 @@ fn digests_separate_items_and_domains() {
 }
 
 #[test]
+fn a_digest_is_that_of_its_items_concatenated_however_they_are_buffered() {
+    // Items of every size, around and past the buffer's: the buffered digest must be the
+    // one-shot digest of the same bytes.
+    for sizes in [&[0usize, 3, 8][..], &[250, 7, 1], &[255, 1, 300], &[1000], &[8; 100], &[200, 200, 200, 9]] {
+        let mut h = Hasher::new("d");
+        let mut all = Vec::new();
+        for (k, &n) in sizes.iter().enumerate() {
+            let item: Vec<u8> = (0..n).map(|i| (i * 7 + k) as u8).collect();
+            h.bytes(&item).u64(k as u64);
+            for piece in [&(n as u64).to_le_bytes()[..], &item, &(k as u64).to_le_bytes()] {
+                all.extend_from_slice(piece);
+            }
+        }
+        let mut expected = (1u64).to_le_bytes().to_vec();
+        expected.push(b'd');
+        expected.extend_from_slice(&all);
+        assert_eq!(h.finish(), Some(Digest::of(&expected)), "{sizes:?}");
+    }
+}
+
+#[test]
 fn content_digests_follow_the_file() {
     let dir = scratch("content");
     std::fs::create_dir_all(&dir).expect("mkdir");
