@@ -227,14 +227,20 @@ impl<'i> Tu<'i> {
             .collect()
     }
 
-    /// Punctuation tokens `(`, `)`, `;` in a file range, with their file offsets. Used only for
-    /// `for (…;…;…)` headers, whose absent parts libclang does not report.
-    pub fn punct_tokens(&self, file: CXFile, start: u32, end: u32) -> Vec<(u8, u32)> {
+    /// The location of byte `offset` of `file`. Costly: libclang finds the file's place in the
+    /// TU by a search through everything the preprocessor made (each macro expansion included).
+    pub fn location_for_offset(&self, file: CXFile, offset: u32) -> CXSourceLocation {
+        // SAFETY: plain FFI; `file` is a file of this TU.
+        unsafe { clang_getLocationForOffset(self.raw, file, offset) }
+    }
+
+    /// Punctuation tokens `(`, `)`, `;` from where `a` is spelled to where `b` is (one file),
+    /// with their file offsets. Used only for `for (…;…;…)` headers, whose absent parts libclang
+    /// does not report.
+    pub fn punct_tokens(&self, a: CXSourceLocation, b: CXSourceLocation) -> Vec<(u8, u32)> {
         let mut out = Vec::new();
-        // SAFETY: locations are built from a file of this TU; tokens are disposed after use.
+        // SAFETY: locations are of this TU; tokens are disposed after use.
         unsafe {
-            let a = clang_getLocationForOffset(self.raw, file, start);
-            let b = clang_getLocationForOffset(self.raw, file, end);
             let range = clang_getRange(a, b);
             let mut toks: *mut CXToken = std::ptr::null_mut();
             let mut n: u32 = 0;
@@ -593,6 +599,11 @@ impl Cursor {
             return None;
         }
         Some((fa, oa, ob))
+    }
+
+    pub fn extent_start(self) -> CXSourceLocation {
+        // SAFETY: plain FFI on a range value.
+        unsafe { clang_getRangeStart(self.extent()) }
     }
 
     pub fn extent_end(self) -> CXSourceLocation {

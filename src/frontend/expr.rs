@@ -302,7 +302,7 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             CXCursor_MemberRefExpr => {
-                let name = e.spelling();
+                let name = self.cx.member_name(e);
                 if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
                     let inner = if base.type_class() == TypeClass::Pointer {
                         self.deref_place(base)
