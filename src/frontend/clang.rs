@@ -535,24 +535,24 @@ impl Cursor {
     }
 
     /// The cursors below this one with their parents, parents before their children; `f`
-    /// returns whether to visit the children of the cursor it is given.
-    pub fn visit_descendants_with_parent(self, f: &mut dyn FnMut(Cursor, Cursor) -> bool) {
-        extern "C" fn visit(
+    /// returns whether to visit the children of the cursor it is given. Generic rather than
+    /// `dyn`, so that `f` is compiled into the callback: a tree walk calls it for every node.
+    pub fn visit_descendants_with_parent<F: FnMut(Cursor, Cursor) -> bool>(self, f: &mut F) {
+        extern "C" fn visit<F: FnMut(Cursor, Cursor) -> bool>(
             c: CXCursor,
             parent: CXCursor,
             data: CXClientData,
         ) -> CXChildVisitResult {
-            // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
-            let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor, Cursor) -> bool) };
+            // SAFETY: `data` is the `&mut F` passed below, alive for the whole visit.
+            let f = unsafe { &mut *(data as *mut F) };
             if f(Cursor::new(c), Cursor::new(parent)) {
                 CXChildVisit_Recurse
             } else {
                 CXChildVisit_Continue
             }
         }
-        let mut f = f;
         // SAFETY: the callback only calls `f`, which outlives the call.
-        unsafe { clang_visitChildren(self.0, visit, &mut f as *mut _ as *mut c_void) };
+        unsafe { clang_visitChildren(self.0, visit::<F>, f as *mut F as *mut c_void) };
     }
 
     pub fn spelling(self) -> String {
