@@ -227,14 +227,20 @@ impl<'i> Tu<'i> {
             .collect()
     }
 
-    /// Punctuation tokens `(`, `)`, `;` in a file range, with their file offsets. Used only for
-    /// `for (…;…;…)` headers, whose absent parts libclang does not report.
-    pub fn punct_tokens(&self, file: CXFile, start: u32, end: u32) -> Vec<(u8, u32)> {
+    /// The location of byte `offset` of `file`. Costly: libclang finds the file's place in the
+    /// TU by a search through everything the preprocessor made (each macro expansion included).
+    pub fn location_for_offset(&self, file: CXFile, offset: u32) -> CXSourceLocation {
+        // SAFETY: plain FFI; `file` is a file of this TU.
+        unsafe { clang_getLocationForOffset(self.raw, file, offset) }
+    }
+
+    /// Punctuation tokens `(`, `)`, `;` from where `a` is spelled to where `b` is (one file),
+    /// with their file offsets. Used only for `for (…;…;…)` headers, whose absent parts libclang
+    /// does not report.
+    pub fn punct_tokens(&self, a: CXSourceLocation, b: CXSourceLocation) -> Vec<(u8, u32)> {
         let mut out = Vec::new();
-        // SAFETY: locations are built from a file of this TU; tokens are disposed after use.
+        // SAFETY: locations are of this TU; tokens are disposed after use.
         unsafe {
-            let a = clang_getLocationForOffset(self.raw, file, start);
-            let b = clang_getLocationForOffset(self.raw, file, end);
             let range = clang_getRange(a, b);
             let mut toks: *mut CXToken = std::ptr::null_mut();
             let mut n: u32 = 0;
@@ -484,8 +490,13 @@ impl Cursor {
     }
 
     pub fn is_null(self) -> bool {
-        // SAFETY: plain FFI on a cursor value.
-        unsafe { clang_Cursor_isNull(self.0) != 0 }
+        // What `clang_Cursor_isNull` answers: `clang_equalCursors` with the null cursor, which
+        // compares the kind and the data pointers (the null cursor is no declaration, so the
+        // declaration-only special case cannot apply). Comparing here spares a call that costs
+        // as much as some of the questions it guards (a call's argument, a reference).
+        // SAFETY: plain FFI returning a value.
+        let null = unsafe { clang_getNullCursor() };
+        self.0.kind == null.kind && self.0.data == null.data
     }
 
     pub fn children(self) -> Vec<Cursor> {
@@ -524,24 +535,24 @@ impl Cursor {
     }
 
     /// The cursors below this one with their parents, parents before their children; `f`
-    /// returns whether to visit the children of the cursor it is given.
-    pub fn visit_descendants_with_parent(self, f: &mut dyn FnMut(Cursor, Cursor) -> bool) {
-        extern "C" fn visit(
+    /// returns whether to visit the children of the cursor it is given. Generic rather than
+    /// `dyn`, so that `f` is compiled into the callback: a tree walk calls it for every node.
+    pub fn visit_descendants_with_parent<F: FnMut(Cursor, Cursor) -> bool>(self, f: &mut F) {
+        extern "C" fn visit<F: FnMut(Cursor, Cursor) -> bool>(
             c: CXCursor,
             parent: CXCursor,
             data: CXClientData,
         ) -> CXChildVisitResult {
-            // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
-            let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor, Cursor) -> bool) };
+            // SAFETY: `data` is the `&mut F` passed below, alive for the whole visit.
+            let f = unsafe { &mut *(data as *mut F) };
             if f(Cursor::new(c), Cursor::new(parent)) {
                 CXChildVisit_Recurse
             } else {
                 CXChildVisit_Continue
             }
         }
-        let mut f = f;
         // SAFETY: the callback only calls `f`, which outlives the call.
-        unsafe { clang_visitChildren(self.0, visit, &mut f as *mut _ as *mut c_void) };
+        unsafe { clang_visitChildren(self.0, visit::<F>, f as *mut F as *mut c_void) };
     }
 
     pub fn spelling(self) -> String {
@@ -588,6 +599,11 @@ impl Cursor {
             return None;
         }
         Some((fa, oa, ob))
+    }
+
+    pub fn extent_start(self) -> CXSourceLocation {
+        // SAFETY: plain FFI on a range value.
+        unsafe { clang_getRangeStart(self.extent()) }
     }
 
     pub fn extent_end(self) -> CXSourceLocation {

@@ -302,7 +302,7 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             CXCursor_MemberRefExpr => {
-                let name = e.spelling();
+                let name = self.cx.member_name(e);
                 if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
                     let inner = if base.type_class() == TypeClass::Pointer {
                         self.deref_place(base)
@@ -749,6 +749,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let kids = self.kids(e);
+        let owned_args: Vec<Cursor>;
         let Some(&callee_c) = kids.first() else {
             return Some(use_(Operand::Unknown));
         };
@@ -762,12 +763,17 @@ impl Lowerer<'_, '_, '_> {
             None
         };
         let n = e.num_args();
-        let arg_cursors: Vec<Cursor> = if n >= 0 {
+        let arg_cursors: &[Cursor] = if n >= 0 && kids.len() != n as usize + 1 {
             // As the tree holds them, so that lowering them asks it by slot.
             let t = &self.cx.tree;
-            (0..n as u32).filter_map(|i| e.arg(i)).map(|a| t.among_kids(e, a)).collect()
+            owned_args = (0..n as u32).filter_map(|i| e.arg(i)).map(|a| t.among_kids(e, a)).collect();
+            &owned_args
         } else {
-            kids[1..].to_vec()
+            // A C call's children are its callee and then its arguments, in order: when they
+            // are all there, they are the arguments libclang would return one by one. (C++
+            // must revisit this: an overloaded operator's call lists its callee between the
+            // operands, and default arguments are not children.)
+            &kids[1..]
         };
         if let Some(i) = &info {
             match i.builtin {
@@ -807,7 +813,7 @@ impl Lowerer<'_, '_, '_> {
             }
         };
         let mut args = Vec::with_capacity(arg_cursors.len());
-        for a in arg_cursors {
+        for &a in arg_cursors {
             args.push(self.expr(a));
         }
         let noreturn = info.is_some_and(|i| i.noreturn);

@@ -39,6 +39,8 @@ use super::lower::TuCtx;
 /// the "current object", with brace elision descending into sub-aggregates).
 struct Frame {
     ty: CXType,
+    /// The element type of an array (asked once: a table's elements are many).
+    elem: Option<CXType>,
     /// Record members (empty for arrays).
     fields: Vec<Cursor>,
     is_array: bool,
@@ -54,6 +56,7 @@ impl Frame {
         if classify(ty) == TypeClass::Array {
             return Frame {
                 ty,
+                elem: Some(clang::array_element(ty)),
                 fields: Vec::new(),
                 is_array: true,
                 is_union: false,
@@ -65,6 +68,7 @@ impl Frame {
         let is_union = clang::type_declaration(ty).is_some_and(|d| d.kind() == CXCursor_UnionDecl);
         Frame {
             ty,
+            elem: None,
             len: fields.len(),
             fields,
             is_array: false,
@@ -78,8 +82,8 @@ impl Frame {
         if self.next >= self.len {
             return None;
         }
-        if self.is_array {
-            return Some((None, clang::array_element(self.ty)));
+        if let Some(elem) = self.elem {
+            return Some((None, elem));
         }
         let f = self.fields.get(self.next)?;
         Some((Some(*f), f.ty()))

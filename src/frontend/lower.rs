@@ -73,6 +73,8 @@ pub(super) struct TuCtx<'t, 'i> {
     pub open_fields: Vec<String>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
+    /// Field declaration (`Cursor::decl_key`) → its name, for `member_name`.
+    member_names: HashMap<usize, String>,
     /// The cursors below the top-level declaration being lowered (`set_root`).
     pub(super) tree: Tree,
     /// Per file (`FileId`), what `function_usr` appends to an internal function's USR.
@@ -99,6 +101,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
+            member_names: HashMap::new(),
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
             line_starts: Vec::new(),
@@ -120,6 +123,16 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// `expr::strip_plain` through the tree.
     pub fn strip(&self, c: Cursor) -> Cursor {
         super::expr::strip_plain(&self.tree, c)
+    }
+
+    /// The name of the member a `MemberRefExpr` accesses: the spelling of the expression, which
+    /// is its member's. libclang prints the name anew on every question, which costs twice as
+    /// much as finding the member; a TU accesses the same few hundred fields over and over.
+    pub fn member_name(&mut self, e: Cursor) -> String {
+        let Some(field) = e.referenced() else {
+            return e.spelling();
+        };
+        self.member_names.entry(field.decl_key()).or_insert_with(|| field.spelling()).clone()
     }
 
     /// Record every function named inside `c` (an initializer) as address-taken.
@@ -1061,7 +1074,16 @@ impl Lowerer<'_, '_, '_> {
         if !clang::same_file(file, bfile) || bstart <= start {
             return None;
         }
-        let toks = self.cx.tu.punct_tokens(file, start, bstart);
+        // The header is not in a macro, so where its extent starts is where it is written; so is
+        // the body's start unless that comes from a macro. Making locations from file offsets
+        // costs libclang a search through every macro expansion of the TU.
+        let (a, b) = if body.in_macro() {
+            let tu = self.cx.tu;
+            (tu.location_for_offset(file, start), tu.location_for_offset(file, bstart))
+        } else {
+            (s.extent_start(), body.extent_start())
+        };
+        let toks = self.cx.tu.punct_tokens(a, b);
         let mut depth = 0i32;
         let mut semis = Vec::new();
         for (c, off) in toks {

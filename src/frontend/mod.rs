@@ -355,7 +355,7 @@ fn process_tu(cmd: &CompileCommand, cache: &Cache, digests: &ContentDigests) -> 
             return (r, Some(digest));
         }
     }
-    let (r, inputs) = parse_tu(cmd, &argv, &dropped);
+    let (r, inputs) = parse_tu(cmd, &argv, &dropped, key.is_some());
     cache.tus_parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stored = match (key, inputs) {
         (Some(key), Some(inputs)) if r.cacheable && !r.failed => tucache::store(cache, key, inputs, &r),
@@ -368,9 +368,16 @@ fn process_tu(cmd: &CompileCommand, cache: &Cache, digests: &ContentDigests) -> 
     (r, stored)
 }
 
-/// Parse and lower one TU with libclang. Also returns the manifest of the files it read, with
-/// the digests of their contents as parsed (`None` if one cannot be had: then it is not cached).
-fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuResult, Option<Vec<(PathBuf, Digest)>>) {
+/// Parse and lower one TU with libclang. With `manifest`, also returns the manifest of the files
+/// it read, with the digests of their contents as parsed (`None` if one cannot be had: then it
+/// is not cached). Without a cache nothing would store it, and finding and hashing the contents
+/// of every file read is not free (on SQLite, 2% of the lowering).
+fn parse_tu(
+    cmd: &CompileCommand,
+    argv: &[String],
+    dropped: &[String],
+    manifest: bool,
+) -> (TuResult, Option<Vec<(PathBuf, Digest)>>) {
     let mut r = TuResult {
         main_file: cmd.file.clone(),
         files: Vec::new(),
@@ -501,7 +508,7 @@ fn parse_tu(cmd: &CompileCommand, argv: &[String], dropped: &[String]) -> (TuRes
     r.field_targets = std::mem::take(&mut cx.field_targets);
     r.open_fields = std::mem::take(&mut cx.open_fields);
     r.lower_time = t1.elapsed();
-    let inputs = tucache::manifest(&tu, cmd);
+    let inputs = if manifest { tucache::manifest(&tu, cmd) } else { None };
     (r, inputs)
 }
 
