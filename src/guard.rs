@@ -290,10 +290,9 @@ impl Guards {
     /// flattening big conjunctions into every new node would make a long chain of branches
     /// quadratic).
     fn push_conjuncts(&self, g: GuardId, out: &mut Kids) {
-        match self.node(g) {
-            Node::And(c) if c.len() <= FLATTEN_MAX => out.extend_from_slice(c),
-            Node::True => {}
-            _ => out.push(g),
+        match self.small_conjuncts(g) {
+            Some(c) => out.extend_from_slice(c),
+            None => out.push(g),
         }
     }
 
@@ -490,14 +489,32 @@ impl Guards {
 
     fn or_uncached(&mut self, a: GuardId, b: GuardId) -> GuardId {
         // (f ∧ g) ∨ (f ∧ h): factor the common conjuncts f, then simplify g ∨ h on its own.
-        let mut ca = Kids::new();
-        self.push_conjuncts(a, &mut ca);
-        let mut cb = Kids::new();
-        self.push_conjuncts(b, &mut cb);
-        let common: Kids = ca.iter().copied().filter(|x| cb.contains(x)).collect();
+        // Both lists of conjuncts are sorted, so one merge splits them.
+        let (one_a, one_b) = ([a], [b]);
+        let ca = self.small_conjuncts(a).unwrap_or(&one_a);
+        let cb = self.small_conjuncts(b).unwrap_or(&one_b);
+        let (mut common, mut ra, mut rb) = (Kids::new(), Kids::new(), Kids::new());
+        let (mut i, mut j) = (0, 0);
+        while i < ca.len() && j < cb.len() {
+            match ca[i].cmp(&cb[j]) {
+                std::cmp::Ordering::Less => {
+                    ra.push(ca[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    rb.push(cb[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    common.push(ca[i]);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
         if !common.is_empty() {
-            let ra: Kids = ca.iter().copied().filter(|x| !common.contains(x)).collect();
-            let rb: Kids = cb.iter().copied().filter(|x| !common.contains(x)).collect();
+            ra.extend_from_slice(&ca[i..]);
+            rb.extend_from_slice(&cb[j..]);
             if ra.is_empty() || rb.is_empty() {
                 // f ∨ (f ∧ h) = f.
                 return self.and_of_part(common);
@@ -513,6 +530,16 @@ impl Guards {
         self.push_disjuncts(a, &mut kids);
         self.push_disjuncts(b, &mut kids);
         self.or_of(kids)
+    }
+
+    /// The children of a conjunction `push_conjuncts` flattens (none for `true`), or `None` for
+    /// a node that is its own only conjunct.
+    fn small_conjuncts(&self, g: GuardId) -> Option<&[GuardId]> {
+        match self.nodes[g.0 as usize] {
+            Stored::And(start, len) if len as usize <= FLATTEN_MAX => Some(&self.kids[start as usize..(start + len) as usize]),
+            Stored::True => Some(&[]),
+            _ => None,
+        }
     }
 
     fn or_of(&mut self, mut kids: Kids) -> GuardId {
@@ -534,22 +561,21 @@ impl Guards {
     }
 
     /// Drop from the sorted children of a conjunction (`in_or` false) or a disjunction (`in_or`
-    /// true) each child of the dual kind that shares a member with them. Most nodes have no
-    /// child of the dual kind, so that is checked first.
+    /// true) each child of the dual kind that shares a member with them. A member is older than
+    /// its node, so only the children before a dual one can be its members: those (a few) are
+    /// looked up among its members, not each member (often many) among them.
     fn absorb(&self, kids: &mut Kids, in_or: bool) {
-        let dual = |k: &GuardId| match self.nodes[k.0 as usize] {
-            Stored::And(..) => in_or,
-            Stored::Or(..) => !in_or,
-            _ => false,
+        let members = |k: GuardId| match self.nodes[k.0 as usize] {
+            Stored::And(start, len) if in_or => Some(&self.kids[start as usize..(start + len) as usize]),
+            Stored::Or(start, len) if !in_or => Some(&self.kids[start as usize..(start + len) as usize]),
+            _ => None,
         };
-        if !kids.iter().any(dual) {
-            return;
+        // From the end, so that the children a test looks at are all still there.
+        for i in (1..kids.len()).rev() {
+            if members(kids[i]).is_some_and(|ms| kids[..i].iter().any(|k| ms.binary_search(k).is_ok())) {
+                kids.remove(i);
+            }
         }
-        let all = kids.clone();
-        kids.retain(|k| match self.node(*k) {
-            Node::And(ms) | Node::Or(ms) if dual(k) => !ms.iter().any(|m| all.binary_search(m).is_ok()),
-            _ => true,
-        });
     }
 
     fn covers_exactly_one_group(&self, kids: &[GuardId]) -> bool {
