@@ -132,13 +132,16 @@ fn pair_key(a: GuardId, b: GuardId) -> u64 {
 
 impl Guards {
     pub fn new(max_nodes: usize) -> Guards {
+        // Sized for a small function's formulas: growing the tables from nothing rehashed them
+        // several times over in every arena.
+        const START: usize = 64;
         let mut g = Guards {
-            nodes: Vec::new(),
-            kids: Vec::new(),
-            and_memo: HashMap::new(),
-            or_memo: HashMap::new(),
-            interned: HashTable::new(),
-            hashes: Vec::new(),
+            nodes: Vec::with_capacity(START),
+            kids: Vec::with_capacity(2 * START),
+            and_memo: HashMap::with_capacity(START),
+            or_memo: HashMap::with_capacity(START),
+            interned: HashTable::with_capacity(START),
+            hashes: Vec::with_capacity(START),
             hasher: hashbrown::DefaultHashBuilder::default(),
             group_of: HashMap::new(),
             max_nodes,
