@@ -18,7 +18,6 @@
 use hashbrown::{HashMap, HashTable};
 use smallvec::SmallVec;
 
-
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct GuardId(pub u32);
 
@@ -228,7 +227,6 @@ impl Guards {
             self.group_of.insert(*a, (group, atoms.len() as u32));
         }
     }
-
 
     fn lookup(&self, k: &Key) -> Option<GuardId> {
         let hash = k.hash();
