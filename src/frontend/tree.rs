@@ -71,15 +71,19 @@ pub fn same_cursor(a: Cursor, b: Cursor) -> bool {
 /// `Cursor`'s second field for a cursor the tree did not hand out.
 pub(super) const NO_NODE: u32 = u32::MAX;
 
+/// What fills `Tree::kids` before the children are put in place.
+const NULL_CURSOR: CXCursor = CXCursor { kind: 0, xdata: 0, data: [std::ptr::null(); 3] };
+
 #[derive(Default)]
 pub(super) struct Tree {
     /// Every cursor below the root, in visiting order (parents before children); the root is
     /// not in it. `nodes[i]` carries its slot, `i + 1`, as `Cursor`'s node field.
     nodes: Vec<Cursor>,
     /// Children of `nodes[i]`: `kids[first[i + 1] .. first[i + 2]]`; those of the root:
-    /// `kids[first[0] .. first[1]]`.
+    /// `kids[first[0] .. first[1]]`. Copies of the nodes rather than their indices: handing out
+    /// a node's children is then copying a slice.
     first: Vec<u32>,
-    kids: Vec<u32>,
+    kids: Vec<Cursor>,
     /// The root's key, `None` when the walk was lost (then the tree answers nothing).
     root: Option<CursorKey>,
     /// Cursor → slot (`i + 1` for `nodes[i]`), for cursors that do not carry their slot (those
@@ -153,9 +157,9 @@ impl Tree {
         fill.clear();
         fill.extend_from_slice(first);
         kids.clear();
-        kids.resize(nodes.len(), 0);
-        for (i, &p) in parent_of.iter().enumerate() {
-            kids[fill[p as usize] as usize] = i as u32;
+        kids.resize(nodes.len(), Cursor::new(NULL_CURSOR));
+        for (&c, &p) in nodes.iter().zip(parent_of.iter()) {
+            kids[fill[p as usize] as usize] = c;
             fill[p as usize] += 1;
         }
         *root_key = Some(key(root));
@@ -213,16 +217,22 @@ impl Tree {
 
     /// The children of `c`, as `Cursor::children` gives them.
     pub fn children(&self, c: Cursor) -> KidList {
-        self.kids(c).collect()
+        match self.kid_slice(c) {
+            Some(kids) => KidList::from_slice(kids),
+            None => c.children().into_iter().collect(),
+        }
+    }
+
+    #[inline]
+    fn kid_slice(&self, c: Cursor) -> Option<&[Cursor]> {
+        let slot = self.slot(c)? as usize;
+        Some(&self.kids[self.first[slot] as usize..self.first[slot + 1] as usize])
     }
 
     /// The children of `c`, without collecting them.
     pub fn kids(&self, c: Cursor) -> Kids<'_> {
-        match self.slot(c) {
-            Some(slot) => {
-                let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
-                Kids::Tree(&self.nodes, self.kids[a as usize..b as usize].iter())
-            }
+        match self.kid_slice(c) {
+            Some(kids) => Kids::Tree(kids.iter()),
             None => Kids::Owned(c.children().into_iter()),
         }
     }
@@ -232,16 +242,11 @@ impl Tree {
     /// variable's initializer), so that asking about them needs no index.
     pub fn among_kids(&self, parent: Cursor, c: Cursor) -> Cursor {
         // Only the tree's own children: libclang's would not carry slots either.
-        let Some(slot) = self.slot(parent) else {
+        let Some(kids) = self.kid_slice(parent) else {
             return c;
         };
-        let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
         let k = key(c);
-        self.kids[a as usize..b as usize]
-            .iter()
-            .map(|&i| self.nodes[i as usize])
-            .find(|n| key(*n) == k)
-            .unwrap_or(c)
+        kids.iter().copied().find(|n| key(*n) == k).unwrap_or(c)
     }
 
     /// Does the tree hold `c` (so `children` answers without libclang)?
@@ -268,7 +273,7 @@ pub(super) type KidList = SmallVec<[Cursor; 4]>;
 /// An iterator over the children of a cursor: from the tree, or from libclang when the cursor is
 /// not in it.
 pub(super) enum Kids<'t> {
-    Tree(&'t [Cursor], std::slice::Iter<'t, u32>),
+    Tree(std::slice::Iter<'t, Cursor>),
     Owned(std::vec::IntoIter<Cursor>),
 }
 
@@ -277,14 +282,14 @@ impl Iterator for Kids<'_> {
 
     fn next(&mut self) -> Option<Cursor> {
         match self {
-            Kids::Tree(nodes, it) => it.next().map(|&k| nodes[k as usize]),
+            Kids::Tree(it) => it.next().copied(),
             Kids::Owned(it) => it.next(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
-            Kids::Tree(_, it) => it.size_hint(),
+            Kids::Tree(it) => it.size_hint(),
             Kids::Owned(it) => it.size_hint(),
         }
     }
@@ -293,7 +298,7 @@ impl Iterator for Kids<'_> {
 impl DoubleEndedIterator for Kids<'_> {
     fn next_back(&mut self) -> Option<Cursor> {
         match self {
-            Kids::Tree(nodes, it) => it.next_back().map(|&k| nodes[k as usize]),
+            Kids::Tree(it) => it.next_back().copied(),
             Kids::Owned(it) => it.next_back(),
         }
     }
