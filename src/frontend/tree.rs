@@ -92,9 +92,8 @@ pub(super) struct Tree {
     /// carry their slot, and indexing every node cost more than the walk's own bookkeeping.
     index: RefCell<HashMap<CursorKey, u32>>,
     indexed: Cell<bool>,
-    /// Scratch of `rebuild`, kept for its capacity: each node's parent slot, the path from the
-    /// root to the last node visited, the fill positions of `kids`.
-    parent_of: Vec<u32>,
+    /// Scratch of `rebuild`, kept for its capacity: the path from the root to the last node
+    /// visited that may have children, the fill positions of `kids`.
     path: Vec<(CursorKey, u32)>,
     fill: Vec<u32>,
 }
@@ -104,14 +103,14 @@ impl Tree {
     /// one root to the next: a TU's declarations are walked one after another, and growing
     /// fresh vectors for each cost more than the walk's own bookkeeping.
     pub fn rebuild(&mut self, root: Cursor) {
-        let Tree { nodes, first, kids, root: root_key, index: _, indexed, parent_of, path, fill } = self;
+        let Tree { nodes, first, kids, root: root_key, index: _, indexed, path, fill } = self;
         nodes.clear();
-        parent_of.clear();
         path.clear();
         indexed.set(false);
         *root_key = None;
         // The walk reports each cursor with its parent. It is depth-first, so the parent is on
-        // the path from the root to the previous cursor: pop the path until it is on top.
+        // the path from the root to the previous cursor (less the nodes that cannot have
+        // children): pop the path until it is on top.
         path.push((key(root), 0));
         let mut lost = false;
         root.visit_descendants_with_parent(&mut |c, parent| {
@@ -130,11 +129,14 @@ impl Tree {
                 lost = true;
                 return false;
             };
-            let own = nodes.len() as u32 + 1;
-            nodes.push(Cursor(c.0, own));
-            parent_of.push(slot);
-            path.push((ck, own));
-            !is_childless(c.0.kind)
+            // The node carries its parent's slot until the children lists are made.
+            nodes.push(Cursor(c.0, slot));
+            // A node without children is no one's parent: it need not go on the path.
+            let recurse = !is_childless(c.0.kind);
+            if recurse {
+                path.push((ck, nodes.len() as u32));
+            }
+            recurse
         });
         if lost {
             // Cannot happen for a depth-first walk. The tree is then left empty, root included,
@@ -148,8 +150,8 @@ impl Tree {
         let n_slots = nodes.len() + 1;
         first.clear();
         first.resize(n_slots + 1, 0);
-        for &p in parent_of.iter() {
-            first[p as usize + 1] += 1;
+        for n in nodes.iter() {
+            first[n.1 as usize + 1] += 1;
         }
         for i in 0..n_slots {
             first[i + 1] += first[i];
@@ -158,9 +160,11 @@ impl Tree {
         fill.extend_from_slice(first);
         kids.clear();
         kids.resize(nodes.len(), Cursor::new(NULL_CURSOR));
-        for (&c, &p) in nodes.iter().zip(parent_of.iter()) {
-            kids[fill[p as usize] as usize] = c;
-            fill[p as usize] += 1;
+        for (i, n) in nodes.iter_mut().enumerate() {
+            let p = n.1 as usize;
+            n.1 = i as u32 + 1;
+            kids[fill[p] as usize] = *n;
+            fill[p] += 1;
         }
         *root_key = Some(key(root));
     }
