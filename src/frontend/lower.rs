@@ -85,6 +85,26 @@ pub(super) struct TuCtx<'t, 'i> {
     last_line: (usize, usize),
     /// The last file `file_text` answered about, with its contents.
     last_text: Cell<Option<(CXFile, &'t [u8])>>,
+    /// The file locations of the file libclang last placed a file location in (`offsets`).
+    last_range: Cell<Option<FileRange>>,
+}
+
+/// The raw encodings of the locations in one file: `start + offset` for each byte offset up to
+/// and including the end of the file.
+#[derive(Clone, Copy)]
+struct FileRange {
+    file: CXFile,
+    start: u32,
+    len: u32,
+}
+
+/// The raw encoding of `loc` (clang's `SourceLocation`, which `int_data` holds) if it is a valid
+/// location outside any macro: those produced by a macro expansion have the top bit
+/// (`SourceLocation::MacroIDBit`) set, and 0 is the invalid location.
+fn file_loc_raw(loc: CXSourceLocation) -> Option<u32> {
+    const MACRO_ID_BIT: u32 = 1 << 31;
+    let raw = loc.int_data;
+    (raw != 0 && raw & MACRO_ID_BIT == 0).then_some(raw)
 }
 
 impl<'t, 'i> TuCtx<'t, 'i> {
@@ -107,6 +127,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             line_starts: Vec::new(),
             last_line: (usize::MAX, 0),
             last_text: Cell::new(None),
+            last_range: Cell::new(None),
         }
     }
 
@@ -185,7 +206,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     pub fn loc(&mut self, loc: CXSourceLocation) -> Loc {
         // libclang's line and column lookups decompose the location twice more; the file offset
         // and our own table of line starts give the same numbers.
-        match clang::expansion_offset(loc) {
+        match self.expansion_offset(loc) {
             Some((f, off)) => {
                 let file = self.file_id(f);
                 match self.line_col(f, file, off) {
@@ -333,8 +354,8 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         let r = c.extent();
         // SAFETY: plain FFI on a range value.
         let (a, b) = unsafe { (clang_getRangeStart(r), clang_getRangeEnd(r)) };
-        let (file_a, exp_a) = (clang::file_offset(a), clang::expansion_offset(a));
-        let (file_b, exp_b) = (clang::file_offset(b), clang::expansion_offset(b));
+        let (file_a, exp_a) = self.offsets(a);
+        let (file_b, exp_b) = self.offsets(b);
         let same_kind = clang::is_macro_arg(file_a, exp_a) == clang::is_macro_arg(file_b, exp_b);
         let ((fa, oa), (fb, ob)) = if same_kind { (file_a?, file_b?) } else { (exp_a?, exp_b?) };
         if !clang::same_file(fa, fb) || ob < oa {
@@ -343,6 +364,54 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         let text = self.file_text(fa)?;
         let ob = complete_last_token(text, oa as usize, ob as usize);
         text.get(oa as usize..ob)
+    }
+
+    /// `clang::expansion_offset(loc)`.
+    fn expansion_offset(&self, loc: CXSourceLocation) -> Option<(CXFile, u32)> {
+        if let Some(at) = self.file_loc_offset(loc) {
+            return Some(at);
+        }
+        let exp = clang::expansion_offset(loc);
+        self.learn_range(loc, exp);
+        exp
+    }
+
+    /// `clang::file_offset(loc)` and `clang::expansion_offset(loc)`.
+    pub(super) fn offsets(&self, loc: CXSourceLocation) -> (Option<(CXFile, u32)>, Option<(CXFile, u32)>) {
+        if let Some(at) = self.file_loc_offset(loc) {
+            return (Some(at), Some(at));
+        }
+        let exp = clang::expansion_offset(loc);
+        self.learn_range(loc, exp);
+        (clang::file_offset(loc), exp)
+    }
+
+    /// Where `loc` is, if it is a location outside any macro in the file libclang last placed
+    /// such a location in.
+    ///
+    /// libclang finds a location's file by a search through everything the preprocessor made
+    /// (each macro expansion an entry). A location outside any macro is its own file and
+    /// expansion location, and clang encodes it as a number in a range of its own for each
+    /// file entered (the range's start plus the byte offset; ranges do not overlap): once
+    /// libclang has placed one location of a file, the others in that range need no search.
+    /// This leans on clang's encoding of `SourceLocation` (32 bits, macro bit on top), which a
+    /// `CXSourceLocation` carries in `int_data`; the test `file_loc_shortcut_is_libclangs`
+    /// holds us to it.
+    fn file_loc_offset(&self, loc: CXSourceLocation) -> Option<(CXFile, u32)> {
+        let raw = file_loc_raw(loc)?;
+        let r = self.last_range.get()?;
+        let off = raw.checked_sub(r.start).filter(|&off| off <= r.len)?;
+        Some((r.file, off))
+    }
+
+    /// Note the range of the file libclang placed `loc` in (`exp`: its expansion location).
+    fn learn_range(&self, loc: CXSourceLocation, exp: Option<(CXFile, u32)>) {
+        let (Some(raw), Some((file, off))) = (file_loc_raw(loc), exp) else {
+            return;
+        };
+        if let (Some(text), Some(start)) = (self.file_text(file), raw.checked_sub(off)) {
+            self.last_range.set(Some(FileRange { file, start, len: text.len() as u32 }));
+        }
     }
 
     /// The contents of `f` as parsed. libclang finds the file's buffer by a search through the
@@ -477,13 +546,16 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     let is_static = f.linkage() == CXLinkage_Internal;
     let loc = cx.loc(f.location());
     let returns_pointer = classify(f.result_type()) == TypeClass::Pointer;
+    // About one statement for every twelve cursors below a function in SQLite: room for a little
+    // more spares growing the lists step by step.
+    let room = cx.tree.descendants().len() / 8;
     let mut lw = Lowerer {
         cx,
         fname: name.clone(),
         locals: Vec::new(),
         blocks: Vec::new(),
-        stmts: Vec::new(),
-        stmt_locs: Vec::new(),
+        stmts: Vec::with_capacity(room),
+        stmt_locs: Vec::with_capacity(room),
         cur: None,
         vars: HashMap::new(),
         local_is_array: Vec::new(),

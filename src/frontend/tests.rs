@@ -839,3 +839,38 @@ fn tree_children_are_libclangs() {
     }
     assert!(checked > 1000, "only {checked} cursors checked");
 }
+
+/// `TuCtx::offsets` places every location as libclang does (its shortcut for locations outside
+/// macros included), in files entered once or more, in macros and their arguments, asked about
+/// in the order of a walk that goes in and out of headers.
+#[test]
+fn file_loc_shortcut_is_libclangs() {
+    let dir = TempDir::new();
+    dir.write("twice.h", "int twice_a(int x) { return x + 1; }\n");
+    let src = "#include <stdlib.h>\n#include \"twice.h\"\n#define TEST(c) ((c) ? 1 : 0)\n\
+               #define NULLP ((void *)0)\nint g(char *p) {\n  if (TEST(p == NULLP)) return 1;\n\
+               char *q = malloc(4);\n  if (!q) return 0;\n  free(q);\n  return 2;\n}\n\
+               #undef twice_a\n#define twice_a twice_b\n#include \"twice.h\"\n";
+    let file = dir.write("locs.c", src);
+    let index = clang::Index::new().expect("libclang index");
+    let argv = vec!["clang".to_string(), file.display().to_string()];
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let cx = lower::TuCtx::new(&tu, &dir.0);
+    let same = |a: Option<(CXFile, u32)>, b: Option<(CXFile, u32)>| match (a, b) {
+        (Some((fa, oa)), Some((fb, ob))) => clang::same_file(fa, fb) && oa == ob,
+        (None, None) => true,
+        _ => false,
+    };
+    let mut seen = 0;
+    let mut all = Vec::new();
+    tu.cursor().visit_descendants(&mut |c| all.push(c));
+    for c in all {
+        for l in [c.location(), c.extent_start(), c.extent_end()] {
+            let (file, exp) = cx.offsets(l);
+            assert!(same(file, clang::file_offset(l)), "file location of {}", c.kind_name());
+            assert!(same(exp, clang::expansion_offset(l)), "expansion location of {}", c.kind_name());
+            seen += 1;
+        }
+    }
+    assert!(seen > 1000, "only {seen} locations compared");
+}

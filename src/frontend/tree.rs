@@ -71,15 +71,19 @@ pub fn same_cursor(a: Cursor, b: Cursor) -> bool {
 /// `Cursor`'s second field for a cursor the tree did not hand out.
 pub(super) const NO_NODE: u32 = u32::MAX;
 
+/// What fills `Tree::kids` before the children are put in place.
+const NULL_CURSOR: CXCursor = CXCursor { kind: 0, xdata: 0, data: [std::ptr::null(); 3] };
+
 #[derive(Default)]
 pub(super) struct Tree {
     /// Every cursor below the root, in visiting order (parents before children); the root is
     /// not in it. `nodes[i]` carries its slot, `i + 1`, as `Cursor`'s node field.
     nodes: Vec<Cursor>,
     /// Children of `nodes[i]`: `kids[first[i + 1] .. first[i + 2]]`; those of the root:
-    /// `kids[first[0] .. first[1]]`.
+    /// `kids[first[0] .. first[1]]`. Copies of the nodes rather than their indices: handing out
+    /// a node's children is then copying a slice.
     first: Vec<u32>,
-    kids: Vec<u32>,
+    kids: Vec<Cursor>,
     /// The root's key, `None` when the walk was lost (then the tree answers nothing).
     root: Option<CursorKey>,
     /// Cursor → slot (`i + 1` for `nodes[i]`), for cursors that do not carry their slot (those
@@ -88,9 +92,8 @@ pub(super) struct Tree {
     /// carry their slot, and indexing every node cost more than the walk's own bookkeeping.
     index: RefCell<HashMap<CursorKey, u32>>,
     indexed: Cell<bool>,
-    /// Scratch of `rebuild`, kept for its capacity: each node's parent slot, the path from the
-    /// root to the last node visited, the fill positions of `kids`.
-    parent_of: Vec<u32>,
+    /// Scratch of `rebuild`, kept for its capacity: the path from the root to the last node
+    /// visited that may have children, the fill positions of `kids`.
     path: Vec<(CursorKey, u32)>,
     fill: Vec<u32>,
 }
@@ -100,14 +103,14 @@ impl Tree {
     /// one root to the next: a TU's declarations are walked one after another, and growing
     /// fresh vectors for each cost more than the walk's own bookkeeping.
     pub fn rebuild(&mut self, root: Cursor) {
-        let Tree { nodes, first, kids, root: root_key, index: _, indexed, parent_of, path, fill } = self;
+        let Tree { nodes, first, kids, root: root_key, index: _, indexed, path, fill } = self;
         nodes.clear();
-        parent_of.clear();
         path.clear();
         indexed.set(false);
         *root_key = None;
         // The walk reports each cursor with its parent. It is depth-first, so the parent is on
-        // the path from the root to the previous cursor: pop the path until it is on top.
+        // the path from the root to the previous cursor (less the nodes that cannot have
+        // children): pop the path until it is on top.
         path.push((key(root), 0));
         let mut lost = false;
         root.visit_descendants_with_parent(&mut |c, parent| {
@@ -126,11 +129,14 @@ impl Tree {
                 lost = true;
                 return false;
             };
-            let own = nodes.len() as u32 + 1;
-            nodes.push(Cursor(c.0, own));
-            parent_of.push(slot);
-            path.push((ck, own));
-            !is_childless(c.0.kind)
+            // The node carries its parent's slot until the children lists are made.
+            nodes.push(Cursor(c.0, slot));
+            // A node without children is no one's parent: it need not go on the path.
+            let recurse = !is_childless(c.0.kind);
+            if recurse {
+                path.push((ck, nodes.len() as u32));
+            }
+            recurse
         });
         if lost {
             // Cannot happen for a depth-first walk. The tree is then left empty, root included,
@@ -144,8 +150,8 @@ impl Tree {
         let n_slots = nodes.len() + 1;
         first.clear();
         first.resize(n_slots + 1, 0);
-        for &p in parent_of.iter() {
-            first[p as usize + 1] += 1;
+        for n in nodes.iter() {
+            first[n.1 as usize + 1] += 1;
         }
         for i in 0..n_slots {
             first[i + 1] += first[i];
@@ -153,10 +159,12 @@ impl Tree {
         fill.clear();
         fill.extend_from_slice(first);
         kids.clear();
-        kids.resize(nodes.len(), 0);
-        for (i, &p) in parent_of.iter().enumerate() {
-            kids[fill[p as usize] as usize] = i as u32;
-            fill[p as usize] += 1;
+        kids.resize(nodes.len(), Cursor::new(NULL_CURSOR));
+        for (i, n) in nodes.iter_mut().enumerate() {
+            let p = n.1 as usize;
+            n.1 = i as u32 + 1;
+            kids[fill[p] as usize] = *n;
+            fill[p] += 1;
         }
         *root_key = Some(key(root));
     }
@@ -213,16 +221,22 @@ impl Tree {
 
     /// The children of `c`, as `Cursor::children` gives them.
     pub fn children(&self, c: Cursor) -> KidList {
-        self.kids(c).collect()
+        match self.kid_slice(c) {
+            Some(kids) => KidList::from_slice(kids),
+            None => c.children().into_iter().collect(),
+        }
+    }
+
+    #[inline]
+    fn kid_slice(&self, c: Cursor) -> Option<&[Cursor]> {
+        let slot = self.slot(c)? as usize;
+        Some(&self.kids[self.first[slot] as usize..self.first[slot + 1] as usize])
     }
 
     /// The children of `c`, without collecting them.
     pub fn kids(&self, c: Cursor) -> Kids<'_> {
-        match self.slot(c) {
-            Some(slot) => {
-                let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
-                Kids::Tree(&self.nodes, self.kids[a as usize..b as usize].iter())
-            }
+        match self.kid_slice(c) {
+            Some(kids) => Kids::Tree(kids.iter()),
             None => Kids::Owned(c.children().into_iter()),
         }
     }
@@ -232,16 +246,11 @@ impl Tree {
     /// variable's initializer), so that asking about them needs no index.
     pub fn among_kids(&self, parent: Cursor, c: Cursor) -> Cursor {
         // Only the tree's own children: libclang's would not carry slots either.
-        let Some(slot) = self.slot(parent) else {
+        let Some(kids) = self.kid_slice(parent) else {
             return c;
         };
-        let (a, b) = (self.first[slot as usize], self.first[slot as usize + 1]);
         let k = key(c);
-        self.kids[a as usize..b as usize]
-            .iter()
-            .map(|&i| self.nodes[i as usize])
-            .find(|n| key(*n) == k)
-            .unwrap_or(c)
+        kids.iter().copied().find(|n| key(*n) == k).unwrap_or(c)
     }
 
     /// Does the tree hold `c` (so `children` answers without libclang)?
@@ -268,7 +277,7 @@ pub(super) type KidList = SmallVec<[Cursor; 4]>;
 /// An iterator over the children of a cursor: from the tree, or from libclang when the cursor is
 /// not in it.
 pub(super) enum Kids<'t> {
-    Tree(&'t [Cursor], std::slice::Iter<'t, u32>),
+    Tree(std::slice::Iter<'t, Cursor>),
     Owned(std::vec::IntoIter<Cursor>),
 }
 
@@ -277,14 +286,14 @@ impl Iterator for Kids<'_> {
 
     fn next(&mut self) -> Option<Cursor> {
         match self {
-            Kids::Tree(nodes, it) => it.next().map(|&k| nodes[k as usize]),
+            Kids::Tree(it) => it.next().copied(),
             Kids::Owned(it) => it.next(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
-            Kids::Tree(_, it) => it.size_hint(),
+            Kids::Tree(it) => it.size_hint(),
             Kids::Owned(it) => it.size_hint(),
         }
     }
@@ -293,7 +302,7 @@ impl Iterator for Kids<'_> {
 impl DoubleEndedIterator for Kids<'_> {
     fn next_back(&mut self) -> Option<Cursor> {
         match self {
-            Kids::Tree(nodes, it) => it.next_back().map(|&k| nodes[k as usize]),
+            Kids::Tree(it) => it.next_back().copied(),
             Kids::Owned(it) => it.next_back(),
         }
     }
