@@ -13,7 +13,7 @@
 //! on hashing or threads.
 
 use crate::ir::{Callee, Program, Stmt};
-use crate::summary::Summaries;
+use crate::summary::{Direct, Summaries};
 use std::collections::BTreeSet;
 
 pub struct CallGraph {
@@ -63,12 +63,12 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     for (i, f) in program.functions.iter().enumerate() {
         for (si, s) in f.stmts.iter().enumerate() {
             match s {
-                Stmt::Call { callee: Callee::Direct { name, .. }, .. } => match summaries.direct(i, si) {
-                    Some(crate::summary::Direct::Defined(j)) => callees[i].push(j),
-                    Some(crate::summary::Direct::Undefined) => {
+                Stmt::Call { callee: Callee::Direct { name, usr }, .. } => match summaries.direct_callee(i, si, name, usr) {
+                    Direct::Defined(j) => callees[i].push(j),
+                    Direct::Undefined => {
                         undefined.insert(name.clone());
                     }
-                    _ => {}
+                    Direct::Library(_) => {}
                 },
                 Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                     indirect_calls += 1;

@@ -174,11 +174,11 @@ impl<'a> SccReuse<'a> {
             h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
             for (si, s) in self.program.functions[m].stmts.iter().enumerate() {
                 match s {
-                    Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => match defined_callee(summaries, m, si, usr) {
-                        Some(j) => self.callee(&mut h, scc, summaries, j, true)?,
+                    Stmt::Call { callee: Callee::Direct { name, usr }, .. } => match summaries.direct_callee(m, si, name, usr) {
+                        Direct::Defined(j) => self.callee(&mut h, scc, summaries, j, true)?,
                         // Not defined here: the library model or the unknown-callee default,
                         // chosen by the name in the IR.
-                        None => {
+                        Direct::Library(_) | Direct::Undefined => {
                             h.u64(0);
                         }
                     },
@@ -323,16 +323,6 @@ impl<'a> SccReuse<'a> {
         // Sorted, so the entry does not depend on the order SCCs finished in.
         new.sort_by_key(|e| e.0);
         self.cache.store(Kind::Scc, self.name, &(), &new);
-    }
-}
-
-/// The defined function a direct call to `usr` (statement `si` of function `m`) reaches, as
-/// `Summaries::direct` resolved it.
-fn defined_callee(summaries: &Summaries, m: usize, si: usize, usr: &str) -> Option<usize> {
-    match summaries.direct(m, si) {
-        Some(Direct::Defined(j)) => Some(j),
-        Some(_) => None,
-        None => summaries.index_of(usr),
     }
 }
 

@@ -264,6 +264,12 @@ impl Summaries {
         self.direct.get(func).and_then(|d| d.get(stmt)).copied().flatten()
     }
 
+    /// The callee of statement `stmt` of function `func`, a direct call to `name` (`usr`): from
+    /// the table, or resolved here when these summaries were made without one.
+    pub fn direct_callee(&self, func: usize, stmt: usize, name: &str, usr: &str) -> Direct {
+        self.direct(func, stmt).unwrap_or_else(|| self.resolve(name, usr))
+    }
+
     pub fn index_of(&self, usr: &str) -> Option<usize> {
         self.by_usr.get(usr).copied()
     }

@@ -38,12 +38,11 @@ use super::lower::TuCtx;
 /// An aggregate being filled by the positional elements of an initializer list (C11 6.7.9:
 /// the "current object", with brace elision descending into sub-aggregates).
 struct Frame {
-    ty: CXType,
-    /// The element type of an array (asked once: a table's elements are many).
+    /// The element type of an array (asked once: a table's elements are many); `None` for a
+    /// record.
     elem: Option<CXType>,
     /// Record members (empty for arrays).
     fields: Vec<Cursor>,
-    is_array: bool,
     is_union: bool,
     /// Number of positions: members, or array elements (`usize::MAX` when the size is unknown).
     len: usize,
@@ -55,10 +54,8 @@ impl Frame {
     fn new(ty: CXType) -> Frame {
         if classify(ty) == TypeClass::Array {
             return Frame {
-                ty,
                 elem: Some(clang::array_element(ty)),
                 fields: Vec::new(),
-                is_array: true,
                 is_union: false,
                 len: clang::array_len(ty).unwrap_or(usize::MAX),
                 next: 0,
@@ -67,11 +64,9 @@ impl Frame {
         let fields = clang::record_field_decls(ty);
         let is_union = clang::type_declaration(ty).is_some_and(|d| d.kind() == CXCursor_UnionDecl);
         Frame {
-            ty,
             elem: None,
             len: fields.len(),
             fields,
-            is_array: false,
             is_union,
             next: 0,
         }
@@ -399,7 +394,7 @@ fn designate(stack: &mut Vec<Frame>, ty: CXType, desig: &[Cursor]) -> bool {
             return false;
         };
         if d.kind() == CXCursor_MemberRef {
-            if top.is_array {
+            if top.elem.is_some() {
                 return false;
             }
             let Some(path) = field_path(&top.fields, d) else {
@@ -423,16 +418,16 @@ fn designate(stack: &mut Vec<Frame>, ty: CXType, desig: &[Cursor]) -> bool {
             };
             top.next = last;
         } else {
-            if !top.is_array {
+            let Some(elem) = top.elem else {
                 return false;
-            }
+            };
             top.next = d
                 .eval_int()
                 .and_then(|v| usize::try_from(v).ok())
                 .unwrap_or(0);
             // GNU `[lo ... hi]` shows as two index expressions, like `[i][j]`; when the element
             // is not itself an array the second one can only be the end of the range.
-            let elem_is_array = classify(clang::array_element(top.ty)) == TypeClass::Array;
+            let elem_is_array = classify(elem) == TypeClass::Array;
             if !elem_is_array
                 && desig
                     .get(i + 1)

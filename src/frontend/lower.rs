@@ -368,22 +368,15 @@ impl<'t, 'i> TuCtx<'t, 'i> {
 
     /// `clang::expansion_offset(loc)`.
     fn expansion_offset(&self, loc: CXSourceLocation) -> Option<(CXFile, u32)> {
-        if let Some(at) = self.file_loc_offset(loc) {
-            return Some(at);
-        }
-        let exp = clang::expansion_offset(loc);
-        self.learn_range(loc, exp);
-        exp
+        self.file_loc_offset(loc).or_else(|| self.placed_by_libclang(loc))
     }
 
     /// `clang::file_offset(loc)` and `clang::expansion_offset(loc)`.
     pub(super) fn offsets(&self, loc: CXSourceLocation) -> (Option<(CXFile, u32)>, Option<(CXFile, u32)>) {
-        if let Some(at) = self.file_loc_offset(loc) {
-            return (Some(at), Some(at));
+        match self.file_loc_offset(loc) {
+            Some(at) => (Some(at), Some(at)),
+            None => (clang::file_offset(loc), self.placed_by_libclang(loc)),
         }
-        let exp = clang::expansion_offset(loc);
-        self.learn_range(loc, exp);
-        (clang::file_offset(loc), exp)
     }
 
     /// Where `loc` is, if it is a location outside any macro in the file libclang last placed
@@ -404,14 +397,16 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         Some((r.file, off))
     }
 
-    /// Note the range of the file libclang placed `loc` in (`exp`: its expansion location).
-    fn learn_range(&self, loc: CXSourceLocation, exp: Option<(CXFile, u32)>) {
-        let (Some(raw), Some((file, off))) = (file_loc_raw(loc), exp) else {
-            return;
-        };
-        if let (Some(text), Some(start)) = (self.file_text(file), raw.checked_sub(off)) {
-            self.last_range.set(Some(FileRange { file, start, len: text.len() as u32 }));
+    /// `clang::expansion_offset(loc)`, asked of libclang; for a location outside any macro, the
+    /// range of its file is noted for `file_loc_offset`.
+    fn placed_by_libclang(&self, loc: CXSourceLocation) -> Option<(CXFile, u32)> {
+        let exp = clang::expansion_offset(loc);
+        if let (Some(raw), Some((file, off))) = (file_loc_raw(loc), exp) {
+            if let (Some(text), Some(start)) = (self.file_text(file), raw.checked_sub(off)) {
+                self.last_range.set(Some(FileRange { file, start, len: text.len() as u32 }));
+            }
         }
+        exp
     }
 
     /// The contents of `f` as parsed. libclang finds the file's buffer by a search through the
