@@ -2,8 +2,10 @@
 # bench/run.sh: times drip against `clang-19 -fsyntax-only` on real C code bases, cold and warm
 # (a second run served by the incremental cache), and checks issue 5's targets.
 #
-#   bash bench/run.sh [--quick] [--no-drip] [--rebuild] [--build-only] [CORPUS...]
+#   bash bench/run.sh [--runs N] [--quick] [--no-drip] [--rebuild] [--build-only] [CORPUS...]
 #        corpora: sqlite lua openssl libgit2 curl (default: all)
+#        --runs N      clang and drip's cold -j1 run N times each, in pairs (default 3): the
+#                      tables give medians, and the cold/parse verdict is the pairs' median ratio
 #        --quick       drip cold and warm at -j1 only (no -j2 runs, no clang -j2): a smoke run
 #        --no-drip     time clang only (drip is still built: captured corpora need `drip capture`)
 #        --rebuild     build the captured corpora again even when their database exists
@@ -53,10 +55,14 @@ usage() {
   exit "${1:-2}"
 }
 
-run_drip=1 quick=0 rebuild=0 build_only=0
+run_drip=1 quick=0 rebuild=0 build_only=0 runs=3
 corpora=()
-for arg in "$@"; do
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  arg=${args[i]}
   case "$arg" in
+    --runs) i=$((i + 1)); runs=${args[i]:-} ;;
+    --runs=*) runs=${arg#--runs=} ;;
     --no-drip) run_drip=0 ;;
     --quick) quick=1 ;;
     --rebuild) rebuild=1 ;;
@@ -71,6 +77,7 @@ for arg in "$@"; do
   esac
 done
 [ ${#corpora[@]} -gt 0 ] || corpora=("${ALL_CORPORA[@]}")
+case "$runs" in ''|*[!0-9]*|0) die "--runs takes a number of runs, 1 or more" ;; esac
 
 # The machine is shared: everything below runs at a lower priority (children inherit it).
 [ "${BENCH_NICE:-10}" = 0 ] || renice -n "${BENCH_NICE:-10}" -p $$ >/dev/null 2>&1 || true
@@ -299,6 +306,17 @@ verdict() {
   awk -v v="$1" -v l="$2" 'BEGIN { if (v == "-" || v == "") print "-"; else print (v + 0 <= l + 0 ? "pass" : "FAIL") }'
 }
 
+# median VALUE...: the median of numbers ("-" values left out), or "-" without any.
+median() {
+  printf '%s\n' "$@" | grep -v '^-\?$' | sort -g | awk '{ v[NR] = $1 }
+    END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# diags REPORT.json: the report's diagnostics, one JSON line (for comparing runs).
+diags() {
+  python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["diagnostics"]))' "$1" 2>/dev/null || true
+}
+
 # kv FILE KEY: the value of KEY in a file of key=value lines (from tools.py), or "-".
 kv() { local v; v=$(grep -m1 "^$2=" "$1" 2>/dev/null | cut -d= -f2-) || true; printf '%s' "${v:--}"; }
 
@@ -339,12 +357,31 @@ for c in "${corpora[@]}"; do
   kloc=$(kv "$WORK/$c/kloc.kv" kloc)
   say "$c: $tus C TUs, $kloc KLOC ($(kv "$WORK/$c/kloc.kv" c_kloc) in .c files, $(kv "$WORK/$c/kloc.kv" h_kloc) in headers, $(kv "$WORK/$c/kloc.kv" files) files)"
 
-  # (1) clang-19 -fsyntax-only over every TU with the database's flags, one after the other
-  # (and two at a time), outside drip.
-  python3 "$TOOLS" clang "$db" "$CLANG" 1 "$WORK/$c/clang.stderr" > "$WORK/$c/clang.kv"
-  parse_s=$(kv "$WORK/$c/clang.kv" wall) parse_cpu=$(kv "$WORK/$c/clang.kv" cpu)
-  clang_failed=$(kv "$WORK/$c/clang.kv" failed)
-  say "$c: clang-19 -fsyntax-only: $parse_s s, CPU $parse_cpu s, $clang_failed TUs with errors"
+  # (1) clang-19 -fsyntax-only over every TU with the database's flags, one after the other,
+  # outside drip, and (2) drip on one thread with an empty incremental cache (a cold run), in
+  # pairs, $runs times: each pair runs under the same load, and the cold/parse verdict is the
+  # median of the pairs' ratios (one pair moves by several percent on this shared machine).
+  cache="$WORK/$c/drip-cache"
+  p_walls=() p_cpus=() c_walls=() c_cpus=() ratios=() rss1="-" internal=0 same="-"
+  for r in $(seq "$runs"); do
+    python3 "$TOOLS" clang "$db" "$CLANG" 1 "$WORK/$c/clang.stderr" > "$WORK/$c/clang.kv"
+    p_walls+=("$(kv "$WORK/$c/clang.kv" wall)") p_cpus+=("$(kv "$WORK/$c/clang.kv" cpu)")
+    clang_failed=$(kv "$WORK/$c/clang.kv" failed)
+    say "$c: clang-19 -fsyntax-only ($r/$runs): ${p_walls[-1]} s, CPU ${p_cpus[-1]} s, $clang_failed TUs with errors"
+    [ "$run_drip" = 1 ] || continue
+    rm -rf "$cache"
+    drip_run "$c" cold 1 "$cache"
+    c_walls+=("$WALL") c_cpus+=("$CPU") ratios+=("$(div "$CPU" "${p_cpus[-1]}")")
+    rss1=$(awk -v a="$rss1" -v b="$RSS_MIB" 'BEGIN { print (a == "-" || b + 0 > a + 0 ? b : a) }')
+    internal=$((internal + INTERNAL))
+    # Every cold run must report the same diagnostics (the analysis is deterministic).
+    diags "$WORK/$c/drip-cold.json" > "$WORK/$c/drip-cold-$r.diags"
+    if [ "$r" -gt 1 ] && ! cmp -s "$WORK/$c/drip-cold-1.diags" "$WORK/$c/drip-cold-$r.diags"; then
+      same=NO
+      say "$c: cold run $r's diagnostics differ from cold run 1's"
+    fi
+  done
+  parse_s=$(median "${p_walls[@]}") parse_cpu=$(median "${p_cpus[@]}")
   parse2_s="-"
   if [ "$quick" = 0 ]; then
     python3 "$TOOLS" clang "$db" "$CLANG" 2 "$WORK/$c/clang-j2.stderr" > "$WORK/$c/clang-j2.kv"
@@ -352,15 +389,13 @@ for c in "${corpora[@]}"; do
     say "$c: clang-19 -fsyntax-only, two at a time: $parse2_s s"
   fi
 
-  cold_s="-" cold_cpu="-" rss1="-" rss2="-" cold2_s="-" warm_s="-" warm_cpu="-" cache_mib="-"
-  internal=0 failed_tus="-" err_tus="-" leaks="-" dfs="-" fe_cpu="-" an_cpu="-" same="-"
+  cold_s="-" cold_cpu="-" cold_ratio="-" ratio_range="-" rss2="-" cold2_s="-" warm_s="-" warm_cpu="-"
+  cache_mib="-" failed_tus="-" err_tus="-" leaks="-" dfs="-" fe_cpu="-" an_cpu="-"
   if [ "$run_drip" = 1 ]; then
-    # (2) drip on one thread with an empty incremental cache (a cold run), then (3) the same
-    # command again with nothing changed (a warm run), then (4) cold on two threads.
-    cache="$WORK/$c/drip-cache"
-    rm -rf "$cache"
-    drip_run "$c" cold 1 "$cache"
-    cold_s=$WALL cold_cpu=$CPU rss1=$RSS_MIB internal=$((internal + INTERNAL))
+    cold_s=$(median "${c_walls[@]}") cold_cpu=$(median "${c_cpus[@]}") cold_ratio=$(median "${ratios[@]}")
+    ratio_range=$(printf '%s\n' "${ratios[@]}" | sort -g | sed -n '1p;$p' | uniq | paste -sd'/' | sed 's#/#–#')
+    # (3) the last cold run's command again with nothing changed (a warm run), then (4) cold on
+    # two threads. Counts and categories are the last cold run's.
     r="$WORK/$c/drip-cold.kv"
     leaks=$(kv "$r" leaks) dfs=$(kv "$r" double_frees) failed_tus=$(kv "$r" tus_failed)
     err_tus=$(kv "$r" tus_with_errors)
@@ -376,9 +411,8 @@ for c in "${corpora[@]}"; do
     warm_s=$WALL warm_cpu=$CPU internal=$((internal + INTERNAL))
     cache_mib=$(du -sk "$cache" | awk '{ printf "%.1f", $1 / 1024 }')
     if [ "$(kv "$WORK/$c/drip-warm.kv" findings)" = "$(kv "$r" findings)" ] \
-       && cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["diagnostics"]))' "$WORK/$c/drip-cold.json" 2>/dev/null) \
-                 <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["diagnostics"]))' "$WORK/$c/drip-warm.json" 2>/dev/null); then
-      same=yes
+       && cmp -s <(diags "$WORK/$c/drip-cold.json") <(diags "$WORK/$c/drip-warm.json"); then
+      [ "$same" = NO ] || same=yes
     else
       same=NO
       say "$c: the warm run's diagnostics differ from the cold run's"
@@ -392,7 +426,6 @@ for c in "${corpora[@]}"; do
     fi
   fi
 
-  cold_ratio=$(div "$cold_cpu" "$parse_cpu")
   cold_wall_ratio=$(div "$cold_s" "$parse_s")
   cold2_ratio=$(div "$cold2_s" "$parse2_s")
   warm_ratio=$(div "$warm_s" "$cold_s" '%.3f')
@@ -405,13 +438,13 @@ for c in "${corpora[@]}"; do
   # The same without rounding up: MiB of peak RSS per 250 KLOC (small corpora look large here,
   # since the fixed cost is divided by few lines).
   rss_per_250=$(div "$(awk -v r="$rss" 'BEGIN { print (r == "-" ? "-" : r * 250) }')" "$kloc" '%.0f')
-  rows+=("$c|$tus|$kloc|$parse_s|$parse_cpu|$parse2_s|$cold_s|$cold_cpu|$cold_ratio|$cold_wall_ratio|$cold2_s|$cold2_ratio|$warm_s|$warm_ratio|$warm_cpu_ratio|$rss1|$rss2|$budget|$cache_mib|$leaks|$dfs|$internal|$failed_tus|$err_tus|$clang_failed")
+  rows+=("$c|$tus|$kloc|$parse_s|$parse_cpu|$parse2_s|$cold_s|$cold_cpu|$cold_ratio|$ratio_range|$cold_wall_ratio|$cold2_s|$cold2_ratio|$warm_s|$warm_ratio|$warm_cpu_ratio|$rss1|$rss2|$budget|$cache_mib|$leaks|$dfs|$internal|$failed_tus|$err_tus|$clang_failed")
   verdicts+=("$c|$cold_ratio|$(verdict "$cold_ratio" 1.3)|$warm_cpu_ratio|$(verdict "$warm_cpu_ratio" 0.05)|$rss_ratio|$(verdict "$rss_ratio" 1)|$rss_per_250|$internal|$(verdict "$internal" 0)|$same|$VERSION")
 done
 
 # --- report --------------------------------------------------------------------------------
 
-H_TIME="corpus|TUs|KLOC|clang s|clang CPU s|clang -j2 s|drip cold s|cold CPU s|cold/parse CPU|cold/parse wall|drip -j2 s|-j2/clang -j2|warm s|warm/cold|warm/cold CPU|RSS -j1 MiB|RSS -j2 MiB|RSS budget MiB|cache MiB|leaks|double frees|internal errors|TUs failed|TUs with errors|clang errors"
+H_TIME="corpus|TUs|KLOC|clang s|clang CPU s|clang -j2 s|drip cold s|cold CPU s|cold/parse CPU|cold/parse CPU, range|cold/parse wall|drip -j2 s|-j2/clang -j2|warm s|warm/cold|warm/cold CPU|RSS -j1 MiB|RSS -j2 MiB|RSS budget MiB|cache MiB|leaks|double frees|internal errors|TUs failed|TUs with errors|clang errors"
 H_VERDICT="corpus|cold/parse (CPU)|≤ 1.3|warm/cold (CPU)|≤ 0.05|peak RSS / budget|≤ 1|MiB per 250 KLOC|internal errors|= 0|warm = cold|crate"
 H_CATS="corpus|never-freed-local|freed-conditional|never-freed-main|never-freed-not-local|unknown|over-budget|freed-always|returned|sites|functions|functions failed|leaks reported|double frees reported"
 
@@ -444,7 +477,7 @@ if [ ${#cats[@]} -gt 0 ]; then echo; table "$H_CATS" "${cats[@]}"; fi
     "$(uname -m)" "$(nproc)" "$("$CLANG" --version | head -n1)" "$(date -u +%Y-%m-%dT%H:%MZ)" \
     "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '(no commit)')" \
     "$([ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no -- src 2>/dev/null)" ] || echo ' (with uncommitted changes in src/)')"
-  printf 'load average at the end: %s\n\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf 'load average at the end: %s; clang and drip cold -j1: median of %s runs in pairs\n\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$runs"
   md "$H_TIME" "${rows[@]}"
   echo
   md "$H_VERDICT" "${verdicts[@]}"
