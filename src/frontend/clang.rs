@@ -457,13 +457,24 @@ pub fn function_type_spelling(t: CXType) -> String {
 
 /// The canonical spelling of the function type `t` points to, if it is a pointer to a function.
 pub fn pointee_function_spelling(t: CXType) -> Option<String> {
+    pointee_function(t).map(type_spelling)
+}
+
+/// Is `t` a pointer to a function? (`pointee_function_spelling` without spelling the type,
+/// which costs ten times as much as the question.)
+pub fn is_function_pointer(t: CXType) -> bool {
+    pointee_function(t).is_some()
+}
+
+/// The canonical function type `t` points to, if it is a pointer to a function.
+fn pointee_function(t: CXType) -> Option<CXType> {
     let c = canonical(t);
     if c.kind != CXType_Pointer {
         return None;
     }
     // SAFETY: plain FFI on a type value.
     let pointee = canonical(unsafe { clang_getPointeeType(c) });
-    matches!(pointee.kind, CXType_FunctionProto | CXType_FunctionNoProto).then(|| type_spelling(pointee))
+    matches!(pointee.kind, CXType_FunctionProto | CXType_FunctionNoProto).then_some(pointee)
 }
 
 pub fn type_spelling(t: CXType) -> String {

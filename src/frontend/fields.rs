@@ -252,8 +252,7 @@ impl TuCtx<'_, '_> {
     /// The key of `e` if it is an access to a function-pointer field (`x.f`, `p->f`).
     pub fn member_field_key(&mut self, e: Cursor) -> Option<String> {
         let m = self.strip(e);
-        if m.kind() != CXCursor_MemberRefExpr || clang::pointee_function_spelling(m.ty()).is_none()
-        {
+        if m.kind() != CXCursor_MemberRefExpr || !clang::is_function_pointer(m.ty()) {
             return None;
         }
         let field = m.referenced()?;
@@ -373,7 +372,7 @@ impl TuCtx<'_, '_> {
 
     fn store_leaf(&mut self, member: Option<Cursor>, mty: CXType, value: Cursor) {
         let Some(m) = member else { return };
-        if clang::pointee_function_spelling(mty).is_none() {
+        if !clang::is_function_pointer(mty) {
             return;
         }
         if let Some(key) = self.field_key(m) {
