@@ -305,7 +305,9 @@ impl TuCtx<'_, '_> {
 
     /// The stores made by the initializer list `list` of an object of type `ty`.
     fn init_list_stores(&mut self, list: Cursor, ty: CXType, nested: &mut HashSet<usize>) {
-        if !is_aggregate(ty) {
+        // Lists below this one are left out of `nested`, so the caller visits them too: they
+        // initialize parts of `ty`, which hold no function-pointer field either.
+        if !is_aggregate(ty) || !self.has_function_pointer_field(ty) {
             return;
         }
         let mut stack = vec![Frame::new(ty)];
@@ -367,6 +369,30 @@ impl TuCtx<'_, '_> {
                 f.advance();
             }
             return;
+        }
+    }
+
+    /// Does an object of type `ty` have a member of function-pointer type, directly or inside
+    /// its record and array members? Only such members are recorded from initializer lists; the
+    /// lists of other types (a TU's large tables: integers, strings) need no walk. Cached per
+    /// canonical type.
+    fn has_function_pointer_field(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        match classify(c) {
+            TypeClass::Array => self.has_function_pointer_field(clang::array_element(c)),
+            TypeClass::Record => {
+                let key = c.data[0] as usize;
+                if let Some(&has) = self.fn_ptr_fields.get(&key) {
+                    return has;
+                }
+                let has = clang::record_field_decls(c).into_iter().any(|f| {
+                    let t = f.ty();
+                    clang::is_function_pointer(t) || self.has_function_pointer_field(t)
+                });
+                self.fn_ptr_fields.insert(key, has);
+                has
+            }
+            _ => false,
         }
     }
 

@@ -73,6 +73,9 @@ pub(super) struct TuCtx<'t, 'i> {
     pub open_fields: Vec<String>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
+    /// Canonical record type (its opaque pointer) → whether it has a function-pointer field
+    /// (`fields.rs`).
+    pub(super) fn_ptr_fields: HashMap<usize, bool>,
     /// Field declaration (`Cursor::decl_key`) → its name, for `member_name`.
     member_names: HashMap<usize, String>,
     /// The cursors below the top-level declaration being lowered (`set_root`).
@@ -121,6 +124,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
+            fn_ptr_fields: HashMap::new(),
             member_names: HashMap::new(),
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
