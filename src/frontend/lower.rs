@@ -160,11 +160,30 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         self.member_names.entry(field.decl_key()).or_insert_with(|| field.spelling()).clone()
     }
 
-    /// Record every function named inside `c` (an initializer) as address-taken.
+    /// Record every function named inside `c` (a global, or a `static` local) as address-taken.
     pub fn collect_function_refs(&mut self, c: Cursor) {
+        if self.tree.is_root(c) {
+            // A global: the tree holds everything below it, so one pass over its nodes, without
+            // collecting each node's children.
+            let named: Vec<Cursor> = self.tree.descendants().iter().copied().filter(|d| {
+                matches!(d.kind(), CXCursor_CStyleCastExpr | CXCursor_DeclRefExpr)
+            }).collect();
+            for d in named {
+                self.note_function_ref(d);
+            }
+            return;
+        }
         let mut stack = vec![c];
         while let Some(c) = stack.pop() {
-            if c.kind() == CXCursor_CStyleCastExpr {
+            self.note_function_ref(c);
+            stack.extend(self.kids(c));
+        }
+    }
+
+    /// `collect_function_refs` for one cursor.
+    fn note_function_ref(&mut self, c: Cursor) {
+        match c.kind() {
+            CXCursor_CStyleCastExpr => {
                 let inner = self.strip(c);
                 let func = (inner.kind() == CXCursor_DeclRefExpr)
                     .then(|| inner.referenced())
@@ -175,15 +194,13 @@ impl<'t, 'i> TuCtx<'t, 'i> {
                     self.cast_targets.push((usr, sig));
                 }
             }
-            if c.kind() == CXCursor_DeclRefExpr {
-                if let Some(d) = c.referenced() {
-                    if d.kind() == CXCursor_FunctionDecl {
-                        let usr = self.function_usr(d);
-                        self.address_taken.push(usr);
-                    }
+            CXCursor_DeclRefExpr => {
+                if let Some(d) = c.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
+                    let usr = self.function_usr(d);
+                    self.address_taken.push(usr);
                 }
             }
-            stack.extend(self.kids(c));
+            _ => {}
         }
     }
 
