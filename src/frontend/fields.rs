@@ -1,7 +1,8 @@
 //! What is stored into function-pointer fields: the targets of calls through `x.f` / `p->f`.
 //!
-//! Input: the top-level variable declarations and function definitions of a translation unit
-//! (`TuCtx::collect_field_stores`), and the field an indirect call goes through
+//! Input: the top-level variable declarations whose type can hold a pointer and the function
+//! definitions of a translation unit (`TuCtx::collect_field_stores`; `frontend/mod.rs` says why
+//! the other globals are left out), and the field an indirect call goes through
 //! (`TuCtx::field_key`).
 //! Output: `TuCtx::field_targets` (field key, USR of a function stored into that field) and
 //! `TuCtx::open_fields` (fields that may hold a value no store names), merged into

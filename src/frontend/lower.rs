@@ -62,7 +62,8 @@ pub(super) struct TuCtx<'t, 'i> {
     last_file: (usize, FileId),
     callees: HashMap<usize, Rc<CalleeInfo>>,
     /// USRs of functions referenced from the initializers of globals and `static` locals (which
-    /// are not lowered): dispatch tables, callbacks registered at startup.
+    /// are not lowered): dispatch tables, callbacks registered at startup. Globals whose type
+    /// holds no pointer are not looked at (`frontend/mod.rs`).
     pub address_taken: Vec<String>,
     /// (USR, function type) for each function cast to a pointer to another function type: an
     /// indirect call through that type may reach it.
@@ -76,6 +77,8 @@ pub(super) struct TuCtx<'t, 'i> {
     /// Canonical record type (its opaque pointer) → whether it has a function-pointer field
     /// (`fields.rs`).
     pub(super) fn_ptr_fields: HashMap<usize, bool>,
+    /// Canonical record type (its opaque pointer) → `may_hold_pointer`.
+    pointer_records: HashMap<usize, bool>,
     /// Field declaration (`Cursor::decl_key`) → its name, for `member_name`.
     member_names: HashMap<usize, String>,
     /// The cursors below the top-level declaration being lowered (`set_root`).
@@ -125,6 +128,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
             fn_ptr_fields: HashMap::new(),
+            pointer_records: HashMap::new(),
             member_names: HashMap::new(),
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
@@ -177,6 +181,30 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         while let Some(c) = stack.pop() {
             self.note_function_ref(c);
             stack.extend(self.kids(c));
+        }
+    }
+
+    /// Can an object of type `ty` hold a pointer (itself, or one of its members or elements)?
+    /// Cached per canonical record type.
+    pub fn may_hold_pointer(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        match c.kind {
+            CXType_Void..=CXType_Ibm128 | CXType_Enum | CXType_Complex => false,
+            CXType_ConstantArray | CXType_IncompleteArray => {
+                self.may_hold_pointer(clang::array_element(c))
+            }
+            CXType_Record => {
+                let key = c.data[0] as usize;
+                if let Some(&may) = self.pointer_records.get(&key) {
+                    return may;
+                }
+                let may = clang::record_field_decls(c)
+                    .into_iter()
+                    .any(|f| self.may_hold_pointer(f.ty()));
+                self.pointer_records.insert(key, may);
+                may
+            }
+            _ => true,
         }
     }
 
