@@ -124,7 +124,8 @@ impl Lowerer<'_, '_, '_> {
         if let Some(Rvalue::Use(Operand::Func { usr, .. })) = &r {
             // `(cmp_fn)compare_names`: an indirect call through the cast type may reach it.
             if e0.kind() == CXCursor_CStyleCastExpr {
-                if let Some(sig) = clang::pointee_function_spelling(e0.ty()) {
+                if let Some(f) = clang::pointee_function(e0.ty()) {
+                    let sig = self.cx.type_spelling(f).to_string();
                     self.cx.cast_targets.push((usr.clone(), sig));
                 }
             }
@@ -806,7 +807,7 @@ impl Lowerer<'_, '_, '_> {
                 usr: i.usr.clone(),
             },
             None => {
-                let sig = clang::function_type_spelling(callee_s.ty());
+                let sig = self.cx.type_spelling(clang::function_type(callee_s.ty())).to_string();
                 // `x.f(…)`, `p->f(…)`: the targets may be known from what is stored into `f`.
                 let field = self.cx.member_field_key(callee_s);
                 Callee::Indirect { target: self.expr(callee_s), sig, field }

@@ -77,6 +77,8 @@ pub(super) struct TuCtx<'t, 'i> {
     /// Canonical record type (its opaque pointer) → whether it has a function-pointer field
     /// (`fields.rs`).
     pub(super) fn_ptr_fields: HashMap<usize, bool>,
+    /// Type (its opaque pointer) → its spelling (`type_spelling`).
+    type_spellings: HashMap<usize, String>,
     /// Canonical record type (its opaque pointer) → `may_hold_pointer`.
     pointer_records: HashMap<usize, bool>,
     /// Field declaration (`Cursor::decl_key`) → its name, for `member_name`.
@@ -129,6 +131,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_keys: HashMap::new(),
             fn_ptr_fields: HashMap::new(),
             pointer_records: HashMap::new(),
+            type_spellings: HashMap::new(),
             member_names: HashMap::new(),
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
@@ -217,8 +220,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
                     .then(|| inner.referenced())
                     .flatten()
                     .filter(|d| d.kind() == CXCursor_FunctionDecl);
-                if let (Some(d), Some(sig)) = (func, clang::pointee_function_spelling(c.ty())) {
+                if let (Some(d), Some(f)) = (func, clang::pointee_function(c.ty())) {
                     let usr = self.function_usr(d);
+                    let sig = self.type_spelling(f).to_string();
                     self.cast_targets.push((usr, sig));
                 }
             }
@@ -333,6 +337,14 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         usr + suffix
     }
 
+    /// `clang::type_spelling(t)`, asked of libclang once per type: printing a function type
+    /// costs thousands of instructions, and a TU's functions share a few signatures.
+    pub fn type_spelling(&mut self, t: CXType) -> &str {
+        // The opaque pointer names the type, sugar and qualifiers included, so it determines
+        // the spelling.
+        self.type_spellings.entry(t.data[0] as usize).or_insert_with(|| clang::type_spelling(t))
+    }
+
     pub fn callee_info(&mut self, decl: Cursor) -> Rc<CalleeInfo> {
         if let Some(i) = self.callees.get(&decl.decl_key()) {
             return Rc::clone(i);
@@ -348,7 +360,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         // does not say so (`execv*` are absent: they return on failure).
         let noreturn = crate::libmodel::lookup(&name).is_some_and(|f| f.noreturn)
             // GNU `__attribute__((noreturn))` is part of the function type.
-            || clang::type_spelling(decl.ty()).contains("noreturn")
+            || self.type_spelling(decl.ty()).contains("noreturn")
             || self.has_noreturn_attr(decl);
         let info = Rc::new(CalleeInfo {
             name,
@@ -643,7 +655,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         None => loc,
     };
     lw.terminate(Terminator::Return(None), end_loc);
-    let sig = clang::function_type_spelling(f.ty());
+    let sig = lw.cx.type_spelling(clang::function_type(f.ty())).to_string();
     lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer)
 }
 
