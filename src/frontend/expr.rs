@@ -16,7 +16,7 @@ use clang_sys::*;
 
 use super::tree::Tree;
 use super::clang::{self, Cursor, TypeClass};
-use super::lower::{Builtin, Lowerer};
+use super::lower::{Builtin, Lowerer, TuCtx};
 use crate::ir::*;
 
 /// What the caller does with an expression's value.
@@ -137,7 +137,7 @@ impl Lowerer<'_, '_, '_> {
         let e = self.strip(e0);
         match e.kind() {
             CXCursor_IntegerLiteral | CXCursor_CharacterLiteral | CXCursor_CXXBoolLiteralExpr => {
-                Some(use_(e.eval_int().map_or(Operand::Unknown, Operand::Const)))
+                Some(use_(self.cx.literal_value(e).map_or(Operand::Unknown, Operand::Const)))
             }
             CXCursor_FloatingLiteral | CXCursor_ImaginaryLiteral | CXCursor_FixedPointLiteral => {
                 Some(use_(Operand::Unknown))
@@ -899,9 +899,9 @@ impl Lowerer<'_, '_, '_> {
                         // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x`
                         // as a condition keeps `(a && b) != 0` a pair of branches.
                         CXBinaryOperator_EQ | CXBinaryOperator_NE
-                            if is_zero_literal(&self.cx.tree, r) || is_zero_literal(&self.cx.tree, l) =>
+                            if is_zero_literal(self.cx, r) || is_zero_literal(self.cx, l) =>
                         {
-                            let x = if is_zero_literal(&self.cx.tree, r) { l } else { r };
+                            let x = if is_zero_literal(self.cx, r) { l } else { r };
                             let swap = op == CXBinaryOperator_EQ;
                             let (t, f) = if swap { (f, t) } else { (t, f) };
                             return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
@@ -991,10 +991,10 @@ impl Lowerer<'_, '_, '_> {
 
 /// `0`, `'\0'`, `NULL` (`((void *)0)`, `__null`, `nullptr`): a zero written as a literal, so
 /// recognising it needs no lowering.
-fn is_zero_literal(t: &Tree, e: Cursor) -> bool {
-    let s = strip_plain(t, e);
+fn is_zero_literal(cx: &TuCtx, e: Cursor) -> bool {
+    let s = cx.strip(e);
     match s.kind() {
-        CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => s.eval_int() == Some(0),
+        CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => cx.literal_value(s) == Some(0),
         CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr => true,
         _ => false,
     }

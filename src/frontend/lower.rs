@@ -427,6 +427,23 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         text.get(oa as usize..ob)
     }
 
+    /// The value of an integer or character literal (`Cursor::eval_int`). An integer literal
+    /// written outside any macro is read from the source when it is plainly written (see
+    /// `int_literal_value`): libclang sets up an evaluation and a result object for each
+    /// question, which costs ten times as much as reading the digits. Macro constants and
+    /// everything else are evaluated.
+    pub fn literal_value(&self, c: Cursor) -> Option<i64> {
+        if c.kind() == CXCursor_IntegerLiteral {
+            let written = self.file_loc_offset(c.location()).and_then(|(f, off)| {
+                int_literal_value(self.file_text(f)?.get(off as usize..)?)
+            });
+            if written.is_some() {
+                return written;
+            }
+        }
+        c.eval_int()
+    }
+
     /// `clang::expansion_offset(loc)`.
     fn expansion_offset(&self, loc: CXSourceLocation) -> Option<(CXFile, u32)> {
         self.file_loc_offset(loc).or_else(|| self.placed_by_libclang(loc))
@@ -495,6 +512,53 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             .collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
+}
+
+/// The value of the integer literal `text` starts with, as clang gives it (the literal's bits
+/// as a 64-bit number), if it is plainly written: decimal, octal, hex or binary digits, and an
+/// optional `u`/`l`/`ll` suffix, followed by something that cannot continue the token. `None`
+/// for anything else (digit separators, other suffixes, a line continuation or a trigraph inside
+/// the token, values beyond 64 bits), which libclang is left to answer.
+pub(super) fn int_literal_value(text: &[u8]) -> Option<i64> {
+    let (radix, start) = match text {
+        [b'0', b'x' | b'X', ..] => (16, 2),
+        [b'0', b'b' | b'B', ..] => (2, 2),
+        // `0` itself is an octal literal.
+        [b'0', ..] => (8, 1),
+        _ => (10, 0),
+    };
+    let mut v: u64 = 0;
+    let mut i = start;
+    while let Some(d) = text.get(i).and_then(|&b| char::from(b).to_digit(radix)) {
+        v = v.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+        i += 1;
+    }
+    if i == start && radix != 8 {
+        return None;
+    }
+    let digits_end = i;
+    while text.get(i).is_some_and(|b| matches!(b, b'u' | b'U' | b'l' | b'L')) {
+        i += 1;
+    }
+    let suffix_ok = matches!(
+        &text[digits_end..i],
+        b"" | b"u" | b"U" | b"l" | b"L" | b"ul" | b"uL" | b"Ul" | b"UL" | b"lu" | b"lU" | b"Lu"
+            | b"LU" | b"ll" | b"LL" | b"ull" | b"uLL" | b"Ull" | b"ULL" | b"llu" | b"llU"
+            | b"LLu" | b"LLU"
+    );
+    // A preprocessing number goes on through letters (`$` and UTF-8 ones too), digits, `.`, `'`
+    // and an exponent's sign; `\` and `?` may start a line continuation (`??/` a trigraph's).
+    let continues = |b: u8| {
+        b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'$' | b'.' | b'\'' | b'\\' | b'?')
+    };
+    let signed_exponent = matches!(text.get(i.wrapping_sub(1)), Some(b'e' | b'E' | b'p' | b'P'))
+        && matches!(text.get(i), Some(b'+' | b'-'));
+    if !suffix_ok || signed_exponent || text.get(i).is_some_and(|&b| continues(b)) {
+        return None;
+    }
+    // The literal's type is the first of its candidates that holds the value, so its bits are
+    // the value, read as libclang's `eval_int` reads them.
+    Some(v as i64)
 }
 
 /// libclang's extent of `temp == NULL` inside a macro argument stops before `NULL` (its end is a
