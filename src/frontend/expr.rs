@@ -880,6 +880,22 @@ impl Lowerer<'_, '_, '_> {
                 let kids = self.kids(e);
                 if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
                     let op = e.binop();
+                    // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x` as a
+                    // condition keeps `(a && b) != 0` a pair of branches.
+                    if matches!(op, CXBinaryOperator_EQ | CXBinaryOperator_NE) {
+                        let tested = if is_zero_literal(self.cx, r) {
+                            Some(l)
+                        } else if is_zero_literal(self.cx, l) {
+                            Some(r)
+                        } else {
+                            None
+                        };
+                        if let Some(x) = tested {
+                            let swap = op == CXBinaryOperator_EQ;
+                            let (t, f) = if swap { (f, t) } else { (t, f) };
+                            return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
+                        }
+                    }
                     match op {
                         CXBinaryOperator_LAnd | CXBinaryOperator_LOr => {
                             let loc = self.loc(e);
@@ -895,16 +911,6 @@ impl Lowerer<'_, '_, '_> {
                         CXBinaryOperator_Comma => {
                             self.effect(l);
                             return self.cond_at(r, t, f, None);
-                        }
-                        // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x`
-                        // as a condition keeps `(a && b) != 0` a pair of branches.
-                        CXBinaryOperator_EQ | CXBinaryOperator_NE
-                            if is_zero_literal(self.cx, r) || is_zero_literal(self.cx, l) =>
-                        {
-                            let x = if is_zero_literal(self.cx, r) { l } else { r };
-                            let swap = op == CXBinaryOperator_EQ;
-                            let (t, f) = if swap { (f, t) } else { (t, f) };
-                            return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
                         }
                         _ if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op) => {
                             let lo = self.expr(l);
