@@ -666,14 +666,14 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     let is_static = f.linkage() == CXLinkage_Internal;
     let loc = cx.loc(f.location());
     let returns_pointer = classify(f.result_type()) == TypeClass::Pointer;
-    // About one statement for every twelve cursors below a function in SQLite: room for a little
-    // more spares growing the lists step by step.
+    // About one statement and one block for every twelve cursors below a function in SQLite:
+    // room for a little more spares growing the lists step by step.
     let room = cx.tree.descendants().len() / 8;
     let mut lw = Lowerer {
         cx,
         fname: name.clone(),
         locals: Vec::new(),
-        blocks: Vec::new(),
+        blocks: Vec::with_capacity(room),
         stmts: Vec::with_capacity(room),
         stmt_locs: Vec::with_capacity(room),
         cur: None,
