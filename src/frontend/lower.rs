@@ -77,6 +77,8 @@ pub(super) struct TuCtx<'t, 'i> {
     /// Canonical record type (its opaque pointer) → whether it has a function-pointer field
     /// (`fields.rs`).
     pub(super) fn_ptr_fields: HashMap<usize, bool>,
+    /// First declaration of a function (`Cursor::decl_key`) → its USR (`function_usr`).
+    usrs: HashMap<usize, String>,
     /// Type (its opaque pointer) → its spelling (`type_spelling`).
     type_spellings: HashMap<usize, String>,
     /// Canonical record type (its opaque pointer) → `may_hold_pointer`.
@@ -132,6 +134,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             fn_ptr_fields: HashMap::new(),
             pointer_records: HashMap::new(),
             type_spellings: HashMap::new(),
+            usrs: HashMap::new(),
             member_names: HashMap::new(),
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
@@ -317,7 +320,21 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// base name of its file, so `static` helpers in `a/util.c` and `b/util.c` would collide; we
     /// append the absolute path of the file defining it (or declaring it, when the definition is
     /// not in this TU). `static inline` functions in a shared header keep one USR across TUs.
+    ///
+    /// Asked once per function: the USR is made from the first declaration, the suffix from the
+    /// definition, so every declaration of a function has the same one; and libclang prints a
+    /// USR anew for each question, at more than a thousand instructions.
     pub fn function_usr(&mut self, decl: Cursor) -> String {
+        let key = decl.canonical().decl_key();
+        if let Some(usr) = self.usrs.get(&key) {
+            return usr.clone();
+        }
+        let usr = self.make_function_usr(decl);
+        self.usrs.insert(key, usr.clone());
+        usr
+    }
+
+    fn make_function_usr(&mut self, decl: Cursor) -> String {
         let usr = decl.usr();
         if decl.linkage() != CXLinkage_Internal {
             return usr;

@@ -917,3 +917,37 @@ fn literal_values_are_libclangs() {
     }
     assert!(literals > 45 && read > 35, "{literals} literals, {read} read from the source");
 }
+
+/// `TuCtx::function_usr` answers once per function: asked about any declaration of a function
+/// (in a header or the file, before or after the definition, static or not, defined or not), it
+/// gives what that declaration alone gives.
+#[test]
+fn function_usr_is_every_declarations() {
+    let dir = TempDir::new();
+    dir.write("decls.h", "static int s(int);\nint e(int);\nstatic int only_declared(void);\n");
+    let src = "#include \"decls.h\"\nint e(int);\nstatic int s(int x) { return x + only_declared(); }\n\
+               int e(int x) { return s(x); }\nstatic int s(int);\nint later(void);\n\
+               int (*t[])(int) = { s, e };\nint later(void) { return e(1) + s(2); }\n";
+    let file = dir.write("usrs.c", src);
+    let index = clang::Index::new().expect("libclang index");
+    let argv = vec!["clang".to_string(), file.display().to_string()];
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let mut shared = lower::TuCtx::new(&tu, &dir.0);
+    let mut all = Vec::new();
+    tu.cursor().visit_descendants(&mut |c| all.push(c));
+    let mut seen = 0;
+    for c in all {
+        let decl = match c.kind() {
+            CXCursor_FunctionDecl => c,
+            CXCursor_DeclRefExpr => match c.referenced() {
+                Some(d) if d.kind() == CXCursor_FunctionDecl => d,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let alone = lower::TuCtx::new(&tu, &dir.0).function_usr(decl);
+        assert_eq!(shared.function_usr(decl), alone, "declaration of {}", decl.spelling());
+        seen += 1;
+    }
+    assert!(seen >= 14, "only {seen} declarations and references");
+}
