@@ -444,26 +444,31 @@ pub fn type_declaration(t: CXType) -> Option<Cursor> {
     (!c.is_null() && c.kind() != CXCursor_NoDeclFound).then_some(c)
 }
 
-/// The canonical spelling of a function type, or of the function type a pointer points to: the
-/// key that matches indirect calls with their possible targets.
-pub fn function_type_spelling(t: CXType) -> String {
-    let mut c = canonical(t);
-    if c.kind == CXType_Pointer {
-        // SAFETY: plain FFI on a type value.
-        c = canonical(unsafe { clang_getPointeeType(c) });
+/// The canonical type of a function type, or of the function type a pointer points to: spelled,
+/// the key that matches indirect calls with their possible targets.
+pub fn function_type(t: CXType) -> CXType {
+    let c = canonical(t);
+    if c.kind != CXType_Pointer {
+        return c;
     }
-    type_spelling(c)
+    // SAFETY: plain FFI on a type value.
+    canonical(unsafe { clang_getPointeeType(c) })
 }
 
-/// The canonical spelling of the function type `t` points to, if it is a pointer to a function.
-pub fn pointee_function_spelling(t: CXType) -> Option<String> {
+/// Is `t` a pointer to a function?
+pub fn is_function_pointer(t: CXType) -> bool {
+    pointee_function(t).is_some()
+}
+
+/// The canonical function type `t` points to, if it is a pointer to a function.
+pub fn pointee_function(t: CXType) -> Option<CXType> {
     let c = canonical(t);
     if c.kind != CXType_Pointer {
         return None;
     }
     // SAFETY: plain FFI on a type value.
     let pointee = canonical(unsafe { clang_getPointeeType(c) });
-    matches!(pointee.kind, CXType_FunctionProto | CXType_FunctionNoProto).then(|| type_spelling(pointee))
+    matches!(pointee.kind, CXType_FunctionProto | CXType_FunctionNoProto).then_some(pointee)
 }
 
 pub fn type_spelling(t: CXType) -> String {

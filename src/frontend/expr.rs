@@ -16,7 +16,7 @@ use clang_sys::*;
 
 use super::tree::Tree;
 use super::clang::{self, Cursor, TypeClass};
-use super::lower::{Builtin, Lowerer};
+use super::lower::{Builtin, Lowerer, TuCtx};
 use crate::ir::*;
 
 /// What the caller does with an expression's value.
@@ -124,7 +124,8 @@ impl Lowerer<'_, '_, '_> {
         if let Some(Rvalue::Use(Operand::Func { usr, .. })) = &r {
             // `(cmp_fn)compare_names`: an indirect call through the cast type may reach it.
             if e0.kind() == CXCursor_CStyleCastExpr {
-                if let Some(sig) = clang::pointee_function_spelling(e0.ty()) {
+                if let Some(f) = clang::pointee_function(e0.ty()) {
+                    let sig = self.cx.type_spelling(f).to_string();
                     self.cx.cast_targets.push((usr.clone(), sig));
                 }
             }
@@ -136,7 +137,7 @@ impl Lowerer<'_, '_, '_> {
         let e = self.strip(e0);
         match e.kind() {
             CXCursor_IntegerLiteral | CXCursor_CharacterLiteral | CXCursor_CXXBoolLiteralExpr => {
-                Some(use_(e.eval_int().map_or(Operand::Unknown, Operand::Const)))
+                Some(use_(self.cx.literal_value(e).map_or(Operand::Unknown, Operand::Const)))
             }
             CXCursor_FloatingLiteral | CXCursor_ImaginaryLiteral | CXCursor_FixedPointLiteral => {
                 Some(use_(Operand::Unknown))
@@ -806,7 +807,7 @@ impl Lowerer<'_, '_, '_> {
                 usr: i.usr.clone(),
             },
             None => {
-                let sig = clang::function_type_spelling(callee_s.ty());
+                let sig = self.cx.type_spelling(clang::function_type(callee_s.ty())).to_string();
                 // `x.f(…)`, `p->f(…)`: the targets may be known from what is stored into `f`.
                 let field = self.cx.member_field_key(callee_s);
                 Callee::Indirect { target: self.expr(callee_s), sig, field }
@@ -879,6 +880,22 @@ impl Lowerer<'_, '_, '_> {
                 let kids = self.kids(e);
                 if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
                     let op = e.binop();
+                    // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x` as a
+                    // condition keeps `(a && b) != 0` a pair of branches.
+                    if matches!(op, CXBinaryOperator_EQ | CXBinaryOperator_NE) {
+                        let tested = if is_zero_literal(self.cx, r) {
+                            Some(l)
+                        } else if is_zero_literal(self.cx, l) {
+                            Some(r)
+                        } else {
+                            None
+                        };
+                        if let Some(x) = tested {
+                            let swap = op == CXBinaryOperator_EQ;
+                            let (t, f) = if swap { (f, t) } else { (t, f) };
+                            return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
+                        }
+                    }
                     match op {
                         CXBinaryOperator_LAnd | CXBinaryOperator_LOr => {
                             let loc = self.loc(e);
@@ -894,16 +911,6 @@ impl Lowerer<'_, '_, '_> {
                         CXBinaryOperator_Comma => {
                             self.effect(l);
                             return self.cond_at(r, t, f, None);
-                        }
-                        // `x != 0` tests `x`, `x == 0` tests `!x`, whatever `x` is: lowering `x`
-                        // as a condition keeps `(a && b) != 0` a pair of branches.
-                        CXBinaryOperator_EQ | CXBinaryOperator_NE
-                            if is_zero_literal(&self.cx.tree, r) || is_zero_literal(&self.cx.tree, l) =>
-                        {
-                            let x = if is_zero_literal(&self.cx.tree, r) { l } else { r };
-                            let swap = op == CXBinaryOperator_EQ;
-                            let (t, f) = if swap { (f, t) } else { (t, f) };
-                            return self.cond_at(x, t, f, Some((text_c, neg ^ swap)));
                         }
                         _ if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op) => {
                             let lo = self.expr(l);
@@ -990,10 +997,10 @@ impl Lowerer<'_, '_, '_> {
 
 /// `0`, `'\0'`, `NULL` (`((void *)0)`, `__null`, `nullptr`): a zero written as a literal, so
 /// recognising it needs no lowering.
-fn is_zero_literal(t: &Tree, e: Cursor) -> bool {
-    let s = strip_plain(t, e);
+fn is_zero_literal(cx: &TuCtx, e: Cursor) -> bool {
+    let s = cx.strip(e);
     match s.kind() {
-        CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => s.eval_int() == Some(0),
+        CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => cx.literal_value(s) == Some(0),
         CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr => true,
         _ => false,
     }

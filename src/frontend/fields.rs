@@ -1,7 +1,8 @@
 //! What is stored into function-pointer fields: the targets of calls through `x.f` / `p->f`.
 //!
-//! Input: the top-level variable declarations and function definitions of a translation unit
-//! (`TuCtx::collect_field_stores`), and the field an indirect call goes through
+//! Input: the top-level variable declarations whose type can hold a pointer and the function
+//! definitions of a translation unit (`TuCtx::collect_field_stores`; `frontend/mod.rs` says why
+//! the other globals are left out), and the field an indirect call goes through
 //! (`TuCtx::field_key`).
 //! Output: `TuCtx::field_targets` (field key, USR of a function stored into that field) and
 //! `TuCtx::open_fields` (fields that may hold a value no store names), merged into
@@ -252,8 +253,7 @@ impl TuCtx<'_, '_> {
     /// The key of `e` if it is an access to a function-pointer field (`x.f`, `p->f`).
     pub fn member_field_key(&mut self, e: Cursor) -> Option<String> {
         let m = self.strip(e);
-        if m.kind() != CXCursor_MemberRefExpr || clang::pointee_function_spelling(m.ty()).is_none()
-        {
+        if m.kind() != CXCursor_MemberRefExpr || !clang::is_function_pointer(m.ty()) {
             return None;
         }
         let field = m.referenced()?;
@@ -306,7 +306,9 @@ impl TuCtx<'_, '_> {
 
     /// The stores made by the initializer list `list` of an object of type `ty`.
     fn init_list_stores(&mut self, list: Cursor, ty: CXType, nested: &mut HashSet<usize>) {
-        if !is_aggregate(ty) {
+        // Lists below this one are left out of `nested`, so the caller visits them too: they
+        // initialize parts of `ty`, which hold no function-pointer field either.
+        if !is_aggregate(ty) || !self.has_function_pointer_field(ty) {
             return;
         }
         let mut stack = vec![Frame::new(ty)];
@@ -371,9 +373,33 @@ impl TuCtx<'_, '_> {
         }
     }
 
+    /// Does an object of type `ty` have a member of function-pointer type, directly or inside
+    /// its record and array members? Only such members are recorded from initializer lists; the
+    /// lists of other types (a TU's large tables: integers, strings) need no walk. Cached per
+    /// canonical type.
+    fn has_function_pointer_field(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        match classify(c) {
+            TypeClass::Array => self.has_function_pointer_field(clang::array_element(c)),
+            TypeClass::Record => {
+                let key = c.data[0] as usize;
+                if let Some(&has) = self.fn_ptr_fields.get(&key) {
+                    return has;
+                }
+                let has = clang::record_field_decls(c).into_iter().any(|f| {
+                    let t = f.ty();
+                    clang::is_function_pointer(t) || self.has_function_pointer_field(t)
+                });
+                self.fn_ptr_fields.insert(key, has);
+                has
+            }
+            _ => false,
+        }
+    }
+
     fn store_leaf(&mut self, member: Option<Cursor>, mty: CXType, value: Cursor) {
         let Some(m) = member else { return };
-        if clang::pointee_function_spelling(mty).is_none() {
+        if !clang::is_function_pointer(mty) {
             return;
         }
         if let Some(key) = self.field_key(m) {

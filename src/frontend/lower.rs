@@ -62,7 +62,8 @@ pub(super) struct TuCtx<'t, 'i> {
     last_file: (usize, FileId),
     callees: HashMap<usize, Rc<CalleeInfo>>,
     /// USRs of functions referenced from the initializers of globals and `static` locals (which
-    /// are not lowered): dispatch tables, callbacks registered at startup.
+    /// are not lowered): dispatch tables, callbacks registered at startup. Globals whose type
+    /// holds no pointer are not looked at (`frontend/mod.rs`).
     pub address_taken: Vec<String>,
     /// (USR, function type) for each function cast to a pointer to another function type: an
     /// indirect call through that type may reach it.
@@ -73,6 +74,15 @@ pub(super) struct TuCtx<'t, 'i> {
     pub open_fields: Vec<String>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
+    /// Canonical record type (its opaque pointer) → whether it has a function-pointer field
+    /// (`fields.rs`).
+    pub(super) fn_ptr_fields: HashMap<usize, bool>,
+    /// First declaration of a function (`Cursor::decl_key`) → its USR (`function_usr`).
+    usrs: HashMap<usize, String>,
+    /// Type (its opaque pointer) → its spelling (`type_spelling`).
+    type_spellings: HashMap<usize, String>,
+    /// Canonical record type (its opaque pointer) → `may_hold_pointer`.
+    pointer_records: HashMap<usize, bool>,
     /// Field declaration (`Cursor::decl_key`) → its name, for `member_name`.
     member_names: HashMap<usize, String>,
     /// The cursors below the top-level declaration being lowered (`set_root`).
@@ -121,6 +131,10 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
+            fn_ptr_fields: HashMap::new(),
+            pointer_records: HashMap::new(),
+            type_spellings: HashMap::new(),
+            usrs: HashMap::new(),
             member_names: HashMap::new(),
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
@@ -156,30 +170,72 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         self.member_names.entry(field.decl_key()).or_insert_with(|| field.spelling()).clone()
     }
 
-    /// Record every function named inside `c` (an initializer) as address-taken.
+    /// Record every function named inside `c` (a global, or a `static` local) as address-taken.
     pub fn collect_function_refs(&mut self, c: Cursor) {
+        if self.tree.is_root(c) {
+            // A global: the tree holds everything below it, so one pass over its nodes, without
+            // collecting each node's children.
+            let named: Vec<Cursor> = self.tree.descendants().iter().copied().filter(|d| {
+                matches!(d.kind(), CXCursor_CStyleCastExpr | CXCursor_DeclRefExpr)
+            }).collect();
+            for d in named {
+                self.note_function_ref(d);
+            }
+            return;
+        }
         let mut stack = vec![c];
         while let Some(c) = stack.pop() {
-            if c.kind() == CXCursor_CStyleCastExpr {
+            self.note_function_ref(c);
+            stack.extend(self.kids(c));
+        }
+    }
+
+    /// Can an object of type `ty` hold a pointer (itself, or one of its members or elements)?
+    /// Cached per canonical record type.
+    pub fn may_hold_pointer(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        match c.kind {
+            CXType_Void..=CXType_Ibm128 | CXType_Enum | CXType_Complex => false,
+            CXType_ConstantArray | CXType_IncompleteArray => {
+                self.may_hold_pointer(clang::array_element(c))
+            }
+            CXType_Record => {
+                let key = c.data[0] as usize;
+                if let Some(&may) = self.pointer_records.get(&key) {
+                    return may;
+                }
+                let may = clang::record_field_decls(c)
+                    .into_iter()
+                    .any(|f| self.may_hold_pointer(f.ty()));
+                self.pointer_records.insert(key, may);
+                may
+            }
+            _ => true,
+        }
+    }
+
+    /// `collect_function_refs` for one cursor.
+    fn note_function_ref(&mut self, c: Cursor) {
+        match c.kind() {
+            CXCursor_CStyleCastExpr => {
                 let inner = self.strip(c);
                 let func = (inner.kind() == CXCursor_DeclRefExpr)
                     .then(|| inner.referenced())
                     .flatten()
                     .filter(|d| d.kind() == CXCursor_FunctionDecl);
-                if let (Some(d), Some(sig)) = (func, clang::pointee_function_spelling(c.ty())) {
+                if let (Some(d), Some(f)) = (func, clang::pointee_function(c.ty())) {
                     let usr = self.function_usr(d);
+                    let sig = self.type_spelling(f).to_string();
                     self.cast_targets.push((usr, sig));
                 }
             }
-            if c.kind() == CXCursor_DeclRefExpr {
-                if let Some(d) = c.referenced() {
-                    if d.kind() == CXCursor_FunctionDecl {
-                        let usr = self.function_usr(d);
-                        self.address_taken.push(usr);
-                    }
+            CXCursor_DeclRefExpr => {
+                if let Some(d) = c.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
+                    let usr = self.function_usr(d);
+                    self.address_taken.push(usr);
                 }
             }
-            stack.extend(self.kids(c));
+            _ => {}
         }
     }
 
@@ -264,7 +320,21 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// base name of its file, so `static` helpers in `a/util.c` and `b/util.c` would collide; we
     /// append the absolute path of the file defining it (or declaring it, when the definition is
     /// not in this TU). `static inline` functions in a shared header keep one USR across TUs.
+    ///
+    /// Asked once per function: the USR is made from the first declaration, the suffix from the
+    /// definition, so every declaration of a function has the same one; and libclang prints a
+    /// USR anew for each question, at more than a thousand instructions.
     pub fn function_usr(&mut self, decl: Cursor) -> String {
+        let key = decl.canonical().decl_key();
+        if let Some(usr) = self.usrs.get(&key) {
+            return usr.clone();
+        }
+        let usr = self.make_function_usr(decl);
+        self.usrs.insert(key, usr.clone());
+        usr
+    }
+
+    fn make_function_usr(&mut self, decl: Cursor) -> String {
         let usr = decl.usr();
         if decl.linkage() != CXLinkage_Internal {
             return usr;
@@ -284,6 +354,14 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         usr + suffix
     }
 
+    /// `clang::type_spelling(t)`, asked of libclang once per type: printing a function type
+    /// costs thousands of instructions, and a TU's functions share a few signatures.
+    pub fn type_spelling(&mut self, t: CXType) -> &str {
+        // The opaque pointer names the type, sugar and qualifiers included, so it determines
+        // the spelling.
+        self.type_spellings.entry(t.data[0] as usize).or_insert_with(|| clang::type_spelling(t))
+    }
+
     pub fn callee_info(&mut self, decl: Cursor) -> Rc<CalleeInfo> {
         if let Some(i) = self.callees.get(&decl.decl_key()) {
             return Rc::clone(i);
@@ -299,7 +377,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         // does not say so (`execv*` are absent: they return on failure).
         let noreturn = crate::libmodel::lookup(&name).is_some_and(|f| f.noreturn)
             // GNU `__attribute__((noreturn))` is part of the function type.
-            || clang::type_spelling(decl.ty()).contains("noreturn")
+            || self.type_spelling(decl.ty()).contains("noreturn")
             || self.has_noreturn_attr(decl);
         let info = Rc::new(CalleeInfo {
             name,
@@ -364,6 +442,23 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         let text = self.file_text(fa)?;
         let ob = complete_last_token(text, oa as usize, ob as usize);
         text.get(oa as usize..ob)
+    }
+
+    /// The value of an integer or character literal (`Cursor::eval_int`). An integer literal
+    /// written outside any macro is read from the source when it is plainly written (see
+    /// `int_literal_value`): libclang sets up an evaluation and a result object for each
+    /// question, which costs ten times as much as reading the digits. Macro constants and
+    /// everything else are evaluated.
+    pub fn literal_value(&self, c: Cursor) -> Option<i64> {
+        if c.kind() == CXCursor_IntegerLiteral {
+            let written = self.file_loc_offset(c.location()).and_then(|(f, off)| {
+                int_literal_value(self.file_text(f)?.get(off as usize..)?)
+            });
+            if written.is_some() {
+                return written;
+            }
+        }
+        c.eval_int()
     }
 
     /// `clang::expansion_offset(loc)`.
@@ -434,6 +529,53 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             .collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
+}
+
+/// The value of the integer literal `text` starts with, as clang gives it (the literal's bits
+/// as a 64-bit number), if it is plainly written: decimal, octal, hex or binary digits, and an
+/// optional `u`/`l`/`ll` suffix, followed by something that cannot continue the token. `None`
+/// for anything else (digit separators, other suffixes, a line continuation or a trigraph inside
+/// the token, values beyond 64 bits), which libclang is left to answer.
+pub(super) fn int_literal_value(text: &[u8]) -> Option<i64> {
+    let (radix, start) = match text {
+        [b'0', b'x' | b'X', ..] => (16, 2),
+        [b'0', b'b' | b'B', ..] => (2, 2),
+        // `0` itself is an octal literal.
+        [b'0', ..] => (8, 1),
+        _ => (10, 0),
+    };
+    let mut v: u64 = 0;
+    let mut i = start;
+    while let Some(d) = text.get(i).and_then(|&b| char::from(b).to_digit(radix)) {
+        v = v.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+        i += 1;
+    }
+    if i == start && radix != 8 {
+        return None;
+    }
+    let digits_end = i;
+    while text.get(i).is_some_and(|b| matches!(b, b'u' | b'U' | b'l' | b'L')) {
+        i += 1;
+    }
+    let suffix_ok = matches!(
+        &text[digits_end..i],
+        b"" | b"u" | b"U" | b"l" | b"L" | b"ul" | b"uL" | b"Ul" | b"UL" | b"lu" | b"lU" | b"Lu"
+            | b"LU" | b"ll" | b"LL" | b"ull" | b"uLL" | b"Ull" | b"ULL" | b"llu" | b"llU"
+            | b"LLu" | b"LLU"
+    );
+    // A preprocessing number goes on through letters (`$` and UTF-8 ones too), digits, `.`, `'`
+    // and an exponent's sign; `\` and `?` may start a line continuation (`??/` a trigraph's).
+    let continues = |b: u8| {
+        b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'$' | b'.' | b'\'' | b'\\' | b'?')
+    };
+    let signed_exponent = matches!(text.get(i.wrapping_sub(1)), Some(b'e' | b'E' | b'p' | b'P'))
+        && matches!(text.get(i), Some(b'+' | b'-'));
+    if !suffix_ok || signed_exponent || text.get(i).is_some_and(|&b| continues(b)) {
+        return None;
+    }
+    // The literal's type is the first of its candidates that holds the value, so its bits are
+    // the value, read as libclang's `eval_int` reads them.
+    Some(v as i64)
 }
 
 /// libclang's extent of `temp == NULL` inside a macro argument stops before `NULL` (its end is a
@@ -541,14 +683,14 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     let is_static = f.linkage() == CXLinkage_Internal;
     let loc = cx.loc(f.location());
     let returns_pointer = classify(f.result_type()) == TypeClass::Pointer;
-    // About one statement for every twelve cursors below a function in SQLite: room for a little
-    // more spares growing the lists step by step.
+    // About one statement and one block for every twelve cursors below a function in SQLite:
+    // room for a little more spares growing the lists step by step.
     let room = cx.tree.descendants().len() / 8;
     let mut lw = Lowerer {
         cx,
         fname: name.clone(),
         locals: Vec::new(),
-        blocks: Vec::new(),
+        blocks: Vec::with_capacity(room),
         stmts: Vec::with_capacity(room),
         stmt_locs: Vec::with_capacity(room),
         cur: None,
@@ -594,7 +736,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         None => loc,
     };
     lw.terminate(Terminator::Return(None), end_loc);
-    let sig = clang::function_type_spelling(f.ty());
+    let sig = lw.cx.type_spelling(clang::function_type(f.ty())).to_string();
     lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer)
 }
 

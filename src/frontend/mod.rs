@@ -476,6 +476,14 @@ fn parse_tu(
     let mut cx = lower::TuCtx::new(&tu, &cmd.directory);
     for c in tu.cursor().children() {
         if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
+            // A global is walked for the functions its initializer names and the stores into
+            // function-pointer fields it makes. An initializer of a type without pointers (a TU's
+            // large integer and character tables) names a function or a field's address only
+            // through a cast to an integer (a GNU extension in a constant) or in a `sizeof`:
+            // such a function is not taken as address-taken, nor the field as open.
+            if !cx.may_hold_pointer(c.ty()) {
+                continue;
+            }
             cx.set_root(c);
             cx.collect_function_refs(c);
             cx.collect_field_stores(c);

@@ -874,3 +874,80 @@ fn file_loc_shortcut_is_libclangs() {
     }
     assert!(seen > 1000, "only {seen} locations compared");
 }
+
+/// `TuCtx::literal_value` gives libclang's value for every integer literal: those it reads from
+/// the source (digits in four bases, suffixes, values at the edges of the integer types) and
+/// those it must leave to libclang (macros, digit separators, line continuations and trigraphs
+/// inside the token, other suffixes, character literals, values beyond 64 bits).
+#[test]
+fn literal_values_are_libclangs() {
+    let dir = TempDir::new();
+    let src = "#define K 42\n#define CAT(a, b) a##b\n#define ID(x) x\n\
+               unsigned long long v[] = {\n\
+               0, 7, 007, 010, 0x1F, 0Xff, 0b101, 0B11, 1u, 2U, 3l, 4L, 5ul, 6LU, 7ll, 8ULL, 9llu,\n\
+               10uLL, 2147483647, 2147483648, 4294967295u, 4294967296, 9223372036854775807,\n\
+               9223372036854775808u, 18446744073709551615ull, 0xFFFFFFFFFFFFFFFF, 0x8000000000000000,\n\
+               01777777777777777777777, K, CAT(1, 2), ID(77), 12\\\n34, 5??/\n6, 1'000, 0x1'0,\n\
+               'a', '\\n', 'ab', (1), -1, 0x7fffffff+1, sizeof(int), 0u+1,\n\
+               };\n\
+               long long e1 = 99999999999999999999;\nint e2 = 08;\nint e3 = 0x1e+1;\n\
+               int e4 = 123i64;\nint e5 = 1uu;\nint e6 = 1lL;\nint e7 = 0x;\nint e8 = 0b2;\n\
+               _BitInt(8) e9 = 3wb;\n\
+               int f(int x) { if (x == 0) return 100; return x ? 0x10 : 010; }\n";
+    let file = dir.write("lits.c", src);
+    let index = clang::Index::new().expect("libclang index");
+    let argv = ["clang", "-std=c2x", "-trigraphs", &file.display().to_string()].map(String::from).to_vec();
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let cx = lower::TuCtx::new(&tu, &dir.0);
+    let mut all = Vec::new();
+    tu.cursor().visit_descendants(&mut |c| all.push(c));
+    let (mut literals, mut read) = (0, 0);
+    for c in all {
+        if !matches!(c.kind(), CXCursor_IntegerLiteral | CXCursor_CharacterLiteral) {
+            continue;
+        }
+        // Lowering places locations all along; the file's range is then known.
+        let (at, _) = cx.offsets(c.location());
+        assert_eq!(cx.literal_value(c), c.eval_int(), "literal at {at:?}");
+        literals += 1;
+        let text = at.and_then(|(f, off)| tu.file_text(f)?.get(off as usize..));
+        if c.kind() == CXCursor_IntegerLiteral && text.and_then(lower::int_literal_value).is_some() {
+            read += 1;
+        }
+    }
+    assert!(literals > 45 && read > 35, "{literals} literals, {read} read from the source");
+}
+
+/// `TuCtx::function_usr` answers once per function: asked about any declaration of a function
+/// (in a header or the file, before or after the definition, static or not, defined or not), it
+/// gives what that declaration alone gives.
+#[test]
+fn function_usr_is_every_declarations() {
+    let dir = TempDir::new();
+    dir.write("decls.h", "static int s(int);\nint e(int);\nstatic int only_declared(void);\n");
+    let src = "#include \"decls.h\"\nint e(int);\nstatic int s(int x) { return x + only_declared(); }\n\
+               int e(int x) { return s(x); }\nstatic int s(int);\nint later(void);\n\
+               int (*t[])(int) = { s, e };\nint later(void) { return e(1) + s(2); }\n";
+    let file = dir.write("usrs.c", src);
+    let index = clang::Index::new().expect("libclang index");
+    let argv = vec!["clang".to_string(), file.display().to_string()];
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let mut shared = lower::TuCtx::new(&tu, &dir.0);
+    let mut all = Vec::new();
+    tu.cursor().visit_descendants(&mut |c| all.push(c));
+    let mut seen = 0;
+    for c in all {
+        let decl = match c.kind() {
+            CXCursor_FunctionDecl => c,
+            CXCursor_DeclRefExpr => match c.referenced() {
+                Some(d) if d.kind() == CXCursor_FunctionDecl => d,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let alone = lower::TuCtx::new(&tu, &dir.0).function_usr(decl);
+        assert_eq!(shared.function_usr(decl), alone, "declaration of {}", decl.spelling());
+        seen += 1;
+    }
+    assert!(seen >= 14, "only {seen} declarations and references");
+}
