@@ -1362,10 +1362,24 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
 /// Bound loops to one iteration: see the module invariants.
 fn build_dag(func: &Function) -> Dag {
     let n = func.blocks.len();
-    let succ: Vec<Vec<BlockId>> = func.blocks.iter().map(|b| b.term.successors()).collect();
+    // The successors of block `b` are `succ[succ_at[b]..succ_at[b + 1]]`, in terminator order:
+    // one vector, not one per block (every function that gets a path-sensitive pass builds its
+    // DAG).
+    let mut succ_at: Vec<usize> = Vec::with_capacity(n + 1);
+    let mut succ: Vec<usize> = Vec::with_capacity(2 * n);
+    for b in &func.blocks {
+        succ_at.push(succ.len());
+        succ.extend(b.term.successors().map(|s| s.index()));
+    }
+    succ_at.push(succ.len());
+    let succ_of = |b: usize| &succ[succ_at[b]..succ_at[b + 1]];
     // Iterative DFS from the entry classifies back edges (edges to a block still on the stack).
+    // Classified per edge (`is_back`, parallel to `succ`), and kept as sorted pairs for the loop
+    // exits. Two edges from one block to the same successor get the same class: the first one is
+    // a tree edge only if the successor is new, and then it is finished before the second.
     let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
-    let mut back: HashSet<(usize, usize)> = HashSet::new();
+    let mut is_back = vec![false; succ.len()];
+    let mut back: Vec<(usize, usize)> = Vec::new();
     let mut stack: Vec<(usize, usize)> = Vec::new();
     let mut roots: Vec<usize> = vec![func.entry.index()];
     // Unreachable blocks still get a DAG shape (their sites are analysed too).
@@ -1375,18 +1389,19 @@ fn build_dag(func: &Function) -> Dag {
             continue;
         }
         state[r] = 1;
-        stack.push((r, 0));
-        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if *i < succ[b].len() {
-                let s = succ[b][*i].index();
-                *i += 1;
+        stack.push((r, succ_at[r]));
+        while let Some(&mut (b, ref mut e)) = stack.last_mut() {
+            if *e < succ_at[b + 1] {
+                let s = succ[*e];
+                *e += 1;
                 match state[s] {
                     0 => {
                         state[s] = 1;
-                        stack.push((s, 0));
+                        stack.push((s, succ_at[s]));
                     }
                     1 => {
-                        back.insert((b, s));
+                        is_back[*e - 1] = true;
+                        back.push((b, s));
                     }
                     _ => {}
                 }
@@ -1396,65 +1411,74 @@ fn build_dag(func: &Function) -> Dag {
             }
         }
     }
-    // Natural loop bodies per header.
-    // Adjacency lists are allocated at their final size (counted first), not grown edge by edge.
-    let mut n_preds = vec![0usize; n];
-    for s in succ.iter().flatten() {
-        n_preds[s.index()] += 1;
+    back.sort_unstable();
+    back.dedup();
+    // Natural loop bodies per header, over the predecessors (one vector, like the successors).
+    let mut pred_at = vec![0usize; n + 1];
+    for &s in &succ {
+        pred_at[s + 1] += 1;
     }
-    let mut preds: Vec<Vec<usize>> = n_preds.iter().map(|k| Vec::with_capacity(*k)).collect();
-    for (b, ss) in succ.iter().enumerate() {
-        for s in ss {
-            preds[s.index()].push(b);
+    for b in 0..n {
+        pred_at[b + 1] += pred_at[b];
+    }
+    let mut preds = vec![0usize; succ.len()];
+    let mut filled = pred_at.clone();
+    for b in 0..n {
+        for &s in succ_of(b) {
+            preds[filled[s]] = b;
+            filled[s] += 1;
         }
     }
     let mut headers: Vec<usize> = back.iter().map(|e| e.1).collect();
     headers.sort_unstable();
     headers.dedup();
-    let mut copy_of: HashMap<usize, usize> = HashMap::new();
+    // The DAG node of each header's copy (`usize::MAX`: not a header).
+    let mut copy_of = vec![usize::MAX; n];
     let mut block: Vec<BlockId> = (0..n).map(BlockId::from_usize).collect();
-    for h in &headers {
-        copy_of.insert(*h, block.len());
-        block.push(BlockId::from_usize(*h));
+    for &h in &headers {
+        copy_of[h] = block.len();
+        block.push(BlockId::from_usize(h));
     }
-    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> =
-        (0..block.len()).map(|b| Vec::with_capacity(succ.get(b).map_or(0, |s| s.len()))).collect();
-    let target_of = |from: usize, to: usize| -> usize {
-        if back.contains(&(from, to)) {
-            copy_of[&to]
-        } else {
-            to
-        }
-    };
+    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> = (0..block.len())
+        .map(|b| if b < n { Vec::with_capacity(succ_at[b + 1] - succ_at[b]) } else { Vec::new() })
+        .collect();
     for b in 0..n {
-        for s in &succ[b] {
-            let t = target_of(b, s.index());
+        for e in succ_at[b]..succ_at[b + 1] {
+            let t = if is_back[e] { copy_of[succ[e]] } else { succ[e] };
             succs[b].push((DagNode(t as u32), EdgeLabel::True));
         }
     }
-    for h in &headers {
-        let mut body: HashSet<usize> = HashSet::new();
-        body.insert(*h);
-        let mut work: Vec<usize> = back.iter().filter(|e| e.1 == *h).map(|e| e.0).collect();
+    // Loop bodies are marked with their header's position in `headers`, plus one.
+    let mut body_mark = vec![0usize; n];
+    let mut body: Vec<usize> = Vec::new();
+    let mut work: Vec<usize> = Vec::new();
+    for (k, &h) in headers.iter().enumerate() {
+        let mark = k + 1;
+        body.clear();
+        body_mark[h] = mark;
+        body.push(h);
+        work.extend(back.iter().filter(|e| e.1 == h).map(|e| e.0));
         while let Some(x) = work.pop() {
-            if body.insert(x) {
-                work.extend(preds[x].iter().copied());
+            if body_mark[x] != mark {
+                body_mark[x] = mark;
+                body.push(x);
+                work.extend_from_slice(&preds[pred_at[x]..pred_at[x + 1]]);
             }
         }
+        let in_body = |b: usize| body_mark[b] == mark;
+        let target_of = |from: usize, to: usize| if back.binary_search(&(from, to)).is_ok() { copy_of[to] } else { to };
         // The second visit of the header can only leave the loop (FastCheck takes each CFG edge
         // once): through the header's own exits when it has some (a `while`/`for` test), else —
         // `for (;;)`, `while (a || b)` — through any exit of the loop (`break`, a later test, a
         // `goto` out), each then gets an atom in `label_edges`.
         let c = copy_of[h];
-        let own: Vec<usize> = succ[*h].iter().map(|s| s.index()).filter(|s| !body.contains(s)).collect();
-        let mut exits: Vec<(usize, usize)> = own.iter().map(|s| (*h, *s)).collect();
+        let mut exits: Vec<(usize, usize)> = succ_of(h).iter().filter(|s| !in_body(**s)).map(|s| (h, *s)).collect();
         if exits.is_empty() {
-            let mut members: Vec<usize> = body.iter().copied().collect();
-            members.sort_unstable();
-            for u in members {
-                for s in &succ[u] {
-                    if !body.contains(&s.index()) {
-                        exits.push((u, s.index()));
+            body.sort_unstable();
+            for &u in &body {
+                for &s in succ_of(u) {
+                    if !in_body(s) {
+                        exits.push((u, s));
                     }
                 }
             }
