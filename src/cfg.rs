@@ -291,8 +291,9 @@ impl<'a> FnCx<'a> {
         FnCx::prepare(func, models).complete()
     }
 
-    /// Everything but the loop-bounded DAG and its atoms: enough for the flow-insensitive
-    /// prechecks of a summary (`fastcheck::summarize_without_flow`). `complete` adds the rest.
+    /// Everything but the loop-bounded DAG, its atoms and what reaching definitions and constants
+    /// need: enough for the flow-insensitive prechecks of a summary
+    /// (`fastcheck::summarize_without_flow`). `complete` adds the rest.
     pub fn prepare(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
         let addr_temps = find_addr_temps(func);
         let tracked = compute_tracked(func, &addr_temps, &models);
@@ -315,27 +316,35 @@ impl<'a> FnCx<'a> {
             prechecked: std::cell::OnceCell::new(),
             heap_prechecked: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
-            const_assigned: vec![false; func.locals.len()],
+            const_assigned: Vec::new(),
             facts: crate::facts::Facts::default(),
             block_defs: Vec::new(),
             local_defs: Vec::new(),
         };
+        cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
+        cx
+    }
+
+    /// Which statements define each local, per block and per local, and which locals some
+    /// statement assigns a constant: what reaching definitions and `constant_at` start from.
+    fn index_definitions(&mut self) {
+        let func = self.func;
         let mut buf = Vec::new();
-        cx.block_defs = func
+        self.block_defs = func
             .blocks
             .iter()
             .map(|b| {
                 let mut v = Vec::new();
                 for (i, sid) in b.stmts.iter().enumerate() {
                     buf.clear();
-                    cx.defined_locals(*sid, &mut buf);
+                    self.defined_locals(*sid, &mut buf);
                     v.extend(buf.iter().map(|l| (*l, i as u32)));
                 }
                 v
             })
             .collect();
         let mut local_defs: Vec<Vec<(BlockId, u32)>> = vec![Vec::new(); func.locals.len()];
-        for (b, defs) in cx.block_defs.iter().enumerate() {
+        for (b, defs) in self.block_defs.iter().enumerate() {
             for &(l, i) in defs {
                 let v = &mut local_defs[l.index()];
                 match v.last_mut() {
@@ -344,19 +353,19 @@ impl<'a> FnCx<'a> {
                 }
             }
         }
-        cx.local_defs = local_defs;
+        self.local_defs = local_defs;
+        self.const_assigned = vec![false; func.locals.len()];
         for st in &func.stmts {
             if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
-                cx.const_assigned[l.index()] = true;
+                self.const_assigned[l.index()] = true;
             }
         }
-        cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
-        cx
     }
 
     /// Build the loop-bounded DAG and give its edges their atoms.
     pub fn complete(mut self) -> FnCx<'a> {
         let func = self.func;
+        self.index_definitions();
         self.dag = build_dag(func);
         let mut cx = self;
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
@@ -1227,64 +1236,67 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
 /// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
 fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models: &[Option<Model>]) -> Vec<bool> {
     let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
-    // Temps holding `&x` that are used anywhere but an out-parameter position.
-    let mut escaping_temps: HashSet<LocalId> = HashSet::new();
-    let mut out_param_temps: HashSet<LocalId> = HashSet::new();
-    for (si, s) in func.stmts.iter().enumerate() {
-        match s {
-            Stmt::Call { args, .. } => {
-                let model = models.get(si).and_then(|m| m.as_ref());
-                for (i, a) in args.iter().enumerate() {
-                    let Some(t) = a.local() else { continue };
-                    if !addr_temps.contains_key(&t) {
-                        continue;
-                    }
-                    let is_out = model
-                        .and_then(|m| m.arg_effect(i))
-                        .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
-                    if is_out {
-                        out_param_temps.insert(t);
-                    } else {
-                        escaping_temps.insert(t);
-                    }
-                }
-            }
-            Stmt::Assign { src, .. } => {
-                let mut note = |op: &Operand| {
-                    if let Some(t) = op.local() {
-                        if addr_temps.contains_key(&t) {
-                            escaping_temps.insert(t);
+    // Temps holding `&x` that are used anywhere but an out-parameter position, by local. Most
+    // functions have no address temporary.
+    if !addr_temps.is_empty() {
+        let mut escaping_temps: Vec<bool> = vec![false; func.locals.len()];
+        let mut out_param_temps: Vec<bool> = vec![false; func.locals.len()];
+        for (si, s) in func.stmts.iter().enumerate() {
+            match s {
+                Stmt::Call { args, .. } => {
+                    let model = models.get(si).and_then(|m| m.as_ref());
+                    for (i, a) in args.iter().enumerate() {
+                        let Some(t) = a.local() else { continue };
+                        if !addr_temps.contains_key(&t) {
+                            continue;
+                        }
+                        let is_out = model
+                            .and_then(|m| m.arg_effect(i))
+                            .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
+                        if is_out {
+                            out_param_temps[t.index()] = true;
+                        } else {
+                            escaping_temps[t.index()] = true;
                         }
                     }
-                };
-                match src {
-                    Rvalue::Use(op) => note(op),
-                    Rvalue::Opaque(ops) => ops.iter().for_each(&mut note),
-                    Rvalue::AddrOf(_) => {}
+                }
+                Stmt::Assign { src, .. } => {
+                    let mut note = |op: &Operand| {
+                        if let Some(t) = op.local() {
+                            if addr_temps.contains_key(&t) {
+                                escaping_temps[t.index()] = true;
+                            }
+                        }
+                    };
+                    match src {
+                        Rvalue::Use(op) => note(op),
+                        Rvalue::Opaque(ops) => ops.iter().for_each(&mut note),
+                        Rvalue::AddrOf(_) => {}
+                    }
                 }
             }
         }
-    }
-    // Any other reads of an address temp (in places, conditions, returns) also make it escape.
-    for b in &func.blocks {
-        match &b.term {
-            Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => {
-                if let Some(t) = op.local() {
-                    escaping_temps.insert(t);
+        // Any other reads of an address temp (in places, conditions, returns) also make it escape.
+        for b in &func.blocks {
+            match &b.term {
+                Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => {
+                    if let Some(t) = op.local() {
+                        escaping_temps[t.index()] = true;
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
-    }
-    for (t, place) in addr_temps {
-        if escaping_temps.contains(t) || !out_param_temps.contains(t) {
-            if let Some(x) = place.storage_local() {
+        for (t, place) in addr_temps {
+            if escaping_temps[t.index()] || !out_param_temps[t.index()] {
+                if let Some(x) = place.storage_local() {
+                    tracked[x.index()] = false;
+                }
+            } else if let Place::Local(_) = place {
+            } else if let Some(x) = place.storage_local() {
+                // `&s.f` of a local aggregate: the aggregate is not a tracked scalar anyway.
                 tracked[x.index()] = false;
             }
-        } else if let Place::Local(_) = place {
-        } else if let Some(x) = place.storage_local() {
-            // `&s.f` of a local aggregate: the aggregate is not a tracked scalar anyway.
-            tracked[x.index()] = false;
         }
     }
     // Addresses taken by anything but a temp that feeds an out-parameter.
@@ -1305,15 +1317,21 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
 /// field's) is never taken, so nothing else can write them.
 fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Vec<bool> {
     let mut ok: Vec<bool> = func.locals.iter().map(|l| l.is_aggregate && !l.is_static).collect();
+    // Only taking an address can rule an aggregate out, and most functions have no local
+    // aggregate or take no address.
+    if !ok.contains(&true) || !func.stmts.iter().any(|s| matches!(s, Stmt::Assign { src: Rvalue::AddrOf(_), .. })) {
+        return ok;
+    }
     // `&s` is fine where it only goes straight into call arguments (`init(&s)`): the call's
     // model says what the callee does to the fields. Anything else can write them unseen.
-    let mut arg_uses: HashMap<LocalId, usize> = HashMap::new();
-    let mut all_uses: HashMap<LocalId, usize> = HashMap::new();
+    // Uses of each address temporary, by local: as call arguments, and in all.
+    let mut arg_uses: Vec<u32> = vec![0; func.locals.len()];
+    let mut all_uses: Vec<u32> = vec![0; func.locals.len()];
     let mut count = |op: &Operand, in_call: bool| {
         if let Some(t) = op.local().filter(|t| addr_temps.contains_key(t)) {
-            *all_uses.entry(t).or_default() += 1;
+            all_uses[t.index()] += 1;
             if in_call {
-                *arg_uses.entry(t).or_default() += 1;
+                arg_uses[t.index()] += 1;
             }
         }
     };
@@ -1348,7 +1366,7 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
         if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = s {
             if let Some(x) = p.storage_local() {
                 let only_args = dst.as_local().is_some_and(|t| {
-                    addr_temps.contains_key(&t) && all_uses.get(&t) == arg_uses.get(&t)
+                    addr_temps.contains_key(&t) && all_uses[t.index()] == arg_uses[t.index()]
                 });
                 if !only_args {
                     ok[x.index()] = false;
