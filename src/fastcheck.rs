@@ -1215,16 +1215,17 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     let mut params = Vec::with_capacity(func.n_params as usize);
     let mut returns_param = None;
     let mut ret_success = None;
-    let mut guards = Guards::new(config.max_guard_nodes_per_site);
-    guards.set_deadline(cx.deadline);
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    // The arena and solver of the parameters' passes, made for the first parameter the prechecks
+    // leave undecided (most functions have none).
+    let mut pass: Option<(Guards, Solver)> = None;
     for ((i, p), pre) in func.params().enumerate().zip(cx.prechecked_params()) {
         if let Some(fate) = *pre {
             params.push(fate);
             continue;
         }
+        let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
+        let events = flow(cx, guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1253,7 +1254,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
             guards.reset_budget();
             ParamFate::Escapes
         } else if freed != GuardId::FALSE {
-            free_fate(cx, &guards, &mut solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
+            free_fate(cx, guards, solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
         } else if escaped != GuardId::FALSE {
             ParamFate::Escapes
         } else {
@@ -1272,7 +1273,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         };
         params.push(fate);
     }
-    cx.note_timeout(guards.timed_out());
+    cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
     // A returned cell that is also stored somewhere (linked into a parent, registered in a
     // table) is shared, not handed over: the function is not an allocator for its callers.
     let fresh_returns: Vec<&SiteVerdict> =
@@ -1342,6 +1343,13 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     }
 }
 
+/// A fresh guard arena (with the function's time budget) and solver for a summary's passes.
+fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
+    let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    guards.set_deadline(cx.deadline);
+    (guards, Solver::new(&cx.groups, config.sat_conflicts))
+}
+
 /// The summary of a function that allocates nothing, decided by the flow-insensitive prechecks
 /// alone (every parameter only read or escaping, every path below a parameter only read or
 /// escaping): most functions. `None` when a path-sensitive pass is needed. `cx` may be only
@@ -1388,18 +1396,14 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     let Some(paths) = cx.heap_paths() else {
         return Some(out); // `heap_pure` says it all
     };
-    let mut guards = flows.map(|c| {
-        let mut g = Guards::new(c.max_guard_nodes_per_site);
-        g.set_deadline(cx.deadline);
-        g
-    });
-    // One solver for every pass: its clauses define nodes of the one arena, true whatever the
-    // query.
-    let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
+    // One arena and one solver for every pass (its clauses define nodes of the one arena, true
+    // whatever the query), made for the first path the prechecks leave undecided.
+    let mut pass: Option<(Guards, Solver)> = None;
     for h in paths {
-        let fate = match (h.pre, flows, guards.as_mut(), solver.as_mut()) {
-            (Some(fate), ..) => fate,
-            (None, Some(config), Some(guards), Some(solver)) => {
+        let fate = match (h.pre, flows) {
+            (Some(fate), _) => fate,
+            (None, Some(config)) => {
+                let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
                 guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                 let x = Key { root: h.local, path: h.path };
                 let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
@@ -1410,13 +1414,13 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                     path_fate_of(guards, solver, &events)
                 }
             }
-            _ => return None,
+            (None, None) => return None,
         };
         // Past the cap, the fields not followed are unknown, so "the others" are too.
         let fate = if h.capped && h.path == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
         out.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), fate));
     }
-    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
+    cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
     // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
     out.sort();
     Some(out)
