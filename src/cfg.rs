@@ -261,8 +261,10 @@ fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = usize> + 'm {
 
 /// Which locals a check can track, from the function and its callee models alone (the first
 /// thing `FnCx::prepare` computes), for passes that need nothing more.
-pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
-    compute_tracked(func, &find_addr_temps(func), models)
+/// `model_of`: the callee model of a call statement, by index (asked only of calls given an
+/// address temporary).
+pub fn tracked_locals<'m>(func: &Function, model_of: impl Fn(usize) -> Option<&'m Model<'m>>) -> Vec<bool> {
+    compute_tracked(func, &find_addr_temps(func), model_of)
 }
 
 /// The callee models of a function's statements. `index`: the function's index in the program
@@ -296,7 +298,7 @@ impl<'a> FnCx<'a> {
     /// (`fastcheck::summarize_without_flow`). `complete` adds the rest.
     pub fn prepare(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
         let addr_temps = find_addr_temps(func);
-        let tracked = compute_tracked(func, &addr_temps, &models);
+        let tracked = compute_tracked(func, &addr_temps, |si| models.get(si).and_then(|m| m.as_ref()));
         let dag = Dag::empty();
         let mut cx = FnCx {
             func,
@@ -1234,7 +1236,11 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
 /// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
-fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models: &[Option<Model>]) -> Vec<bool> {
+fn compute_tracked<'m>(
+    func: &Function,
+    addr_temps: &HashMap<LocalId, Place>,
+    model_of: impl Fn(usize) -> Option<&'m Model<'m>>,
+) -> Vec<bool> {
     let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
     // Temps holding `&x` that are used anywhere but an out-parameter position, by local. Most
     // functions have no address temporary.
@@ -1244,13 +1250,12 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
         for (si, s) in func.stmts.iter().enumerate() {
             match s {
                 Stmt::Call { args, .. } => {
-                    let model = models.get(si).and_then(|m| m.as_ref());
                     for (i, a) in args.iter().enumerate() {
                         let Some(t) = a.local() else { continue };
                         if !addr_temps.contains_key(&t) {
                             continue;
                         }
-                        let is_out = model
+                        let is_out = model_of(si)
                             .and_then(|m| m.arg_effect(i))
                             .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
                         if is_out {
