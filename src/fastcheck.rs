@@ -382,22 +382,26 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     // Both passes start from this arena: a second pass gets a copy of it, which is the arena it
     // would build again node for node (the same guard ids), for much less than rebuilding it.
     let base = (!cx.facts.is_empty()).then(|| (guards.clone(), p_entry.clone()));
-    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, None);
+    // A returned cell is a verdict facts may change, known from the value flow alone: where a
+    // second pass is possible, the first stops there (`None`) rather than make queries whose
+    // answers the second pass replaces.
+    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, None, base.is_some());
     let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
     match base {
-        Some((guards, p_entry)) if plain.iter().any(facts_may_matter) => {
+        Some((guards, p_entry)) if plain.as_ref().is_none_or(|p| p.iter().any(facts_may_matter)) => {
             let started = std::time::Instant::now();
             let followed = cx.facts.follow(cx);
             timings.value_flow += started.elapsed();
-            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed))
+            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed), false).unwrap_or_default()
         }
-        _ => plain,
+        _ => plain.unwrap_or_default(),
     }
 }
 
 /// `guards`: an arena holding the function's exactly-one groups and the guards of reaching each
 /// node from the entry (`p_entry`, `None` when they were over budget), and nothing else.
 /// `followed`: the facts' statement effects and liveness, for the pass that follows facts.
+/// `None` (only with `stop_at_return`) when some site's cell is returned, before any query.
 #[allow(clippy::too_many_arguments)]
 fn check_sites(
     cx: &FnCx,
@@ -408,12 +412,12 @@ fn check_sites(
     mut guards: Guards,
     p_entry: Option<Vec<GuardId>>,
     followed: Option<&crate::facts::Followed>,
-) -> Vec<SiteVerdict> {
+    stop_at_return: bool,
+) -> Option<Vec<SiteVerdict>> {
     let started = std::time::Instant::now();
     // What holds of the followed values on every path to each point, for the sites' start.
     let must = followed.map(|f| (f, f.must_at_entry(&cx.facts, cx)));
     timings.value_flow += started.elapsed();
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     // Every site's value flow first: whether a cell left inside another of this function's
     // cells leaks depends on that cell's fate (`reach`).
     let prepared: Vec<Prepared> = sites
@@ -424,6 +428,12 @@ fn check_sites(
             flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must, timings)
         })
         .collect();
+    let returned = |p: &Prepared| matches!(p, Prepared::Flowed(f) if f.events.iter().any(|e| matches!(e.kind, EventKind::Return)));
+    if stop_at_return && prepared.iter().any(returned) {
+        cx.note_timeout(guards.timed_out());
+        return None;
+    }
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     let started = std::time::Instant::now();
     let any_inside = prepared
         .iter()
@@ -451,7 +461,7 @@ fn check_sites(
         })
         .collect();
     cx.note_timeout(guards.timed_out());
-    verdicts
+    Some(verdicts)
 }
 
 /// What the held-by resolution needs of a site after its value flow.
