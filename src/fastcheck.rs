@@ -364,8 +364,7 @@ pub struct Timings {
 ///
 /// Facts (`cx.facts`) only ever cut paths, and following them costs guard nodes at every edge:
 /// the sites are checked without them first, and again with them only when some verdict is one
-/// they could change — a leak, a double free, or a cell handed to the caller (whether the
-/// function is an allocator, and `Summary::ret_zero`, depend on which paths really return it).
+/// they could change (`facts_may_matter`).
 pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
     let sites = sites(cx);
     if sites.is_empty() {
@@ -382,11 +381,10 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     // Both passes start from this arena: a second pass gets a copy of it, which is the arena it
     // would build again node for node (the same guard ids), for much less than rebuilding it.
     let base = (!cx.facts.is_empty()).then(|| (guards.clone(), p_entry.clone()));
-    // A returned cell is a verdict facts may change, known from the value flow alone: where a
-    // second pass is possible, the first stops there (`None`) rather than make queries whose
-    // answers the second pass replaces.
+    // Where a second pass is possible, the first stops (`None`) at the first verdict facts may
+    // change: the second pass is then certain and replaces every verdict, and what the first
+    // would still compute is thrown away.
     let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, None, base.is_some());
-    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
     match base {
         Some((guards, p_entry)) if plain.as_ref().is_none_or(|p| p.iter().any(facts_may_matter)) => {
             let started = std::time::Instant::now();
@@ -398,10 +396,18 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     }
 }
 
+/// A verdict that following facts may change: a leak, a double free, or a cell handed to the
+/// caller (whether the function is an allocator, and `Summary::ret_zero`, depend on which paths
+/// really return it).
+fn facts_may_matter(v: &SiteVerdict) -> bool {
+    v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some()
+}
+
 /// `guards`: an arena holding the function's exactly-one groups and the guards of reaching each
 /// node from the entry (`p_entry`, `None` when they were over budget), and nothing else.
 /// `followed`: the facts' statement effects and liveness, for the pass that follows facts.
-/// `None` (only with `stop_at_return`) when some site's cell is returned, before any query.
+/// With `stop_early`, `None` as soon as some site's verdict is one facts may change: as soon as
+/// its value flow returns the cell, or its queries are answered.
 #[allow(clippy::too_many_arguments)]
 fn check_sites(
     cx: &FnCx,
@@ -412,7 +418,7 @@ fn check_sites(
     mut guards: Guards,
     p_entry: Option<Vec<GuardId>>,
     followed: Option<&crate::facts::Followed>,
-    stop_at_return: bool,
+    stop_early: bool,
 ) -> Option<Vec<SiteVerdict>> {
     let started = std::time::Instant::now();
     // What holds of the followed values on every path to each point, for the sites' start.
@@ -420,18 +426,20 @@ fn check_sites(
     timings.value_flow += started.elapsed();
     // Every site's value flow first: whether a cell left inside another of this function's
     // cells leaks depends on that cell's fate (`reach`).
-    let prepared: Vec<Prepared> = sites
-        .iter()
-        .map(|(node, idx, stmt, slot)| {
-            let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            let must = must.as_ref().map(|(f, m)| (*f, m.as_slice()));
-            flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must, timings)
-        })
-        .collect();
-    let returned = |p: &Prepared| matches!(p, Prepared::Flowed(f) if f.events.iter().any(|e| matches!(e.kind, EventKind::Return)));
-    if stop_at_return && prepared.iter().any(returned) {
-        cx.note_timeout(guards.timed_out());
-        return None;
+    let mut prepared: Vec<Prepared> = Vec::with_capacity(sites.len());
+    for (node, idx, stmt, slot) in sites {
+        let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
+        let must = must.as_ref().map(|(f, m)| (*f, m.as_slice()));
+        let p = flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must, timings);
+        let decided = match &p {
+            Prepared::Done(v) => facts_may_matter(v),
+            Prepared::Flowed(f) => f.events.iter().any(|e| matches!(e.kind, EventKind::Return)),
+        };
+        if stop_early && decided {
+            cx.note_timeout(guards.timed_out());
+            return None;
+        }
+        prepared.push(p);
     }
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     let started = std::time::Instant::now();
@@ -452,14 +460,18 @@ fn check_sites(
         vec![crate::reach::Held::none(); prepared.len()]
     };
     timings.value_flow += started.elapsed();
-    let verdicts = prepared
-        .into_iter()
-        .zip(resolved)
-        .map(|(p, held)| match p {
+    let mut verdicts = Vec::with_capacity(prepared.len());
+    for (p, held) in prepared.into_iter().zip(resolved) {
+        let v = match p {
             Prepared::Done(v) => v,
             Prepared::Flowed(f) => judge_site(cx, config, &mut guards, &mut solver, f, &held, is_main, timings),
-        })
-        .collect();
+        };
+        if stop_early && facts_may_matter(&v) {
+            cx.note_timeout(guards.timed_out());
+            return None;
+        }
+        verdicts.push(v);
+    }
     cx.note_timeout(guards.timed_out());
     Some(verdicts)
 }
