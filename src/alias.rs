@@ -24,7 +24,7 @@ use crate::ir::{Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Termina
 use std::sync::Arc;
 
 /// One store a function makes below a parameter on every path that returns.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Write {
     /// Below parameter `param` at `path` (`*` is `*out`, `*.buf` is `p->buf`).
     pub param: usize,
@@ -32,7 +32,7 @@ pub struct Write {
     pub from: WriteFrom,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum WriteFrom {
     /// A fresh cell the function hands back there (`Summary::out_fresh`).
     Fresh,

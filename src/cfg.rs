@@ -261,8 +261,10 @@ fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = usize> + 'm {
 
 /// Which locals a check can track, from the function and its callee models alone (the first
 /// thing `FnCx::prepare` computes), for passes that need nothing more.
-pub fn tracked_locals(func: &Function, models: &[Option<Model>]) -> Vec<bool> {
-    compute_tracked(func, &find_addr_temps(func), models)
+/// `model_of`: the callee model of a call statement, by index (asked only of calls given an
+/// address temporary).
+pub fn tracked_locals<'m>(func: &Function, model_of: impl Fn(usize) -> Option<&'m Model<'m>>) -> Vec<bool> {
+    compute_tracked(func, &find_addr_temps(func), model_of)
 }
 
 /// The callee models of a function's statements. `index`: the function's index in the program
@@ -291,11 +293,12 @@ impl<'a> FnCx<'a> {
         FnCx::prepare(func, models).complete()
     }
 
-    /// Everything but the loop-bounded DAG and its atoms: enough for the flow-insensitive
-    /// prechecks of a summary (`fastcheck::summarize_without_flow`). `complete` adds the rest.
+    /// Everything but the loop-bounded DAG, its atoms and what reaching definitions and constants
+    /// need: enough for the flow-insensitive prechecks of a summary
+    /// (`fastcheck::summarize_without_flow`). `complete` adds the rest.
     pub fn prepare(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
         let addr_temps = find_addr_temps(func);
-        let tracked = compute_tracked(func, &addr_temps, &models);
+        let tracked = compute_tracked(func, &addr_temps, |si| models.get(si).and_then(|m| m.as_ref()));
         let dag = Dag::empty();
         let mut cx = FnCx {
             func,
@@ -315,27 +318,35 @@ impl<'a> FnCx<'a> {
             prechecked: std::cell::OnceCell::new(),
             heap_prechecked: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
-            const_assigned: vec![false; func.locals.len()],
+            const_assigned: Vec::new(),
             facts: crate::facts::Facts::default(),
             block_defs: Vec::new(),
             local_defs: Vec::new(),
         };
+        cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
+        cx
+    }
+
+    /// Which statements define each local, per block and per local, and which locals some
+    /// statement assigns a constant: what reaching definitions and `constant_at` start from.
+    fn index_definitions(&mut self) {
+        let func = self.func;
         let mut buf = Vec::new();
-        cx.block_defs = func
+        self.block_defs = func
             .blocks
             .iter()
             .map(|b| {
                 let mut v = Vec::new();
                 for (i, sid) in b.stmts.iter().enumerate() {
                     buf.clear();
-                    cx.defined_locals(*sid, &mut buf);
+                    self.defined_locals(*sid, &mut buf);
                     v.extend(buf.iter().map(|l| (*l, i as u32)));
                 }
                 v
             })
             .collect();
         let mut local_defs: Vec<Vec<(BlockId, u32)>> = vec![Vec::new(); func.locals.len()];
-        for (b, defs) in cx.block_defs.iter().enumerate() {
+        for (b, defs) in self.block_defs.iter().enumerate() {
             for &(l, i) in defs {
                 let v = &mut local_defs[l.index()];
                 match v.last_mut() {
@@ -344,19 +355,19 @@ impl<'a> FnCx<'a> {
                 }
             }
         }
-        cx.local_defs = local_defs;
+        self.local_defs = local_defs;
+        self.const_assigned = vec![false; func.locals.len()];
         for st in &func.stmts {
             if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
-                cx.const_assigned[l.index()] = true;
+                self.const_assigned[l.index()] = true;
             }
         }
-        cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
-        cx
     }
 
     /// Build the loop-bounded DAG and give its edges their atoms.
     pub fn complete(mut self) -> FnCx<'a> {
         let func = self.func;
+        self.index_definitions();
         self.dag = build_dag(func);
         let mut cx = self;
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
@@ -1225,66 +1236,72 @@ fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
 
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
 /// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
-fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models: &[Option<Model>]) -> Vec<bool> {
+fn compute_tracked<'m>(
+    func: &Function,
+    addr_temps: &HashMap<LocalId, Place>,
+    model_of: impl Fn(usize) -> Option<&'m Model<'m>>,
+) -> Vec<bool> {
     let mut tracked: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
-    // Temps holding `&x` that are used anywhere but an out-parameter position.
-    let mut escaping_temps: HashSet<LocalId> = HashSet::new();
-    let mut out_param_temps: HashSet<LocalId> = HashSet::new();
-    for (si, s) in func.stmts.iter().enumerate() {
-        match s {
-            Stmt::Call { args, .. } => {
-                let model = models.get(si).and_then(|m| m.as_ref());
-                for (i, a) in args.iter().enumerate() {
-                    let Some(t) = a.local() else { continue };
-                    if !addr_temps.contains_key(&t) {
-                        continue;
-                    }
-                    let is_out = model
-                        .and_then(|m| m.arg_effect(i))
-                        .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
-                    if is_out {
-                        out_param_temps.insert(t);
-                    } else {
-                        escaping_temps.insert(t);
-                    }
-                }
-            }
-            Stmt::Assign { src, .. } => {
-                let mut note = |op: &Operand| {
-                    if let Some(t) = op.local() {
-                        if addr_temps.contains_key(&t) {
-                            escaping_temps.insert(t);
+    // Temps holding `&x` that are used anywhere but an out-parameter position, by local. Most
+    // functions have no address temporary.
+    if !addr_temps.is_empty() {
+        let mut escaping_temps: Vec<bool> = vec![false; func.locals.len()];
+        let mut out_param_temps: Vec<bool> = vec![false; func.locals.len()];
+        for (si, s) in func.stmts.iter().enumerate() {
+            match s {
+                Stmt::Call { args, .. } => {
+                    for (i, a) in args.iter().enumerate() {
+                        let Some(t) = a.local() else { continue };
+                        if !addr_temps.contains_key(&t) {
+                            continue;
+                        }
+                        let is_out = model_of(si)
+                            .and_then(|m| m.arg_effect(i))
+                            .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
+                        if is_out {
+                            out_param_temps[t.index()] = true;
+                        } else {
+                            escaping_temps[t.index()] = true;
                         }
                     }
-                };
-                match src {
-                    Rvalue::Use(op) => note(op),
-                    Rvalue::Opaque(ops) => ops.iter().for_each(&mut note),
-                    Rvalue::AddrOf(_) => {}
+                }
+                Stmt::Assign { src, .. } => {
+                    let mut note = |op: &Operand| {
+                        if let Some(t) = op.local() {
+                            if addr_temps.contains_key(&t) {
+                                escaping_temps[t.index()] = true;
+                            }
+                        }
+                    };
+                    match src {
+                        Rvalue::Use(op) => note(op),
+                        Rvalue::Opaque(ops) => ops.iter().for_each(&mut note),
+                        Rvalue::AddrOf(_) => {}
+                    }
                 }
             }
         }
-    }
-    // Any other reads of an address temp (in places, conditions, returns) also make it escape.
-    for b in &func.blocks {
-        match &b.term {
-            Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => {
-                if let Some(t) = op.local() {
-                    escaping_temps.insert(t);
+        // Any other reads of an address temp (in places, conditions, returns) also make it escape.
+        for b in &func.blocks {
+            match &b.term {
+                Terminator::Return(Some(op)) | Terminator::Switch { on: op, .. } => {
+                    if let Some(t) = op.local() {
+                        escaping_temps[t.index()] = true;
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
-    }
-    for (t, place) in addr_temps {
-        if escaping_temps.contains(t) || !out_param_temps.contains(t) {
-            if let Some(x) = place.storage_local() {
+        for (t, place) in addr_temps {
+            if escaping_temps[t.index()] || !out_param_temps[t.index()] {
+                if let Some(x) = place.storage_local() {
+                    tracked[x.index()] = false;
+                }
+            } else if let Place::Local(_) = place {
+            } else if let Some(x) = place.storage_local() {
+                // `&s.f` of a local aggregate: the aggregate is not a tracked scalar anyway.
                 tracked[x.index()] = false;
             }
-        } else if let Place::Local(_) = place {
-        } else if let Some(x) = place.storage_local() {
-            // `&s.f` of a local aggregate: the aggregate is not a tracked scalar anyway.
-            tracked[x.index()] = false;
         }
     }
     // Addresses taken by anything but a temp that feeds an out-parameter.
@@ -1305,15 +1322,21 @@ fn compute_tracked(func: &Function, addr_temps: &HashMap<LocalId, Place>, models
 /// field's) is never taken, so nothing else can write them.
 fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Vec<bool> {
     let mut ok: Vec<bool> = func.locals.iter().map(|l| l.is_aggregate && !l.is_static).collect();
+    // Only taking an address can rule an aggregate out, and most functions have no local
+    // aggregate or take no address.
+    if !ok.contains(&true) || !func.stmts.iter().any(|s| matches!(s, Stmt::Assign { src: Rvalue::AddrOf(_), .. })) {
+        return ok;
+    }
     // `&s` is fine where it only goes straight into call arguments (`init(&s)`): the call's
     // model says what the callee does to the fields. Anything else can write them unseen.
-    let mut arg_uses: HashMap<LocalId, usize> = HashMap::new();
-    let mut all_uses: HashMap<LocalId, usize> = HashMap::new();
+    // Uses of each address temporary, by local: as call arguments, and in all.
+    let mut arg_uses: Vec<u32> = vec![0; func.locals.len()];
+    let mut all_uses: Vec<u32> = vec![0; func.locals.len()];
     let mut count = |op: &Operand, in_call: bool| {
         if let Some(t) = op.local().filter(|t| addr_temps.contains_key(t)) {
-            *all_uses.entry(t).or_default() += 1;
+            all_uses[t.index()] += 1;
             if in_call {
-                *arg_uses.entry(t).or_default() += 1;
+                arg_uses[t.index()] += 1;
             }
         }
     };
@@ -1348,7 +1371,7 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
         if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = s {
             if let Some(x) = p.storage_local() {
                 let only_args = dst.as_local().is_some_and(|t| {
-                    addr_temps.contains_key(&t) && all_uses.get(&t) == arg_uses.get(&t)
+                    addr_temps.contains_key(&t) && all_uses[t.index()] == arg_uses[t.index()]
                 });
                 if !only_args {
                     ok[x.index()] = false;
@@ -1362,10 +1385,24 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
 /// Bound loops to one iteration: see the module invariants.
 fn build_dag(func: &Function) -> Dag {
     let n = func.blocks.len();
-    let succ: Vec<Vec<BlockId>> = func.blocks.iter().map(|b| b.term.successors()).collect();
+    // The successors of block `b` are `succ[succ_at[b]..succ_at[b + 1]]`, in terminator order:
+    // one vector, not one per block (every function that gets a path-sensitive pass builds its
+    // DAG).
+    let mut succ_at: Vec<usize> = Vec::with_capacity(n + 1);
+    let mut succ: Vec<usize> = Vec::with_capacity(2 * n);
+    for b in &func.blocks {
+        succ_at.push(succ.len());
+        succ.extend(b.term.successors().map(|s| s.index()));
+    }
+    succ_at.push(succ.len());
+    let succ_of = |b: usize| &succ[succ_at[b]..succ_at[b + 1]];
     // Iterative DFS from the entry classifies back edges (edges to a block still on the stack).
+    // Classified per edge (`is_back`, parallel to `succ`), and kept as sorted pairs for the loop
+    // exits. Two edges from one block to the same successor get the same class: the first one is
+    // a tree edge only if the successor is new, and then it is finished before the second.
     let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
-    let mut back: HashSet<(usize, usize)> = HashSet::new();
+    let mut is_back = vec![false; succ.len()];
+    let mut back: Vec<(usize, usize)> = Vec::new();
     let mut stack: Vec<(usize, usize)> = Vec::new();
     let mut roots: Vec<usize> = vec![func.entry.index()];
     // Unreachable blocks still get a DAG shape (their sites are analysed too).
@@ -1375,18 +1412,19 @@ fn build_dag(func: &Function) -> Dag {
             continue;
         }
         state[r] = 1;
-        stack.push((r, 0));
-        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if *i < succ[b].len() {
-                let s = succ[b][*i].index();
-                *i += 1;
+        stack.push((r, succ_at[r]));
+        while let Some(&mut (b, ref mut e)) = stack.last_mut() {
+            if *e < succ_at[b + 1] {
+                let s = succ[*e];
+                *e += 1;
                 match state[s] {
                     0 => {
                         state[s] = 1;
-                        stack.push((s, 0));
+                        stack.push((s, succ_at[s]));
                     }
                     1 => {
-                        back.insert((b, s));
+                        is_back[*e - 1] = true;
+                        back.push((b, s));
                     }
                     _ => {}
                 }
@@ -1396,65 +1434,74 @@ fn build_dag(func: &Function) -> Dag {
             }
         }
     }
-    // Natural loop bodies per header.
-    // Adjacency lists are allocated at their final size (counted first), not grown edge by edge.
-    let mut n_preds = vec![0usize; n];
-    for s in succ.iter().flatten() {
-        n_preds[s.index()] += 1;
+    back.sort_unstable();
+    back.dedup();
+    // Natural loop bodies per header, over the predecessors (one vector, like the successors).
+    let mut pred_at = vec![0usize; n + 1];
+    for &s in &succ {
+        pred_at[s + 1] += 1;
     }
-    let mut preds: Vec<Vec<usize>> = n_preds.iter().map(|k| Vec::with_capacity(*k)).collect();
-    for (b, ss) in succ.iter().enumerate() {
-        for s in ss {
-            preds[s.index()].push(b);
+    for b in 0..n {
+        pred_at[b + 1] += pred_at[b];
+    }
+    let mut preds = vec![0usize; succ.len()];
+    let mut filled = pred_at.clone();
+    for b in 0..n {
+        for &s in succ_of(b) {
+            preds[filled[s]] = b;
+            filled[s] += 1;
         }
     }
     let mut headers: Vec<usize> = back.iter().map(|e| e.1).collect();
     headers.sort_unstable();
     headers.dedup();
-    let mut copy_of: HashMap<usize, usize> = HashMap::new();
+    // The DAG node of each header's copy (`usize::MAX`: not a header).
+    let mut copy_of = vec![usize::MAX; n];
     let mut block: Vec<BlockId> = (0..n).map(BlockId::from_usize).collect();
-    for h in &headers {
-        copy_of.insert(*h, block.len());
-        block.push(BlockId::from_usize(*h));
+    for &h in &headers {
+        copy_of[h] = block.len();
+        block.push(BlockId::from_usize(h));
     }
-    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> =
-        (0..block.len()).map(|b| Vec::with_capacity(succ.get(b).map_or(0, |s| s.len()))).collect();
-    let target_of = |from: usize, to: usize| -> usize {
-        if back.contains(&(from, to)) {
-            copy_of[&to]
-        } else {
-            to
-        }
-    };
+    let mut succs: Vec<Vec<(DagNode, EdgeLabel)>> = (0..block.len())
+        .map(|b| if b < n { Vec::with_capacity(succ_at[b + 1] - succ_at[b]) } else { Vec::new() })
+        .collect();
     for b in 0..n {
-        for s in &succ[b] {
-            let t = target_of(b, s.index());
+        for e in succ_at[b]..succ_at[b + 1] {
+            let t = if is_back[e] { copy_of[succ[e]] } else { succ[e] };
             succs[b].push((DagNode(t as u32), EdgeLabel::True));
         }
     }
-    for h in &headers {
-        let mut body: HashSet<usize> = HashSet::new();
-        body.insert(*h);
-        let mut work: Vec<usize> = back.iter().filter(|e| e.1 == *h).map(|e| e.0).collect();
+    // Loop bodies are marked with their header's position in `headers`, plus one.
+    let mut body_mark = vec![0usize; n];
+    let mut body: Vec<usize> = Vec::new();
+    let mut work: Vec<usize> = Vec::new();
+    for (k, &h) in headers.iter().enumerate() {
+        let mark = k + 1;
+        body.clear();
+        body_mark[h] = mark;
+        body.push(h);
+        work.extend(back.iter().filter(|e| e.1 == h).map(|e| e.0));
         while let Some(x) = work.pop() {
-            if body.insert(x) {
-                work.extend(preds[x].iter().copied());
+            if body_mark[x] != mark {
+                body_mark[x] = mark;
+                body.push(x);
+                work.extend_from_slice(&preds[pred_at[x]..pred_at[x + 1]]);
             }
         }
+        let in_body = |b: usize| body_mark[b] == mark;
+        let target_of = |from: usize, to: usize| if back.binary_search(&(from, to)).is_ok() { copy_of[to] } else { to };
         // The second visit of the header can only leave the loop (FastCheck takes each CFG edge
         // once): through the header's own exits when it has some (a `while`/`for` test), else —
         // `for (;;)`, `while (a || b)` — through any exit of the loop (`break`, a later test, a
         // `goto` out), each then gets an atom in `label_edges`.
         let c = copy_of[h];
-        let own: Vec<usize> = succ[*h].iter().map(|s| s.index()).filter(|s| !body.contains(s)).collect();
-        let mut exits: Vec<(usize, usize)> = own.iter().map(|s| (*h, *s)).collect();
+        let mut exits: Vec<(usize, usize)> = succ_of(h).iter().filter(|s| !in_body(**s)).map(|s| (h, *s)).collect();
         if exits.is_empty() {
-            let mut members: Vec<usize> = body.iter().copied().collect();
-            members.sort_unstable();
-            for u in members {
-                for s in &succ[u] {
-                    if !body.contains(&s.index()) {
-                        exits.push((u, s.index()));
+            body.sort_unstable();
+            for &u in &body {
+                for &s in succ_of(u) {
+                    if !in_body(s) {
+                        exits.push((u, s));
                     }
                 }
             }

@@ -370,12 +370,10 @@ fn presolve_escapes(
                 if !first {
                     // Only calls that may reach a member can see another summary than last time.
                     for &s in &kept.inner {
-                        if let crate::ir::Stmt::Call { callee, args, .. } = &func.stmts[s] {
-                            models[s] = Some(summaries.model(callee, summaries.direct(i, s), args, provisional));
-                        }
+                        models[s].take();
                     }
                 }
-                let model_of = |s: crate::ir::StmtId| models.get(s.index()).and_then(|m| m.as_ref());
+                let model_of = |s: crate::ir::StmtId| model_at(&models, s.index(), i, func, summaries, provisional);
                 let fates = fastcheck::flow_insensitive_params_reading(func, model_of, &kept.tracked, &kept.reading);
                 let new: Vec<usize> = fates
                     .into_iter()
@@ -414,8 +412,10 @@ fn presolve_escapes(
 struct Presolve<'a> {
     tracked: Vec<bool>,
     reading: Vec<Vec<u32>>,
-    /// The callee models of the member's last look, by statement.
-    models: Mutex<Vec<Option<crate::summary::Model<'a>>>>,
+    /// The callee models the member's looks asked for, by statement, each made when first asked:
+    /// a look asks only about the calls that its parameters' values reach, and those given an
+    /// address.
+    models: Mutex<Vec<std::cell::OnceCell<crate::summary::Model<'a>>>>,
     /// The call statements whose callee may be a member of the SCC.
     inner: Vec<usize>,
 }
@@ -428,7 +428,8 @@ impl<'a> Presolve<'a> {
         members: &[usize],
         provisional: &HashMap<usize, Summary>,
     ) -> Presolve<'a> {
-        let models = cfg::call_models(index, func, summaries, provisional);
+        let models: Vec<std::cell::OnceCell<crate::summary::Model<'a>>> = func.stmts.iter().map(|_| std::cell::OnceCell::new()).collect();
+        let tracked = cfg::tracked_locals(func, |si| model_at(&models, si, index, func, summaries, provisional));
         let inner = func
             .stmts
             .iter()
@@ -442,12 +443,25 @@ impl<'a> Presolve<'a> {
             })
             .map(|(si, _)| si)
             .collect();
-        Presolve {
-            tracked: cfg::tracked_locals(func, &models),
-            reading: fastcheck::statements_reading(func),
-            models: Mutex::new(models),
-            inner,
+        Presolve { tracked, reading: fastcheck::statements_reading(func), models: Mutex::new(models), inner }
+    }
+}
+
+/// The model of call statement `si` of member `index` (`None` for an assignment), made in `cells`
+/// when first asked.
+fn model_at<'c, 'a>(
+    cells: &'c [std::cell::OnceCell<crate::summary::Model<'a>>],
+    si: usize,
+    index: usize,
+    func: &'a crate::ir::Function,
+    summaries: &'a Summaries,
+    provisional: &HashMap<usize, Summary>,
+) -> Option<&'c crate::summary::Model<'a>> {
+    match &func.stmts[si] {
+        crate::ir::Stmt::Call { callee, args, .. } => {
+            Some(cells[si].get_or_init(|| summaries.model(callee, summaries.direct(index, si), args, provisional)))
         }
+        crate::ir::Stmt::Assign { .. } => None,
     }
 }
 

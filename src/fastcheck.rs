@@ -364,8 +364,7 @@ pub struct Timings {
 ///
 /// Facts (`cx.facts`) only ever cut paths, and following them costs guard nodes at every edge:
 /// the sites are checked without them first, and again with them only when some verdict is one
-/// they could change — a leak, a double free, or a cell handed to the caller (whether the
-/// function is an allocator, and `Summary::ret_zero`, depend on which paths really return it).
+/// they could change (`facts_may_matter`).
 pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
     let sites = sites(cx);
     if sites.is_empty() {
@@ -382,22 +381,33 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     // Both passes start from this arena: a second pass gets a copy of it, which is the arena it
     // would build again node for node (the same guard ids), for much less than rebuilding it.
     let base = (!cx.facts.is_empty()).then(|| (guards.clone(), p_entry.clone()));
-    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, None);
-    let facts_may_matter = |v: &SiteVerdict| v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some();
+    // Where a second pass is possible, the first stops (`None`) at the first verdict facts may
+    // change: the second pass is then certain and replaces every verdict, and what the first
+    // would still compute is thrown away.
+    let plain = check_sites(cx, config, is_main, timings, &sites, guards, p_entry, None, base.is_some());
     match base {
-        Some((guards, p_entry)) if plain.iter().any(facts_may_matter) => {
+        Some((guards, p_entry)) if plain.as_ref().is_none_or(|p| p.iter().any(facts_may_matter)) => {
             let started = std::time::Instant::now();
             let followed = cx.facts.follow(cx);
             timings.value_flow += started.elapsed();
-            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed))
+            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed), false).unwrap_or_default()
         }
-        _ => plain,
+        _ => plain.unwrap_or_default(),
     }
+}
+
+/// A verdict that following facts may change: a leak, a double free, or a cell handed to the
+/// caller (whether the function is an allocator, and `Summary::ret_zero`, depend on which paths
+/// really return it).
+fn facts_may_matter(v: &SiteVerdict) -> bool {
+    v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some()
 }
 
 /// `guards`: an arena holding the function's exactly-one groups and the guards of reaching each
 /// node from the entry (`p_entry`, `None` when they were over budget), and nothing else.
 /// `followed`: the facts' statement effects and liveness, for the pass that follows facts.
+/// With `stop_early`, `None` as soon as some site's verdict is one facts may change: as soon as
+/// its value flow returns the cell, or its queries are answered.
 #[allow(clippy::too_many_arguments)]
 fn check_sites(
     cx: &FnCx,
@@ -408,22 +418,30 @@ fn check_sites(
     mut guards: Guards,
     p_entry: Option<Vec<GuardId>>,
     followed: Option<&crate::facts::Followed>,
-) -> Vec<SiteVerdict> {
+    stop_early: bool,
+) -> Option<Vec<SiteVerdict>> {
     let started = std::time::Instant::now();
     // What holds of the followed values on every path to each point, for the sites' start.
     let must = followed.map(|f| (f, f.must_at_entry(&cx.facts, cx)));
     timings.value_flow += started.elapsed();
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     // Every site's value flow first: whether a cell left inside another of this function's
     // cells leaks depends on that cell's fate (`reach`).
-    let prepared: Vec<Prepared> = sites
-        .iter()
-        .map(|(node, idx, stmt, slot)| {
-            let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
-            let must = must.as_ref().map(|(f, m)| (*f, m.as_slice()));
-            flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must, timings)
-        })
-        .collect();
+    let mut prepared: Vec<Prepared> = Vec::with_capacity(sites.len());
+    for (node, idx, stmt, slot) in sites {
+        let psrc = p_entry.as_ref().map(|p| p[node.index()]).unwrap_or(GuardId::TRUE);
+        let must = must.as_ref().map(|(f, m)| (*f, m.as_slice()));
+        let p = flow_site(cx, config, &mut guards, psrc, *node, *idx, *stmt, slot.clone(), is_main, must, timings);
+        let decided = match &p {
+            Prepared::Done(v) => facts_may_matter(v),
+            Prepared::Flowed(f) => f.events.iter().any(|e| matches!(e.kind, EventKind::Return)),
+        };
+        if stop_early && decided {
+            cx.note_timeout(guards.timed_out());
+            return None;
+        }
+        prepared.push(p);
+    }
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
     let started = std::time::Instant::now();
     let any_inside = prepared
         .iter()
@@ -442,16 +460,20 @@ fn check_sites(
         vec![crate::reach::Held::none(); prepared.len()]
     };
     timings.value_flow += started.elapsed();
-    let verdicts = prepared
-        .into_iter()
-        .zip(resolved)
-        .map(|(p, held)| match p {
+    let mut verdicts = Vec::with_capacity(prepared.len());
+    for (p, held) in prepared.into_iter().zip(resolved) {
+        let v = match p {
             Prepared::Done(v) => v,
             Prepared::Flowed(f) => judge_site(cx, config, &mut guards, &mut solver, f, &held, is_main, timings),
-        })
-        .collect();
+        };
+        if stop_early && facts_may_matter(&v) {
+            cx.note_timeout(guards.timed_out());
+            return None;
+        }
+        verdicts.push(v);
+    }
     cx.note_timeout(guards.timed_out());
-    verdicts
+    Some(verdicts)
 }
 
 /// What the held-by resolution needs of a site after its value flow.
@@ -1215,16 +1237,17 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     let mut params = Vec::with_capacity(func.n_params as usize);
     let mut returns_param = None;
     let mut ret_success = None;
-    let mut guards = Guards::new(config.max_guard_nodes_per_site);
-    guards.set_deadline(cx.deadline);
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    // The arena and solver of the parameters' passes, made for the first parameter the prechecks
+    // leave undecided (most functions have none).
+    let mut pass: Option<(Guards, Solver)> = None;
     for ((i, p), pre) in func.params().enumerate().zip(cx.prechecked_params()) {
         if let Some(fate) = *pre {
             params.push(fate);
             continue;
         }
+        let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
         let mut rets = Vec::new();
-        let events = flow(cx, &mut guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
+        let events = flow(cx, guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1253,7 +1276,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
             guards.reset_budget();
             ParamFate::Escapes
         } else if freed != GuardId::FALSE {
-            free_fate(cx, &guards, &mut solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
+            free_fate(cx, guards, solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
         } else if escaped != GuardId::FALSE {
             ParamFate::Escapes
         } else {
@@ -1272,7 +1295,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         };
         params.push(fate);
     }
-    cx.note_timeout(guards.timed_out());
+    cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
     // A returned cell that is also stored somewhere (linked into a parent, registered in a
     // table) is shared, not handed over: the function is not an allocator for its callers.
     let fresh_returns: Vec<&SiteVerdict> =
@@ -1342,6 +1365,13 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     }
 }
 
+/// A fresh guard arena (with the function's time budget) and solver for a summary's passes.
+fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
+    let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    guards.set_deadline(cx.deadline);
+    (guards, Solver::new(&cx.groups, config.sat_conflicts))
+}
+
 /// The summary of a function that allocates nothing, decided by the flow-insensitive prechecks
 /// alone (every parameter only read or escaping, every path below a parameter only read or
 /// escaping): most functions. `None` when a path-sensitive pass is needed. `cx` may be only
@@ -1388,18 +1418,14 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
     let Some(paths) = cx.heap_paths() else {
         return Some(out); // `heap_pure` says it all
     };
-    let mut guards = flows.map(|c| {
-        let mut g = Guards::new(c.max_guard_nodes_per_site);
-        g.set_deadline(cx.deadline);
-        g
-    });
-    // One solver for every pass: its clauses define nodes of the one arena, true whatever the
-    // query.
-    let mut solver = flows.map(|c| Solver::new(&cx.groups, c.sat_conflicts));
+    // One arena and one solver for every pass (its clauses define nodes of the one arena, true
+    // whatever the query), made for the first path the prechecks leave undecided.
+    let mut pass: Option<(Guards, Solver)> = None;
     for h in paths {
-        let fate = match (h.pre, flows, guards.as_mut(), solver.as_mut()) {
-            (Some(fate), ..) => fate,
-            (None, Some(config), Some(guards), Some(solver)) => {
+        let fate = match (h.pre, flows) {
+            (Some(fate), _) => fate,
+            (None, Some(config)) => {
+                let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
                 guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
                 let x = Key { root: h.local, path: h.path };
                 let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
@@ -1410,13 +1436,13 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
                     path_fate_of(guards, solver, &events)
                 }
             }
-            _ => return None,
+            (None, None) => return None,
         };
         // Past the cap, the fields not followed are unknown, so "the others" are too.
         let fate = if h.capped && h.path == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
         out.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), fate));
     }
-    cx.note_timeout(guards.as_ref().is_some_and(|g| g.timed_out()));
+    cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
     // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
     out.sort();
     Some(out)

@@ -184,17 +184,16 @@ pub enum Terminator {
 }
 
 impl Terminator {
-    pub fn successors(&self) -> Vec<BlockId> {
-        match self {
-            Terminator::Goto(b) => vec![*b],
-            Terminator::Branch { then_, else_, .. } => vec![*then_, *else_],
-            Terminator::Switch { cases, default, .. } => {
-                let mut v: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
-                v.push(*default);
-                v
-            }
-            Terminator::Return(_) | Terminator::NoReturn => Vec::new(),
-        }
+    /// The blocks it may jump to, in order (a switch's cases, then its default), without
+    /// allocating: the CFG of every checked function is built from them.
+    pub fn successors(&self) -> impl Iterator<Item = BlockId> + '_ {
+        let (first, cases, last): (Option<BlockId>, &[(i64, BlockId)], Option<BlockId>) = match self {
+            Terminator::Goto(b) => (Some(*b), &[], None),
+            Terminator::Branch { then_, else_, .. } => (Some(*then_), &[], Some(*else_)),
+            Terminator::Switch { cases, default, .. } => (None, cases, Some(*default)),
+            Terminator::Return(_) | Terminator::NoReturn => (None, &[], None),
+        };
+        first.into_iter().chain(cases.iter().map(|c| c.1)).chain(last)
     }
 }
 

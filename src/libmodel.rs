@@ -9,7 +9,7 @@
 
 /// When an allocator succeeded, seen from its return value. Used to fold NULL/error tests of
 /// the tracked allocation (FastCheck 5.6.1) and to correlate tests of other allocations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Success {
     /// Success iff the returned pointer is non-NULL (malloc, strdup, realloc).
     NonNull,

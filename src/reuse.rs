@@ -28,7 +28,7 @@ use crate::checkers::Policy;
 use crate::diag::{Category, Diagnostic};
 use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
 use crate::ir::{Block, Callee, FileId, Function, LocalDecl, Loc, Program, Stmt};
-use crate::summary::{Direct, Summaries, Summary};
+use crate::summary::{AllocOrigin, Direct, Summaries, Summary};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher as _};
@@ -247,12 +247,45 @@ impl<'a> SccReuse<'a> {
         *self.fn_digests[i].get_or_init(|| function_digest(&self.program.functions[i], &self.program.files))
     }
 
-    /// The digest of a final summary (`None` when the function has none: its check failed).
+    /// The digest of a final summary (`None` when the function has none: its check failed), with
+    /// its origin's file as a path. Fed through `Hash`, as `function_digest` is, rather than
+    /// encoded: it is computed for every function some other SCC calls.
     fn summary_digest(&self, summaries: &Summaries, j: usize) -> Option<Digest> {
         let s = summaries.get(j)?;
         *self.summary_digests[j].get_or_init(|| {
+            // Field by field, without `..`: a field added to `Summary` does not compile until it
+            // is hashed here.
+            let Summary {
+                allocator,
+                origin,
+                always_fresh,
+                params,
+                returns_param,
+                noreturn,
+                ret_success,
+                alloc_if,
+                out_fresh,
+                ret_fresh,
+                heap,
+                heap_pure,
+                ret_zero,
+                writes,
+            } = s;
+            let mut w = Feed(Vec::with_capacity(256));
+            (allocator, always_fresh, params, returns_param, noreturn, ret_success, alloc_if).hash(&mut w);
+            (out_fresh, ret_fresh, heap, heap_pure, ret_zero, writes).hash(&mut w);
             let mut h = Hasher::new("drip summary");
-            h.value(&portable(s, &self.program.files));
+            match origin {
+                Some(AllocOrigin { loc, allocator, usr }) => {
+                    (loc.line, loc.col, allocator, usr).hash(&mut w);
+                    match self.program.file(loc.file) {
+                        Some(p) => h.u64(1).path(p),
+                        None => h.u64(2),
+                    }
+                }
+                None => h.u64(0),
+            };
+            h.bytes(&w.0);
             h.finish()
         })
     }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 
 /// What a function does with the cell passed in one of its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ParamFate {
     /// Only read (or not a pointer): the caller keeps ownership.
     Reads,
@@ -36,7 +36,7 @@ pub enum ParamFate {
 
 /// What a function does to a cell the caller keeps in the object a parameter points to, at one
 /// access path below it (`*p`, `p->buf`, or `cfg::OTHER_PATH_TEXT` for fields it never names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum PathFate {
     /// Left where it was.
     Reads,
