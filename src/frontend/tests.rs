@@ -951,3 +951,38 @@ fn function_usr_is_every_declarations() {
     }
     assert!(seen >= 14, "only {seen} declarations and references");
 }
+
+/// Globals of a type that holds no pointer are not walked (`parse_tu`): the test must answer
+/// "may hold one" for every type a pointer can hide in — nested records, arrays of records,
+/// unions, typedefs, function pointers — and "no" only for pointer-free scalars and aggregates.
+#[test]
+fn pointer_free_globals_are_told_apart() {
+    let dir = TempDir::new();
+    let src = "typedef void (*cb)(void);\n\
+               struct plain { int a; char b[4]; enum { X, Y } e; double d; };\n\
+               struct inner { int n; cb f; };\n\
+               struct outer { int k; struct inner in[2]; };\n\
+               union u { long l; char *p; };\n\
+               typedef struct plain plain_t;\n\
+               int no_int[3]; const char no_text[] = \"abc\"; struct plain no_rec[2]; plain_t no_td;\n\
+               _Complex double no_cplx; unsigned char no_grid[2][3];\n\
+               char *yes_ptr; cb yes_cb; struct outer yes_nested[1]; union u yes_union;\n\
+               const char *yes_names[2]; struct { struct plain p; void *v; } yes_anon;\n";
+    let file = dir.write("globals.c", src);
+    let index = clang::Index::new().expect("libclang index");
+    let argv = ["clang", &file.display().to_string()].map(String::from).to_vec();
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let mut cx = lower::TuCtx::new(&tu, &dir.0);
+    let mut seen = 0;
+    for c in tu.cursor().children() {
+        if c.kind() != CXCursor_VarDecl {
+            continue;
+        }
+        let name = c.spelling();
+        let expected = name.starts_with("yes_");
+        assert!(expected || name.starts_with("no_"), "{name}");
+        assert_eq!(cx.may_hold_pointer(c.ty()), expected, "{name}");
+        seen += 1;
+    }
+    assert_eq!(seen, 12);
+}
