@@ -658,6 +658,12 @@ impl Cursor {
         unsafe { clang_Cursor_isAnonymous(self.0) != 0 }
     }
 
+    /// Does the declaration carry attributes (the attribute cursors among its children)?
+    pub fn has_attrs(self) -> bool {
+        // SAFETY: plain FFI.
+        unsafe { clang_Cursor_hasAttrs(self.0) != 0 }
+    }
+
     pub fn is_bit_field(self) -> bool {
         // SAFETY: plain FFI; 0 for cursors that are not fields.
         unsafe { clang_Cursor_isBitField(self.0) != 0 }

@@ -393,6 +393,10 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// do not show in the type; libclang exposes them as unexposed attribute children. We read the
     /// identifier where the attribute is spelled (inside a macro definition if it came from one).
     fn has_noreturn_attr(&self, decl: Cursor) -> bool {
+        // Most declarations have no attribute at all: libclang says so without a visit.
+        if !decl.has_attrs() {
+            return false;
+        }
         // Straight from libclang: a callee's declaration is seldom below the root, and asking the
         // tree about a cursor it did not hand out builds its index.
         decl.children().into_iter().any(|c| {

@@ -986,3 +986,36 @@ fn pointer_free_globals_are_told_apart() {
     }
     assert_eq!(seen, 12);
 }
+
+/// A declaration without attributes by `Cursor::has_attrs` has no attribute among its children,
+/// whatever the attribute's spelling and wherever it was written (this declaration or an earlier
+/// one), so `has_noreturn_attr` need not look.
+#[test]
+fn declarations_without_attrs_have_no_attribute_children() {
+    let dir = TempDir::new();
+    let src = "#include <stdnoreturn.h>\n_Noreturn void a(void);\nnoreturn void b(void);\n\
+               [[noreturn]] void c(void);\nvoid d(void) __attribute__((noreturn));\n\
+               void d(void);\n__attribute__((unused)) static int e(int x) { return x; }\n\
+               int f(int) __attribute__((deprecated));\nint f(int x) { return x; }\n\
+               int g(int x) { return x; }\nvoid h(void);\nstatic inline int i(void) { return 0; }\n";
+    let file = dir.write("attrs.c", src);
+    let index = clang::Index::new().expect("libclang index");
+    let argv = ["clang", "-std=c2x", &file.display().to_string()].map(String::from).to_vec();
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let (mut with, mut without) = (0, 0);
+    for d in tu.cursor().children() {
+        if d.kind() != CXCursor_FunctionDecl || d.is_in_system_header() {
+            continue;
+        }
+        // SAFETY: plain FFI on a cursor kind.
+        let is_attribute = |k: &clang::Cursor| unsafe { clang_isAttribute(k.kind()) } != 0;
+        let attributes = d.children().iter().filter(|k| is_attribute(k)).count();
+        if d.has_attrs() {
+            with += 1;
+        } else {
+            assert_eq!(attributes, 0, "{} has attributes", d.spelling());
+            without += 1;
+        }
+    }
+    assert!(with >= 6 && without >= 3, "{with} declarations with attributes, {without} without");
+}
