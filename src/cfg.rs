@@ -93,18 +93,33 @@ pub enum Def {
 struct DefSets {
     sets: Vec<std::rc::Rc<[Def]>>,
     ids: HashMap<std::rc::Rc<[Def]>, u32>,
+    /// The sets of one definition, by that definition in one word: most sets are, and finding
+    /// them does not hash a slice.
+    singles: HashMap<u64, u32>,
 }
 
 impl DefSets {
     /// `defs` must be sorted and unique.
     fn intern(&mut self, defs: &[Def]) -> u32 {
-        if let Some(id) = self.ids.get(defs) {
+        let single = match defs {
+            [Def::Entry] => Some(u64::MAX),
+            [Def::At { node, idx }] => Some(u64::from(node.0) << 32 | u64::from(*idx)),
+            _ => None,
+        };
+        let found = match single {
+            Some(word) => self.singles.get(&word),
+            None => self.ids.get(defs),
+        };
+        if let Some(id) = found {
             return *id;
         }
         let id = self.sets.len() as u32;
         let set: std::rc::Rc<[Def]> = std::rc::Rc::from(defs);
         self.sets.push(set.clone());
-        self.ids.insert(set, id);
+        match single {
+            Some(word) => self.singles.insert(word, id),
+            None => self.ids.insert(set, id),
+        };
         id
     }
 
