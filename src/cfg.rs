@@ -93,18 +93,33 @@ pub enum Def {
 struct DefSets {
     sets: Vec<std::rc::Rc<[Def]>>,
     ids: HashMap<std::rc::Rc<[Def]>, u32>,
+    /// The sets of one definition, by that definition in one word: most sets are, and finding
+    /// them does not hash a slice.
+    singles: HashMap<u64, u32>,
 }
 
 impl DefSets {
     /// `defs` must be sorted and unique.
     fn intern(&mut self, defs: &[Def]) -> u32 {
-        if let Some(id) = self.ids.get(defs) {
+        let single = match defs {
+            [Def::Entry] => Some(u64::MAX),
+            [Def::At { node, idx }] => Some(u64::from(node.0) << 32 | u64::from(*idx)),
+            _ => None,
+        };
+        let found = match single {
+            Some(word) => self.singles.get(&word),
+            None => self.ids.get(defs),
+        };
+        if let Some(id) = found {
             return *id;
         }
         let id = self.sets.len() as u32;
         let set: std::rc::Rc<[Def]> = std::rc::Rc::from(defs);
         self.sets.push(set.clone());
-        self.ids.insert(set, id);
+        match single {
+            Some(word) => self.singles.insert(word, id),
+            None => self.ids.insert(set, id),
+        };
         id
     }
 
@@ -218,10 +233,28 @@ pub struct FnCx<'a> {
     /// `if (rc == SQLITE_OK)`, `p->rc`): built by `complete`.
     pub facts: crate::facts::Facts,
     /// Per block, the (local, statement index) definitions in order.
-    block_defs: Vec<Vec<(LocalId, u32)>>,
+    block_defs: Grouped<(LocalId, u32)>,
     /// Per local, the blocks that define it, each with the index of its last definition there
     /// (sorted by block): reaching definitions of one local visit only these.
-    local_defs: Vec<Vec<(BlockId, u32)>>,
+    local_defs: Grouped<(BlockId, u32)>,
+}
+
+/// Lists of items for indices `0..n`, all in one vector: building the lists of every block and
+/// local of each function checked allocated one vector apiece.
+struct Grouped<T> {
+    /// The list of index `i` is `items[at[i]..at[i + 1]]`.
+    at: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Grouped<T> {
+    fn empty() -> Grouped<T> {
+        Grouped { at: Vec::new(), items: Vec::new() }
+    }
+
+    fn of(&self, i: usize) -> &[T] {
+        &self.items[self.at[i] as usize..self.at[i + 1] as usize]
+    }
 }
 
 /// If a call to `model` allocates: the success notion of the allocation it makes.
@@ -320,8 +353,8 @@ impl<'a> FnCx<'a> {
             field_aggregates: Vec::new(),
             const_assigned: Vec::new(),
             facts: crate::facts::Facts::default(),
-            block_defs: Vec::new(),
-            local_defs: Vec::new(),
+            block_defs: Grouped::empty(),
+            local_defs: Grouped::empty(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx
@@ -332,30 +365,44 @@ impl<'a> FnCx<'a> {
     fn index_definitions(&mut self) {
         let func = self.func;
         let mut buf = Vec::new();
-        self.block_defs = func
-            .blocks
-            .iter()
-            .map(|b| {
-                let mut v = Vec::new();
-                for (i, sid) in b.stmts.iter().enumerate() {
-                    buf.clear();
-                    self.defined_locals(*sid, &mut buf);
-                    v.extend(buf.iter().map(|l| (*l, i as u32)));
-                }
-                v
-            })
-            .collect();
-        let mut local_defs: Vec<Vec<(BlockId, u32)>> = vec![Vec::new(); func.locals.len()];
-        for (b, defs) in self.block_defs.iter().enumerate() {
-            for &(l, i) in defs {
-                let v = &mut local_defs[l.index()];
-                match v.last_mut() {
-                    Some(last) if last.0.index() == b => last.1 = i,
-                    _ => v.push((BlockId::from_usize(b), i)),
+        let mut defs: Vec<(LocalId, u32)> = Vec::with_capacity(func.stmts.len());
+        let mut at: Vec<u32> = Vec::with_capacity(func.blocks.len() + 1);
+        for b in &func.blocks {
+            at.push(defs.len() as u32);
+            for (i, sid) in b.stmts.iter().enumerate() {
+                buf.clear();
+                self.defined_locals(*sid, &mut buf);
+                defs.extend(buf.iter().map(|l| (*l, i as u32)));
+            }
+        }
+        at.push(defs.len() as u32);
+        // One entry per (local, block), counted first, then filled in block order.
+        let n = func.locals.len();
+        let mut last_block = vec![u32::MAX; n];
+        let mut local_at = vec![0u32; n + 1];
+        for b in 0..func.blocks.len() {
+            for &(l, _) in &defs[at[b] as usize..at[b + 1] as usize] {
+                if std::mem::replace(&mut last_block[l.index()], b as u32) != b as u32 {
+                    local_at[l.index() + 1] += 1;
                 }
             }
         }
-        self.local_defs = local_defs;
+        for l in 0..n {
+            local_at[l + 1] += local_at[l];
+        }
+        let mut next: Vec<u32> = local_at[..n].to_vec();
+        let mut by_local = vec![(BlockId(0), 0u32); local_at[n] as usize];
+        last_block.fill(u32::MAX);
+        for b in 0..func.blocks.len() {
+            for &(l, i) in &defs[at[b] as usize..at[b + 1] as usize] {
+                if std::mem::replace(&mut last_block[l.index()], b as u32) != b as u32 {
+                    next[l.index()] += 1;
+                }
+                by_local[next[l.index()] as usize - 1] = (BlockId::from_usize(b), i);
+            }
+        }
+        self.block_defs = Grouped { at, items: defs };
+        self.local_defs = Grouped { at: local_at, items: by_local };
         self.const_assigned = vec![false; func.locals.len()];
         for st in &func.stmts {
             if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
@@ -508,7 +555,7 @@ impl<'a> FnCx<'a> {
 
     /// The index of the last statement of `node` before `idx` that defines `x`.
     fn last_def_before(&self, x: LocalId, node: DagNode, idx: usize) -> Option<u32> {
-        let defs = &self.block_defs[self.dag.block[node.index()].index()];
+        let defs = self.block_defs.of(self.dag.block[node.index()].index());
         defs.iter().rev().find(|(l, i)| *l == x && (*i as usize) < idx).map(|d| d.1)
     }
 
@@ -524,7 +571,7 @@ impl<'a> FnCx<'a> {
         // Backwards from `node`, on demand: most locals are defined a block or two before they
         // are tested, so the search stops there; whatever it computes on the way is kept. An
         // explicit stack, so deep CFGs cannot overflow the native one.
-        let defined = &self.local_defs[x.index()];
+        let defined = self.local_defs.of(x.index());
         let def_in = |v: DagNode| -> Option<u32> {
             defined.binary_search_by_key(&self.dag.block[v.index()], |d| d.0).ok().map(|j| defined[j].1)
         };

@@ -277,7 +277,7 @@ pub fn analyze(
         internal_errors: Vec::new(),
         sources: 0,
         over_budget: 0,
-        categories: Category::ALL.iter().map(|c| (c.id(), 0)).collect(),
+        categories: BTreeMap::new(),
         sat_queries: 0,
         timings: Timings::default(),
         functions_analysed: 0,
@@ -297,6 +297,9 @@ pub fn analyze(
         timed_out_functions: Vec::new(),
         scc_budget_hits,
     };
+    // Per category, in `Category::ALL` order: summed here rather than in the map, which every
+    // function would look each category up in.
+    let mut categories = [0; Category::ALL.len()];
     for (i, r) in results.into_iter().enumerate() {
         let Some(r) = r else { continue };
         match r {
@@ -310,8 +313,8 @@ pub fn analyze(
                 out.functions_analysed += 1;
                 out.functions_irreducible += usize::from(fr.out.irreducible);
                 out.sources += c.sources;
-                for (cat, n) in Category::ALL.iter().zip(c.categories) {
-                    *out.categories.entry(cat.id()).or_default() += n;
+                for (sum, n) in categories.iter_mut().zip(c.categories) {
+                    *sum += n;
                 }
                 out.over_budget += c.over_budget;
                 out.sat_queries += c.sat_queries;
@@ -323,6 +326,7 @@ pub fn analyze(
             Err(msg) => out.internal_errors.push(msg),
         }
     }
+    out.categories = Category::ALL.iter().map(|c| c.id()).zip(categories).collect();
     diag::sort(&mut out.diagnostics);
     out.timed_out_functions.sort();
     out

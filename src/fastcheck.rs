@@ -371,7 +371,9 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
         return Vec::new();
     }
     let started = std::time::Instant::now();
-    let mut guards = Guards::new(config.max_guard_nodes_entry);
+    // A check's arena ends at a few nodes per DAG node: sized for that, it is not rehashed on
+    // the way.
+    let mut guards = Guards::with_capacity(config.max_guard_nodes_entry, 4 * cx.dag.len());
     guards.set_deadline(cx.deadline);
     for g in &cx.groups {
         guards.declare_exactly_one(g[0].0, g);
@@ -1365,9 +1367,10 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     }
 }
 
-/// A fresh guard arena (with the function's time budget) and solver for a summary's passes.
+/// A fresh guard arena (with the function's time budget, sized for a pass over the DAG) and
+/// solver for a summary's passes.
 fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
-    let mut guards = Guards::new(config.max_guard_nodes_per_site);
+    let mut guards = Guards::with_capacity(config.max_guard_nodes_per_site, 2 * cx.dag.len());
     guards.set_deadline(cx.deadline);
     (guards, Solver::new(&cx.groups, config.sat_conflicts))
 }

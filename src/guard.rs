@@ -132,17 +132,23 @@ fn pair_key(a: GuardId, b: GuardId) -> u64 {
 }
 
 impl Guards {
+    #[cfg(test)]
     pub fn new(max_nodes: usize) -> Guards {
-        // Sized for a small function's formulas: growing the tables from nothing rehashed them
-        // several times over in every arena.
-        const START: usize = 64;
+        Guards::with_capacity(max_nodes, 0)
+    }
+
+    /// An arena with room for about `nodes` nodes before its tables grow (at least a small
+    /// function's formulas: growing the tables from nothing rehashed them several times over in
+    /// every arena).
+    pub fn with_capacity(max_nodes: usize, nodes: usize) -> Guards {
+        let start = nodes.max(64);
         let mut g = Guards {
-            nodes: Vec::with_capacity(START),
-            kids: Vec::with_capacity(2 * START),
-            and_memo: HashMap::with_capacity(START),
-            or_memo: HashMap::with_capacity(START),
-            interned: HashTable::with_capacity(START),
-            hashes: Vec::with_capacity(START),
+            nodes: Vec::with_capacity(start),
+            kids: Vec::with_capacity(2 * start),
+            and_memo: HashMap::with_capacity(start),
+            or_memo: HashMap::with_capacity(start),
+            interned: HashTable::with_capacity(start),
+            hashes: Vec::with_capacity(start),
             group_of: HashMap::new(),
             max_nodes,
             over_budget: false,

@@ -22,7 +22,7 @@
 //! - The table is one cache entry per (compile database, environment), rewritten after each run
 //!   with exactly the SCCs of that run, so it never grows beyond one program's SCCs.
 
-use crate::cache::{Cache, Digest, Feed, Hasher, Kind};
+use crate::cache::{encode, Cache, Digest, Feed, Hasher, Kind};
 use crate::callgraph::Scc;
 use crate::checkers::Policy;
 use crate::diag::{Category, Diagnostic};
@@ -89,21 +89,12 @@ pub struct Outcome {
     pub timed_out: bool,
 }
 
-/// A summary with its one location's file as a path.
+/// A summary with its one location's file as a path. The `FileId` of that location is the one
+/// of the run that stored it, and means nothing to another: `restore` replaces it.
 #[derive(Clone, Serialize, Deserialize)]
 struct PortableSummary {
     summary: Summary,
     origin_file: Option<PathBuf>,
-}
-
-fn portable(s: &Summary, files: &[PathBuf]) -> PortableSummary {
-    let mut summary = s.clone();
-    let origin_file = summary.origin.as_mut().and_then(|o| {
-        let p = files.get(o.loc.file.index()).cloned();
-        o.loc.file = FileId(0);
-        p
-    });
-    PortableSummary { summary, origin_file }
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -121,6 +112,29 @@ struct SccRecord {
     budget_hit: bool,
 }
 
+/// `SccRecord` as a checked SCC's outcomes give it, borrowed rather than copied (it is encoded
+/// right away): the same fields in the same order, so it encodes as the `SccRecord` read back.
+#[derive(Serialize)]
+struct SccRecordRef<'a> {
+    members: Vec<MemberRecordRef<'a>>,
+    budget_hit: bool,
+}
+
+#[derive(Serialize)]
+struct MemberRecordRef<'a> {
+    usr: &'a str,
+    summary: PortableSummaryRef<'a>,
+    diagnostics: &'a [Diagnostic],
+    counts: &'a SiteCounts,
+    irreducible: bool,
+}
+
+#[derive(Serialize)]
+struct PortableSummaryRef<'a> {
+    summary: &'a Summary,
+    origin_file: Option<&'a Path>,
+}
+
 /// One run's view of the SCC table: the previous run's records, and this run's.
 pub struct SccReuse<'a> {
     cache: &'a Cache,
@@ -128,7 +142,8 @@ pub struct SccReuse<'a> {
     env: Digest,
     program: &'a Program,
     old: Mutex<HashMap<Digest, SccRecord>>,
-    new: Mutex<Vec<(Digest, SccRecord)>>,
+    /// This run's records, encoded (`SccRecord`).
+    new: Mutex<Vec<(Digest, Vec<u8>)>>,
     /// Whether this run's table differs from the previous one (else it is not rewritten).
     changed: std::sync::atomic::AtomicBool,
     file_ids: HashMap<&'a Path, FileId>,
@@ -297,7 +312,9 @@ impl<'a> SccReuse<'a> {
         let restored = self.restore(&rec, scc);
         if restored.is_some() {
             self.cache.sccs_reused.fetch_add(1, Ordering::Relaxed);
-            self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, rec));
+            if let Some(bytes) = encode(&rec) {
+                self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, bytes));
+            }
         }
         restored
     }
@@ -334,15 +351,18 @@ impl<'a> SccReuse<'a> {
             if o.timed_out {
                 return;
             }
-            members.push(MemberRecord {
-                usr: self.program.functions[i].usr.clone(),
-                summary: portable(&o.summary, &self.program.files),
-                diagnostics: o.diagnostics.clone(),
-                counts: o.counts.clone(),
+            let origin_file = o.summary.origin.as_ref().and_then(|g| self.program.file(g.loc.file));
+            members.push(MemberRecordRef {
+                usr: &self.program.functions[i].usr,
+                summary: PortableSummaryRef { summary: &o.summary, origin_file },
+                diagnostics: &o.diagnostics,
+                counts: &o.counts,
                 irreducible: o.irreducible,
             });
         }
-        self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, SccRecord { members, budget_hit }));
+        if let Some(bytes) = encode(&SccRecordRef { members, budget_hit }) {
+            self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, bytes));
+        }
     }
 
     /// Write this run's table, if it differs from the one loaded.
@@ -355,8 +375,22 @@ impl<'a> SccReuse<'a> {
         let mut new = self.new.into_inner().unwrap_or_else(|e| e.into_inner());
         // Sorted, so the entry does not depend on the order SCCs finished in.
         new.sort_by_key(|e| e.0);
-        self.cache.store(Kind::Scc, self.name, &(), &new);
+        if let Some(body) = table_body(&new) {
+            self.cache.store_encoded(Kind::Scc, self.name, &(), &body);
+        }
     }
+}
+
+/// The encoding of a `Vec<(Digest, SccRecord)>` from records already encoded: postcard writes a
+/// sequence as its length, then its items one after another.
+fn table_body(records: &[(Digest, Vec<u8>)]) -> Option<Vec<u8>> {
+    let mut body = encode(&records.len())?;
+    body.reserve(records.iter().map(|r| r.1.len() + 17).sum());
+    for (key, rec) in records {
+        body.extend_from_slice(&encode(key)?);
+        body.extend_from_slice(rec);
+    }
+    Some(body)
 }
 
 /// The digest of a function's IR, with every location's file as a path: the files it names are
@@ -574,7 +608,7 @@ mod tests {
     }
 
     #[test]
-    fn portable_summaries_keep_the_origin_file_as_a_path() {
+    fn stored_records_read_back_with_the_origin_file_as_a_path() {
         let mut s = Summary::plain(1, false);
         s.allocator = true;
         s.origin = Some(crate::summary::AllocOrigin {
@@ -582,13 +616,25 @@ mod tests {
             allocator: "malloc".into(),
             usr: "c:@F@malloc".into(),
         });
-        let p = portable(&s, &paths(&["/p/a.c", "/p/x.c"]));
-        assert_eq!(p.origin_file.as_deref(), Some(Path::new("/p/x.c")));
-        let q = portable(&s, &paths(&["/p/x.c", "/p/a.c"]));
-        assert_eq!(p.summary, {
-            let mut t = q.summary.clone();
-            t.origin.as_mut().expect("origin").loc.file = FileId(0);
-            t
-        });
+        let counts = SiteCounts::default();
+        let member = |origin_file| MemberRecordRef {
+            usr: "c:@F@f",
+            summary: PortableSummaryRef { summary: &s, origin_file },
+            diagnostics: &[],
+            counts: &counts,
+            irreducible: false,
+        };
+        let records: Vec<(Digest, Vec<u8>)> = [(Digest(7), Some(Path::new("/p/x.c"))), (Digest(1 << 100), None)]
+            .into_iter()
+            .map(|(key, file)| (key, encode(&SccRecordRef { members: vec![member(file)], budget_hit: true }).expect("encodes")))
+            .collect();
+        let back: Vec<(Digest, SccRecord)> = postcard::from_bytes(&table_body(&records).expect("encodes")).expect("an SCC table");
+        assert_eq!(back.len(), 2);
+        assert_eq!((back[0].0, back[1].0), (Digest(7), Digest(1 << 100)));
+        let m = &back[0].1.members[0];
+        assert_eq!((m.usr.as_str(), back[0].1.budget_hit), ("c:@F@f", true));
+        assert_eq!(m.summary.origin_file.as_deref(), Some(Path::new("/p/x.c")));
+        assert_eq!(m.summary.summary, s, "the summary, with this run's FileId that `restore` replaces");
+        assert_eq!(back[1].1.members[0].summary.origin_file, None);
     }
 }

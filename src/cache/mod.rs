@@ -236,7 +236,7 @@ impl Feed {
 }
 
 /// The postcard encoding of `v`.
-fn encode<T: Serialize + ?Sized>(v: &T) -> Option<Vec<u8>> {
+pub fn encode<T: Serialize + ?Sized>(v: &T) -> Option<Vec<u8>> {
     postcard::serialize_with_flavor::<T, VecSink, Vec<u8>>(v, VecSink(Vec::new())).ok()
 }
 
@@ -532,9 +532,23 @@ impl Cache {
         if !self.enabled() {
             return false;
         }
-        let encoded = Self::timed(&self.store_ns, || Some((encode(meta)?, encode(body)?)));
+        let encoded = Self::timed(&self.store_ns, || encode(body));
         match encoded {
-            Some((m, b)) => self.write_entry(kind, name, &m, &b),
+            Some(b) => self.store_encoded(kind, name, meta, &b),
+            None => {
+                self.write_failures.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// Store `meta`, serialised, and `body`, already encoded, as one entry.
+    pub fn store_encoded<M: Serialize + ?Sized>(&self, kind: Kind, name: Digest, meta: &M, body: &[u8]) -> bool {
+        if !self.enabled() {
+            return false;
+        }
+        match Self::timed(&self.store_ns, || encode(meta)) {
+            Some(m) => self.write_entry(kind, name, &m, body),
             None => {
                 self.write_failures.fetch_add(1, Ordering::Relaxed);
                 false
