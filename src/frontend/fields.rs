@@ -34,7 +34,7 @@ use clang_sys::*;
 use super::clang::{self, classify, Cursor, TypeClass};
 use super::expr::strip_plain;
 use super::tree::Tree;
-use super::lower::TuCtx;
+use super::lower::{Holds, TuCtx};
 
 /// An aggregate being filled by the positional elements of an initializer list (C11 6.7.9:
 /// the "current object", with brace elision descending into sub-aggregates).
@@ -375,26 +375,9 @@ impl TuCtx<'_, '_> {
 
     /// Does an object of type `ty` have a member of function-pointer type, directly or inside
     /// its record and array members? Only such members are recorded from initializer lists; the
-    /// lists of other types (a TU's large tables: integers, strings) need no walk. Cached per
-    /// canonical type.
+    /// lists of other types (a TU's large tables: integers, strings) need no walk.
     fn has_function_pointer_field(&mut self, ty: CXType) -> bool {
-        let c = clang::canonical(ty);
-        match classify(c) {
-            TypeClass::Array => self.has_function_pointer_field(clang::array_element(c)),
-            TypeClass::Record => {
-                let key = c.data[0] as usize;
-                if let Some(&has) = self.fn_ptr_fields.get(&key) {
-                    return has;
-                }
-                let has = clang::record_field_decls(c).into_iter().any(|f| {
-                    let t = f.ty();
-                    clang::is_function_pointer(t) || self.has_function_pointer_field(t)
-                });
-                self.fn_ptr_fields.insert(key, has);
-                has
-            }
-            _ => false,
-        }
+        self.type_holds(ty, Holds::FunctionPointerMember, false)
     }
 
     fn store_leaf(&mut self, member: Option<Cursor>, mty: CXType, value: Cursor) {

@@ -74,15 +74,12 @@ pub(super) struct TuCtx<'t, 'i> {
     pub open_fields: Vec<String>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
-    /// Canonical record type (its opaque pointer) → whether it has a function-pointer field
-    /// (`fields.rs`).
-    pub(super) fn_ptr_fields: HashMap<usize, bool>,
     /// First declaration of a function (`Cursor::decl_key`) → its USR (`function_usr`).
     usrs: HashMap<usize, String>,
     /// Type (its opaque pointer) → its spelling (`type_spelling`).
     type_spellings: HashMap<usize, String>,
-    /// Canonical record type (its opaque pointer) → `may_hold_pointer`.
-    pointer_records: HashMap<usize, bool>,
+    /// (Canonical record type (its opaque pointer), question) → `type_holds`'s answer.
+    record_holds: HashMap<(usize, Holds), bool>,
     /// Field declaration (`Cursor::decl_key`) → its name, for `member_name`.
     member_names: HashMap<usize, String>,
     /// The cursors below the top-level declaration being lowered (`set_root`).
@@ -108,6 +105,30 @@ struct FileRange {
     len: u32,
 }
 
+/// What `TuCtx::type_holds` looks for in the parts of a type.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Holds {
+    /// A pointer: whether a global's initializer can name a function or an address.
+    Pointer,
+    /// A record member of function-pointer type: whether an initializer list can store into a
+    /// function-pointer field (`fields.rs`). The elements of an array of function pointers are
+    /// no field, so such an array counts only as a member of a record.
+    FunctionPointerMember,
+}
+
+impl Holds {
+    /// The answer for a part of canonical type `c` that is neither an array nor a record;
+    /// `is_member` says whether it is a record member.
+    fn leaf(self, c: CXType, is_member: bool) -> bool {
+        match self {
+            Holds::Pointer => {
+                !matches!(c.kind, CXType_Void..=CXType_Ibm128 | CXType_Enum | CXType_Complex)
+            }
+            Holds::FunctionPointerMember => is_member && clang::is_function_pointer(c),
+        }
+    }
+}
+
 /// The raw encoding of `loc` (clang's `SourceLocation`, which `int_data` holds) if it is a valid
 /// location outside any macro: those produced by a macro expansion have the top bit
 /// (`SourceLocation::MacroIDBit`) set, and 0 is the invalid location.
@@ -131,8 +152,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
-            fn_ptr_fields: HashMap::new(),
-            pointer_records: HashMap::new(),
+            record_holds: HashMap::new(),
             type_spellings: HashMap::new(),
             usrs: HashMap::new(),
             member_names: HashMap::new(),
@@ -191,26 +211,32 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     /// Can an object of type `ty` hold a pointer (itself, or one of its members or elements)?
-    /// Cached per canonical record type.
     pub fn may_hold_pointer(&mut self, ty: CXType) -> bool {
+        self.type_holds(ty, Holds::Pointer, false)
+    }
+
+    /// Does an object of type `ty` hold a part that answers `q` (`Holds::leaf`): itself, or a
+    /// part inside its record members and array elements? `is_member` says whether `ty` is the
+    /// type of a record member. Cached per canonical record type and question.
+    pub(super) fn type_holds(&mut self, ty: CXType, q: Holds, is_member: bool) -> bool {
         let c = clang::canonical(ty);
         match c.kind {
-            CXType_Void..=CXType_Ibm128 | CXType_Enum | CXType_Complex => false,
-            CXType_ConstantArray | CXType_IncompleteArray => {
-                self.may_hold_pointer(clang::array_element(c))
-            }
+            CXType_ConstantArray
+            | CXType_IncompleteArray
+            | CXType_VariableArray
+            | CXType_DependentSizedArray => self.type_holds(clang::array_element(c), q, false),
             CXType_Record => {
-                let key = c.data[0] as usize;
-                if let Some(&may) = self.pointer_records.get(&key) {
-                    return may;
+                let key = (c.data[0] as usize, q);
+                if let Some(&holds) = self.record_holds.get(&key) {
+                    return holds;
                 }
-                let may = clang::record_field_decls(c)
+                let holds = clang::record_field_decls(c)
                     .into_iter()
-                    .any(|f| self.may_hold_pointer(f.ty()));
-                self.pointer_records.insert(key, may);
-                may
+                    .any(|f| self.type_holds(f.ty(), q, true));
+                self.record_holds.insert(key, holds);
+                holds
             }
-            _ => true,
+            _ => q.leaf(c, is_member),
         }
     }
 
