@@ -33,9 +33,10 @@ use super::clang::Cursor;
 /// tree never spans two) and, for statements and expressions, minus the enclosing declaration
 /// libclang notes in `data[0]`: the recursive walk fills it in, a visit of the statement alone
 /// leaves it null, and nothing drip asks of a statement reads it. The statement itself
-/// (`data[1]`) identifies it.
+/// (`data[1]`) identifies it. That pointer comes first: `==` compares in field order, and two
+/// different nodes differ there (the walk compares keys twice per node).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct CursorKey(CXCursorKind, i32, usize, usize);
+struct CursorKey(usize, CXCursorKind, i32, usize);
 
 /// libclang numbers expression kinds from 100 and statement kinds from 200, below the
 /// attributes at 400 (`Index.h`); the test `tree_children_are_libclangs` holds us to it.
@@ -45,7 +46,9 @@ fn is_statement_or_expression(kind: CXCursorKind) -> bool {
 
 /// Kinds libclang never gives children in C: asking it to walk below them is work for nothing
 /// (they are a third of the nodes). A name's qualifier and template arguments, a
-/// `DeclRefExpr`'s only possible children, are C++; literals have no operands.
+/// `DeclRefExpr`'s only possible children, are C++; literals have no operands; libclang gives
+/// references (`CXCursor_FirstRef..=CXCursor_LastRef` in `Index.h`: a `TypeRef`, a `LabelRef`, …)
+/// no children, C++ base specifiers aside.
 fn is_childless(kind: CXCursorKind) -> bool {
     matches!(
         kind,
@@ -54,12 +57,12 @@ fn is_childless(kind: CXCursorKind) -> bool {
             | CXCursor_FloatingLiteral
             | CXCursor_CharacterLiteral
             | CXCursor_StringLiteral
-    )
+    ) || (CXCursor_ObjCSuperClassRef..=CXCursor_VariableRef).contains(&kind) && kind != CXCursor_CXXBaseSpecifier
 }
 
 fn key(c: Cursor) -> CursorKey {
     let decl = if is_statement_or_expression(c.0.kind) { 0 } else { c.0.data[0] as usize };
-    CursorKey(c.0.kind, c.0.xdata, decl, c.0.data[1] as usize)
+    CursorKey(c.0.data[1] as usize, c.0.kind, c.0.xdata, decl)
 }
 
 /// Do `a` and `b` name the same cursor (see `CursorKey`)?
