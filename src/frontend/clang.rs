@@ -317,6 +317,25 @@ pub fn file_offset(loc: CXSourceLocation) -> Option<(CXFile, u32)> {
     (!file.is_null()).then_some((file, off))
 }
 
+/// What `clang_getNullCursor` returns (`MakeCXCursorInvalid(CXCursor_InvalidFile)` in libclang):
+/// asking for it cost a call for every cursor tested. `cursor_kinds_are_libclangs` holds us to
+/// libclang's.
+pub const NULL_CURSOR: CXCursor =
+    CXCursor { kind: CXCursor_InvalidFile, xdata: 0, data: [std::ptr::null(); 3] };
+
+/// `clang_isExpression`: libclang 19's expression kinds are `CXCursor_FirstExpr` (the unexposed
+/// expression) to `CXCursor_LastExpr` (`CXCursor_PackIndexingExpr`) in `Index.h`. A range test
+/// instead of a call: lowering asks it of most nodes. `cursor_kinds_are_libclangs` holds us to
+/// libclang's answer for every kind.
+pub fn is_expression_kind(k: CXCursorKind) -> bool {
+    (CXCursor_UnexposedExpr..=CXCursor_PackIndexingExpr).contains(&k)
+}
+
+/// `clang_isInvalid`: `CXCursor_FirstInvalid..=CXCursor_LastInvalid` in `Index.h`.
+pub fn is_invalid_kind(k: CXCursorKind) -> bool {
+    (CXCursor_InvalidFile..=CXCursor_InvalidCode).contains(&k)
+}
+
 pub fn same_type(a: CXType, b: CXType) -> bool {
     // SAFETY: plain FFI on type values.
     unsafe { clang_equalTypes(a, b) != 0 }
@@ -499,9 +518,12 @@ impl Cursor {
         // compares the kind and the data pointers (the null cursor is no declaration, so the
         // declaration-only special case cannot apply). Comparing here spares a call that costs
         // as much as some of the questions it guards (a call's argument, a reference).
-        // SAFETY: plain FFI returning a value.
-        let null = unsafe { clang_getNullCursor() };
-        self.0.kind == null.kind && self.0.data == null.data
+        self.0.kind == NULL_CURSOR.kind && self.0.data == NULL_CURSOR.data
+    }
+
+    /// Is this an invalid cursor (`clang_isInvalid` of its kind)?
+    pub fn is_invalid(self) -> bool {
+        is_invalid_kind(self.kind())
     }
 
     pub fn children(self) -> Vec<Cursor> {
@@ -573,9 +595,7 @@ impl Cursor {
     pub fn referenced(self) -> Option<Cursor> {
         // SAFETY: plain FFI.
         let r = Cursor::new(unsafe { clang_getCursorReferenced(self.0) });
-        // SAFETY: plain FFI on a cursor kind.
-        let invalid = unsafe { clang_isInvalid(r.kind()) != 0 };
-        (!r.is_null() && !invalid).then_some(r)
+        (!r.is_null() && !r.is_invalid()).then_some(r)
     }
 
     pub fn canonical(self) -> Cursor {
@@ -647,9 +667,7 @@ impl Cursor {
     pub fn semantic_parent(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when there is none.
         let c = Cursor::new(unsafe { clang_getCursorSemanticParent(self.0) });
-        // SAFETY: plain FFI on a cursor kind.
-        let invalid = unsafe { clang_isInvalid(c.kind()) != 0 };
-        (!c.is_null() && !invalid).then_some(c)
+        (!c.is_null() && !c.is_invalid()).then_some(c)
     }
 
     /// A tag declaration with neither a name nor a typedef name for linkage (`struct { … } m;`).
@@ -783,8 +801,7 @@ impl Cursor {
     }
 
     pub fn is_expression(self) -> bool {
-        // SAFETY: plain FFI.
-        unsafe { clang_isExpression(self.kind()) != 0 }
+        is_expression_kind(self.kind())
     }
 
     pub fn is_statement(self) -> bool {

@@ -1019,3 +1019,22 @@ fn declarations_without_attrs_have_no_attribute_children() {
     }
     assert!(with >= 6 && without >= 3, "{with} declarations with attributes, {without} without");
 }
+
+/// `clang::is_expression_kind`, `clang::is_invalid_kind` and `clang::NULL_CURSOR` answer without
+/// calling libclang: they must be what libclang answers, for every kind there is.
+#[test]
+fn cursor_kinds_are_libclangs() {
+    for k in 0..1000 {
+        // SAFETY: plain FFI on a cursor kind (any value is accepted).
+        let (expr, invalid) = unsafe {
+            (clang_sys::clang_isExpression(k) != 0, clang_sys::clang_isInvalid(k) != 0)
+        };
+        assert_eq!(clang::is_expression_kind(k), expr, "kind {k}");
+        assert_eq!(clang::is_invalid_kind(k), invalid, "kind {k}");
+    }
+    // SAFETY: plain FFI returning a value.
+    let null = unsafe { clang_sys::clang_getNullCursor() };
+    let ours = clang::NULL_CURSOR;
+    assert_eq!((null.kind, null.xdata, null.data), (ours.kind, ours.xdata, ours.data));
+    assert!(clang::Cursor::new(null).is_null());
+}
