@@ -864,11 +864,19 @@ fn file_loc_shortcut_is_libclangs() {
     let mut seen = 0;
     let mut all = Vec::new();
     tu.cursor().visit_descendants(&mut |c| all.push(c));
+    let mut last = tu.cursor().location();
     for c in all {
         for l in [c.location(), c.extent_start(), c.extent_end()] {
             let (file, exp) = cx.offsets(l);
             assert!(same(file, clang::file_offset(l)), "file location of {}", c.kind_name());
             assert!(same(exp, clang::expansion_offset(l)), "expansion location of {}", c.kind_name());
+            // `clang::same_location` compares without a call.
+            for other in [last, l] {
+                // SAFETY: plain FFI on location values.
+                let libclangs = unsafe { clang_sys::clang_equalLocations(l, other) != 0 };
+                assert_eq!(clang::same_location(l, other), libclangs);
+            }
+            last = l;
             seen += 1;
         }
     }
