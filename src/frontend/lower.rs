@@ -438,19 +438,13 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// user wrote: `!p` inside `unlikely(!p)`), whitespace collapsed, shortened for messages.
     pub fn text_of(&self, c: Cursor) -> Option<String> {
         let raw = self.raw_text(c)?;
-        let text = clang::lossy_utf8(raw);
-        let mut out = String::with_capacity(text.len());
-        for w in text.split_whitespace() {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(w);
-        }
+        let mut out = collapse_whitespace(&clang::lossy_utf8(raw));
         if out.is_empty() {
             return None;
         }
         const MAX: usize = 80;
-        if out.chars().count() > MAX {
+        // A character takes at least one byte: a text of at most `MAX` bytes needs no count.
+        if out.len() > MAX && out.chars().count() > MAX {
             out = out.chars().take(MAX - 1).collect::<String>() + "…";
         }
         Some(out)
@@ -606,6 +600,42 @@ pub(super) fn int_literal_value(text: &[u8]) -> Option<i64> {
     // The literal's type is the first of its candidates that holds the value, so its bits are
     // the value, read as libclang's `eval_int` reads them.
     Some(v as i64)
+}
+
+/// The words of `text` (`str::split_whitespace`) joined by single spaces. ASCII text (nearly
+/// all source) is split byte by byte, without decoding characters: the ASCII characters with
+/// Unicode's White_Space property are the space and `\t` to `\r`.
+pub(super) fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    if !text.is_ascii() {
+        for w in text.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        return out;
+    }
+    let is_space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && is_space(bytes[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && !is_space(bytes[i]) {
+            i += 1;
+        }
+        if start < i {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            // Slicing ASCII text at any byte keeps it a `str`.
+            out.push_str(&text[start..i]);
+        }
+    }
+    out
 }
 
 /// libclang's extent of `temp == NULL` inside a macro argument stops before `NULL` (its end is a

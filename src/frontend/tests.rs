@@ -1046,3 +1046,25 @@ fn cursor_kinds_are_libclangs() {
     assert_eq!((null.kind, null.xdata, null.data), (ours.kind, ours.xdata, ours.data));
     assert!(clang::Cursor::new(null).is_null());
 }
+
+/// `lower::collapse_whitespace` splits ASCII text itself: it must give what `split_whitespace`
+/// gives, for every ASCII character around words and for text that is not ASCII.
+#[test]
+fn collapsed_whitespace_is_split_whitespaces() {
+    let expected = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut texts: Vec<String> = vec![
+        String::new(),
+        " ".into(),
+        "a".into(),
+        "  p  ==\tNULL \n".into(),
+        "x\u{a0}y \u{2003} z".into(),
+        "f(a,\r\n  b)\x0b\x0c;".into(),
+    ];
+    for b in 0u8..128 {
+        let c = b as char;
+        texts.push(format!("{c}a{c}{c}b{c}"));
+    }
+    for t in &texts {
+        assert_eq!(lower::collapse_whitespace(t), expected(t), "{t:?}");
+    }
+}
