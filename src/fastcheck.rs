@@ -957,9 +957,10 @@ fn flow(
     // The state waiting at each node: an index into `waiting` plus one, 0 for none. The node
     // table is zeroed memory, where `vec![None; n]` of `Option<State>` wrote (and dropped) one
     // large element per node: a site in the largest functions (thousands of nodes) reaches only
-    // a part of them, and that fill was a tenth of this pass on SQLite.
+    // a part of them. `waiting` gets room for every node up front, uninitialised (growing it
+    // moved the large states at every reallocation).
     let mut waiting_at: Vec<u32> = vec![0; n];
-    let mut waiting: Vec<Option<State>> = Vec::new();
+    let mut waiting: Vec<Option<State>> = Vec::with_capacity(n);
     let mut events: Vec<Event> = Vec::new();
     let start = cx.dag.order[node0.index()] as usize;
     // Facts are followed where the caller asks (a site's pass that may need them).
