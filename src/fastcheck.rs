@@ -954,7 +954,13 @@ fn flow(
     mut unzero: Option<&mut Vec<(u32, GuardId)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
-    let mut states: Vec<Option<State>> = vec![None; n];
+    // The state waiting at each node: an index into `waiting` plus one, 0 for none. The node
+    // table is zeroed memory, where `vec![None; n]` of `Option<State>` wrote (and dropped) one
+    // large element per node: a site in the largest functions (thousands of nodes) reaches only
+    // a part of them. `waiting` gets room for every node up front, uninitialised (growing it
+    // moved the large states at every reallocation).
+    let mut waiting_at: Vec<u32> = vec![0; n];
+    let mut waiting: Vec<Option<State>> = Vec::with_capacity(n);
     let mut events: Vec<Event> = Vec::new();
     let start = cx.dag.order[node0.index()] as usize;
     // Facts are followed where the caller asks (a site's pass that may need them).
@@ -976,9 +982,12 @@ fn flow(
             st.set_key(x, GuardId::TRUE);
             (st, first_idx)
         } else {
-            match states[nd.index()].take() {
-                Some(s) => (s, 0),
-                None => continue,
+            match waiting_at[nd.index()] {
+                0 => continue,
+                w => match waiting[w as usize - 1].take() {
+                    Some(s) => (s, 0),
+                    None => continue,
+                },
             }
         };
         let stmts = cx.stmts_of(*nd);
@@ -1219,7 +1228,11 @@ fn flow(
             if let Some((k, f)) = learned {
                 out.facts.push((k, f, p));
             }
-            merge_into(guards, &mut states[t.index()], out);
+            if waiting_at[t.index()] == 0 {
+                waiting.push(None);
+                waiting_at[t.index()] = waiting.len() as u32;
+            }
+            merge_into(guards, &mut waiting[waiting_at[t.index()] as usize - 1], out);
         }
         if guards.over_budget() {
             break;
