@@ -31,6 +31,7 @@ use crate::ir::{Block, Callee, FileId, Function, LocalDecl, Loc, Program, Stmt};
 use crate::summary::{AllocOrigin, Direct, Summaries, Summary};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -91,48 +92,29 @@ pub struct Outcome {
 
 /// A summary with its one location's file as a path. The `FileId` of that location is the one
 /// of the run that stored it, and means nothing to another: `restore` replaces it.
-#[derive(Clone, Serialize, Deserialize)]
-struct PortableSummary {
-    summary: Summary,
-    origin_file: Option<PathBuf>,
+///
+/// The records borrow what a checked SCC's outcomes hold when they are stored (they are encoded
+/// right away) and own what they read back: `Cow` encodes as what it holds, so both are one
+/// encoding.
+#[derive(Serialize, Deserialize)]
+struct PortableSummary<'a> {
+    summary: Cow<'a, Summary>,
+    origin_file: Option<Cow<'a, Path>>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
-struct MemberRecord {
-    usr: String,
-    summary: PortableSummary,
-    diagnostics: Vec<Diagnostic>,
-    counts: SiteCounts,
+#[derive(Serialize, Deserialize)]
+struct MemberRecord<'a> {
+    usr: Cow<'a, str>,
+    summary: PortableSummary<'a>,
+    diagnostics: Cow<'a, [Diagnostic]>,
+    counts: Cow<'a, SiteCounts>,
     irreducible: bool,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
-struct SccRecord {
-    members: Vec<MemberRecord>,
+#[derive(Serialize, Deserialize)]
+struct SccRecord<'a> {
+    members: Vec<MemberRecord<'a>>,
     budget_hit: bool,
-}
-
-/// `SccRecord` as a checked SCC's outcomes give it, borrowed rather than copied (it is encoded
-/// right away): the same fields in the same order, so it encodes as the `SccRecord` read back.
-#[derive(Serialize)]
-struct SccRecordRef<'a> {
-    members: Vec<MemberRecordRef<'a>>,
-    budget_hit: bool,
-}
-
-#[derive(Serialize)]
-struct MemberRecordRef<'a> {
-    usr: &'a str,
-    summary: PortableSummaryRef<'a>,
-    diagnostics: &'a [Diagnostic],
-    counts: &'a SiteCounts,
-    irreducible: bool,
-}
-
-#[derive(Serialize)]
-struct PortableSummaryRef<'a> {
-    summary: &'a Summary,
-    origin_file: Option<&'a Path>,
 }
 
 /// One run's view of the SCC table: the previous run's records, and this run's.
@@ -141,7 +123,7 @@ pub struct SccReuse<'a> {
     name: Digest,
     env: Digest,
     program: &'a Program,
-    old: Mutex<HashMap<Digest, SccRecord>>,
+    old: Mutex<HashMap<Digest, SccRecord<'static>>>,
     /// This run's records, encoded (`SccRecord`).
     new: Mutex<Vec<(Digest, Vec<u8>)>>,
     /// Whether this run's table differs from the previous one (else it is not rewritten).
@@ -156,9 +138,9 @@ pub struct SccReuse<'a> {
 impl<'a> SccReuse<'a> {
     /// Load the table stored under `slot` (one per compile database and environment).
     pub fn load(cache: &'a Cache, slot: Digest, env: Digest, program: &'a Program) -> SccReuse<'a> {
-        let old: HashMap<Digest, SccRecord> = cache
+        let old: HashMap<Digest, SccRecord<'static>> = cache
             .open_entry(Kind::Scc, slot)
-            .and_then(|e| e.body::<Vec<(Digest, SccRecord)>>(cache))
+            .and_then(|e| e.body::<Vec<(Digest, SccRecord<'static>)>>(cache))
             .map(|v| v.into_iter().collect())
             .unwrap_or_default();
         let n = program.functions.len();
@@ -319,7 +301,7 @@ impl<'a> SccReuse<'a> {
         restored
     }
 
-    fn restore(&self, rec: &SccRecord, scc: &Scc) -> Option<(Vec<(usize, Outcome)>, bool)> {
+    fn restore(&self, rec: &SccRecord<'_>, scc: &Scc) -> Option<(Vec<(usize, Outcome)>, bool)> {
         if rec.members.len() != scc.members.len() {
             return None;
         }
@@ -328,12 +310,12 @@ impl<'a> SccReuse<'a> {
             if m.usr != self.program.functions[i].usr {
                 return None;
             }
-            let mut summary = m.summary.summary.clone();
+            let mut summary = Summary::clone(&m.summary.summary);
             if let Some(o) = summary.origin.as_mut() {
                 let p = m.summary.origin_file.as_deref()?;
                 o.loc.file = *self.file_ids.get(p)?;
             }
-            out.push((i, Outcome { summary, diagnostics: m.diagnostics.clone(), counts: m.counts.clone(), irreducible: m.irreducible, timed_out: false }));
+            out.push((i, Outcome { summary, diagnostics: m.diagnostics.to_vec(), counts: SiteCounts::clone(&m.counts), irreducible: m.irreducible, timed_out: false }));
         }
         Some((out, rec.budget_hit))
     }
@@ -352,15 +334,15 @@ impl<'a> SccReuse<'a> {
                 return;
             }
             let origin_file = o.summary.origin.as_ref().and_then(|g| self.program.file(g.loc.file));
-            members.push(MemberRecordRef {
-                usr: &self.program.functions[i].usr,
-                summary: PortableSummaryRef { summary: &o.summary, origin_file },
-                diagnostics: &o.diagnostics,
-                counts: &o.counts,
+            members.push(MemberRecord {
+                usr: Cow::Borrowed(&self.program.functions[i].usr),
+                summary: PortableSummary { summary: Cow::Borrowed(&o.summary), origin_file: origin_file.map(Cow::Borrowed) },
+                diagnostics: Cow::Borrowed(&o.diagnostics),
+                counts: Cow::Borrowed(&o.counts),
                 irreducible: o.irreducible,
             });
         }
-        if let Some(bytes) = encode(&SccRecordRef { members, budget_hit }) {
+        if let Some(bytes) = encode(&SccRecord { members, budget_hit }) {
             self.new.lock().unwrap_or_else(|e| e.into_inner()).push((key, bytes));
         }
     }
@@ -617,24 +599,24 @@ mod tests {
             usr: "c:@F@malloc".into(),
         });
         let counts = SiteCounts::default();
-        let member = |origin_file| MemberRecordRef {
-            usr: "c:@F@f",
-            summary: PortableSummaryRef { summary: &s, origin_file },
-            diagnostics: &[],
-            counts: &counts,
+        let member = |origin_file: Option<&'static Path>| MemberRecord {
+            usr: Cow::Borrowed("c:@F@f"),
+            summary: PortableSummary { summary: Cow::Borrowed(&s), origin_file: origin_file.map(Cow::Borrowed) },
+            diagnostics: Cow::Borrowed(&[]),
+            counts: Cow::Borrowed(&counts),
             irreducible: false,
         };
         let records: Vec<(Digest, Vec<u8>)> = [(Digest(7), Some(Path::new("/p/x.c"))), (Digest(1 << 100), None)]
             .into_iter()
-            .map(|(key, file)| (key, encode(&SccRecordRef { members: vec![member(file)], budget_hit: true }).expect("encodes")))
+            .map(|(key, file)| (key, encode(&SccRecord { members: vec![member(file)], budget_hit: true }).expect("encodes")))
             .collect();
-        let back: Vec<(Digest, SccRecord)> = postcard::from_bytes(&table_body(&records).expect("encodes")).expect("an SCC table");
+        let back: Vec<(Digest, SccRecord<'static>)> = postcard::from_bytes(&table_body(&records).expect("encodes")).expect("an SCC table");
         assert_eq!(back.len(), 2);
         assert_eq!((back[0].0, back[1].0), (Digest(7), Digest(1 << 100)));
         let m = &back[0].1.members[0];
-        assert_eq!((m.usr.as_str(), back[0].1.budget_hit), ("c:@F@f", true));
+        assert_eq!((&*m.usr, back[0].1.budget_hit), ("c:@F@f", true));
         assert_eq!(m.summary.origin_file.as_deref(), Some(Path::new("/p/x.c")));
-        assert_eq!(m.summary.summary, s, "the summary, with this run's FileId that `restore` replaces");
+        assert_eq!(*m.summary.summary, s, "the summary, with this run's FileId that `restore` replaces");
         assert_eq!(back[1].1.members[0].summary.origin_file, None);
     }
 }

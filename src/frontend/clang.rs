@@ -471,8 +471,9 @@ pub fn type_declaration(t: CXType) -> Option<Cursor> {
     (!c.is_null() && c.kind() != CXCursor_NoDeclFound).then_some(c)
 }
 
-/// The canonical type of a function type, or of the function type a pointer points to: spelled,
-/// the key that matches indirect calls with their possible targets.
+/// The canonical form of `t` if it is a function type, else of the type `t` points to. Its
+/// spelling (`TuCtx::type_spelling`) is the key that matches indirect calls with their possible
+/// targets.
 pub fn function_type(t: CXType) -> CXType {
     let c = canonical(t);
     if c.kind != CXType_Pointer {
