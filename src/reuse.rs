@@ -273,9 +273,9 @@ impl<'a> SccReuse<'a> {
             (out_fresh, ret_fresh, heap, heap_pure, ret_zero, writes).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
-                Some(AllocOrigin { loc, allocator, usr }) => {
-                    (loc.line, loc.col, allocator, usr).hash(&mut w);
-                    match self.program.file(loc.file) {
+                Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {
+                    (line, col, allocator, usr).hash(&mut w);
+                    match self.program.file(*file) {
                         Some(p) => h.u64(1).path(p),
                         None => h.u64(2),
                     }
