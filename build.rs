@@ -33,12 +33,8 @@ fn main() {
     // The bindings depend only on the header and the libclang headers used; this script also
     // reruns for every source change (the build id), and bindgen would cost seconds each time.
     let stamp_path = out_dir.join("clang_shim.stamp");
-    let stamp = format!(
-        "{}\n{}\n{}",
-        std::fs::read_to_string(header).unwrap_or_default(),
-        libdir.display(),
-        include.display()
-    );
+    let stamp =
+        format!("{}\n{}\n{}", std::fs::read_to_string(header).unwrap_or_default(), libdir.display(), include.display());
     if out.is_file() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
         return;
     }
@@ -58,9 +54,7 @@ fn main() {
                 include.display()
             )
         });
-    bindings
-        .write_to_file(&out)
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    bindings.write_to_file(&out).unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
     // Best effort: without the stamp, the next run only regenerates the bindings.
     let _ = std::fs::write(&stamp_path, stamp);
 }
@@ -125,21 +119,12 @@ fn find_libclang() -> (PathBuf, PathBuf) {
             includes.push(parent.join("include"));
         }
         includes.push(PathBuf::from("/usr/lib/llvm-19/include"));
-        if let Some(inc) = includes
-            .into_iter()
-            .find(|i| i.join("clang-c/Index.h").is_file())
-        {
+        if let Some(inc) = includes.into_iter().find(|i| i.join("clang-c/Index.h").is_file()) {
             return (libdir, inc);
         }
-        tried.push(format!(
-            "{} (library found but no clang-c/Index.h next to it)",
-            libdir.display()
-        ));
+        tried.push(format!("{} (library found but no clang-c/Index.h next to it)", libdir.display()));
     }
-    panic!(
-        "drip needs libclang 19 and its C headers; {INSTALL_HINT}. Looked in: {}",
-        tried.join("; ")
-    );
+    panic!("drip needs libclang 19 and its C headers; {INSTALL_HINT}. Looked in: {}", tried.join("; "));
 }
 
 fn has_libclang(dir: &Path) -> bool {

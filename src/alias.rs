@@ -60,7 +60,9 @@ pub fn writes(cx: &FnCx, fresh: &[(usize, Arc<str>)]) -> Vec<Write> {
         .iter()
         .filter_map(|st| match st {
             Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(p))) }
-                if is_ptr_param(*p) && !matches!(dst, Place::Local(_)) && dst.root_local().is_some_and(|r| r != *p && is_ptr_param(r)) =>
+                if is_ptr_param(*p)
+                    && !matches!(dst, Place::Local(_))
+                    && dst.root_local().is_some_and(|r| r != *p && is_ptr_param(r)) =>
             {
                 Some(*p)
             }
@@ -132,7 +134,9 @@ fn stored_whole(cx: &FnCx, p: LocalId, param_names: &[Vec<LocalId>]) -> Vec<(Stm
                 stores.push((sid, j, Arc::from(cx.path_text(k.path))));
             }
             Stmt::Assign { src: Rvalue::Opaque(ops), .. } if ops.iter().any(holds) => return Vec::new(),
-            Stmt::Assign { src: Rvalue::AddrOf(place), .. } if place.root_local().is_some_and(|l| names.contains(&l)) => {
+            Stmt::Assign { src: Rvalue::AddrOf(place), .. }
+                if place.root_local().is_some_and(|l| names.contains(&l)) =>
+            {
                 return Vec::new()
             }
             Stmt::Assign { .. } => {}
@@ -213,7 +217,14 @@ fn on_every_return(func: &Function) -> Vec<bool> {
 /// At call `stmt` (statement `idx` of `node`), the fresh cell the callee hands back below
 /// argument `param` at `path` is overwritten inside the callee by a later store to the same
 /// caller slot: the other argument's index and the slot's name.
-pub fn overwritten_in_callee(cx: &FnCx, stmt: StmtId, node: DagNode, idx: usize, param: usize, path: &str) -> Option<(usize, String)> {
+pub fn overwritten_in_callee(
+    cx: &FnCx,
+    stmt: StmtId,
+    node: DagNode,
+    idx: usize,
+    param: usize,
+    path: &str,
+) -> Option<(usize, String)> {
     let model = cx.model(stmt)?;
     let Stmt::Call { args, .. } = cx.func.stmt(stmt) else { return None };
     let pos = model.writes.iter().position(|w| w.param == param && &*w.path == path && w.from == WriteFrom::Fresh)?;
@@ -238,7 +249,9 @@ pub fn same_slot(cx: &FnCx, a: &Operand, pa: &str, b: &Operand, pb: &str, node: 
     }
     // Two pointer locals holding the same address: the same object, the same path.
     match (cx.arg_slots(a), cx.arg_slots(b)) {
-        (Some((ra, pre_a)), Some((rb, pre_b))) if pre_a == "*" && pre_b == "*" && pa == pb => same_value(cx, ra, rb, node, idx),
+        (Some((ra, pre_a)), Some((rb, pre_b))) if pre_a == "*" && pre_b == "*" && pa == pb => {
+            same_value(cx, ra, rb, node, idx)
+        }
         _ => false,
     }
 }
@@ -262,7 +275,9 @@ fn root_def(cx: &FnCx, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Opt
         Def::At { node: dn, idx: di } => {
             let sid = cx.stmts_of(dn)[di as usize];
             match cx.func.stmt(sid) {
-                Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => root_def(cx, *y, dn, di as usize, depth - 1),
+                Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
+                    root_def(cx, *y, dn, di as usize, depth - 1)
+                }
                 _ => Some((*d, x)),
             }
         }

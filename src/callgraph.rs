@@ -63,13 +63,15 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     for (i, f) in program.functions.iter().enumerate() {
         for (si, s) in f.stmts.iter().enumerate() {
             match s {
-                Stmt::Call { callee: Callee::Direct { name, usr }, .. } => match summaries.direct_callee(i, si, name, usr) {
-                    Direct::Defined(j) => callees[i].push(j),
-                    Direct::Undefined => {
-                        undefined.insert(name.clone());
+                Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
+                    match summaries.direct_callee(i, si, name, usr) {
+                        Direct::Defined(j) => callees[i].push(j),
+                        Direct::Undefined => {
+                            undefined.insert(name.clone());
+                        }
+                        Direct::Library(_) => {}
                     }
-                    Direct::Library(_) => {}
-                },
+                }
                 Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                     indirect_calls += 1;
                     if summaries.resolved_by_field(field.as_deref()) {
@@ -246,7 +248,11 @@ mod tests {
         assert_eq!(c.pending[at(0)], 2, "0 waits for {{1,2}} and {{3}}");
         assert_eq!(c.pending[at(4)], 1);
         assert_eq!(c.pending[at(3)], 0);
-        assert_eq!(c.dependents[at(3)], { let mut v = vec![at(0), at(4)]; v.sort(); v });
+        assert_eq!(c.dependents[at(3)], {
+            let mut v = vec![at(0), at(4)];
+            v.sort();
+            v
+        });
         assert_eq!(c.depth, 2);
         // 1 is called by 0 (another SCC); 2 only by 1, inside its own SCC; 0 and 4 by nobody.
         assert_eq!(c.called_from_outside, vec![false, true, false, true, false]);

@@ -17,8 +17,7 @@
 
 use crate::guard::AtomId;
 use crate::ir::{
-    BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
-    Terminator,
+    BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId, Terminator,
 };
 use crate::libmodel::{ArgEffect, RetEffect, Success};
 use crate::summary::{Model, Summaries, Summary};
@@ -38,7 +37,10 @@ impl DagNode {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum EdgeLabel {
     True,
-    Lit { atom: AtomId, positive: bool },
+    Lit {
+        atom: AtomId,
+        positive: bool,
+    },
     /// At least one of these atoms holds (a switch target reached by several case values).
     Any(Box<[AtomId]>),
 }
@@ -312,7 +314,9 @@ pub fn call_models<'a>(
         .iter()
         .enumerate()
         .map(|(si, s)| match s {
-            Stmt::Call { callee, args, .. } => Some(summaries.model(callee, summaries.direct(index, si), args, provisional)),
+            Stmt::Call { callee, args, .. } => {
+                Some(summaries.model(callee, summaries.direct(index, si), args, provisional))
+            }
             Stmt::Assign { .. } => None,
         })
         .collect()
@@ -457,7 +461,8 @@ impl<'a> FnCx<'a> {
     /// What the flow-insensitive prechecks say of each parameter
     /// (`fastcheck::flow_insensitive_params`).
     pub fn prechecked_params(&self) -> &[Option<crate::summary::ParamFate>] {
-        self.prechecked.get_or_init(|| crate::fastcheck::flow_insensitive_params(self.func, |s| self.model(s), &self.tracked))
+        self.prechecked
+            .get_or_init(|| crate::fastcheck::flow_insensitive_params(self.func, |s| self.model(s), &self.tracked))
     }
 
     /// The paths below parameters that a summary's heap effects state, with their prechecks
@@ -637,7 +642,14 @@ impl<'a> FnCx<'a> {
         self.origin_depth(x, node, idx, 4, true)
     }
 
-    fn origin_depth(&self, x: LocalId, node: DagNode, idx: usize, depth: u32, any_call: bool) -> Option<(StmtId, Success)> {
+    fn origin_depth(
+        &self,
+        x: LocalId,
+        node: DagNode,
+        idx: usize,
+        depth: u32,
+        any_call: bool,
+    ) -> Option<(StmtId, Success)> {
         if !self.is_tracked(x) || depth == 0 {
             return None;
         }
@@ -650,7 +662,8 @@ impl<'a> FnCx<'a> {
             let this = match stmt {
                 Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == x => {
                     // The result of an out-parameter allocator tells whether it succeeded, too.
-                    let success = if any_call { self.model(sid).and_then(call_success) } else { self.source_success(sid) };
+                    let success =
+                        if any_call { self.model(sid).and_then(call_success) } else { self.source_success(sid) };
                     (sid, success?)
                 }
                 Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
@@ -677,7 +690,8 @@ impl<'a> FnCx<'a> {
         let mut switch_universe: HashMap<TestKey, Vec<i64>> = HashMap::new();
         for ni in 0..self.dag.n_blocks {
             if let Terminator::Switch { on, cases, .. } = &self.func.block(self.dag.block[ni]).term {
-                let key = self.switch_key(on, DagNode(ni as u32)).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
+                let key =
+                    self.switch_key(on, DagNode(ni as u32)).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                 let u = switch_universe.entry(key).or_default();
                 u.extend(cases.iter().map(|c| c.0));
                 u.sort_unstable();
@@ -694,7 +708,9 @@ impl<'a> FnCx<'a> {
                 for flag in flags {
                     let Some(arg) = args.get(flag) else { continue };
                     let kind = CondKind::Truthy(arg.clone());
-                    let CondClass::Pure(key) = (if correlate { self.pure_key(&kind, node, idx) } else { CondClass::Opaque }) else {
+                    let CondClass::Pure(key) =
+                        (if correlate { self.pure_key(&kind, node, idx) } else { CondClass::Opaque })
+                    else {
                         continue;
                     };
                     let atom = match by_key.get(&key) {
@@ -834,7 +850,9 @@ impl<'a> FnCx<'a> {
                 let (root, _) = self.path_into(place, &mut prefix)?;
                 Some((root, std::borrow::Cow::Owned(prefix)))
             }
-            None => (self.is_tracked(t) && self.func.local(t).is_pointer).then_some((t, std::borrow::Cow::Borrowed("*"))),
+            None => {
+                (self.is_tracked(t) && self.func.local(t).is_pointer).then_some((t, std::borrow::Cow::Borrowed("*")))
+            }
         }
     }
 
@@ -1130,7 +1148,9 @@ impl<'a> FnCx<'a> {
                 for d in defs.iter() {
                     let Def::At { node: dn, idx } = *d else { return None };
                     let sid = self.stmts_of(dn)[idx as usize];
-                    let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = self.func.stmt(sid) else { return None };
+                    let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = self.func.stmt(sid) else {
+                        return None;
+                    };
                     if value.is_some_and(|v| v != *k) {
                         return None;
                     }
@@ -1159,7 +1179,9 @@ impl<'a> FnCx<'a> {
             return None;
         }
         let defs = self.reaching_set(x, node, self.stmts_of(node).len());
-        if self.func.local(x).kind != LocalKind::Param && self.rd_memo.borrow().0.sets[defs as usize].contains(&Def::Entry) {
+        if self.func.local(x).kind != LocalKind::Param
+            && self.rd_memo.borrow().0.sets[defs as usize].contains(&Def::Entry)
+        {
             return None;
         }
         Some(TestKey::Switch { on: x, defs })
@@ -1220,7 +1242,9 @@ impl<'a> FnCx<'a> {
                 Some(Operand::Const(k)) => PureArg::Const(*k),
                 Some(Operand::Place(Place::Local(l))) if self.is_tracked(*l) => {
                     let set = self.reaching_set(*l, node, idx);
-                    if self.func.local(*l).kind != LocalKind::Param && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry) {
+                    if self.func.local(*l).kind != LocalKind::Param
+                        && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry)
+                    {
                         // An uninitialised local: no two reads are known to agree.
                         return CondClass::Opaque;
                     }
@@ -1417,9 +1441,9 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
     for s in &func.stmts {
         if let Stmt::Assign { dst, src: Rvalue::AddrOf(p) } = s {
             if let Some(x) = p.storage_local() {
-                let only_args = dst.as_local().is_some_and(|t| {
-                    addr_temps.contains_key(&t) && all_uses[t.index()] == arg_uses[t.index()]
-                });
+                let only_args = dst
+                    .as_local()
+                    .is_some_and(|t| addr_temps.contains_key(&t) && all_uses[t.index()] == arg_uses[t.index()]);
                 if !only_args {
                     ok[x.index()] = false;
                 }

@@ -57,10 +57,8 @@ impl Locator {
     /// `a.c:8`, or just `8` when in `same_file`.
     fn short(&self, loc: Loc) -> String {
         let s = self.src(loc);
-        let name = std::path::Path::new(&s.file)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or(s.file);
+        let name =
+            std::path::Path::new(&s.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(s.file);
         format!("{name}:{}", s.line)
     }
 }
@@ -86,8 +84,11 @@ pub fn diagnostics(
             path,
             line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
         };
-        let mut alloc_notes =
-            vec![Note { kind: NoteKind::Alloc, loc: at.src(alloc_loc), message: format!("memory is allocated here by '{}'", v.allocator) }];
+        let mut alloc_notes = vec![Note {
+            kind: NoteKind::Alloc,
+            loc: at.src(alloc_loc),
+            message: format!("memory is allocated here by '{}'", v.allocator),
+        }];
         alloc_notes.extend(wrapper_chain(func, v, at, summaries));
         if policy.reports(v.category) {
             let steps = v.leak.as_deref().unwrap_or(&[]);
@@ -278,11 +279,17 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<
         let note = match s {
             Step::Branch { block, taken, loc, .. } => {
                 let (text, holds) = branch_text(func, *block, *taken);
-                Note { kind: NoteKind::Branch, loc: at.src(*loc), message: format!("'{text}' is {}", if holds { "true" } else { "false" }) }
+                Note {
+                    kind: NoteKind::Branch,
+                    loc: at.src(*loc),
+                    message: format!("'{text}' is {}", if holds { "true" } else { "false" }),
+                }
             }
-            Step::Case { block, target, loc, .. } => {
-                Note { kind: NoteKind::Branch, loc: at.src(*loc), message: format!("{} is taken", case_text(func, *block, *target)) }
-            }
+            Step::Case { block, target, loc, .. } => Note {
+                kind: NoteKind::Branch,
+                loc: at.src(*loc),
+                message: format!("{} is taken", case_text(func, *block, *target)),
+            },
             Step::CallFails { stmt, loc } => Note {
                 kind: NoteKind::Branch,
                 loc: at.src(*loc),

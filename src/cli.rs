@@ -122,7 +122,11 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "-o" => a.output = Some(PathBuf::from(value("-o")?)),
             "-j" => {
                 let v = value("-j")?;
-                a.jobs = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
+                a.jobs = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
             }
             "--stats" => a.stats = true,
             "--all-categories" => a.all_categories = true,
@@ -137,7 +141,11 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             s if s.starts_with("--config=") => a.config = Some(PathBuf::from(&s["--config=".len()..])),
             s if s.starts_with("-p") && s.len() > 2 => a.compdb = Some(PathBuf::from(&s[2..])),
             s if s.starts_with("-j") && s.len() > 2 => {
-                a.jobs = s[2..].parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
+                a.jobs = s[2..]
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
             }
             s if s.starts_with("--format=") => {
                 return parse_args(&rewrite(argv, s, "--format"));
@@ -240,7 +248,11 @@ fn load_compdb(args: &Args) -> Result<(CompDb, String, PathBuf), String> {
         if !missing.is_empty() {
             return Err(format!("no such file: {}", missing.join(", ")));
         }
-        return Ok((compdb::from_files(&args.files, &args.flags), "the command line".to_string(), PathBuf::from(".drip")));
+        return Ok((
+            compdb::from_files(&args.files, &args.flags),
+            "the command line".to_string(),
+            PathBuf::from(".drip"),
+        ));
     }
     let path = match &args.compdb {
         Some(p) => p.clone(),
@@ -254,7 +266,8 @@ fn load_compdb(args: &Args) -> Result<(CompDb, String, PathBuf), String> {
             }
         }
     };
-    let cache_dir = if path.is_dir() { path.join(".drip") } else { path.parent().unwrap_or(Path::new("")).join(".drip") };
+    let cache_dir =
+        if path.is_dir() { path.join(".drip") } else { path.parent().unwrap_or(Path::new("")).join(".drip") };
     compdb::load(&path).map(|db| (db, path.display().to_string(), cache_dir)).map_err(|e| e.to_string())
 }
 
@@ -271,10 +284,7 @@ fn run(args: &Args) -> i32 {
         eprintln!("drip: warning: {p}");
     }
     if db.commands.is_empty() {
-        eprintln!(
-            "drip: error: no C translation units in {origin} ({} non-C entries skipped)",
-            db.skipped_non_c
-        );
+        eprintln!("drip: error: no C translation units in {origin} ({} non-C entries skipped)", db.skipped_non_c);
         return EXIT_USAGE;
     }
     let cache = if args.no_cache {
@@ -364,7 +374,8 @@ fn run(args: &Args) -> i32 {
     };
     let analysis_started = Instant::now();
     let cpu_analysis_started = driver::process_cpu();
-    let reuse = env.zip(scc_slot).filter(|_| cache.enabled()).map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
+    let reuse =
+        env.zip(scc_slot).filter(|_| cache.enabled()).map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
     let drawing = crate::progress::draw(&progress);
     let out = driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref(), Some(&progress));
     if let Some(d) = drawing {
@@ -552,7 +563,12 @@ fn sweep(cache: &Cache, cmds: &[crate::compdb::CompileCommand], slots: [Option<c
 }
 
 /// The run's own problems, for the JSON and SARIF reports (the text report has them on stderr).
-fn notifications(stats: &Stats, failures: &[String], internal_errors: &[String], timed_out: &[String]) -> Vec<Notification> {
+fn notifications(
+    stats: &Stats,
+    failures: &[String],
+    internal_errors: &[String],
+    timed_out: &[String],
+) -> Vec<Notification> {
     let mut out = Vec::new();
     let mut add = |level, id, message: String| out.push(Notification { level, id, message });
     for f in failures {
@@ -565,7 +581,10 @@ fn notifications(stats: &Stats, failures: &[String], internal_errors: &[String],
         add(
             NotificationLevel::Warning,
             "time-budget",
-            format!("{f}: ran out of the time budget ({} ms); its undecided allocation sites are over budget", stats.budgets.function_time_ms),
+            format!(
+                "{f}: ran out of the time budget ({} ms); its undecided allocation sites are over budget",
+                stats.budgets.function_time_ms
+            ),
         );
     }
     if stats.sites_over_budget > 0 {
@@ -591,21 +610,33 @@ fn notifications(stats: &Stats, failures: &[String], internal_errors: &[String],
     out
 }
 
-fn write_output(args: &Args, diags: &[crate::diag::Diagnostic], stats: &Stats, notes: &[Notification], cwd: &Path) -> std::io::Result<()> {
+fn write_output(
+    args: &Args,
+    diags: &[crate::diag::Diagnostic],
+    stats: &Stats,
+    notes: &[Notification],
+    cwd: &Path,
+) -> std::io::Result<()> {
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let mut sink: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     match args.format {
-        Format::Text => report::render_text(diags, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?,
+        Format::Text => {
+            report::render_text(diags, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?
+        }
         Format::Json => {
             let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
             report::render_json(diags, &value, notes, &mut *sink)?
         }
         Format::Sarif => report::render_sarif(
             diags,
-            &ToolInfo { version: env!("CARGO_PKG_VERSION").to_string(), root: cwd.to_path_buf(), notifications: notes.to_vec() },
+            &ToolInfo {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                root: cwd.to_path_buf(),
+                notifications: notes.to_vec(),
+            },
             &mut *sink,
         )?,
     }
@@ -628,13 +659,25 @@ fn summary(s: &Stats) -> String {
         problems.push(format!("{} TU{} failed to parse", s.tus_failed, if s.tus_failed == 1 { "" } else { "s" }));
     }
     if s.tus_with_errors > 0 {
-        problems.push(format!("{} TU{} with parse errors", s.tus_with_errors, if s.tus_with_errors == 1 { "" } else { "s" }));
+        problems.push(format!(
+            "{} TU{} with parse errors",
+            s.tus_with_errors,
+            if s.tus_with_errors == 1 { "" } else { "s" }
+        ));
     }
     if s.functions_failed > 0 {
-        problems.push(format!("{} function{} failed", s.functions_failed, if s.functions_failed == 1 { "" } else { "s" }));
+        problems.push(format!(
+            "{} function{} failed",
+            s.functions_failed,
+            if s.functions_failed == 1 { "" } else { "s" }
+        ));
     }
     if s.sites_over_budget > 0 {
-        problems.push(format!("{} site{} over budget", s.sites_over_budget, if s.sites_over_budget == 1 { "" } else { "s" }));
+        problems.push(format!(
+            "{} site{} over budget",
+            s.sites_over_budget,
+            if s.sites_over_budget == 1 { "" } else { "s" }
+        ));
     }
     if s.entries_skipped_non_c > 0 {
         problems.push(format!("{} non-C entries skipped", s.entries_skipped_non_c));
@@ -722,7 +765,8 @@ fn print_stats(s: &Stats) {
         "  time (ms)           parse {} | ir {} | value-flow {} | guards+sat {} (summed over threads) | analysis {} | wall {}",
         t.parse, t.ir, t.value_flow, t.guards_sat, t.analysis, t.wall
     );
-    let _ = writeln!(e, "  cpu time (ms)       front end {} | analysis {} (all threads)", t.cpu_front_end, t.cpu_analysis);
+    let _ =
+        writeln!(e, "  cpu time (ms)       front end {} | analysis {} (all threads)", t.cpu_front_end, t.cpu_analysis);
 }
 
 fn dump_ir(program: &crate::ir::Program, args: &Args) -> i32 {

@@ -41,22 +41,10 @@ pub struct CompDb {
 
 #[derive(Debug)]
 pub enum CompDbError {
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    Json {
-        path: PathBuf,
-        message: String,
-    },
-    NotAnArray {
-        path: PathBuf,
-    },
-    BadEntry {
-        path: PathBuf,
-        index: usize,
-        message: String,
-    },
+    Io { path: PathBuf, source: std::io::Error },
+    Json { path: PathBuf, message: String },
+    NotAnArray { path: PathBuf },
+    BadEntry { path: PathBuf, index: usize, message: String },
 }
 
 impl fmt::Display for CompDbError {
@@ -68,16 +56,10 @@ impl fmt::Display for CompDbError {
             CompDbError::Json { path, message } => {
                 write!(f, "{} is not valid JSON: {message}", path.display())
             }
-            CompDbError::NotAnArray { path } => write!(
-                f,
-                "{} is not a compilation database: expected a JSON array of entries",
-                path.display()
-            ),
-            CompDbError::BadEntry {
-                path,
-                index,
-                message,
-            } => {
+            CompDbError::NotAnArray { path } => {
+                write!(f, "{} is not a compilation database: expected a JSON array of entries", path.display())
+            }
+            CompDbError::BadEntry { path, index, message } => {
                 write!(f, "{}: entry {index}: {message}", path.display())
             }
         }
@@ -95,21 +77,12 @@ impl std::error::Error for CompDbError {
 
 /// Load `path`, which is either a `compile_commands.json` file or a directory containing one.
 pub fn load(path: &Path) -> Result<CompDb, CompDbError> {
-    let json_path = if path.is_dir() {
-        path.join("compile_commands.json")
-    } else {
-        path.to_path_buf()
-    };
-    let text = std::fs::read_to_string(&json_path).map_err(|source| CompDbError::Io {
-        path: json_path.clone(),
-        source,
-    })?;
+    let json_path = if path.is_dir() { path.join("compile_commands.json") } else { path.to_path_buf() };
+    let text =
+        std::fs::read_to_string(&json_path).map_err(|source| CompDbError::Io { path: json_path.clone(), source })?;
     let json_abs = absolute(&json_path, &current_dir());
     // Relative `directory` fields are relative to the database's own directory.
-    let base = json_abs
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(current_dir);
+    let base = json_abs.parent().map(Path::to_path_buf).unwrap_or_else(current_dir);
     parse(&text, &json_path, &base)
 }
 
@@ -134,11 +107,7 @@ pub fn from_files(files: &[PathBuf], flags: &[String]) -> CompDb {
             db.duplicates += 1;
             continue;
         }
-        db.commands.push(CompileCommand {
-            directory: cwd.clone(),
-            file,
-            arguments,
-        });
+        db.commands.push(CompileCommand { directory: cwd.clone(), file, arguments });
     }
     db
 }
@@ -146,23 +115,15 @@ pub fn from_files(files: &[PathBuf], flags: &[String]) -> CompDb {
 /// Parse the text of a database found at `json_path` (used in messages); relative directories
 /// are resolved against `base`.
 fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| CompDbError::Json {
-        path: json_path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| CompDbError::Json { path: json_path.to_path_buf(), message: e.to_string() })?;
     let Value::Array(entries) = value else {
-        return Err(CompDbError::NotAnArray {
-            path: json_path.to_path_buf(),
-        });
+        return Err(CompDbError::NotAnArray { path: json_path.to_path_buf() });
     };
     let mut db = CompDb::default();
     let mut seen: HashSet<(PathBuf, Vec<String>)> = HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
-        let bad = |message: String| CompDbError::BadEntry {
-            path: json_path.to_path_buf(),
-            index,
-            message,
-        };
+        let bad = |message: String| CompDbError::BadEntry { path: json_path.to_path_buf(), index, message };
         let Value::Object(obj) = entry else {
             return Err(bad("expected an object".into()));
         };
@@ -173,8 +134,7 @@ fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbErro
                 Some(_) => Err(bad(format!("field `{key}` must be a string"))),
             }
         };
-        let directory =
-            get_str("directory")?.ok_or_else(|| bad("missing field `directory`".into()))?;
+        let directory = get_str("directory")?.ok_or_else(|| bad("missing field `directory`".into()))?;
         let file = get_str("file")?.ok_or_else(|| bad("missing field `file`".into()))?;
         let arguments: Vec<String> = match (obj.get("arguments"), get_str("command")?) {
             (Some(Value::Array(args)), _) => {
@@ -182,9 +142,7 @@ fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbErro
                 for a in args {
                     match a {
                         Value::String(s) => v.push(s.clone()),
-                        _ => {
-                            return Err(bad("field `arguments` must be an array of strings".into()))
-                        }
+                        _ => return Err(bad("field `arguments` must be an array of strings".into())),
                     }
                 }
                 v
@@ -199,9 +157,7 @@ fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbErro
                     continue;
                 }
             },
-            (Some(_), _) => {
-                return Err(bad("field `arguments` must be an array of strings".into()))
-            }
+            (Some(_), _) => return Err(bad("field `arguments` must be an array of strings".into())),
             (None, None) => return Err(bad("missing field `arguments` or `command`".into())),
         };
         let directory = absolute(Path::new(directory), base);
@@ -223,11 +179,7 @@ fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbErro
             db.duplicates += 1;
             continue;
         }
-        db.commands.push(CompileCommand {
-            directory,
-            file,
-            arguments,
-        });
+        db.commands.push(CompileCommand { directory, file, arguments });
     }
     Ok(db)
 }
@@ -238,9 +190,7 @@ fn strip_wrappers(mut args: Vec<String>) -> Vec<String> {
     let n = args
         .iter()
         .take_while(|a| {
-            let base = Path::new(a.as_str())
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned());
+            let base = Path::new(a.as_str()).file_name().map(|s| s.to_string_lossy().into_owned());
             base.is_some_and(|b| WRAPPERS.contains(&b.as_str()))
         })
         .count();
@@ -272,18 +222,11 @@ fn is_c(file: &Path, args: &[String]) -> bool {
     if let Some(l) = lang {
         return matches!(l, "c" | "c-header" | "cpp-output");
     }
-    let compiler = args.first().map(|c| {
-        Path::new(c)
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-    });
+    let compiler = args.first().map(|c| Path::new(c).file_name().map(|s| s.to_string_lossy().into_owned()));
     if compiler.flatten().is_some_and(|c| c.contains("++")) {
         return false;
     }
-    matches!(
-        file.extension().and_then(|e| e.to_str()),
-        Some("c") | Some("h")
-    )
+    matches!(file.extension().and_then(|e| e.to_str()), Some("c") | Some("h"))
 }
 
 fn current_dir() -> PathBuf {
@@ -308,8 +251,7 @@ pub fn normalize(p: &Path) -> PathBuf {
         match c {
             Component::CurDir => {}
             Component::ParentDir => {
-                let popped =
-                    matches!(out.components().next_back(), Some(Component::Normal(_))) && out.pop();
+                let popped = matches!(out.components().next_back(), Some(Component::Normal(_))) && out.pop();
                 if !popped && !out.has_root() {
                     out.push("..");
                 }
@@ -328,11 +270,7 @@ mod tests {
     use super::*;
 
     fn parse_ok(text: &str) -> CompDb {
-        match parse(
-            text,
-            Path::new("/proj/build/compile_commands.json"),
-            Path::new("/proj/build"),
-        ) {
+        match parse(text, Path::new("/proj/build/compile_commands.json"), Path::new("/proj/build")) {
             Ok(db) => db,
             Err(e) => panic!("unexpected error: {e}"),
         }
@@ -358,16 +296,12 @@ mod tests {
         assert_eq!(db.commands[0].arguments, ["gcc", "-c", "a.c", "-DX=1"]);
         assert_eq!(db.commands[1].file, PathBuf::from("/proj/b.c"));
         assert_eq!(db.commands[1].directory, PathBuf::from("/proj/sub"));
-        assert_eq!(
-            db.commands[1].arguments,
-            ["cc", "-c", "../b.c", "-DMSG=hi there"]
-        );
+        assert_eq!(db.commands[1].arguments, ["cc", "-c", "../b.c", "-DMSG=hi there"]);
     }
 
     #[test]
     fn relative_directory_is_relative_to_the_database() {
-        let db =
-            parse_ok(r#"[{"directory": "..", "file": "./src/./x.c", "arguments": ["cc", "x.c"]}]"#);
+        let db = parse_ok(r#"[{"directory": "..", "file": "./src/./x.c", "arguments": ["cc", "x.c"]}]"#);
         assert_eq!(db.commands[0].directory, PathBuf::from("/proj"));
         assert_eq!(db.commands[0].file, PathBuf::from("/proj/src/x.c"));
     }
@@ -386,11 +320,7 @@ mod tests {
               {"directory": "/p", "file": "e.c", "arguments": ["cc", "-xc++", "-c", "e.c"]}
             ]"#,
         );
-        let files: Vec<_> = db
-            .commands
-            .iter()
-            .map(|c| c.file.display().to_string())
-            .collect();
+        let files: Vec<_> = db.commands.iter().map(|c| c.file.display().to_string()).collect();
         assert_eq!(files, ["/p/a.c", "/p/a.c", "/p/d.cc"]);
         assert_eq!(db.duplicates, 1);
         assert_eq!(db.skipped_non_c, 4);
@@ -398,9 +328,7 @@ mod tests {
 
     #[test]
     fn compiler_wrappers_are_dropped() {
-        let db = parse_ok(
-            r#"[{"directory": "/p", "file": "a.c", "command": "/usr/bin/ccache gcc -c a.c"}]"#,
-        );
+        let db = parse_ok(r#"[{"directory": "/p", "file": "a.c", "command": "/usr/bin/ccache gcc -c a.c"}]"#);
         assert_eq!(db.commands[0].arguments, ["gcc", "-c", "a.c"]);
     }
 
@@ -416,16 +344,10 @@ mod tests {
     fn malformed_databases_are_errors() {
         assert!(parse_err("{").contains("is not valid JSON"));
         assert!(parse_err(r#"{"a": 1}"#).contains("expected a JSON array"));
-        assert!(parse_err(r#"[{"file": "a.c", "command": "cc a.c"}]"#)
-            .contains("entry 0: missing field `directory`"));
-        assert!(parse_err(r#"[{"directory": "/", "command": "cc a.c"}]"#)
-            .contains("missing field `file`"));
-        assert!(parse_err(r#"[{"directory": "/", "file": "a.c"}]"#)
-            .contains("`arguments` or `command`"));
-        assert!(
-            parse_err(r#"[{"directory": "/", "file": "a.c", "arguments": [1]}]"#)
-                .contains("array of strings")
-        );
+        assert!(parse_err(r#"[{"file": "a.c", "command": "cc a.c"}]"#).contains("entry 0: missing field `directory`"));
+        assert!(parse_err(r#"[{"directory": "/", "command": "cc a.c"}]"#).contains("missing field `file`"));
+        assert!(parse_err(r#"[{"directory": "/", "file": "a.c"}]"#).contains("`arguments` or `command`"));
+        assert!(parse_err(r#"[{"directory": "/", "file": "a.c", "arguments": [1]}]"#).contains("array of strings"));
         assert!(parse_err("[3]").contains("expected an object"));
         let e = parse_err("[3]");
         assert!(!e.ends_with('.'), "{e}");
@@ -436,10 +358,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("drip-compdb-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let json = dir.join("compile_commands.json");
-        let written = std::fs::write(
-            &json,
-            r#"[{"directory": ".", "file": "x.c", "arguments": ["cc", "-c", "x.c"]}]"#,
-        );
+        let written = std::fs::write(&json, r#"[{"directory": ".", "file": "x.c", "arguments": ["cc", "-c", "x.c"]}]"#);
         assert!(written.is_ok());
         let db = load(&dir);
         let _ = std::fs::remove_dir_all(&dir);
@@ -454,11 +373,7 @@ mod tests {
     #[test]
     fn from_files_builds_commands() {
         let db = from_files(
-            &[
-                PathBuf::from("/x/a.c"),
-                PathBuf::from("/x/a.c"),
-                PathBuf::from("/x/b.cpp"),
-            ],
+            &[PathBuf::from("/x/a.c"), PathBuf::from("/x/a.c"), PathBuf::from("/x/b.cpp")],
             &["-I.".to_string()],
         );
         assert_eq!(db.commands.len(), 1);

@@ -12,16 +12,16 @@
 
 use crate::callgraph::{self, CallGraph, Scc};
 use crate::cfg::{self, FnCx};
-use crate::summary::{Summaries, Summary};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
 use crate::fastcheck::{self, Config, Timings};
 use crate::ir::Program;
 use crate::reuse::{Outcome, SccReuse, SiteCounts};
+use crate::summary::{Summaries, Summary};
+use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use hashbrown::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -184,7 +184,13 @@ pub fn analyze(
             cx.deadline = deadline;
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
-                    out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false, timed_out: false },
+                    out: Outcome {
+                        summary,
+                        diagnostics: Vec::new(),
+                        counts: SiteCounts::default(),
+                        irreducible: false,
+                        timed_out: false,
+                    },
                     timings: Timings::default(),
                 };
             }
@@ -221,9 +227,10 @@ pub fn analyze(
     // against unknown callees instead, so an unfinished fixpoint costs precision, never a false
     // "freed".
     let check_scc = |scc: &Scc| -> SccResult {
-        let run_all = |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
-            members.par_iter().map(|&i| (i, check(i, provisional))).collect()
-        };
+        let run_all =
+            |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
+                members.par_iter().map(|&i| (i, check(i, provisional))).collect()
+            };
         if !scc.recursive {
             return (run_all(&scc.members, &HashMap::new()), false);
         }
@@ -384,7 +391,9 @@ fn presolve_escapes(
                     .enumerate()
                     .filter(|(k, f)| {
                         *f == Some(crate::summary::ParamFate::Escapes)
-                            && provisional.get(&i).is_some_and(|s| s.params.get(*k) == Some(&crate::summary::ParamFate::Reads))
+                            && provisional
+                                .get(&i)
+                                .is_some_and(|s| s.params.get(*k) == Some(&crate::summary::ParamFate::Reads))
                     })
                     .map(|(k, _)| k)
                     .collect();
@@ -432,7 +441,8 @@ impl<'a> Presolve<'a> {
         members: &[usize],
         provisional: &HashMap<usize, Summary>,
     ) -> Presolve<'a> {
-        let models: Vec<std::cell::OnceCell<crate::summary::Model<'a>>> = func.stmts.iter().map(|_| std::cell::OnceCell::new()).collect();
+        let models: Vec<std::cell::OnceCell<crate::summary::Model<'a>>> =
+            func.stmts.iter().map(|_| std::cell::OnceCell::new()).collect();
         let tracked = cfg::tracked_locals(func, |si| model_at(&models, si, index, func, summaries, provisional));
         let inner = func
             .stmts
@@ -648,13 +658,15 @@ where
     let reused = sched.reuse.zip(key).and_then(|(r, key)| r.lookup(key, scc));
     let (members, hit) = match reused {
         Some((outcomes, hit)) => {
-            let members = outcomes.into_iter().map(|(i, out)| (i, Ok(FnResult { out, timings: Timings::default() }))).collect();
+            let members =
+                outcomes.into_iter().map(|(i, out)| (i, Ok(FnResult { out, timings: Timings::default() }))).collect();
             (members, hit)
         }
         None => {
             let (members, hit) = (sched.check_scc)(scc);
             if let Some(r) = sched.reuse {
-                let outcomes: Vec<(usize, Option<&Outcome>)> = members.iter().map(|(i, r)| (*i, r.as_ref().ok().map(|fr| &fr.out))).collect();
+                let outcomes: Vec<(usize, Option<&Outcome>)> =
+                    members.iter().map(|(i, r)| (*i, r.as_ref().ok().map(|fr| &fr.out))).collect();
                 r.store(key, scc, &outcomes, hit);
             }
             (members, hit)
@@ -698,13 +710,20 @@ mod tests {
     /// A toy cycle: member 0 escapes its parameter by itself; every other member escapes it when
     /// a callee in the cycle does. The fixpoint has every member escaping.
     fn toy_check(i: usize, view: &HashMap<usize, Summary>, callees: &[Vec<usize>]) -> Result<FnResult, String> {
-        let escapes = i == 0 || callees[i].iter().any(|c| view.get(c).is_some_and(|s| s.params[0] == ParamFate::Escapes));
+        let escapes =
+            i == 0 || callees[i].iter().any(|c| view.get(c).is_some_and(|s| s.params[0] == ParamFate::Escapes));
         let mut summary = Summary::plain(1, false);
         if escapes {
             summary.params[0] = ParamFate::Escapes;
         }
         Ok(FnResult {
-            out: Outcome { summary, diagnostics: Vec::new(), counts: SiteCounts::default(), irreducible: false, timed_out: false },
+            out: Outcome {
+                summary,
+                diagnostics: Vec::new(),
+                counts: SiteCounts::default(),
+                irreducible: false,
+                timed_out: false,
+            },
             timings: Timings::default(),
         })
     }

@@ -247,11 +247,10 @@ impl Facts {
         if chosen.is_empty() {
             return Facts::default();
         }
-        let index: HashMap<(LocalId, String), u32> = chosen.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
-        let tests = block_tests
-            .into_iter()
-            .map(|t| t.and_then(|(k, op, c)| index.get(&k).map(|i| (*i, op, c))))
-            .collect();
+        let index: HashMap<(LocalId, String), u32> =
+            chosen.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
+        let tests =
+            block_tests.into_iter().map(|t| t.and_then(|(k, op, c)| index.get(&k).map(|i| (*i, op, c)))).collect();
         let ret_keys = if returns_pointer {
             chosen
                 .iter()
@@ -280,7 +279,14 @@ impl Facts {
         followed
     }
 
-    fn stmt_effect(&self, cx: &FnCx, fact_local: &[bool], groups: &Groups, ix: &KeyIndex, sid: StmtId) -> Option<FactStmt> {
+    fn stmt_effect(
+        &self,
+        cx: &FnCx,
+        fact_local: &[bool],
+        groups: &Groups,
+        ix: &KeyIndex,
+        sid: StmtId,
+    ) -> Option<FactStmt> {
         let mut kills: Vec<u32> = Vec::new();
         let mut gen = FactGen::None;
         // The key a place names, looked up only where its root has keys at all.
@@ -616,7 +622,11 @@ fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, St
     }
     // Below a pointer the function tracks, or a field of a local struct whose address only goes
     // to calls.
-    let ok = if text.starts_with('*') { cx.is_tracked(root) } else { cx.field_aggregates.get(root.index()).copied().unwrap_or(false) };
+    let ok = if text.starts_with('*') {
+        cx.is_tracked(root)
+    } else {
+        cx.field_aggregates.get(root.index()).copied().unwrap_or(false)
+    };
     ok.then_some((root, text))
 }
 
@@ -713,7 +723,8 @@ impl KeyIndex {
                 continue;
             }
             ix.by_group.entry(g).or_default().push(i);
-            let mut fields: Vec<&str> = text.split(['*', '[', ']']).flat_map(|s| s.split('.')).filter(|f| !f.is_empty()).collect();
+            let mut fields: Vec<&str> =
+                text.split(['*', '[', ']']).flat_map(|s| s.split('.')).filter(|f| !f.is_empty()).collect();
             fields.sort_unstable();
             fields.dedup();
             for f in fields {
@@ -730,7 +741,12 @@ impl KeyIndex {
     fn below_into(&self, groups: &Groups, g: u32, out: &mut Vec<u32>) {
         let mut memo = self.below.borrow_mut();
         let ks = memo.entry(g).or_insert_with(|| {
-            groups.reach(g).iter().flat_map(|h| self.by_group.get(h).map_or(&[][..], |v| v.as_slice())).copied().collect()
+            groups
+                .reach(g)
+                .iter()
+                .flat_map(|h| self.by_group.get(h).map_or(&[][..], |v| v.as_slice()))
+                .copied()
+                .collect()
         });
         out.extend_from_slice(ks);
     }

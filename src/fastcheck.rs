@@ -100,14 +100,32 @@ pub enum HandTo {
 pub enum Step {
     /// The branch ending `block` goes to its `then_` side (`taken`) or not; `atom` is its
     /// (possibly shared) condition.
-    Branch { block: BlockId, taken: bool, loc: Loc, atom: AtomId },
+    Branch {
+        block: BlockId,
+        taken: bool,
+        loc: Loc,
+        atom: AtomId,
+    },
     /// The switch ending `block` goes to `target`.
-    Case { block: BlockId, target: BlockId, loc: Loc, atom: AtomId },
+    Case {
+        block: BlockId,
+        target: BlockId,
+        loc: Loc,
+        atom: AtomId,
+    },
     /// An allocating call (`realloc`) fails and returns NULL, leaving its argument alive.
-    CallFails { stmt: StmtId, loc: Loc },
-    Free { loc: Loc },
+    CallFails {
+        stmt: StmtId,
+        loc: Loc,
+    },
+    Free {
+        loc: Loc,
+    },
     /// The last reference is lost.
-    Lost { loc: Loc, how: Lost },
+    Lost {
+        loc: Loc,
+        how: Lost,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -160,7 +178,10 @@ enum EventKind {
     Return,
     /// At a return, the cell is in the object parameter `param` points to, at `path` (`*` for
     /// `*out`, `*.buf` for `p->buf`): handed to the caller through it.
-    Stored { param: usize, path: std::sync::Arc<str> },
+    Stored {
+        param: usize,
+        path: std::sync::Arc<str>,
+    },
     /// At a return, the cell is in the returned object at `path` (a constructor's field).
     ReturnedIn(u32),
     /// At a return, a summary's subject is still in the slot it started in (see `flow`).
@@ -261,7 +282,15 @@ impl State {
     /// `y` and the locals known to hold the same address.
     fn names_of(&self, y: LocalId) -> Vec<LocalId> {
         let mut v = vec![y];
-        v.extend(self.alias.iter().filter_map(|&(a, b)| if a == y { Some(b) } else if b == y { Some(a) } else { None }));
+        v.extend(self.alias.iter().filter_map(|&(a, b)| {
+            if a == y {
+                Some(b)
+            } else if b == y {
+                Some(a)
+            } else {
+                None
+            }
+        }));
         v
     }
     /// `l` gets a new value: a copy of `from` (its aliases become `l`'s), or anything else.
@@ -392,7 +421,8 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
             let started = std::time::Instant::now();
             let followed = cx.facts.follow(cx);
             timings.value_flow += started.elapsed();
-            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed), false).unwrap_or_default()
+            check_sites(cx, config, is_main, timings, &sites, guards, p_entry, Some(&followed), false)
+                .unwrap_or_default()
         }
         _ => plain.unwrap_or_default(),
     }
@@ -585,9 +615,7 @@ fn flow_site(
 ) -> Prepared {
     let started = std::time::Instant::now();
     let slot = &slot;
-    let Stmt::Call { dst, callee, args } = cx.func.stmt(stmt) else {
-        unreachable!("sites are calls")
-    };
+    let Stmt::Call { dst, callee, args } = cx.func.stmt(stmt) else { unreachable!("sites are calls") };
     let allocator = match callee {
         Callee::Direct { name, .. } => name.clone(),
         Callee::Indirect { .. } => cx.model(stmt).map_or("a function pointer", |m| m.name).to_string(),
@@ -664,7 +692,8 @@ fn flow_site(
             verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
             let loc = cx.func.stmt_loc(stmt);
             let callee = verdict.allocator.clone();
-            verdict.leak = Some(vec![Step::Lost { loc, how: Lost::AliasedInCallee { callee, args: (i, other), slot: name } }]);
+            verdict.leak =
+                Some(vec![Step::Lost { loc, how: Lost::AliasedInCallee { callee, args: (i, other), slot: name } }]);
             return Prepared::Done(verdict);
         }
     }
@@ -716,7 +745,18 @@ fn flow_site(
     }
     let mut rets = Vec::new();
     let mut unzero = Vec::new();
-    let events = flow(cx, guards, node0, idx0 + 1, x, fold, Some(&mut rets), false, must.map(|(f, _)| (f, &init[..])), Some(&mut unzero));
+    let events = flow(
+        cx,
+        guards,
+        node0,
+        idx0 + 1,
+        x,
+        fold,
+        Some(&mut rets),
+        false,
+        must.map(|(f, _)| (f, &init[..])),
+        Some(&mut unzero),
+    );
     if guards.over_budget() {
         guards.reset_budget();
         verdict.category = Category::OverBudget;
@@ -883,7 +923,8 @@ fn judge_site(
     // Returned: which error-code places below parameters are 0 wherever it is.
     if verdict.returned {
         for (k, bad) in &unzero {
-            if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat) {
+            if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat)
+            {
                 let (root, path) = &cx.facts.keys[*k as usize];
                 if let Some(i) = cx.param_index(*root) {
                     verdict.ret_zero.push((i, path.as_str().into()));
@@ -896,7 +937,8 @@ fn judge_site(
             // Inside the returned object: it exists whenever the object is returned, if nothing
             // but allocation successes decide whether the allocation runs (not `if (tooltip)`).
             HandTo::Result(_) => {
-                let only_successes = guards_ro.support(&[psrc]).iter().all(|a| cx.success_atom.values().any(|s| s == a));
+                let only_successes =
+                    guards_ro.support(&[psrc]).iter().all(|a| cx.success_atom.values().any(|s| s == a));
                 only_successes.then(|| (to.clone(), crate::libmodel::Success::Always))
             }
             HandTo::Param(..) => out_success(cx, solver, guards_ro, psrc, stored_any, &rets).map(|s| (to.clone(), s)),
@@ -1090,7 +1132,9 @@ fn flow(
                 // An array element tested right where the cell surely is in the array: taken as
                 // the cell's own test (`v[i] = strdup(..); if (!v[i])`), though all elements are
                 // one place.
-                CondKind::Truthy(op) => !st.is_maybe_null(op) && value_guard(cx, &st, op) == st.p && st.p != GuardId::FALSE,
+                CondKind::Truthy(op) => {
+                    !st.is_maybe_null(op) && value_guard(cx, &st, op) == st.p && st.p != GuardId::FALSE
+                }
                 _ => false,
             },
             _ => false,
@@ -1137,7 +1181,9 @@ fn flow(
             _ => None,
         };
         let fact_test = match &block.term {
-            Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten(),
+            Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => {
+                cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten()
+            }
             _ => None,
         };
         let succs = &cx.dag.succs[nd.index()];
@@ -1262,7 +1308,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         }
         let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
         let mut rets = Vec::new();
-        let events = flow(cx, guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
+        let events =
+            flow(cx, guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -1337,7 +1384,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     handed.sort();
     let out_success: Vec<crate::libmodel::Success> =
         handed.iter().filter(|h| matches!(h.0, HandTo::Param(..))).map(|h| h.1).collect();
-    if out_success.windows(2).any(|w| w[0] != w[1]) || out_success.iter().any(|o| ret_success.is_some_and(|r| r != *o)) {
+    if out_success.windows(2).any(|w| w[0] != w[1]) || out_success.iter().any(|o| ret_success.is_some_and(|r| r != *o))
+    {
         handed.retain(|h| !matches!(h.0, HandTo::Param(..)));
     }
     let out_fresh: Vec<(usize, std::sync::Arc<str>, crate::libmodel::Success)> = handed
@@ -1373,7 +1421,11 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         alloc_if,
         out_fresh,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
-        heap: if heap_needed { heap_effects(cx, Some(config)).unwrap_or_default().into() } else { std::sync::Arc::from([]) },
+        heap: if heap_needed {
+            heap_effects(cx, Some(config)).unwrap_or_default().into()
+        } else {
+            std::sync::Arc::from([])
+        },
         ret_zero: if allocator { ret_zero(&fresh_returns) } else { Vec::new() },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
@@ -1407,7 +1459,13 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     let writes = crate::alias::writes(cx, &[]).into();
-    Some(Summary { params, heap: heap.into(), heap_pure: pure, writes, ..Summary::plain(func.n_params as usize, noreturn) })
+    Some(Summary {
+        params,
+        heap: heap.into(),
+        heap_pure: pure,
+        writes,
+        ..Summary::plain(func.n_params as usize, noreturn)
+    })
 }
 
 /// The places below parameters that every returned fresh cell proves to be 0.
@@ -1566,7 +1624,9 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u
     loop {
         let before = holders.len();
         for &si in &relevant {
-            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } = &func.stmts[si as usize] {
+            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } =
+                &func.stmts[si as usize]
+            {
                 let loads = (!other && at_path(src)) || src.as_local().is_some_and(|y| holders.contains(&y));
                 if loads && !holders.contains(l) {
                     holders.push(*l);
@@ -1580,7 +1640,9 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u
         relevant.sort_unstable();
         relevant.dedup();
     }
-    let held = |op: &Operand| op.local().is_some_and(|y| holders.contains(&y)) || matches!(op, Operand::Place(p) if !other && at_path(p));
+    let held = |op: &Operand| {
+        op.local().is_some_and(|y| holders.contains(&y)) || matches!(op, Operand::Place(p) if !other && at_path(p))
+    };
     let mut changes = false; // freed or lost somewhere
     for &si in &relevant {
         let si = si as usize;
@@ -1596,7 +1658,9 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u
                 let carries = match src {
                     Rvalue::Use(op) => held(op),
                     Rvalue::Opaque(ops) => ops.iter().any(held),
-                    Rvalue::AddrOf(place) => at_path(place) || place.pointee_of_local().is_some_and(|y| holders.contains(&y)),
+                    Rvalue::AddrOf(place) => {
+                        at_path(place) || place.pointee_of_local().is_some_and(|y| holders.contains(&y))
+                    }
                 };
                 if carries && dst.as_local().is_none() {
                     return Some(PathFate::Escapes);
@@ -1785,7 +1849,9 @@ fn free_fate(
         // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
         for (atom, flag) in &cx.param_tests {
             let Some(flag_index) = cx.func.params().position(|q| q == *flag) else { continue };
-            let (Some(lit), Some(neg)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else { continue };
+            let (Some(lit), Some(neg)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else {
+                continue;
+            };
             for (when, l, not_l) in [(true, lit, neg), (false, neg, lit)] {
                 // Freeing implies the flag test, and the flag test implies freeing.
                 let only_then = sat(solver, &[(freed_or_ended, true), (not_l, true)]) == Some(false);
@@ -2054,9 +2120,8 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
 /// points to it (not a value that may be NULL or another array element's); the other side is
 /// anything that does not hold it (a constant, a load, an array's address).
 fn separated(cx: &FnCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
-    let sure = |o: &Operand| {
-        o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o)
-    };
+    let sure =
+        |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
     let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
     let mut sep = GuardId::FALSE;
     for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
@@ -2163,7 +2228,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             let maybe_null = match src {
                 Rvalue::Use(op) => st.is_maybe_null(op),
                 // Inside a cell that exists: not NULL.
-                Rvalue::AddrOf(place) => place.pointee_of_local().is_some_and(|y| st.maybe_null.binary_search(&y).is_ok()),
+                Rvalue::AddrOf(place) => {
+                    place.pointee_of_local().is_some_and(|y| st.maybe_null.binary_search(&y).is_ok())
+                }
                 Rvalue::Opaque(_) => g != GuardId::FALSE,
             };
             // Copying a pointer copies what its object holds, as seen through the new name.
@@ -2261,7 +2328,8 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 if g == GuardId::FALSE {
                     continue;
                 }
-                let weak = st.is_weak(a) || matches!(a, Operand::Place(p) if cx.key_of(p).is_some_and(|k| cx.is_weak(k)));
+                let weak =
+                    st.is_weak(a) || matches!(a, Operand::Place(p) if cx.key_of(p).is_some_and(|k| cx.is_weak(k)));
                 match effect {
                     Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g, weak }),
                     Some(ArgEffect::FreesWhen { on_success, else_keeps }) => match cx.success_atom.get(&sid) {
@@ -2272,10 +2340,18 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                             if else_keeps {
                                 let kept = guards.lit(*a, !on_success);
                                 let gk = guards.and(g, kept);
-                                events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: gk, weak: false });
+                                events.push(Event {
+                                    kind: EventKind::Escape(retained(model, callee)),
+                                    guard: gk,
+                                    weak: false,
+                                });
                             }
                         }
-                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
+                        None => events.push(Event {
+                            kind: EventKind::Escape(retained(model, callee)),
+                            guard: g,
+                            weak: false,
+                        }),
                     },
                     Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag)) {
                         Some(a) => {
@@ -2283,10 +2359,16 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                             let gg = guards.and(g, freed);
                             events.push(Event { kind: EventKind::Free, guard: gg, weak: false });
                         }
-                        None => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
+                        None => events.push(Event {
+                            kind: EventKind::Escape(retained(model, callee)),
+                            guard: g,
+                            weak: false,
+                        }),
                     },
                     Some(ArgEffect::Keeps) if moved(i) => {}
-                    Some(ArgEffect::Keeps) => events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false }),
+                    Some(ArgEffect::Keeps) => {
+                        events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false })
+                    }
                     _ => {}
                 }
             }
@@ -2353,7 +2435,12 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
 /// parameters stored whole. `None` when the callee stores no parameter whole, or a store's
 /// slot has no name here (the call is then instantiated as for distinct arguments: escapes).
 #[allow(clippy::type_complexity)]
-fn moves_at(cx: &FnCx, st: &State, m: &crate::summary::Model, args: &[Operand]) -> Option<(Vec<(Vec<Key>, GuardId)>, Vec<usize>)> {
+fn moves_at(
+    cx: &FnCx,
+    st: &State,
+    m: &crate::summary::Model,
+    args: &[Operand],
+) -> Option<(Vec<(Vec<Key>, GuardId)>, Vec<usize>)> {
     use crate::alias::WriteFrom;
     if !m.writes.iter().any(|w| matches!(w.from, WriteFrom::Param(_))) {
         return None;
@@ -2600,7 +2687,8 @@ fn walk(
                     let carries = match src {
                         Rvalue::Use(op) => held(&holders, op),
                         Rvalue::Opaque(ops) => {
-                            dst.as_local().is_some_and(|l| func.local(l).is_pointer) && ops.iter().any(|op| held(&holders, op))
+                            dst.as_local().is_some_and(|l| func.local(l).is_pointer)
+                                && ops.iter().any(|op| held(&holders, op))
                         }
                         Rvalue::AddrOf(place) => pointee_key(cx, place).is_some_and(|k| holders.contains(&k)),
                     };
@@ -2634,7 +2722,10 @@ fn walk(
                         alias.retain(|&(a, b)| a != l && b != l);
                         if let Rvalue::Use(Operand::Place(Place::Local(y))) = src {
                             if *y != l && cx.is_tracked(*y) {
-                                let others: Vec<LocalId> = alias.iter().filter_map(|&(a, b)| (a == *y).then_some(b).or((b == *y).then_some(a))).collect();
+                                let others: Vec<LocalId> = alias
+                                    .iter()
+                                    .filter_map(|&(a, b)| (a == *y).then_some(b).or((b == *y).then_some(a)))
+                                    .collect();
                                 alias.push((l, *y));
                                 alias.extend(others.into_iter().map(|z| (l, z)));
                             }
@@ -2662,7 +2753,9 @@ fn walk(
                             continue;
                         }
                         // `free(s)` while `s->buf` holds the cell.
-                        if let (Some(y), Some(ArgEffect::Frees), true) = (a.local(), effect, model.is_some_and(|m| m.lib)) {
+                        if let (Some(y), Some(ArgEffect::Frees), true) =
+                            (a.local(), effect, model.is_some_and(|m| m.lib))
+                        {
                             let had = holders.len();
                             holders.retain(|k| k.root != y || k.is_local());
                             if holders.is_empty() && had > 0 && goal == WalkGoal::Leak {
@@ -2702,7 +2795,9 @@ fn walk(
                         return steps;
                     }
                     // Whole parameters the callee stores below other parameters (`moves_at`).
-                    if let Some(m) = model.filter(|m| m.writes.iter().any(|w| matches!(w.from, crate::alias::WriteFrom::Param(_)))) {
+                    if let Some(m) =
+                        model.filter(|m| m.writes.iter().any(|w| matches!(w.from, crate::alias::WriteFrom::Param(_))))
+                    {
                         let carried: Vec<bool> = m
                             .writes
                             .iter()
@@ -2713,7 +2808,13 @@ fn walk(
                             let mut keys = vec![k];
                             if !k.is_local() {
                                 keys.extend(alias.iter().filter_map(|&(a, b)| {
-                                    let z = if a == k.root { b } else if b == k.root { a } else { return None };
+                                    let z = if a == k.root {
+                                        b
+                                    } else if b == k.root {
+                                        a
+                                    } else {
+                                        return None;
+                                    };
                                     Some(Key { root: z, path: k.path })
                                 }));
                             }
@@ -2891,7 +2992,11 @@ mod tests {
             self.stmt(b, line, Stmt::Call { dst: dst.map(Place::Local), callee, args })
         }
         fn copy(&mut self, b: BlockId, line: u32, dst: LocalId, src: LocalId) {
-            self.stmt(b, line, Stmt::Assign { dst: Place::Local(dst), src: Rvalue::Use(Operand::Place(Place::Local(src))) });
+            self.stmt(
+                b,
+                line,
+                Stmt::Assign { dst: Place::Local(dst), src: Rvalue::Use(Operand::Place(Place::Local(src))) },
+            );
         }
         fn term(&mut self, b: BlockId, line: u32, t: Terminator) {
             self.f.blocks[b.index()].term = t;

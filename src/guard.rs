@@ -40,7 +40,10 @@ pub enum Node<'a> {
     False,
     True,
     /// `atom` when `positive`, else `¬atom`.
-    Lit { atom: AtomId, positive: bool },
+    Lit {
+        atom: AtomId,
+        positive: bool,
+    },
     /// Children sorted and unique.
     And(&'a [GuardId]),
     Or(&'a [GuardId]),
@@ -363,8 +366,12 @@ impl Guards {
             return *g;
         }
         let g = match (self.nodes[a.0 as usize], self.nodes[b.0 as usize]) {
-            (Stored::And(_, n), Stored::Lit(atom, positive)) if n as usize <= FLATTEN_MAX => self.and_lit(a, b, atom, positive),
-            (Stored::Lit(atom, positive), Stored::And(_, n)) if n as usize <= FLATTEN_MAX => self.and_lit(b, a, atom, positive),
+            (Stored::And(_, n), Stored::Lit(atom, positive)) if n as usize <= FLATTEN_MAX => {
+                self.and_lit(a, b, atom, positive)
+            }
+            (Stored::Lit(atom, positive), Stored::And(_, n)) if n as usize <= FLATTEN_MAX => {
+                self.and_lit(b, a, atom, positive)
+            }
             _ => {
                 let mut kids = Kids::new();
                 self.push_conjuncts(a, &mut kids);
@@ -541,7 +548,9 @@ impl Guards {
     /// a node that is its own only conjunct.
     fn small_conjuncts(&self, g: GuardId) -> Option<&[GuardId]> {
         match self.nodes[g.0 as usize] {
-            Stored::And(start, len) if len as usize <= FLATTEN_MAX => Some(&self.kids[start as usize..(start + len) as usize]),
+            Stored::And(start, len) if len as usize <= FLATTEN_MAX => {
+                Some(&self.kids[start as usize..(start + len) as usize])
+            }
             Stored::True => Some(&[]),
             _ => None,
         }

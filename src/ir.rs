@@ -174,9 +174,17 @@ pub struct Block {
 pub enum Terminator {
     Goto(BlockId),
     /// Two-way branch: `then_` when `cond` holds.
-    Branch { cond: Cond, then_: BlockId, else_: BlockId },
+    Branch {
+        cond: Cond,
+        then_: BlockId,
+        else_: BlockId,
+    },
     /// `switch` with its case constants (GNU case ranges expanded when small, else `default`).
-    Switch { on: Operand, cases: Vec<(i64, BlockId)>, default: BlockId },
+    Switch {
+        on: Operand,
+        cases: Vec<(i64, BlockId)>,
+        default: BlockId,
+    },
     Return(Option<Operand>),
     /// The path ends without returning: a call to a noreturn function (exit, abort, longjmp, …)
     /// or `__builtin_unreachable()`.
@@ -293,7 +301,10 @@ pub enum Operand {
     /// Address of a string literal.
     Str,
     /// Address of a function (`&f` or `f` used as a value).
-    Func { name: String, usr: String },
+    Func {
+        name: String,
+        usr: String,
+    },
     /// A value the lowering could not describe (floating constants, unsupported expressions).
     Unknown,
 }

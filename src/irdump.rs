@@ -76,19 +76,9 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
         let entry = if b == f.entry { " (entry)" } else { "" };
         let _ = writeln!(out, "  bb{}{entry}:", b.0);
         for &s in &block.stmts {
-            let _ = writeln!(
-                out,
-                "    {}: {}",
-                d.loc_short(f.stmt_loc(s)),
-                d.stmt(f.stmt(s))
-            );
+            let _ = writeln!(out, "    {}: {}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
-        let _ = writeln!(
-            out,
-            "    {}: {}",
-            d.loc_short(block.term_loc),
-            d.term(&block.term)
-        );
+        let _ = writeln!(out, "    {}: {}", d.loc_short(block.term_loc), d.term(&block.term));
     }
     out
 }
@@ -110,30 +100,18 @@ impl<'a> Dumper<'a> {
             .locals
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                if count[l.name.as_str()] > 1 {
-                    format!("{}#{i}", l.name)
-                } else {
-                    l.name.clone()
-                }
-            })
+            .map(|(i, l)| if count[l.name.as_str()] > 1 { format!("{}#{i}", l.name) } else { l.name.clone() })
             .collect();
         Dumper { prog, f, names }
     }
 
     fn local(&self, l: LocalId) -> String {
-        self.names
-            .get(l.index())
-            .cloned()
-            .unwrap_or_else(|| format!("<bad local {}>", l.0))
+        self.names.get(l.index()).cloned().unwrap_or_else(|| format!("<bad local {}>", l.0))
     }
 
     fn file_name(&self, id: FileId) -> String {
         match self.prog.file(id) {
-            Some(p) => p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+            Some(p) => p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()),
             None => "?".into(),
         }
     }
@@ -172,9 +150,7 @@ impl<'a> Dumper<'a> {
     /// A place, parenthesised unless it is a plain name or an access path that binds tighter.
     fn atom(&self, p: &Place) -> String {
         match p {
-            Place::Local(_) | Place::Global(_) | Place::Field(..) | Place::Index(_) => {
-                self.place(p)
-            }
+            Place::Local(_) | Place::Global(_) | Place::Field(..) | Place::Index(_) => self.place(p),
             Place::Deref(_) => format!("({})", self.place(p)),
         }
     }
@@ -190,10 +166,7 @@ impl<'a> Dumper<'a> {
     }
 
     fn operands(&self, ops: &[Operand]) -> String {
-        ops.iter()
-            .map(|o| self.operand(o))
-            .collect::<Vec<_>>()
-            .join(", ")
+        ops.iter().map(|o| self.operand(o)).collect::<Vec<_>>().join(", ")
     }
 
     fn stmt(&self, s: &Stmt) -> String {
@@ -243,16 +216,10 @@ impl<'a> Dumper<'a> {
                     CondKind::Opaque => "opaque".into(),
                 };
                 let holds = if cond.text_on_else { else_ } else { then_ };
-                format!(
-                    "branch {c} ? bb{} : bb{}  (`{}` -> bb{})",
-                    then_.0, else_.0, cond.text, holds.0
-                )
+                format!("branch {c} ? bb{} : bb{}  (`{}` -> bb{})", then_.0, else_.0, cond.text, holds.0)
             }
             Terminator::Switch { on, cases, default } => {
-                let mut parts: Vec<String> = cases
-                    .iter()
-                    .map(|(v, b)| format!("{v}: bb{}", b.0))
-                    .collect();
+                let mut parts: Vec<String> = cases.iter().map(|(v, b)| format!("{v}: bb{}", b.0)).collect();
                 parts.push(format!("default: bb{}", default.0));
                 format!("switch {} [{}]", self.operand(on), parts.join(", "))
             }
@@ -268,11 +235,7 @@ mod tests {
     use super::*;
 
     fn sample() -> (Program, Function) {
-        let loc = |line| Loc {
-            file: FileId(0),
-            line,
-            col: 1,
-        };
+        let loc = |line| Loc { file: FileId(0), line, col: 1 };
         let mk = |name: &str, kind, ptr| LocalDecl {
             name: name.into(),
             kind,
@@ -308,30 +271,18 @@ mod tests {
                     },
                     term_loc: loc(3),
                 },
-                Block {
-                    stmts: vec![],
-                    term: Terminator::Return(Some(Operand::Const(0))),
-                    term_loc: loc(4),
-                },
+                Block { stmts: vec![], term: Terminator::Return(Some(Operand::Const(0))), term_loc: loc(4) },
             ],
             entry: BlockId(0),
             stmts: vec![
                 Stmt::Call {
                     dst: Some(Place::Local(LocalId(2))),
-                    callee: Callee::Direct {
-                        name: "malloc".into(),
-                        usr: "c:@F@malloc".into(),
-                    },
+                    callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
                     args: vec![Operand::Const(8)],
                 },
                 Stmt::Assign {
-                    dst: Place::Field(
-                        Box::new(Place::Deref(Box::new(Place::Local(LocalId(0))))),
-                        "next".into(),
-                    ),
-                    src: Rvalue::AddrOf(Place::Index(Box::new(Place::Deref(Box::new(
-                        Place::Local(LocalId(2)),
-                    ))))),
+                    dst: Place::Field(Box::new(Place::Deref(Box::new(Place::Local(LocalId(0))))), "next".into()),
+                    src: Rvalue::AddrOf(Place::Index(Box::new(Place::Deref(Box::new(Place::Local(LocalId(2))))))),
                 },
             ],
             stmt_locs: vec![loc(2), loc(3)],

@@ -28,7 +28,15 @@ pub enum Success {
 /// `v OP k` for every `v` in `lo..=hi`: `Some(b)` when it is the same for all of them.
 fn eval_range(lo: i64, hi: i64, op: crate::ir::CmpOp, k: i64) -> Option<bool> {
     use crate::ir::CmpOp::*;
-    let all_or_none = |all: bool, none: bool| if all { Some(true) } else if none { Some(false) } else { None };
+    let all_or_none = |all: bool, none: bool| {
+        if all {
+            Some(true)
+        } else if none {
+            Some(false)
+        } else {
+            None
+        }
+    };
     match op {
         Eq => all_or_none(lo == k && hi == k, k < lo || k > hi),
         Ne => all_or_none(k < lo || k > hi, lo == k && hi == k),
@@ -155,8 +163,7 @@ impl LibFn {
 
 /// Calls to functions neither modelled here nor analysed: every pointer argument escapes (the
 /// callee may store or free it), the result is an untracked value, and the call returns.
-pub const UNKNOWN_CALLEE_DEFAULT: &str =
-    "pointer arguments escape; the result is not tracked; the call returns";
+pub const UNKNOWN_CALLEE_DEFAULT: &str = "pointer arguments escape; the result is not tracked; the call returns";
 
 use ArgEffect::*;
 use RetEffect::*;
@@ -898,7 +905,8 @@ mod tests {
     fn spot_checks() {
         let l = |n: &str| lookup(n).unwrap_or_else(|| panic!("{n} is not modelled"));
         // Pointers into argument 0.
-        let into_arg0 = ["strchr", "strrchr", "strstr", "memchr", "strtok", "stpcpy", "__memcpy_chk", "__builtin_strchr"];
+        let into_arg0 =
+            ["strchr", "strrchr", "strstr", "memchr", "strtok", "stpcpy", "__memcpy_chk", "__builtin_strchr"];
         for n in into_arg0 {
             assert_eq!(l(n).ret, ArgAlias(0), "{n}");
             assert!(l(n).args.is_empty(), "{n}");

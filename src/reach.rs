@@ -126,8 +126,10 @@ pub fn resolve(cx: &FnCx, guards: &mut Guards, sites: &[Option<SiteFacts>]) -> V
         if guards.over_budget() {
             guards.reset_budget();
             // Back to what the value flow alone says: every holder keeps its cell.
-            let all: Vec<GuardId> =
-                sites.iter().map(|f| f.as_ref().map_or(GuardId::FALSE, |f| or_all(guards, f.inside.iter().map(|i| i.1)))).collect();
+            let all: Vec<GuardId> = sites
+                .iter()
+                .map(|f| f.as_ref().map_or(GuardId::FALSE, |f| or_all(guards, f.inside.iter().map(|i| i.1))))
+                .collect();
             return plain(&all);
         }
         if !changed {
@@ -167,8 +169,10 @@ pub fn resolve(cx: &FnCx, guards: &mut Guards, sites: &[Option<SiteFacts>]) -> V
     }
     if guards.over_budget() {
         guards.reset_budget();
-        let all: Vec<GuardId> =
-            sites.iter().map(|f| f.as_ref().map_or(GuardId::FALSE, |f| or_all(guards, f.inside.iter().map(|i| i.1)))).collect();
+        let all: Vec<GuardId> = sites
+            .iter()
+            .map(|f| f.as_ref().map_or(GuardId::FALSE, |f| or_all(guards, f.inside.iter().map(|i| i.1))))
+            .collect();
         return plain(&all);
     }
     out

@@ -27,7 +27,7 @@ use crate::callgraph::Scc;
 use crate::checkers::Policy;
 use crate::diag::{Category, Diagnostic};
 use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
-use crate::ir::{Block, Callee, FileId, Function, LocalDecl, Loc, Program, Stmt};
+use crate::ir::{Block, Callee, FileId, Function, Loc, LocalDecl, Program, Stmt};
 use crate::summary::{AllocOrigin, Direct, Summaries, Summary};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
@@ -171,14 +171,16 @@ impl<'a> SccReuse<'a> {
             h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
             for (si, s) in self.program.functions[m].stmts.iter().enumerate() {
                 match s {
-                    Stmt::Call { callee: Callee::Direct { name, usr }, .. } => match summaries.direct_callee(m, si, name, usr) {
-                        Direct::Defined(j) => self.callee(&mut h, scc, summaries, j, true)?,
-                        // Not defined here: the library model or the unknown-callee default,
-                        // chosen by the name in the IR.
-                        Direct::Library(_) | Direct::Undefined => {
-                            h.u64(0);
+                    Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
+                        match summaries.direct_callee(m, si, name, usr) {
+                            Direct::Defined(j) => self.callee(&mut h, scc, summaries, j, true)?,
+                            // Not defined here: the library model or the unknown-callee default,
+                            // chosen by the name in the IR.
+                            Direct::Library(_) | Direct::Undefined => {
+                                h.u64(0);
+                            }
                         }
-                    },
+                    }
                     Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                         let targets = summaries.targets(sig, field.as_deref());
                         h.u64(targets.len() as u64);
@@ -315,7 +317,16 @@ impl<'a> SccReuse<'a> {
                 let p = m.summary.origin_file.as_deref()?;
                 o.loc.file = *self.file_ids.get(p)?;
             }
-            out.push((i, Outcome { summary, diagnostics: m.diagnostics.to_vec(), counts: SiteCounts::clone(&m.counts), irreducible: m.irreducible, timed_out: false }));
+            out.push((
+                i,
+                Outcome {
+                    summary,
+                    diagnostics: m.diagnostics.to_vec(),
+                    counts: SiteCounts::clone(&m.counts),
+                    irreducible: m.irreducible,
+                    timed_out: false,
+                },
+            ));
         }
         Some((out, rec.budget_hit))
     }
@@ -336,7 +347,10 @@ impl<'a> SccReuse<'a> {
             let origin_file = o.summary.origin.as_ref().and_then(|g| self.program.file(g.loc.file));
             members.push(MemberRecord {
                 usr: Cow::Borrowed(&self.program.functions[i].usr),
-                summary: PortableSummary { summary: Cow::Borrowed(&o.summary), origin_file: origin_file.map(Cow::Borrowed) },
+                summary: PortableSummary {
+                    summary: Cow::Borrowed(&o.summary),
+                    origin_file: origin_file.map(Cow::Borrowed),
+                },
                 diagnostics: Cow::Borrowed(&o.diagnostics),
                 counts: Cow::Borrowed(&o.counts),
                 irreducible: o.irreducible,
@@ -382,7 +396,21 @@ fn table_body(records: &[(Digest, Vec<u8>)]) -> Option<Vec<u8>> {
 pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     // Field by field, without `..`: a field added to the IR does not compile until it is hashed
     // here, since a change the digest missed would let a stale result be reused.
-    let Function { name, usr, is_static, loc, sig, n_params, locals, returns_pointer, blocks, entry, stmts, stmt_locs, lowering_notes } = f;
+    let Function {
+        name,
+        usr,
+        is_static,
+        loc,
+        sig,
+        n_params,
+        locals,
+        returns_pointer,
+        blocks,
+        entry,
+        stmts,
+        stmt_locs,
+        lowering_notes,
+    } = f;
     let mut files = FileNumbering { files, seen: Vec::new() };
     let mut w = Feed(Vec::with_capacity(4096));
     (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes).hash(&mut w);
@@ -608,9 +636,12 @@ mod tests {
         };
         let records: Vec<(Digest, Vec<u8>)> = [(Digest(7), Some(Path::new("/p/x.c"))), (Digest(1 << 100), None)]
             .into_iter()
-            .map(|(key, file)| (key, encode(&SccRecord { members: vec![member(file)], budget_hit: true }).expect("encodes")))
+            .map(|(key, file)| {
+                (key, encode(&SccRecord { members: vec![member(file)], budget_hit: true }).expect("encodes"))
+            })
             .collect();
-        let back: Vec<(Digest, SccRecord<'static>)> = postcard::from_bytes(&table_body(&records).expect("encodes")).expect("an SCC table");
+        let back: Vec<(Digest, SccRecord<'static>)> =
+            postcard::from_bytes(&table_body(&records).expect("encodes")).expect("an SCC table");
         assert_eq!(back.len(), 2);
         assert_eq!((back[0].0, back[1].0), (Digest(7), Digest(1 << 100)));
         let m = &back[0].1.members[0];

@@ -32,9 +32,13 @@ pub struct Budgets {
 /// Name in files and on the command line, meaning, and the field it sets.
 type Field = fn(&mut Budgets) -> &mut u64;
 pub const BUDGETS: &[(&str, &str, Field)] = &[
-    ("function-time-ms", "wall-clock time one function's check may take, in ms (0: no limit)", |b| &mut b.function_time_ms),
+    ("function-time-ms", "wall-clock time one function's check may take, in ms (0: no limit)", |b| {
+        &mut b.function_time_ms
+    }),
     ("guard-nodes-per-site", "formula nodes one allocation site may build", |b| &mut b.guard_nodes_per_site),
-    ("guard-nodes-per-function", "formula nodes for a function's entry path conditions", |b| &mut b.guard_nodes_per_function),
+    ("guard-nodes-per-function", "formula nodes for a function's entry path conditions", |b| {
+        &mut b.guard_nodes_per_function
+    }),
     ("sat-conflicts", "SAT solver conflicts per query", |b| &mut b.sat_conflicts),
     ("scc-rounds", "checks per member of a recursive call cycle", |b| &mut b.scc_rounds),
 ];
@@ -84,7 +88,11 @@ impl Budgets {
 /// The budgets for this run: defaults, then the configuration file, then `--budget` options.
 /// `config_file`: `--config`, which must exist; `default_file`: `.drip.toml` where drip looks
 /// for it, used when it exists. Returns the budgets and the file they came from, if any.
-pub fn load(config_file: Option<&Path>, default_file: &Path, overrides: &[String]) -> Result<(Budgets, Option<PathBuf>), String> {
+pub fn load(
+    config_file: Option<&Path>,
+    default_file: &Path,
+    overrides: &[String],
+) -> Result<(Budgets, Option<PathBuf>), String> {
     let mut b = Budgets::default();
     let file = match config_file {
         Some(f) => Some(f.to_path_buf()),
@@ -96,7 +104,8 @@ pub fn load(config_file: Option<&Path>, default_file: &Path, overrides: &[String
     }
     for o in overrides {
         let (name, value) = o.split_once('=').ok_or_else(|| format!("--budget expects NAME=VALUE, got '{o}'"))?;
-        let value: u64 = value.trim().parse().map_err(|_| format!("--budget {name}: '{value}' is not a whole number"))?;
+        let value: u64 =
+            value.trim().parse().map_err(|_| format!("--budget {name}: '{value}' is not a whole number"))?;
         b.set(name.trim(), value, "--budget")?;
     }
     Ok((b, file))
@@ -114,7 +123,9 @@ fn apply_file(b: &mut Budgets, text: &str, origin: &str) -> Result<(), String> {
         for (name, v) in budgets {
             let value = match v {
                 toml::Value::Integer(n) if *n >= 0 => *n as u64,
-                toml::Value::Integer(n) => return Err(format!("{origin}: budget '{name}' must not be negative, got {n}")),
+                toml::Value::Integer(n) => {
+                    return Err(format!("{origin}: budget '{name}' must not be negative, got {n}"))
+                }
                 _ => return Err(format!("{origin}: budget '{name}' must be a whole number, got a {}", v.type_str())),
             };
             b.set(name, value, origin)?;

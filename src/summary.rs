@@ -132,7 +132,9 @@ impl Summary {
     }
 
     pub fn is_deallocator(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, ParamFate::Frees | ParamFate::FreesIf { .. } | ParamFate::FreesWhen { .. }))
+        self.params
+            .iter()
+            .any(|p| matches!(p, ParamFate::Frees | ParamFate::FreesIf { .. } | ParamFate::FreesWhen { .. }))
     }
 }
 
@@ -214,7 +216,9 @@ impl Summaries {
                 f.stmts
                     .iter()
                     .map(|s| match s {
-                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr }, .. } => Some(summaries.resolve(name, usr)),
+                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
+                            Some(summaries.resolve(name, usr))
+                        }
                         _ => None,
                     })
                     .collect()
@@ -354,7 +358,8 @@ fn meet(sums: &[&Summary]) -> Summary {
     let n = sums.iter().map(|s| s.params.len()).max().unwrap_or(0);
     let params: Vec<ParamFate> = (0..n)
         .map(|i| {
-            let fates: Vec<ParamFate> = sums.iter().map(|s| s.params.get(i).copied().unwrap_or(ParamFate::Escapes)).collect();
+            let fates: Vec<ParamFate> =
+                sums.iter().map(|s| s.params.get(i).copied().unwrap_or(ParamFate::Escapes)).collect();
             if fates.iter().all(|f| *f == fates[0]) {
                 fates[0]
             } else {
@@ -383,8 +388,16 @@ fn meet(sums: &[&Summary]) -> Summary {
         noreturn: sums.iter().all(|s| s.noreturn),
         ret_success: first.ret_success.filter(|r| sums.iter().all(|s| s.ret_success == Some(*r))),
         alloc_if: first.alloc_if.filter(|a| sums.iter().all(|s| s.alloc_if == Some(*a))),
-        out_fresh: if sums.iter().all(|s| s.out_fresh == first.out_fresh) { first.out_fresh.clone() } else { Vec::new() },
-        ret_fresh: if allocator && sums.iter().all(|s| s.ret_fresh == first.ret_fresh) { first.ret_fresh.clone() } else { Vec::new() },
+        out_fresh: if sums.iter().all(|s| s.out_fresh == first.out_fresh) {
+            first.out_fresh.clone()
+        } else {
+            Vec::new()
+        },
+        ret_fresh: if allocator && sums.iter().all(|s| s.ret_fresh == first.ret_fresh) {
+            first.ret_fresh.clone()
+        } else {
+            Vec::new()
+        },
         // Heap effects must agree exactly; otherwise nothing is known about them.
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Arc::from([]) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),

@@ -148,7 +148,8 @@ fn parse_cache_line(stderr: &str) -> CacheCounts {
     if line.contains("not used") {
         return CacheCounts::default();
     }
-    let n: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
+    let n: Vec<usize> =
+        line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
     // TUs loaded, parsed, not cacheable; SCCs reused, re-checked; rejected, not written; times.
     assert!(n.len() >= 7, "unexpected cache line: {line}");
     CacheCounts {
@@ -213,7 +214,12 @@ fn a_warm_run_replays_the_cold_run_exactly() {
 
     let warm = drip(&dir, &[]);
     assert_same_output(&warm, &want, "warm");
-    assert_eq!(warm.cache, CacheCounts { run_reused: true, used: true, ..Default::default() }, "nothing parsed: {}", warm.stderr);
+    assert_eq!(
+        warm.cache,
+        CacheCounts { run_reused: true, used: true, ..Default::default() },
+        "nothing parsed: {}",
+        warm.stderr
+    );
 
     // Without the whole-run record: every TU loaded, every SCC reused.
     remove_run_record(&dir);
@@ -241,7 +247,14 @@ fn an_edit_that_keeps_the_summary_rechecks_only_its_function() {
     assert_same_output(&run, &want, "after editing xmalloc");
     assert_eq!(
         run.cache,
-        CacheCounts { tus_loaded: 2, tus_parsed: 1, sccs_reused: FUNCTIONS - 1, sccs_checked: 1, used: true, ..Default::default() },
+        CacheCounts {
+            tus_loaded: 2,
+            tus_parsed: 1,
+            sccs_reused: FUNCTIONS - 1,
+            sccs_checked: 1,
+            used: true,
+            ..Default::default()
+        },
         "only alloc.c parsed, only xmalloc checked: {}",
         run.stderr
     );
@@ -260,7 +273,14 @@ fn an_edit_that_changes_a_summary_rechecks_the_sccs_above_it() {
     assert_same_output(&run, &want, "after editing item_free");
     assert_eq!(
         run.cache,
-        CacheCounts { tus_loaded: 2, tus_parsed: 1, sccs_reused: FUNCTIONS - 2, sccs_checked: 2, used: true, ..Default::default() },
+        CacheCounts {
+            tus_loaded: 2,
+            tus_parsed: 1,
+            sccs_reused: FUNCTIONS - 2,
+            sccs_checked: 2,
+            used: true,
+            ..Default::default()
+        },
         "item.c parsed; item_free and use_item checked: {}",
         run.stderr
     );
@@ -277,7 +297,12 @@ fn a_function_that_gains_its_first_caller_is_summarised_again() {
     // effect "frees it->name": item.c is unchanged and loaded from the cache, but its SCC must
     // not be reused.
     let dir = project("first-caller");
-    edit(&dir, "item.c", "void item_free(", "void item_drop_name(struct item *it) {\n    free(it->name);\n}\n\nvoid item_free(");
+    edit(
+        &dir,
+        "item.c",
+        "void item_free(",
+        "void item_drop_name(struct item *it) {\n    free(it->name);\n}\n\nvoid item_free(",
+    );
     let before = drip(&dir, &[]);
     assert!(!before.sarif.contains("\"ruleId\": \"double-free\""), "{}", before.sarif);
     edit(
@@ -298,11 +323,21 @@ fn an_edited_header_reparses_every_tu_that_includes_it() {
     let dir = project("header");
     drip(&dir, &[]);
     // Appended: no location of an existing declaration moves.
-    edit(&dir, "util.h", "void item_free(struct item *it);\n", "void item_free(struct item *it);\nint item_count(void);\n");
+    edit(
+        &dir,
+        "util.h",
+        "void item_free(struct item *it);\n",
+        "void item_free(struct item *it);\nint item_count(void);\n",
+    );
     let want = reference(&dir);
     let run = drip(&dir, &[]);
     assert_same_output(&run, &want, "after editing util.h");
-    assert_eq!((run.cache.tus_parsed, run.cache.tus_loaded), (2, 1), "alloc.c and item.c include util.h: {}", run.stderr);
+    assert_eq!(
+        (run.cache.tus_parsed, run.cache.tus_loaded),
+        (2, 1),
+        "alloc.c and item.c include util.h: {}",
+        run.stderr
+    );
     assert!(!run.cache.run_reused);
 }
 
@@ -328,7 +363,12 @@ fn damaged(name: &str, kind: &str, damage: fn(&mut Vec<u8>), keep_run_record: bo
     assert!(run.stderr.contains("rejected"), "{name}: -v says why: {}", run.stderr);
     let next = drip(&dir, &[]);
     assert_same_output(&next, &want, name);
-    assert_eq!(next.cache, CacheCounts { run_reused: true, used: true, ..Default::default() }, "{name}: rebuilt: {}", next.stderr);
+    assert_eq!(
+        next.cache,
+        CacheCounts { run_reused: true, used: true, ..Default::default() },
+        "{name}: rebuilt: {}",
+        next.stderr
+    );
 }
 
 #[test]
@@ -423,7 +463,8 @@ fn compdb(dir: &Path, files: &[String]) {
             })
         })
         .collect();
-    std::fs::write(dir.join("compile_commands.json"), serde_json::to_string_pretty(&entries).expect("json")).expect("write");
+    std::fs::write(dir.join("compile_commands.json"), serde_json::to_string_pretty(&entries).expect("json"))
+        .expect("write");
 }
 
 /// Over every multi-file fixture project (wrapper chains, recursion, dispatch through
@@ -475,7 +516,8 @@ fn cached_results_equal_fresh_ones_on_every_fixture_project() {
         // Or moves everything in it down a line: the allocation origins that diagnostics in other
         // files show below a wrapper (`'xstrdup' gets the memory from 'xmalloc' at …`) move too.
         type Edit = (&'static str, fn(&str) -> String);
-        let edits: [Edit; 2] = [("freeing nothing", |t| t.replace("free(", "(void)(")), ("one line down", |t| format!("\n{t}"))];
+        let edits: [Edit; 2] =
+            [("freeing nothing", |t| t.replace("free(", "(void)(")), ("one line down", |t| format!("\n{t}"))];
         for (edited, (how, change)) in tus.iter().flat_map(|t| edits.iter().map(move |e| (t, e))) {
             let path = dir.join(edited);
             let original = std::fs::read_to_string(&path).expect("read");

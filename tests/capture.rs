@@ -121,7 +121,10 @@ fn parallel_make_records_every_c_file_and_changes_nothing() {
     let out = capture(&dir, &[], &["make", "-j4"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let entries = db(&dir);
-    assert_eq!(files(&entries), set(&dir, &["src/main.c", "src/util.c", "src/list.c", "src/str.c", "lib/a.c", "lib/b.c"]));
+    assert_eq!(
+        files(&entries),
+        set(&dir, &["src/main.c", "src/util.c", "src/list.c", "src/str.c", "lib/a.c", "lib/b.c"])
+    );
     for e in &entries {
         let file = PathBuf::from(field(e, "file"));
         let expected_dir = if file.starts_with(dir.join("lib")) { dir.join("lib") } else { dir.clone() };
@@ -129,7 +132,10 @@ fn parallel_make_records_every_c_file_and_changes_nothing() {
         assert_eq!(field(e, "output"), file.with_extension("o").display().to_string(), "{e}");
         let args = e["arguments"].as_array().expect("arguments form");
         assert!(args.iter().any(|a| a == "-c"), "{e}");
-        assert!(!args[0].as_str().unwrap_or_default().contains(".drip"), "the real compiler is recorded, not the wrapper: {e}");
+        assert!(
+            !args[0].as_str().unwrap_or_default().contains(".drip"),
+            "the real compiler is recorded, not the wrapper: {e}"
+        );
     }
     // Same objects, byte for byte, and the same program.
     for (o, before) in OBJECTS.iter().zip(&objects) {
@@ -144,7 +150,11 @@ fn parallel_make_records_every_c_file_and_changes_nothing() {
     }
     // The run's journal is gone, and the stale one; the wrappers stay for builds that remember
     // their path.
-    let state: Vec<String> = std::fs::read_dir(dir.join(".drip")).expect(".drip").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let state: Vec<String> = std::fs::read_dir(dir.join(".drip"))
+        .expect(".drip")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(state.iter().all(|n| !n.starts_with("capture-")), "{state:?}");
     assert!(dir.join(".drip/wrap/drip-cc").is_file());
 }
@@ -173,7 +183,12 @@ fn sigterm_to_drip_reaches_the_build_and_what_was_compiled_is_kept() {
     let dir = scratch("sigterm");
     write(&dir, "a.c", "int a(void) { return 0; }\n");
     let script = "trap 'exit 42' TERM; cc -c a.c && touch compiled; while :; do sleep 0.1; done";
-    let child = drip().current_dir(&dir).args(["capture", "--", "sh", "-c", script]).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let child = drip()
+        .current_dir(&dir)
+        .args(["capture", "--", "sh", "-c", script])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !dir.join("compiled").exists() {
         assert!(std::time::Instant::now() < deadline, "the build never compiled");
@@ -192,9 +207,17 @@ fn merge_with_an_existing_database_and_incremental_rebuilds() {
     for f in ["a", "b", "c"] {
         write(&dir, &format!("{f}.c"), &format!("int {f}_fn(void) {{ return 1; }}\n"));
     }
-    write(&dir, "main.c", "int a_fn(void), b_fn(void), c_fn(void);\nint main(void) { return a_fn() + b_fn() + c_fn() - 3; }\n");
+    write(
+        &dir,
+        "main.c",
+        "int a_fn(void), b_fn(void), c_fn(void);\nint main(void) { return a_fn() + b_fn() + c_fn() - 3; }\n",
+    );
     write(&dir, "other/x.c", "int x;\n");
-    write(&dir, "Makefile", "CFLAGS = -O2\nprog: main.o a.o b.o c.o\n\t$(CC) -o $@ $^\n%.o: %.c\n\t$(CC) $(CFLAGS) -c $< -o $@\n");
+    write(
+        &dir,
+        "Makefile",
+        "CFLAGS = -O2\nprog: main.o a.o b.o c.o\n\t$(CC) -o $@ $^\n%.o: %.c\n\t$(CC) $(CFLAGS) -c $< -o $@\n",
+    );
     let existing = serde_json::json!([
         {"directory": "other", "file": "x.c", "command": "cc -c x.c -o x.o"},
         {"directory": dir.display().to_string(), "file": "gone.c", "arguments": ["cc", "-c", "gone.c"]},
@@ -205,7 +228,14 @@ fn merge_with_an_existing_database_and_incremental_rebuilds() {
     let out = capture(&dir, &[], &["make"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let entries = db(&dir);
-    assert_eq!(files(&entries), [dir.join("a.c"), dir.join("b.c"), dir.join("c.c"), dir.join("main.c")].iter().map(|p| p.display().to_string()).chain(["x.c".to_string()]).collect());
+    assert_eq!(
+        files(&entries),
+        [dir.join("a.c"), dir.join("b.c"), dir.join("c.c"), dir.join("main.c")]
+            .iter()
+            .map(|p| p.display().to_string())
+            .chain(["x.c".to_string()])
+            .collect()
+    );
     let a = entries.iter().find(|e| field(e, "file").ends_with("/a.c")).expect("a.c");
     assert_eq!(a["arguments"][1], "-O2", "the new compile of a.c replaced the old entry");
     let err = stderr(&out);
@@ -241,7 +271,9 @@ fn a_database_that_is_not_one_is_left_alone() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("left untouched"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(dir.join("compile_commands.json")).expect("db"), "{\"not\": \"a list\"}");
-    let aside: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("compile_commands.json.new")).expect("aside")).expect("json");
+    let aside: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("compile_commands.json.new")).expect("aside"))
+            .expect("json");
     assert_eq!(files(&aside), set(&dir, &["a.c"]));
     assert!(dir.join("a.o").is_file(), "the build itself ran normally");
 }
@@ -255,7 +287,10 @@ fn a_linked_database_is_updated_where_it_lives() {
     std::os::unix::fs::symlink("build/compile_commands.json", dir.join("compile_commands.json")).expect("symlink");
     let out = capture(&dir, &[], &["cc", "-c", "a.c"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(std::fs::symlink_metadata(dir.join("compile_commands.json")).expect("link").file_type().is_symlink(), "still a link");
+    assert!(
+        std::fs::symlink_metadata(dir.join("compile_commands.json")).expect("link").file_type().is_symlink(),
+        "still a link"
+    );
     assert_eq!(files(&db(&dir.join("build"))), set(&dir, &["a.c"]));
 }
 
@@ -282,7 +317,8 @@ fn configure_probes_and_vanished_files_are_left_out_and_baked_wrappers_keep_work
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let entries = db(&dir);
     assert_eq!(files(&entries), set(&dir, &["main.c"]), "conftest.c is gone, the rest were probes");
-    let args: Vec<&str> = entries[0]["arguments"].as_array().expect("arguments").iter().filter_map(|a| a.as_str()).collect();
+    let args: Vec<&str> =
+        entries[0]["arguments"].as_array().expect("arguments").iter().filter_map(|a| a.as_str()).collect();
     assert_eq!(&args[1..], ["main.c", "-c"], "compile-and-link becomes a compile of the one file");
     assert!(entries[0].get("output").is_none(), "its object was a temporary");
     let err = stderr(&out);
@@ -310,7 +346,13 @@ fn the_users_cc_is_respected_by_name_and_by_path() {
     write(&dir, "Makefile", "a.o: a.c\n\t$(CC) -c a.c -o a.o\n");
     let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap_or_default());
 
-    let out = drip().current_dir(&dir).env("PATH", &path).env("CC", "mycc").args(["capture", "--", "make"]).output().expect("run");
+    let out = drip()
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .env("CC", "mycc")
+        .args(["capture", "--", "make"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).lines().any(|l| l == "mycc -c a.c -o a.o"), "CC is left as the user set it: {}", stdout(&out));
     let entries = db(&dir);
@@ -321,7 +363,11 @@ fn the_users_cc_is_respected_by_name_and_by_path() {
     std::fs::remove_file(dir.join("a.o")).expect("rm");
     let out = drip().current_dir(&dir).env("CC", &mycc).args(["capture", "--", "make"]).output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains(".drip/wrap/abs/"), "a CC given as a path is replaced by its stand-in: {}", stdout(&out));
+    assert!(
+        stdout(&out).contains(".drip/wrap/abs/"),
+        "a CC given as a path is replaced by its stand-in: {}",
+        stdout(&out)
+    );
     assert_eq!(db(&dir)[0]["arguments"][0], mycc.display().to_string());
 }
 
@@ -334,7 +380,8 @@ fn a_launcher_that_finds_the_wrapper_again_does_not_loop() {
     let launcher = executable(&launch, "cc", "#!/bin/sh\nexec cc \"$@\"\n");
     write(&dir, "a.c", "int a(void) { return 0; }\n");
     let path = format!("{}:{}", launch.display(), std::env::var("PATH").unwrap_or_default());
-    let out = drip().current_dir(&dir).env("PATH", &path).args(["capture", "--", "cc", "-c", "a.c"]).output().expect("run");
+    let out =
+        drip().current_dir(&dir).env("PATH", &path).args(["capture", "--", "cc", "-c", "a.c"]).output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(dir.join("a.o").is_file());
     assert!(stderr(&out).contains("1 compiler run recorded"), "recorded once: {}", stderr(&out));
@@ -346,7 +393,11 @@ fn response_files_several_sources_and_recording_failures() {
     let dir = scratch("rsp");
     write(&dir, "a.c", "int a(void) { return FROM_RSP; }\n");
     write(&dir, "b.c", "int b(void) { return FROM_RSP; }\n");
-    let out = capture(&dir, &[], &["sh", "-c", "printf '%s\\n' '-DFROM_RSP=1 -c' > args.rsp && cc @args.rsp a.c b.c && rm args.rsp"]);
+    let out = capture(
+        &dir,
+        &[],
+        &["sh", "-c", "printf '%s\\n' '-DFROM_RSP=1 -c' > args.rsp && cc @args.rsp a.c b.c && rm args.rsp"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let entries = db(&dir);
     assert_eq!(files(&entries), set(&dir, &["a.c", "b.c"]));
@@ -358,7 +409,11 @@ fn response_files_several_sources_and_recording_failures() {
     }
 
     // The journal disappears mid-build: the build still succeeds, and drip says what it lost.
-    let out = capture(&dir, &[], &["sh", "-c", "cc -c a.c -DFROM_RSP=1 && rm -f \"$DRIP_CAPTURE_JOURNAL\" && cc -c b.c -DFROM_RSP=1"]);
+    let out = capture(
+        &dir,
+        &[],
+        &["sh", "-c", "cc -c a.c -DFROM_RSP=1 && rm -f \"$DRIP_CAPTURE_JOURNAL\" && cc -c b.c -DFROM_RSP=1"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("1 compile could not be recorded"), "{}", stderr(&out));
 }
@@ -374,7 +429,8 @@ fn capture_then_check_in_one_go() {
     std::fs::create_dir_all(dir.join("build")).expect("mkdir");
     let out = capture(&dir, &["--cdb", "build/db.json", "--check", "--format", "json", "-o", "report.json"], &["make"]);
     assert_eq!(out.status.code(), Some(1), "check's exit status: findings: {}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report")).expect("json");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report")).expect("json");
     assert_eq!(report["diagnostics"][0]["rule"], "leak", "{report}");
     assert_eq!(report["stats"]["tus_parsed"], 1);
     assert!(dir.join("build/.drip/wrap").is_dir(), "the state lives beside the database");
@@ -412,7 +468,8 @@ fn tus_prepared_during_the_build_are_loaded_not_parsed_by_check() {
     let out = capture(&dir, &["--check", "--format", "json", "-o", "report.json"], &["make"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("background: 3 TUs seen during the build, 3 prepared"), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report")).expect("json");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report")).expect("json");
     assert_eq!(report["stats"]["cache"]["tus_parsed"], 0, "{}", report["stats"]);
     assert_eq!(report["stats"]["cache"]["tus_loaded"], 3, "{}", report["stats"]);
 }

@@ -90,7 +90,11 @@ fn clean_code_exits_0() {
     let out = drip().current_dir(&dir).args(["check", "a.c"]).output().expect("run drip");
     assert_eq!(out.status.code(), Some(0), "stdout: {} stderr: {}", stdout(&out), stderr(&out));
     assert!(stdout(&out).is_empty());
-    assert!(stderr(&out).contains("1 allocation sites") || stderr(&out).contains("1 allocation site"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 allocation sites") || stderr(&out).contains("1 allocation site"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -159,7 +163,11 @@ fn non_c_entries_are_skipped_and_counted() {
 fn sarif_is_identical_across_thread_counts_and_runs() {
     let dir = scratch("determinism");
     for i in 0..6 {
-        let body = if i % 2 == 0 { LEAKY.replace("leaky", &format!("leaky{i}")) } else { CLEAN.replace("clean", &format!("clean{i}")) };
+        let body = if i % 2 == 0 {
+            LEAKY.replace("leaky", &format!("leaky{i}"))
+        } else {
+            CLEAN.replace("clean", &format!("clean{i}"))
+        };
         write(&dir, &format!("f{i}.c"), &body);
     }
     let names: Vec<String> = (0..6).map(|i| format!("f{i}.c")).collect();
@@ -167,7 +175,11 @@ fn sarif_is_identical_across_thread_counts_and_runs() {
     compdb(&dir, &refs);
     let run = |jobs: &str| {
         // Without the cache, or the later runs would replay the first.
-        let out = drip().current_dir(&dir).args(["check", "--no-cache", "--format", "sarif", "-j", jobs]).output().expect("run drip");
+        let out = drip()
+            .current_dir(&dir)
+            .args(["check", "--no-cache", "--format", "sarif", "-j", jobs])
+            .output()
+            .expect("run drip");
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         stdout(&out)
     };
@@ -236,12 +248,19 @@ fn a_function_over_its_time_budget_is_named_counted_and_not_cached() {
     compdb(&dir, &["slow.c", "clean.c"]);
     // The budget comes from .drip.toml beside the compile database.
     write(&dir, ".drip.toml", "[budgets]\nfunction-time-ms = 1\n");
-    let run = || drip().current_dir(&dir).args(["check", "-p", ".", "--format", "json", "-o", "out.json"]).output().expect("run drip");
+    let run = || {
+        drip()
+            .current_dir(&dir)
+            .args(["check", "-p", ".", "--format", "json", "-o", "out.json"])
+            .output()
+            .expect("run drip")
+    };
     let out = run();
     assert_eq!(out.status.code(), Some(0), "over budget is not a finding: {}", stderr(&out));
     assert!(stderr(&out).contains("ran out of the time budget (1 ms"), "{}", stderr(&out));
     assert!(stderr(&out).contains(": slow"), "the function is named: {}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("report")).expect("json");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("report")).expect("json");
     assert_eq!(report["stats"]["functions_over_time"], 1, "{}", report["stats"]);
     assert_eq!(report["stats"]["budgets"]["function_time_ms"], 1);
     assert_eq!(report["stats"]["categories"]["over-budget"], 1, "{}", report["stats"]);
@@ -251,11 +270,23 @@ fn a_function_over_its_time_budget_is_named_counted_and_not_cached() {
     // The command line wins over the file; with time enough, the site is decided.
     let roomy = drip()
         .current_dir(&dir)
-        .args(["check", "-p", ".", "--no-cache", "--budget", "function-time-ms=600000", "--format", "json", "-o", "out.json"])
+        .args([
+            "check",
+            "-p",
+            ".",
+            "--no-cache",
+            "--budget",
+            "function-time-ms=600000",
+            "--format",
+            "json",
+            "-o",
+            "out.json",
+        ])
         .output()
         .expect("run drip");
     assert!(!stderr(&roomy).contains("time budget"), "{}", stderr(&roomy));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("report")).expect("json");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("report")).expect("json");
     assert_eq!(report["stats"]["functions_over_time"], 0);
     assert_eq!(report["stats"]["categories"]["freed-always"], 2, "{}", report["stats"]);
 }
@@ -265,7 +296,8 @@ fn budget_mistakes_are_usage_errors() {
     let dir = scratch("budget-mistakes");
     write(&dir, "clean.c", CLEAN);
     compdb(&dir, &["clean.c"]);
-    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--budget", "scc-round=3"]).output().expect("run drip");
+    let out =
+        drip().current_dir(&dir).args(["check", "-p", ".", "--budget", "scc-round=3"]).output().expect("run drip");
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown budget 'scc-round'"), "{}", stderr(&out));
     write(&dir, ".drip.toml", "[budgets]\nsat-conflicts = \"many\"\n");
@@ -311,9 +343,14 @@ fn a_tu_that_cannot_be_parsed_is_a_notification_in_sarif_and_json() {
     let dir = scratch("notifications");
     write(&dir, "ok.c", CLEAN);
     compdb(&dir, &["ok.c", "missing.c"]);
-    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--format", "sarif", "-o", "out.sarif"]).output().expect("run drip");
+    let out = drip()
+        .current_dir(&dir)
+        .args(["check", "-p", ".", "--format", "sarif", "-o", "out.sarif"])
+        .output()
+        .expect("run drip");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
     let invocation = &log["runs"][0]["invocations"][0];
     assert_eq!(invocation["executionSuccessful"], false);
     let notes = invocation["toolExecutionNotifications"].as_array().expect("notifications");
@@ -321,15 +358,25 @@ fn a_tu_that_cannot_be_parsed_is_a_notification_in_sarif_and_json() {
     assert_eq!(notes[0]["level"], "error");
     assert_eq!(notes[0]["descriptor"]["id"], "tu-failed");
     assert!(notes[0]["message"]["text"].as_str().is_some_and(|t| t.contains("missing.c")), "{notes:?}");
-    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--format", "json", "-o", "out.json"]).output().expect("run drip");
+    let out = drip()
+        .current_dir(&dir)
+        .args(["check", "-p", ".", "--format", "json", "-o", "out.json"])
+        .output()
+        .expect("run drip");
     assert_eq!(out.status.code(), Some(2));
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("json")).expect("json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).expect("json")).expect("json");
     assert_eq!(doc["notifications"][0]["id"], "tu-failed");
     // A clean run is successful and has nothing to say.
     compdb(&dir, &["ok.c"]);
-    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--format", "sarif", "-o", "out.sarif"]).output().expect("run drip");
+    let out = drip()
+        .current_dir(&dir)
+        .args(["check", "-p", ".", "--format", "sarif", "-o", "out.sarif"])
+        .output()
+        .expect("run drip");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
     assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
     assert_eq!(log["runs"][0]["invocations"][0]["toolExecutionNotifications"], serde_json::json!([]));
 }
@@ -348,7 +395,8 @@ fn a_panic_while_checking_one_function_is_reported_and_the_rest_is_checked() {
         .expect("run drip");
     assert_eq!(out.status.code(), Some(3), "internal error wins over findings: {}", stderr(&out));
     assert!(stderr(&out).contains("internal error while checking 'clean'"), "{}", stderr(&out));
-    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.sarif")).expect("sarif")).expect("json");
     let run = &log["runs"][0];
     assert_eq!(run["results"].as_array().map(|r| r.len()), Some(1), "the leak in the other function is still found");
     assert_eq!(run["invocations"][0]["executionSuccessful"], false);

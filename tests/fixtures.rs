@@ -215,14 +215,10 @@ fn parse_fixture(name: &str, text: &str) -> Fixture {
     }
     for (i, line) in lines.iter().enumerate().skip(1) {
         if line.contains("// drip-flags:") || line.contains("// drip-args:") {
-            let before_is_header = lines[..i]
-                .iter()
-                .all(|l| l.starts_with("// drip-flags:") || l.starts_with("// drip-args:"));
+            let before_is_header =
+                lines[..i].iter().all(|l| l.starts_with("// drip-flags:") || l.starts_with("// drip-args:"));
             if !before_is_header {
-                fx.errors.push(format!(
-                    "line {}: drip-flags/drip-args header must be at the top of the file",
-                    i + 1
-                ));
+                fx.errors.push(format!("line {}: drip-flags/drip-args header must be at the top of the file", i + 1));
             }
         }
     }
@@ -312,9 +308,7 @@ fn parse_fixture(name: &str, text: &str) -> Fixture {
         match f.kind {
             Kind::Bad if !has => fx.errors.push(format!("{at}: a _bad function needs an `// expect:`")),
             Kind::Ok if has => fx.errors.push(format!("{at}: an _ok function must not have `// expect:`")),
-            Kind::KnownFp if has => {
-                fx.errors.push(format!("{at}: an FP_ function must not have `// expect:`"))
-            }
+            Kind::KnownFp if has => fx.errors.push(format!("{at}: an FP_ function must not have `// expect:`")),
             Kind::KnownFp if f.reason.is_none() => {
                 fx.errors.push(format!("{at}: an FP_ function needs a `// FP: <reason>` comment"))
             }
@@ -324,9 +318,9 @@ fn parse_fixture(name: &str, text: &str) -> Fixture {
             Kind::KnownFn if f.reason.is_none() => {
                 fx.errors.push(format!("{at}: an FN_ function needs a `// FN: <reason>` comment"))
             }
-            Kind::Helper if has => fx.errors.push(format!(
-                "{at}: helper functions (neither _bad, _ok, FP_ nor FN_) must not carry expectations"
-            )),
+            Kind::Helper if has => fx
+                .errors
+                .push(format!("{at}: helper functions (neither _bad, _ok, FP_ nor FN_) must not carry expectations")),
             _ => {}
         }
     }
@@ -397,10 +391,8 @@ fn parse_diagnostics(stdout: &[u8]) -> Result<Vec<Diag>, String> {
         let head: String = String::from_utf8_lossy(stdout).chars().take(400).collect();
         format!("stdout is not JSON ({e}); it starts with: {head:?}")
     })?;
-    let arr = v
-        .get("diagnostics")
-        .and_then(Value::as_array)
-        .ok_or_else(|| "JSON has no `diagnostics` array".to_string())?;
+    let arr =
+        v.get("diagnostics").and_then(Value::as_array).ok_or_else(|| "JSON has no `diagnostics` array".to_string())?;
     let mut out = Vec::new();
     for d in arr {
         let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
@@ -490,11 +482,8 @@ fn compare(fx: &Fixture, diags: &[Diag], report: &mut Report) {
     for d in diags {
         actual.entry((d.line, d.rule.clone())).or_default().push(d);
     }
-    let expected: BTreeSet<(u32, String)> = fx
-        .expects
-        .iter()
-        .flat_map(|(l, rules)| rules.iter().map(move |r| (*l, r.clone())))
-        .collect();
+    let expected: BTreeSet<(u32, String)> =
+        fx.expects.iter().flat_map(|(l, rules)| rules.iter().map(move |r| (*l, r.clone()))).collect();
     let where_ = |line: u32| match fx.func_at(line) {
         Some(f) => format!("{}:{} in {} `{}`", fx.name, line, f.kind.label(), f.name),
         None => format!("{}:{} outside any function", fx.name, line),
@@ -547,12 +536,9 @@ fn compare(fx: &Fixture, diags: &[Diag], report: &mut Report) {
         }
         match f.kind {
             Kind::KnownFn => {
-                let all_met = f.expect_lines.iter().all(|l| {
-                    fx.expects[l].iter().all(|r| actual.contains_key(&(*l, r.clone())))
-                });
-                let extra = got.iter().any(|d| {
-                    !fx.expects.get(&d.line).is_some_and(|rules| rules.contains(&d.rule))
-                });
+                let all_met =
+                    f.expect_lines.iter().all(|l| fx.expects[l].iter().all(|r| actual.contains_key(&(*l, r.clone()))));
+                let extra = got.iter().any(|d| !fx.expects.get(&d.line).is_some_and(|rules| rules.contains(&d.rule)));
                 if all_met && !extra {
                     report.fixed.push(format!(
                         "{}:{} `{}`: every expectation is met, rename it to *_bad",
@@ -560,10 +546,9 @@ fn compare(fx: &Fixture, diags: &[Diag], report: &mut Report) {
                     ));
                 }
             }
-            Kind::KnownFp if got.is_empty() => report.fixed.push(format!(
-                "{}:{} `{}`: no diagnostic any more, rename it to *_ok",
-                fx.name, f.start, f.name
-            )),
+            Kind::KnownFp if got.is_empty() => report
+                .fixed
+                .push(format!("{}:{} `{}`: no diagnostic any more, rename it to *_ok", fx.name, f.start, f.name)),
             _ => {}
         }
     }
@@ -635,15 +620,15 @@ fn fixtures() {
         match out.status.code() {
             Some(0) | Some(1) => {}
             Some(c) => {
-                report.run_errors.push(format!(
-                    "group {names:?}: `{cmd:?}` exited with code {c}; stderr:\n{stderr_head}"
-                ));
+                report
+                    .run_errors
+                    .push(format!("group {names:?}: `{cmd:?}` exited with code {c}; stderr:\n{stderr_head}"));
                 continue;
             }
             None => {
-                report.run_errors.push(format!(
-                    "group {names:?}: `{cmd:?}` was killed by a signal; stderr:\n{stderr_head}"
-                ));
+                report
+                    .run_errors
+                    .push(format!("group {names:?}: `{cmd:?}` was killed by a signal; stderr:\n{stderr_head}"));
                 continue;
             }
         }
@@ -660,9 +645,9 @@ fn fixtures() {
         for d in diags {
             match resolve_file(&fixtures, &dir, &d.file) {
                 Some(i) if members.contains(&i) => per_fixture[i].push(d),
-                _ => report
-                    .false_positives
-                    .push(format!("diagnostic outside the fixtures of its group: {}", d.short())),
+                _ => {
+                    report.false_positives.push(format!("diagnostic outside the fixtures of its group: {}", d.short()))
+                }
             }
         }
     }
@@ -703,11 +688,7 @@ fn fixtures_are_well_formed() {
     println!("fixture functions by kind: {counts:?}");
     assert!(errors.is_empty(), "fixture format errors:\n{}", errors.join("\n"));
     if std::env::var("DRIP_FIXTURES").is_err() {
-        let checked: usize = counts
-            .iter()
-            .filter(|(k, _)| **k != "helper")
-            .map(|(_, n)| n)
-            .sum();
+        let checked: usize = counts.iter().filter(|(k, _)| **k != "helper").map(|(_, n)| n).sum();
         assert!(checked >= 100, "expected at least 100 fixture functions, found {checked}");
     }
 }

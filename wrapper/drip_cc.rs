@@ -48,7 +48,13 @@ fn run() -> i32 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let own_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
     let seen: Vec<PathBuf> = std::env::var_os(SEEN_ENV)
-        .map(|v| v.as_bytes().split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| PathBuf::from(OsStr::from_bytes(l))).collect())
+        .map(|v| {
+            v.as_bytes()
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| PathBuf::from(OsStr::from_bytes(l)))
+                .collect()
+        })
         .unwrap_or_default();
     if seen.len() >= MAX_NESTING {
         eprintln!("{WRAPPER_NAME}: {} wrappers nested: a launcher keeps calling a wrapper; giving up", seen.len());
@@ -117,8 +123,16 @@ enum Lookup {
 }
 
 /// Find the real compiler this invocation stands for.
-fn find_real(argv0: &Path, own_dir: Option<&Path>, seen: &[PathBuf], cwd: &Path, path_env: Option<&OsStr>) -> Result<PathBuf, Lookup> {
-    let name = argv0.file_name().ok_or_else(|| Lookup::NotFound(format!("cannot tell which compiler '{}' is", argv0.display())))?;
+fn find_real(
+    argv0: &Path,
+    own_dir: Option<&Path>,
+    seen: &[PathBuf],
+    cwd: &Path,
+    path_env: Option<&OsStr>,
+) -> Result<PathBuf, Lookup> {
+    let name = argv0
+        .file_name()
+        .ok_or_else(|| Lookup::NotFound(format!("cannot tell which compiler '{}' is", argv0.display())))?;
     if name == WRAPPER_NAME {
         return Err(Lookup::NotACompiler);
     }
@@ -165,7 +179,10 @@ fn record(journal: &Path, real: &Path, args: &[OsString], cwd: &Path) -> Result<
     let arguments = expand_response_files(arguments, cwd);
     let mut line = serde_json::to_string(&Record { directory, arguments }).map_err(|e| e.to_string())?;
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new().append(true).open(journal).map_err(|e| format!("cannot open the journal {}: {e}", journal.display()))?;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(journal)
+        .map_err(|e| format!("cannot open the journal {}: {e}", journal.display()))?;
     let written = file.write(line.as_bytes()).map_err(|e| format!("cannot write the journal: {e}"))?;
     if written != line.len() {
         return Err(format!("short write to the journal ({written} of {} bytes)", line.len()));
@@ -307,7 +324,10 @@ mod tests {
 
         assert_eq!(find(Path::new("gcc"), &[]), Ok(bin2.join("gcc")));
         assert_eq!(find(&wrap.join("gcc"), &[]), Ok(bin2.join("gcc")), "a wrapper named by path looks up PATH too");
-        assert!(matches!(find(Path::new("gcc"), &[bin2.join("gcc")]), Err(Lookup::NotFound(_))), "a compiler an outer wrapper ran is skipped");
+        assert!(
+            matches!(find(Path::new("gcc"), &[bin2.join("gcc")]), Err(Lookup::NotFound(_))),
+            "a compiler an outer wrapper ran is skipped"
+        );
         assert!(matches!(find(Path::new("clang"), &[]), Err(Lookup::NotFound(_))));
         assert_eq!(find(Path::new(WRAPPER_NAME), &[]), Err(Lookup::NotACompiler));
         let abs = wrap.join("abs").join(d.strip_prefix("/").expect("absolute")).join("opt").join("cc");

@@ -92,7 +92,13 @@ const HASHER_BUF: usize = 256;
 impl Hasher {
     /// `domain` separates the digests of different kinds of things (a TU key, an SCC key).
     pub fn new(domain: &str) -> Hasher {
-        let mut h = Hasher { state: xxhash_rust::xxh3::Xxh3::new(), buf: [0; HASHER_BUF], len: 0, streamed: false, failed: false };
+        let mut h = Hasher {
+            state: xxhash_rust::xxh3::Xxh3::new(),
+            buf: [0; HASHER_BUF],
+            len: 0,
+            streamed: false,
+            failed: false,
+        };
         h.str(domain);
         h
     }
@@ -361,7 +367,10 @@ impl Cache {
         let tag = self.dir.join("CACHEDIR.TAG");
         if !tag.exists() {
             // The standard marker that tells backup tools to skip the directory.
-            std::fs::write(&tag, "Signature: 8a477f597d28d172789f06886806bc55\n# drip's incremental cache; see ARCHITECTURE.md\n")?;
+            std::fs::write(
+                &tag,
+                "Signature: 8a477f597d28d172789f06886806bc55\n# drip's incremental cache; see ARCHITECTURE.md\n",
+            )?;
         }
         let probe = self.dir.join(format!(".probe-{}", std::process::id()));
         std::fs::write(&probe, b"")?;
@@ -528,7 +537,13 @@ impl Cache {
     }
 
     /// Serialise and store `meta` and `body` as one entry.
-    pub fn store<M: Serialize + ?Sized, B: Serialize + ?Sized>(&self, kind: Kind, name: Digest, meta: &M, body: &B) -> bool {
+    pub fn store<M: Serialize + ?Sized, B: Serialize + ?Sized>(
+        &self,
+        kind: Kind,
+        name: Digest,
+        meta: &M,
+        body: &B,
+    ) -> bool {
         if !self.enabled() {
             return false;
         }

@@ -37,7 +37,8 @@ fn an_entry_reads_back_what_was_stored() {
     assert_eq!(body, (0..1000).collect::<Vec<u64>>());
     assert_eq!(cache.stats().rejected, 0);
     // Nothing else in the directory: the temporary file was renamed, not copied.
-    let names: Vec<_> = std::fs::read_dir(path.parent().expect("parent")).expect("list").flatten().map(|e| e.file_name()).collect();
+    let names: Vec<_> =
+        std::fs::read_dir(path.parent().expect("parent")).expect("list").flatten().map(|e| e.file_name()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
     // Another kind, or another name, is another entry.
     assert!(cache.open_entry(Kind::Scc, NAME).is_none());
@@ -138,7 +139,11 @@ fn sweep_removes_only_old_entries_of_dead_slots() {
     }
     let old = SystemTime::now() - GRACE - Duration::from_secs(60);
     for d in [live, dead_old] {
-        File::options().write(true).open(cache.path(Kind::Tu, d)).and_then(|f| f.set_modified(old)).expect("age the entry");
+        File::options()
+            .write(true)
+            .open(cache.path(Kind::Tu, d))
+            .and_then(|f| f.set_modified(old))
+            .expect("age the entry");
     }
     let tmp = cache.dir.join("tu").join(".tmp-1-2-abc");
     File::create(&tmp).and_then(|f| f.set_modified(old)).expect("stale temporary file");

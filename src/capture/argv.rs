@@ -75,14 +75,65 @@ pub enum Invocation {
 /// Options whose value is the next argument (`-o out`, `-I dir`, `-x c`…). Their attached forms
 /// (`-Idir`, `-DX=1`, `-xc`) are single arguments and need no entry here.
 const TAKES_VALUE: &[&str] = &[
-    "-o", "-x", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter", "-iprefix",
-    "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-iquote", "-imultilib", "-iframework",
-    "-iwithsysroot", "-cxx-isystem", "-ivfsoverlay", "-MF", "-MT", "-MQ", "-MJ", "-L", "-l", "-T",
-    "-u", "-z", "-e", "-A", "-B", "-F", "-aux-info", "--param", "-Xlinker", "-Xassembler",
-    "-Xpreprocessor", "-Xclang", "-Xanalyzer", "-Xopenmp-target", "-mllvm", "-target", "-arch",
-    "-gcc-toolchain", "-resource-dir", "-working-directory", "-include-pch", "-dumpbase",
-    "-dumpdir", "-dumpbase-ext", "-wrapper", "--sysroot", "--serialize-diagnostics", "--output",
-    "--include-directory", "--define-macro", "--undefine-macro", "--language", "--config",
+    "-o",
+    "-x",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-idirafter",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-isysroot",
+    "-iquote",
+    "-imultilib",
+    "-iframework",
+    "-iwithsysroot",
+    "-cxx-isystem",
+    "-ivfsoverlay",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-MJ",
+    "-L",
+    "-l",
+    "-T",
+    "-u",
+    "-z",
+    "-e",
+    "-A",
+    "-B",
+    "-F",
+    "-aux-info",
+    "--param",
+    "-Xlinker",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xclang",
+    "-Xanalyzer",
+    "-Xopenmp-target",
+    "-mllvm",
+    "-target",
+    "-arch",
+    "-gcc-toolchain",
+    "-resource-dir",
+    "-working-directory",
+    "-include-pch",
+    "-dumpbase",
+    "-dumpdir",
+    "-dumpbase-ext",
+    "-wrapper",
+    "--sysroot",
+    "--serialize-diagnostics",
+    "--output",
+    "--include-directory",
+    "--define-macro",
+    "--undefine-macro",
+    "--language",
+    "--config",
 ];
 
 /// Options that make the driver print something and stop, or print what it would run.
@@ -139,7 +190,9 @@ fn input_from_lang(x: &str) -> Option<Input> {
         "objective-c" | "objc-cpp-output" | "objective-c-cpp-output" => Input::Source(Lang::ObjC),
         "objective-c++" | "objc++-cpp-output" | "objective-c++-cpp-output" => Input::Source(Lang::ObjCxx),
         "assembler" | "assembler-with-cpp" => Input::Assembler,
-        "c-header" | "c++-header" | "objective-c-header" | "objective-c++-header" | "cpp-output-header" => Input::Header,
+        "c-header" | "c++-header" | "objective-c-header" | "objective-c++-header" | "cpp-output-header" => {
+            Input::Header
+        }
         "none" => return None,
         _ => Input::Other,
     })
@@ -188,10 +241,7 @@ pub const LAUNCHERS: [&str; 4] = ["ccache", "sccache", "distcc", "icecc"];
 /// Classify one compiler invocation. A launcher in front (`ccache gcc …`, recorded when
 /// ccache itself is wrapped) is dropped: the unit's argv starts at the compiler.
 pub fn classify(argv: &[String]) -> Invocation {
-    let launchers = argv
-        .iter()
-        .take_while(|a| LAUNCHERS.contains(&a.rsplit('/').next().unwrap_or(a)))
-        .count();
+    let launchers = argv.iter().take_while(|a| LAUNCHERS.contains(&a.rsplit('/').next().unwrap_or(a))).count();
     let argv = if launchers < argv.len() { &argv[launchers..] } else { argv };
     let Some(argv0) = argv.first() else {
         return Invocation::Skip(SkipReason::Probe);
@@ -237,7 +287,9 @@ pub fn classify(argv: &[String]) -> Invocation {
                     output = Some((i, v.clone()));
                     output_len = 2;
                 }
-            } else if let Some(v) = a.strip_prefix("--output=").or_else(|| a.strip_prefix("-o").filter(|_| !a.starts_with("-objc"))) {
+            } else if let Some(v) =
+                a.strip_prefix("--output=").or_else(|| a.strip_prefix("-o").filter(|_| !a.starts_with("-objc")))
+            {
                 output = Some((i, v.to_string()));
                 output_len = 1;
             }
@@ -263,7 +315,8 @@ pub fn classify(argv: &[String]) -> Invocation {
     if syntax_only {
         return Invocation::Skip(SkipReason::SyntaxOnly);
     }
-    let sources: Vec<&(usize, Input, String)> = inputs.iter().filter(|(_, k, _)| matches!(k, Input::Source(_))).collect();
+    let sources: Vec<&(usize, Input, String)> =
+        inputs.iter().filter(|(_, k, _)| matches!(k, Input::Source(_))).collect();
     if sources.is_empty() {
         let reason = if inputs.iter().any(|(_, k, _)| *k == Input::Assembler) {
             SkipReason::Assembler

@@ -114,7 +114,10 @@ impl Watcher {
     /// The build is over: take no new work, wait for the TUs being prepared, report.
     pub fn finish(self) -> WatchReport {
         self.stop.store(true, Ordering::SeqCst);
-        self.thread.join().unwrap_or_else(|_| WatchReport { failed: vec!["the background watcher panicked".to_string()], ..WatchReport::default() })
+        self.thread.join().unwrap_or_else(|_| WatchReport {
+            failed: vec!["the background watcher panicked".to_string()],
+            ..WatchReport::default()
+        })
     }
 }
 
@@ -149,7 +152,11 @@ fn watch(journal: PathBuf, jobs: usize, prepare: PrepareFn, poll: Duration, stop
         for line in tail.read_new().unwrap_or_default() {
             let Some(record) = merge::parse_line(&line) else { continue };
             for e in merge::entries_of(&record).unwrap_or_default() {
-                if e.lang == Lang::C && e.file.is_file() && seen.insert((e.file.clone(), e.arguments.clone())) && !stopping {
+                if e.lang == Lang::C
+                    && e.file.is_file()
+                    && seen.insert((e.file.clone(), e.arguments.clone()))
+                    && !stopping
+                {
                     let _ = tx.send(e.command());
                 }
             }
@@ -180,7 +187,11 @@ fn watch(journal: PathBuf, jobs: usize, prepare: PrepareFn, poll: Duration, stop
 
 /// Prepares one TU and counts the outcome. A file that is gone by now is not a failure: the
 /// build deleted it (a probe in a scratch folder), and the merge leaves it out as well.
-fn prepare_one(cmd: &CompileCommand, prepare: &(dyn Fn(&CompileCommand) -> Prepared + Send + Sync), r: &mut WatchReport) {
+fn prepare_one(
+    cmd: &CompileCommand,
+    prepare: &(dyn Fn(&CompileCommand) -> Prepared + Send + Sync),
+    r: &mut WatchReport,
+) {
     if !cmd.file.is_file() {
         r.gone += 1;
         return;
@@ -231,13 +242,19 @@ mod tests {
         let journal = dir.join("journal");
         std::fs::write(&journal, "").expect("journal");
         let line = |args: &[&str]| {
-            let r = super::super::record::Record { directory: dir.display().to_string(), arguments: args.iter().map(|s| s.to_string()).collect() };
+            let r = super::super::record::Record {
+                directory: dir.display().to_string(),
+                arguments: args.iter().map(|s| s.to_string()).collect(),
+            };
             serde_json::to_string(&r).expect("json") + "\n"
         };
         let calls = Arc::new(Mutex::new(Vec::new()));
         let calls2 = Arc::clone(&calls);
         let prepare: PrepareFn = Arc::new(move |c: &CompileCommand| {
-            calls2.lock().expect("lock").push(c.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+            calls2
+                .lock()
+                .expect("lock")
+                .push(c.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
             Prepared::Stored
         });
         let w = Watcher::start(journal.clone(), 1, prepare, Duration::from_millis(10));

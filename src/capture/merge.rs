@@ -49,7 +49,11 @@ impl Entry {
 
     /// The entry as a compile command for `drip check`'s front end.
     pub fn command(&self) -> compdb::CompileCommand {
-        compdb::CompileCommand { directory: self.directory.clone(), file: self.file.clone(), arguments: self.arguments.clone() }
+        compdb::CompileCommand {
+            directory: self.directory.clone(),
+            file: self.file.clone(),
+            arguments: self.arguments.clone(),
+        }
     }
 }
 
@@ -181,7 +185,12 @@ fn explicit_output(args: &[String]) -> Option<String> {
 /// Merge captured units into the existing database (`existing`: its parsed JSON array, if any).
 /// `exists` says whether a path is still there: a file a regular file, a directory a directory
 /// (a parameter, so tests need no files).
-pub fn merge(existing: &[Value], db_dir: &Path, captured: &[Entry], exists: &dyn Fn(&Path) -> bool) -> (Vec<Value>, MergeReport) {
+pub fn merge(
+    existing: &[Value],
+    db_dir: &Path,
+    captured: &[Entry],
+    exists: &dyn Fn(&Path) -> bool,
+) -> (Vec<Value>, MergeReport) {
     let mut report = MergeReport::default();
     let mut fresh: Vec<&Entry> = Vec::new();
     for e in captured {
@@ -321,15 +330,28 @@ mod tests {
             entry("/p/new.c", Some("/p/new.o"), "cc -c new.c"),
             entry("/tmp/conftest.c", Some("/tmp/conftest.o"), "cc -c conftest.c"),
             // CMake's ABI probe: the file stays, the scratch folder it was compiled in is gone.
-            Entry { directory: PathBuf::from("/tmp/TryCompile-x"), ..entry("/p/abi.c", Some("/tmp/TryCompile-x/abi.o"), "cc -c /p/abi.c") },
+            Entry {
+                directory: PathBuf::from("/tmp/TryCompile-x"),
+                ..entry("/p/abi.c", Some("/tmp/TryCompile-x/abi.o"), "cc -c /p/abi.c")
+            },
         ];
         let exists = |p: &Path| !p.ends_with("gone.c") && !p.starts_with("/tmp");
         let (db, report) = merge(&existing, Path::new("/p"), &captured, &exists);
         assert_eq!(
             report,
-            MergeReport { total: 6, added: 1, replaced: 2, unchanged: 1, kept: 1, kept_unreadable: 1, vanished: 2, stale: 2 }
+            MergeReport {
+                total: 6,
+                added: 1,
+                replaced: 2,
+                unchanged: 1,
+                kept: 1,
+                kept_unreadable: 1,
+                vanished: 2,
+                stale: 2
+            }
         );
-        let order: Vec<String> = db.iter().map(|v| v.get("file").and_then(Value::as_str).unwrap_or("?").to_string()).collect();
+        let order: Vec<String> =
+            db.iter().map(|v| v.get("file").and_then(Value::as_str).unwrap_or("?").to_string()).collect();
         assert_eq!(order, ["?", "/p/a.c", "/p/b.c", "/p/new.c", "/p/u.c", "z.c"]);
         assert_eq!(db[1]["arguments"][1], "-O2");
         assert_eq!(db[1]["output"], "/p/a.o");

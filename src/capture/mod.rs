@@ -59,7 +59,14 @@ struct Options {
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
-    let mut o = Options { cdb: PathBuf::from("compile_commands.json"), compilers: Vec::new(), jobs: 1, verbose: false, check: None, build: Vec::new() };
+    let mut o = Options {
+        cdb: PathBuf::from("compile_commands.json"),
+        compilers: Vec::new(),
+        jobs: 1,
+        verbose: false,
+        check: None,
+        build: Vec::new(),
+    };
     let mut it = args.iter();
     let mut saw_separator = false;
     while let Some(a) = it.next() {
@@ -73,7 +80,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--compiler" => o.compilers.push(value("--compiler")?),
             "-j" => {
                 let v = value("-j")?;
-                o.jobs = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
+                o.jobs = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
             }
             "-v" | "--verbose" => o.verbose = true,
             "--check" => {
@@ -89,7 +100,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 break;
             }
             s if s.starts_with("-j") && s.len() > 2 => {
-                o.jobs = s[2..].parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
+                o.jobs = s[2..]
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
             }
             s if s.starts_with("--cdb=") => o.cdb = PathBuf::from(&s[6..]),
             s if s.starts_with("--compiler=") => o.compilers.push(s[11..].to_string()),
@@ -160,11 +175,15 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     if !wrapper_exe.is_file() {
-        eprintln!("drip: error: the compiler wrapper {} is missing (it is built and installed with drip)", wrapper_exe.display());
+        eprintln!(
+            "drip: error: the compiler wrapper {} is missing (it is built and installed with drip)",
+            wrapper_exe.display()
+        );
         return EXIT_INTERNAL;
     }
     let state = db_dir.join(".drip");
-    let installed = match wrappers::install(&state, &wrapper_exe, &opts.compilers, &wrappers::BuildEnv::from_process()) {
+    let installed = match wrappers::install(&state, &wrapper_exe, &opts.compilers, &wrappers::BuildEnv::from_process())
+    {
         Ok(i) => i,
         Err(e) => {
             eprintln!("drip: error: cannot set up the compiler wrappers in {}: {e}", state.join("wrap").display());
@@ -210,7 +229,10 @@ pub fn main(args: &[String]) -> i32 {
     let watched = watcher.map(background::Watcher::finish);
 
     let journal_text = std::fs::read_to_string(&journal).unwrap_or_else(|e| {
-        eprintln!("drip capture: warning: cannot read the journal {}: {e}; nothing recorded can be kept", journal.display());
+        eprintln!(
+            "drip capture: warning: cannot read the journal {}: {e}; nothing recorded can be kept",
+            journal.display()
+        );
         String::new()
     });
     let errors_text = std::fs::read_to_string(run_dir.join(record::ERRORS_FILE)).unwrap_or_default();
@@ -227,7 +249,10 @@ pub fn main(args: &[String]) -> i32 {
         Ok(0) => {}
         Ok(code) => {
             if written.is_ok() {
-                eprintln!("drip capture: the build failed (exit status {code}); {} has the compiles that succeeded", cdb.display());
+                eprintln!(
+                    "drip capture: the build failed (exit status {code}); {} has the compiles that succeeded",
+                    cdb.display()
+                );
             } else {
                 eprintln!("drip capture: the build failed (exit status {code})");
             }
@@ -254,9 +279,13 @@ fn make_run_dir(run_dir: &Path, journal: &Path) -> std::io::Result<()> {
     if let Some(Ok(entries)) = run_dir.parent().map(std::fs::read_dir) {
         for e in entries.flatten() {
             let name = e.file_name();
-            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("capture-")).and_then(|p| p.parse::<i32>().ok()) else { continue };
+            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("capture-")).and_then(|p| p.parse::<i32>().ok())
+            else {
+                continue;
+            };
             // SAFETY: signal 0 only asks whether the process exists.
-            let gone = unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            let gone = unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
             if gone {
                 let _ = std::fs::remove_dir_all(e.path());
             }
@@ -286,7 +315,12 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Run the build and wait for it. `Ok(status)` (128 + N for a build killed by signal N), or
 /// the status and message for a build that could not be started, as a shell would give.
-fn run_build(build: &[String], env: &[(String, std::ffi::OsString)], remove: &[&str], journal: &Path) -> Result<i32, (i32, String)> {
+fn run_build(
+    build: &[String],
+    env: &[(String, std::ffi::OsString)],
+    remove: &[&str],
+    journal: &Path,
+) -> Result<i32, (i32, String)> {
     let mut cmd = Command::new(&build[0]);
     cmd.args(&build[1..]).env(record::JOURNAL_ENV, journal);
     for k in remove {
@@ -348,7 +382,8 @@ fn write_database(cdb: &Path, state: &Path, captured: &merge::Captured) -> Resul
             _ => {
                 // Not ours to overwrite: keep it, and put what was captured beside it.
                 let aside = cdb.with_extension("json.new");
-                let (db, _) = merge::merge(&[], cdb.parent().unwrap_or(Path::new("/")), &captured.entries, &still_there);
+                let (db, _) =
+                    merge::merge(&[], cdb.parent().unwrap_or(Path::new("/")), &captured.entries, &still_there);
                 let saved = serialise(&db).and_then(|t| merge::write_atomically(&aside, &t).map_err(|e| e.to_string()));
                 return Err(format!(
                     "{} is not a JSON array of compile commands: left untouched; {}",
@@ -427,10 +462,16 @@ fn report(
             );
         }
         if m.stale > 0 {
-            eprintln!("drip capture: {} dropped from the old database: the file or its directory no longer exists", plural(m.stale, "entry", "entries"));
+            eprintln!(
+                "drip capture: {} dropped from the old database: the file or its directory no longer exists",
+                plural(m.stale, "entry", "entries")
+            );
         }
         if m.kept_unreadable > 0 {
-            eprintln!("drip capture: warning: {} of the old database not understood, kept as they were", plural(m.kept_unreadable, "entry", "entries"));
+            eprintln!(
+                "drip capture: warning: {} of the old database not understood, kept as they were",
+                plural(m.kept_unreadable, "entry", "entries")
+            );
         }
     }
     if opts.verbose {
@@ -439,10 +480,17 @@ fn report(
         }
     }
     if captured.unreadable > 0 {
-        eprintln!("drip capture: warning: {} in the journal could not be read (a torn write?)", plural(captured.unreadable, "line", "lines"));
+        eprintln!(
+            "drip capture: warning: {} in the journal could not be read (a torn write?)",
+            plural(captured.unreadable, "line", "lines")
+        );
     }
     if !failures.is_empty() {
-        eprintln!("drip capture: warning: {} could not be recorded; first: {}", plural(failures.len(), "compile", "compiles"), failures[0]);
+        eprintln!(
+            "drip capture: warning: {} could not be recorded; first: {}",
+            plural(failures.len(), "compile", "compiles"),
+            failures[0]
+        );
         if opts.verbose {
             for f in &failures[1..] {
                 eprintln!("drip capture:   {f}");
@@ -483,7 +531,10 @@ mod tests {
 
     #[test]
     fn options_before_check_are_capture_s_and_after_are_check_s() {
-        let o = parse(&args("--cdb out/db.json -j 2 --compiler tcc --check --format json -o report.json -- make -j8 CC=gcc")).expect("parse");
+        let o = parse(&args(
+            "--cdb out/db.json -j 2 --compiler tcc --check --format json -o report.json -- make -j8 CC=gcc",
+        ))
+        .expect("parse");
         assert_eq!(o.cdb, PathBuf::from("out/db.json"));
         assert_eq!(o.jobs, 2);
         assert_eq!(o.compilers, ["tcc"]);

@@ -33,11 +33,7 @@ pub struct BuildEnv {
 
 impl BuildEnv {
     pub fn from_process() -> Self {
-        BuildEnv {
-            path: std::env::var_os("PATH"),
-            cc: std::env::var("CC").ok(),
-            cxx: std::env::var("CXX").ok(),
-        }
+        BuildEnv { path: std::env::var_os("PATH"), cc: std::env::var("CC").ok(), cxx: std::env::var("CXX").ok() }
     }
 }
 
@@ -60,7 +56,8 @@ pub fn is_compiler_name(name: &str) -> bool {
     const DRIVERS: [&str; 8] = ["gcc", "g++", "clang", "clang++", "cc", "c++", "c89", "c99"];
     let mut base = name;
     if let Some((head, version)) = name.rsplit_once('-') {
-        if version.starts_with(|c: char| c.is_ascii_digit()) && version.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        if version.starts_with(|c: char| c.is_ascii_digit()) && version.chars().all(|c| c.is_ascii_digit() || c == '.')
+        {
             base = head;
         }
     }
@@ -111,7 +108,9 @@ pub fn install(state: &Path, wrapper_exe: &Path, extra_names: &[String], env: &B
             notes.push(format!("{var}={value} is not a valid command line; left as it is"));
             continue;
         };
-        let first_is_launcher = words.first().is_some_and(|w| LAUNCHERS.contains(&Path::new(w).file_name().and_then(OsStr::to_str).unwrap_or("")));
+        let first_is_launcher = words
+            .first()
+            .is_some_and(|w| LAUNCHERS.contains(&Path::new(w).file_name().and_then(OsStr::to_str).unwrap_or("")));
         let at = if first_is_launcher && words.len() > 1 { 1 } else { 0 };
         let compiler = words[at].clone();
         if !compiler.contains('/') {
@@ -121,7 +120,9 @@ pub fn install(state: &Path, wrapper_exe: &Path, extra_names: &[String], env: &B
             continue;
         }
         if !compiler.starts_with('/') {
-            notes.push(format!("{var}={value} names its compiler by a relative path: not wrapped, its compiles are not recorded"));
+            notes.push(format!(
+                "{var}={value} names its compiler by a relative path: not wrapped, its compiles are not recorded"
+            ));
             continue;
         }
         let stand_in = dir.join(ABS_DIR).join(compiler.trim_start_matches('/'));
@@ -190,10 +191,39 @@ mod tests {
 
     #[test]
     fn compiler_names() {
-        for n in ["cc", "gcc", "gcc-12", "clang", "clang-19", "clang++-19", "c++", "g++-12", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-gcc-12", "aarch64-linux-gnu-g++", "c89", "c99-gcc", "musl-gcc", "gcc-12.2"] {
+        for n in [
+            "cc",
+            "gcc",
+            "gcc-12",
+            "clang",
+            "clang-19",
+            "clang++-19",
+            "c++",
+            "g++-12",
+            "x86_64-linux-gnu-gcc",
+            "x86_64-linux-gnu-gcc-12",
+            "aarch64-linux-gnu-g++",
+            "c89",
+            "c99-gcc",
+            "musl-gcc",
+            "gcc-12.2",
+        ] {
             assert!(is_compiler_name(n), "{n}");
         }
-        for n in ["gcc-ar", "gcc-ar-12", "x86_64-linux-gnu-gcc-nm-12", "clang-cpp-19", "c++filt", "clang-tidy", "clang-format-19", "distcc", "ccache", "icc", "cpp", "ld"] {
+        for n in [
+            "gcc-ar",
+            "gcc-ar-12",
+            "x86_64-linux-gnu-gcc-nm-12",
+            "clang-cpp-19",
+            "c++filt",
+            "clang-tidy",
+            "clang-format-19",
+            "distcc",
+            "ccache",
+            "icc",
+            "cpp",
+            "ld",
+        ] {
             assert!(!is_compiler_name(n), "{n}");
         }
     }

@@ -108,17 +108,10 @@ pub struct Diagnostic {
 
 impl<'i> Tu<'i> {
     /// Parse with the full argv (compiler first). Returns the libclang error code on failure.
-    pub fn parse(
-        index: &'i Index,
-        argv: &[String],
-        flags: CXTranslationUnit_Flags,
-    ) -> Result<Tu<'i>, CXErrorCode> {
+    pub fn parse(index: &'i Index, argv: &[String], flags: CXTranslationUnit_Flags) -> Result<Tu<'i>, CXErrorCode> {
         // Interior NULs cannot be passed to C; such an argument could never have come from a
         // real command line, so it is dropped rather than failing the TU.
-        let cargs: Vec<CString> = argv
-            .iter()
-            .filter_map(|a| CString::new(a.as_str()).ok())
-            .collect();
+        let cargs: Vec<CString> = argv.iter().filter_map(|a| CString::new(a.as_str()).ok()).collect();
         let ptrs: Vec<*const c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
         let mut tu: CXTranslationUnit = std::ptr::null_mut();
         // SAFETY: `ptrs` points into `cargs`, both alive for the call; the index is valid; a
@@ -136,16 +129,9 @@ impl<'i> Tu<'i> {
             )
         };
         if code != CXError_Success || tu.is_null() {
-            return Err(if code == CXError_Success {
-                CXError_Failure
-            } else {
-                code
-            });
+            return Err(if code == CXError_Success { CXError_Failure } else { code });
         }
-        Ok(Tu {
-            raw: tu,
-            _index: index,
-        })
+        Ok(Tu { raw: tu, _index: index })
     }
 
     pub fn cursor(&self) -> Cursor {
@@ -168,22 +154,11 @@ impl<'i> Tu<'i> {
                 let category = take_string(clang_getDiagnosticCategoryText(d));
                 let loc = clang_getDiagnosticLocation(d);
                 let (file, line, col) = match expansion(loc) {
-                    Some((f, line, col)) => (
-                        Some(PathBuf::from(take_string(clang_getFileName(f)))),
-                        line,
-                        col,
-                    ),
+                    Some((f, line, col)) => (Some(PathBuf::from(take_string(clang_getFileName(f)))), line, col),
                     None => (None, 0, 0),
                 };
                 clang_disposeDiagnostic(d);
-                out.push(Diagnostic {
-                    severity,
-                    file,
-                    line,
-                    col,
-                    text,
-                    category,
-                });
+                out.push(Diagnostic { severity, file, line, col, text, category });
             }
         }
         out
@@ -207,7 +182,12 @@ impl<'i> Tu<'i> {
     /// libclang reports them), with its contents as parsed when libclang still holds them. The
     /// incremental cache's manifest of a TU is built from this.
     pub fn inclusions(&self) -> Vec<(String, Option<&[u8]>)> {
-        extern "C" fn visit(file: CXFile, _stack: *mut CXSourceLocation, _len: std::os::raw::c_uint, data: CXClientData) {
+        extern "C" fn visit(
+            file: CXFile,
+            _stack: *mut CXSourceLocation,
+            _len: std::os::raw::c_uint,
+            data: CXClientData,
+        ) {
             // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
             let out = unsafe { &mut *(data as *mut Vec<CXFile>) };
             if !file.is_null() {
@@ -320,8 +300,7 @@ pub fn file_offset(loc: CXSourceLocation) -> Option<(CXFile, u32)> {
 /// What `clang_getNullCursor` returns (`MakeCXCursorInvalid(CXCursor_InvalidFile)` in libclang):
 /// asking for it cost a call for every cursor tested. `cursor_kinds_are_libclangs` holds us to
 /// libclang's.
-pub const NULL_CURSOR: CXCursor =
-    CXCursor { kind: CXCursor_InvalidFile, xdata: 0, data: [std::ptr::null(); 3] };
+pub const NULL_CURSOR: CXCursor = CXCursor { kind: CXCursor_InvalidFile, xdata: 0, data: [std::ptr::null(); 3] };
 
 /// `clang_isExpression`: libclang 19's expression kinds are `CXCursor_FirstExpr` (the unexposed
 /// expression) to `CXCursor_LastExpr` (`CXCursor_PackIndexingExpr`) in `Index.h`. A range test
@@ -379,14 +358,13 @@ pub fn classify(t: CXType) -> TypeClass {
     let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
     match k {
         CXType_Pointer | CXType_BlockPointer | CXType_ObjCObjectPointer => TypeClass::Pointer,
-        CXType_ConstantArray
-        | CXType_IncompleteArray
-        | CXType_VariableArray
-        | CXType_DependentSizedArray => TypeClass::Array,
+        CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+            TypeClass::Array
+        }
         CXType_Record => TypeClass::Record,
         CXType_FunctionProto | CXType_FunctionNoProto => TypeClass::Function,
-        CXType_Float | CXType_Double | CXType_LongDouble | CXType_Half | CXType_Float16
-        | CXType_Float128 | CXType_BFloat16 | CXType_Ibm128 | CXType_Complex => TypeClass::Float,
+        CXType_Float | CXType_Double | CXType_LongDouble | CXType_Half | CXType_Float16 | CXType_Float128
+        | CXType_BFloat16 | CXType_Ibm128 | CXType_Complex => TypeClass::Float,
         CXType_Void => TypeClass::Void,
         _ => TypeClass::Other,
     }
@@ -536,11 +514,7 @@ impl Cursor {
     }
 
     pub fn children(self) -> Vec<Cursor> {
-        extern "C" fn visit(
-            c: CXCursor,
-            _parent: CXCursor,
-            data: CXClientData,
-        ) -> CXChildVisitResult {
+        extern "C" fn visit(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut Vec` passed below, alive for the whole visit.
             let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
             out.push(Cursor::new(c));
@@ -555,11 +529,7 @@ impl Cursor {
     /// Every cursor below this one, parents before their children (one libclang walk, without
     /// the per-node vectors of `children`).
     pub fn visit_descendants(self, f: &mut dyn FnMut(Cursor)) {
-        extern "C" fn visit(
-            c: CXCursor,
-            _parent: CXCursor,
-            data: CXClientData,
-        ) -> CXChildVisitResult {
+        extern "C" fn visit(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
             // SAFETY: `data` is the `&mut &mut dyn FnMut` passed below, alive for the whole visit.
             let f = unsafe { &mut *(data as *mut &mut dyn FnMut(Cursor)) };
             f(Cursor::new(c));

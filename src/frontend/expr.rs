@@ -14,9 +14,9 @@
 
 use clang_sys::*;
 
-use super::tree::Tree;
 use super::clang::{self, Cursor, TypeClass};
 use super::lower::{Builtin, Lowerer, TuCtx};
+use super::tree::Tree;
 use crate::ir::*;
 
 /// What the caller does with an expression's value.
@@ -40,9 +40,7 @@ fn use_(op: Operand) -> Rvalue {
 pub(super) fn strip_plain(t: &Tree, mut e: Cursor) -> Cursor {
     loop {
         let next = match e.kind() {
-            CXCursor_ParenExpr | CXCursor_CStyleCastExpr => {
-                t.kids(e).rev().find(|c| c.is_expression())
-            }
+            CXCursor_ParenExpr | CXCursor_CStyleCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
             CXCursor_UnexposedExpr => {
                 let mut kids = t.kids(e);
                 match (kids.len(), kids.next()) {
@@ -71,10 +69,7 @@ fn is_arith_node(s: Cursor) -> bool {
             (CXBinaryOperator_Mul..=CXBinaryOperator_Or).contains(&op)
         }
         CXCursor_UnaryOperator => {
-            matches!(
-                s.unop(),
-                CXUnaryOperator_Plus | CXUnaryOperator_Minus | CXUnaryOperator_Not
-            )
+            matches!(s.unop(), CXUnaryOperator_Plus | CXUnaryOperator_Minus | CXUnaryOperator_Not)
         }
         _ => false,
     }
@@ -87,11 +82,7 @@ impl Lowerer<'_, '_, '_> {
             Some(Rvalue::Use(op)) => op,
             Some(rv) => {
                 let loc = self.loc(e);
-                let class = if matches!(rv, Rvalue::AddrOf(_)) {
-                    TypeClass::Pointer
-                } else {
-                    e.type_class()
-                };
+                let class = if matches!(rv, Rvalue::AddrOf(_)) { TypeClass::Pointer } else { e.type_class() };
                 let t = self.new_temp(class, loc);
                 self.assign(Place::Local(t), rv, loc);
                 Operand::Place(Place::Local(t))
@@ -101,8 +92,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     pub fn rvalue(&mut self, e: Cursor) -> Rvalue {
-        self.lower(e, Want::Value)
-            .unwrap_or(Rvalue::Use(Operand::Unknown))
+        self.lower(e, Want::Value).unwrap_or(Rvalue::Use(Operand::Unknown))
     }
 
     /// Lower `e` for its side effects only.
@@ -146,9 +136,7 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr => Some(use_(Operand::Const(0))),
             // sizeof / _Alignof / offsetof: the operand is not evaluated.
             CXCursor_UnaryExpr => Some(use_(e.eval_int().map_or(Operand::Unknown, Operand::Const))),
-            CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => {
-                Some(self.lvalue(e))
-            }
+            CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => Some(self.lvalue(e)),
             CXCursor_CallExpr => self.call(e, want),
             CXCursor_ConditionalOperator => self.ternary(e, want),
             CXCursor_StmtExpr => self.stmt_expr(e, want),
@@ -157,29 +145,25 @@ impl Lowerer<'_, '_, '_> {
                 let t = self.compound_literal(e);
                 Some(self.local_value(t))
             }
-            CXCursor_InitListExpr => {
-                match want {
-                    Want::Into(dst) => {
-                        self.init_list(dst, e, e.ty());
-                        None
-                    }
-                    _ => {
-                        let loc = self.loc(e);
-                        self.note(loc, "initializer list outside an initialization lowered as an unknown value");
-                        for k in self.kids(e) {
-                            self.effect(k);
-                        }
-                        Some(use_(Operand::Unknown))
-                    }
+            CXCursor_InitListExpr => match want {
+                Want::Into(dst) => {
+                    self.init_list(dst, e, e.ty());
+                    None
                 }
-            }
+                _ => {
+                    let loc = self.loc(e);
+                    self.note(loc, "initializer list outside an initialization lowered as an unknown value");
+                    for k in self.kids(e) {
+                        self.effect(k);
+                    }
+                    Some(use_(Operand::Unknown))
+                }
+            },
             CXCursor_AddrLabelExpr => {
                 if let Some(l) = self.kids(e).into_iter().find_map(|c| c.referenced()) {
                     if l.kind() == CXCursor_LabelStmt {
                         self.addr_labels.push(l.stmt_key());
-                        self.label_names
-                            .entry(l.stmt_key())
-                            .or_insert_with(|| l.spelling());
+                        self.label_names.entry(l.stmt_key()).or_insert_with(|| l.spelling());
                     }
                 }
                 Some(use_(Operand::Unknown))
@@ -194,10 +178,7 @@ impl Lowerer<'_, '_, '_> {
             _ => {
                 let loc = self.loc(e);
                 let kind = e.kind_name();
-                self.note(
-                    loc,
-                    format!("unsupported expression ({kind}) lowered as an unknown value"),
-                );
+                self.note(loc, format!("unsupported expression ({kind}) lowered as an unknown value"));
                 Some(use_(Operand::Unknown))
             }
         }
@@ -230,19 +211,14 @@ impl Lowerer<'_, '_, '_> {
         };
         let op = e.unop();
         match op {
-            CXUnaryOperator_PostInc
-            | CXUnaryOperator_PostDec
-            | CXUnaryOperator_PreInc
-            | CXUnaryOperator_PreDec => {
+            CXUnaryOperator_PostInc | CXUnaryOperator_PostDec | CXUnaryOperator_PreInc | CXUnaryOperator_PreDec => {
                 let want_value = !matches!(want, Want::Effect);
                 Some(use_(self.incdec(e, c, op, want_value)))
             }
             CXUnaryOperator_AddrOf => Some(self.addr_of(c)),
             CXUnaryOperator_Deref => Some(self.lvalue(e)),
             CXUnaryOperator_LNot => self.logical(e, want),
-            CXUnaryOperator_Plus | CXUnaryOperator_Extension | CXUnaryOperator_Coawait => {
-                self.lower(c, want)
-            }
+            CXUnaryOperator_Plus | CXUnaryOperator_Extension | CXUnaryOperator_Coawait => self.lower(c, want),
             _ => Some(self.arith(e)),
         }
     }
@@ -265,10 +241,7 @@ impl Lowerer<'_, '_, '_> {
                 }
                 CXCursor_FunctionDecl => {
                     let info = self.cx.callee_info(d);
-                    use_(Operand::Func {
-                        name: info.name.clone(),
-                        usr: info.usr.clone(),
-                    })
+                    use_(Operand::Func { name: info.name.clone(), usr: info.usr.clone() })
                 }
                 CXCursor_EnumConstantDecl => use_(Operand::Const(d.enum_value())),
                 _ => use_(Operand::Unknown),
@@ -295,21 +268,15 @@ impl Lowerer<'_, '_, '_> {
         let e = self.strip(e0);
         match e.kind() {
             CXCursor_DeclRefExpr => {
-                if let Some(d) = e
-                    .referenced()
-                    .filter(|d| matches!(d.kind(), CXCursor_VarDecl | CXCursor_ParmDecl))
-                {
+                if let Some(d) = e.referenced().filter(|d| matches!(d.kind(), CXCursor_VarDecl | CXCursor_ParmDecl)) {
                     return self.var(d).place;
                 }
             }
             CXCursor_MemberRefExpr => {
                 let name = self.cx.member_name(e);
                 if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
-                    let inner = if base.type_class() == TypeClass::Pointer {
-                        self.deref_place(base)
-                    } else {
-                        self.place(base)
-                    };
+                    let inner =
+                        if base.type_class() == TypeClass::Pointer { self.deref_place(base) } else { self.place(base) };
                     return Place::Field(Box::new(inner), name);
                 }
             }
@@ -394,19 +361,12 @@ impl Lowerer<'_, '_, '_> {
     fn addr_of(&mut self, c: Cursor) -> Rvalue {
         let s = self.strip(c);
         match s.kind() {
-            CXCursor_DeclRefExpr
-                if s.referenced()
-                    .is_some_and(|d| d.kind() == CXCursor_FunctionDecl) =>
-            {
-                self.lvalue(s)
-            }
+            CXCursor_DeclRefExpr if s.referenced().is_some_and(|d| d.kind() == CXCursor_FunctionDecl) => self.lvalue(s),
             // `&*p` is `p`.
-            CXCursor_UnaryOperator if s.unop() == CXUnaryOperator_Deref => {
-                match self.kids(s).into_iter().next() {
-                    Some(inner) => self.rvalue(inner),
-                    None => use_(Operand::Unknown),
-                }
-            }
+            CXCursor_UnaryOperator if s.unop() == CXUnaryOperator_Deref => match self.kids(s).into_iter().next() {
+                Some(inner) => self.rvalue(inner),
+                None => use_(Operand::Unknown),
+            },
             _ if s.type_class() == TypeClass::Function => self.rvalue(s),
             _ => Rvalue::AddrOf(self.place(s)),
         }
@@ -414,13 +374,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// `++`/`--`. On pointers the offset is abstracted (`p = p`); on integers the new value is
     /// opaque. Returns the expression's value.
-    fn incdec(
-        &mut self,
-        e: Cursor,
-        c: Cursor,
-        op: CXUnaryOperatorKind,
-        want_value: bool,
-    ) -> Operand {
+    fn incdec(&mut self, e: Cursor, c: Cursor, op: CXUnaryOperatorKind, want_value: bool) -> Operand {
         let loc = self.loc(e);
         let p = self.place(c);
         let class = c.type_class();
@@ -436,11 +390,7 @@ impl Lowerer<'_, '_, '_> {
         } else {
             Operand::Place(p.clone())
         };
-        self.assign(
-            p.clone(),
-            Rvalue::Opaque(vec![Operand::Place(p), Operand::Const(1)]),
-            loc,
-        );
+        self.assign(p.clone(), Rvalue::Opaque(vec![Operand::Place(p), Operand::Const(1)]), loc);
         result
     }
 
@@ -455,11 +405,8 @@ impl Lowerer<'_, '_, '_> {
         let op = e.binop();
         let ptr_step = matches!(op, CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign)
             && l.type_class() == TypeClass::Pointer;
-        let src = if ptr_step {
-            use_(Operand::Place(p.clone()))
-        } else {
-            Rvalue::Opaque(vec![Operand::Place(p.clone()), v])
-        };
+        let src =
+            if ptr_step { use_(Operand::Place(p.clone())) } else { Rvalue::Opaque(vec![Operand::Place(p.clone()), v]) };
         self.assign(p.clone(), src, loc);
         p
     }
@@ -583,10 +530,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn ternary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let kids: Vec<Cursor> = self.kids(e)
-            .into_iter()
-            .filter(|c| c.is_expression())
-            .collect();
+        let kids: Vec<Cursor> = self.kids(e).into_iter().filter(|c| c.is_expression()).collect();
         let [c, a, b] = kids[..] else {
             let loc = self.loc(e);
             self.note(loc, "malformed `?:` lowered as an unknown value");
@@ -629,10 +573,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// GNU statement expression `({ s1; s2; v; })`: the value is the last expression statement.
     fn stmt_expr(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let Some(body) = self.kids(e)
-            .into_iter()
-            .find(|c| c.kind() == CXCursor_CompoundStmt)
-        else {
+        let Some(body) = self.kids(e).into_iter().find(|c| c.kind() == CXCursor_CompoundStmt) else {
             return Some(use_(Operand::Unknown));
         };
         let items = self.kids(body);
@@ -683,9 +624,7 @@ impl Lowerer<'_, '_, '_> {
         }
         let loc = self.loc(e);
         let ident = self.cx.spelled_ident(e).unwrap_or_default();
-        if ident.starts_with("__atomic_")
-            || ident.starts_with("__c11_atomic_")
-            || ident.starts_with("__opencl_atomic_")
+        if ident.starts_with("__atomic_") || ident.starts_with("__c11_atomic_") || ident.starts_with("__opencl_atomic_")
         {
             // An AtomicExpr: lower it like a call of the builtin, so pointers passed to it escape
             // and its result is a call result.
@@ -695,17 +634,11 @@ impl Lowerer<'_, '_, '_> {
                     args.push(self.expr(k));
                 }
             }
-            let callee = Callee::Direct {
-                usr: format!("c:@F@{ident}"),
-                name: ident,
-            };
+            let callee = Callee::Direct { usr: format!("c:@F@{ident}"), name: ident };
             return self.emit_call(e, callee, args, want, loc);
         }
         let text = self.cx.text_of(e).unwrap_or_else(|| ident.clone());
-        self.note(
-            loc,
-            format!("unsupported expression `{text}` lowered as an unknown value"),
-        );
+        self.note(loc, format!("unsupported expression `{text}` lowered as an unknown value"));
         for k in kids {
             if k.is_expression() {
                 self.effect(k);
@@ -718,10 +651,7 @@ impl Lowerer<'_, '_, '_> {
     /// the selection has the chosen expression's type; take the first association of that type.
     fn generic_selection(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let ty = e.ty();
-        let kids: Vec<Cursor> = self.kids(e)
-            .into_iter()
-            .filter(|c| c.is_expression())
-            .collect();
+        let kids: Vec<Cursor> = self.kids(e).into_iter().filter(|c| c.is_expression()).collect();
         if let Some(chosen) = kids.iter().skip(1).find(|k| clang::same_type(k.ty(), ty)) {
             return self.lower(*chosen, want);
         }
@@ -729,19 +659,14 @@ impl Lowerer<'_, '_, '_> {
             return Some(use_(Operand::Const(v)));
         }
         let loc = self.loc(e);
-        self.note(
-            loc,
-            "`_Generic` selection not resolved; lowered as an unknown value",
-        );
+        self.note(loc, "`_Generic` selection not resolved; lowered as an unknown value");
         Some(use_(Operand::Unknown))
     }
 
     /// If `e` is `__builtin_expect(x, c)`, return `x`.
     fn expect_arg(&mut self, e: Cursor) -> Option<Cursor> {
         let callee = self.strip(self.kids(e).into_iter().next()?);
-        let d = callee
-            .referenced()
-            .filter(|d| d.kind() == CXCursor_FunctionDecl)?;
+        let d = callee.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl)?;
         if self.cx.callee_info(d).builtin != Builtin::Expect {
             return None;
         }
@@ -756,10 +681,7 @@ impl Lowerer<'_, '_, '_> {
         };
         let callee_s = strip_callee(&self.cx.tree, callee_c);
         let info = if callee_s.kind() == CXCursor_DeclRefExpr {
-            callee_s
-                .referenced()
-                .filter(|d| d.kind() == CXCursor_FunctionDecl)
-                .map(|d| self.cx.callee_info(d))
+            callee_s.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl).map(|d| self.cx.callee_info(d))
         } else {
             None
         };
@@ -802,10 +724,7 @@ impl Lowerer<'_, '_, '_> {
         // Not before: `__builtin_expect` is no call and needs no location.
         let loc = self.loc(e);
         let callee = match &info {
-            Some(i) => Callee::Direct {
-                name: i.name.clone(),
-                usr: i.usr.clone(),
-            },
+            Some(i) => Callee::Direct { name: i.name.clone(), usr: i.usr.clone() },
             None => {
                 let sig = self.cx.type_spelling(clang::function_type(callee_s.ty())).to_string();
                 // `x.f(…)`, `p->f(…)`: the targets may be known from what is stored into `f`.
@@ -826,14 +745,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// Emit the call statement; its result goes where `want` says.
-    fn emit_call(
-        &mut self,
-        e: Cursor,
-        callee: Callee,
-        args: Vec<Operand>,
-        want: Want,
-        loc: Loc,
-    ) -> Option<Rvalue> {
+    fn emit_call(&mut self, e: Cursor, callee: Callee, args: Vec<Operand>, want: Want, loc: Loc) -> Option<Rvalue> {
         let (dst, result) = match want {
             Want::Effect => (None, None),
             Want::Into(d) => (Some(d), None),
@@ -924,10 +836,7 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             CXCursor_ConditionalOperator => {
-                let kids: Vec<Cursor> = self.kids(e)
-                    .into_iter()
-                    .filter(|c| c.is_expression())
-                    .collect();
+                let kids: Vec<Cursor> = self.kids(e).into_iter().filter(|c| c.is_expression()).collect();
                 if let [c, a, b] = kids[..] {
                     let loc = self.loc(e);
                     let ba = self.new_block();
@@ -943,24 +852,13 @@ impl Lowerer<'_, '_, '_> {
         }
         let is_float = e.type_class() == TypeClass::Float;
         let v = self.expr(e);
-        let kind = if is_float || v == Operand::Unknown {
-            CondKind::Opaque
-        } else {
-            CondKind::Truthy(v)
-        };
+        let kind = if is_float || v == Operand::Unknown { CondKind::Opaque } else { CondKind::Truthy(v) };
         self.branch(kind, t, f, text_c, neg);
     }
 
     /// End the block with a branch on `kind`, or a `Goto` when the condition is constant.
     /// `text_on_else`: the source text of `text_c` holds on the `f` edge.
-    fn branch(
-        &mut self,
-        kind: CondKind,
-        t: BlockId,
-        f: BlockId,
-        text_c: Cursor,
-        text_on_else: bool,
-    ) {
+    fn branch(&mut self, kind: CondKind, t: BlockId, f: BlockId, text_c: Cursor, text_on_else: bool) {
         let loc = self.loc(text_c);
         let folded = match &kind {
             CondKind::Truthy(Operand::Const(c)) => Some(*c != 0),
@@ -980,18 +878,7 @@ impl Lowerer<'_, '_, '_> {
             return;
         }
         let text = self.cx.text_of(text_c).unwrap_or_else(|| text_c.spelling());
-        self.terminate(
-            Terminator::Branch {
-                cond: Cond {
-                    kind,
-                    text,
-                    text_on_else,
-                },
-                then_: t,
-                else_: f,
-            },
-            loc,
-        );
+        self.terminate(Terminator::Branch { cond: Cond { kind, text, text_on_else }, then_: t, else_: f }, loc);
     }
 }
 

@@ -33,8 +33,8 @@ use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, TypeClass};
 use super::expr::strip_plain;
-use super::tree::Tree;
 use super::lower::{Holds, TuCtx};
+use super::tree::Tree;
 
 /// An aggregate being filled by the positional elements of an initializer list (C11 6.7.9:
 /// the "current object", with brace elision descending into sub-aggregates).
@@ -64,13 +64,7 @@ impl Frame {
         }
         let fields = clang::record_field_decls(ty);
         let is_union = clang::type_declaration(ty).is_some_and(|d| d.kind() == CXCursor_UnionDecl);
-        Frame {
-            elem: None,
-            len: fields.len(),
-            fields,
-            is_union,
-            next: 0,
-        }
+        Frame { elem: None, len: fields.len(), fields, is_union, next: 0 }
     }
 
     /// The member at `next` (`None` for array elements) and its type; `None` when full.
@@ -88,11 +82,7 @@ impl Frame {
     fn advance(&mut self) {
         // One member of a union is initialized: the elements after it belong to the enclosing
         // aggregate.
-        self.next = if self.is_union {
-            self.len
-        } else {
-            self.next.saturating_add(1)
-        };
+        self.next = if self.is_union { self.len } else { self.next.saturating_add(1) };
     }
 }
 
@@ -105,9 +95,7 @@ fn is_aggregate(t: CXType) -> bool {
 fn initializes_whole(v: Cursor, member_ty: CXType) -> bool {
     match classify(member_ty) {
         TypeClass::Record => v.type_class() == TypeClass::Record,
-        TypeClass::Array => {
-            v.kind() == CXCursor_StringLiteral || v.type_class() == TypeClass::Array
-        }
+        TypeClass::Array => v.kind() == CXCursor_StringLiteral || v.type_class() == TypeClass::Array,
         _ => true,
     }
 }
@@ -117,10 +105,7 @@ fn initializes_whole(v: Cursor, member_ty: CXType) -> bool {
 /// are the designators, then the value.
 fn is_designated(t: &Tree, el: Cursor) -> bool {
     el.kind() == CXCursor_UnexposedExpr
-        && (el.type_class() == TypeClass::Void
-            || t.kids(el)
-                .next()
-                .is_some_and(|c| c.kind() == CXCursor_MemberRef))
+        && (el.type_class() == TypeClass::Void || t.kids(el).next().is_some_and(|c| c.kind() == CXCursor_MemberRef))
 }
 
 /// The positions leading to the field a `.name` designator names among `fields`: one index, or
@@ -189,10 +174,8 @@ impl TuCtx<'_, '_> {
             // name would share their targets and openness, which only adds targets.
             let (_, line, col) = clang::expansion(rec.location())?;
             let path = self.path_of(rec)?;
-            let file = path.file_name().map_or_else(
-                || path.display().to_string(),
-                |f| f.to_string_lossy().into_owned(),
-            );
+            let file =
+                path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
             format!("struct <anonymous at {file}:{line}:{col}>")
         } else {
             clang::type_spelling(clang::canonical(rec.ty()))
@@ -272,10 +255,7 @@ impl TuCtx<'_, '_> {
                 }
             }
             CXCursor_ConditionalOperator => {
-                let kids: Vec<Cursor> = self.kids(v)
-                    .into_iter()
-                    .filter(|c| c.is_expression())
-                    .collect();
+                let kids: Vec<Cursor> = self.kids(v).into_iter().filter(|c| c.is_expression()).collect();
                 if let [_, a, b] = kids[..] {
                     self.note_stored(key, a);
                     self.note_stored(key, b);
@@ -283,9 +263,7 @@ impl TuCtx<'_, '_> {
                 }
             }
             // `(void)x, f` and `a.f = b.f = g` have the value of their right operand.
-            CXCursor_BinaryOperator
-                if matches!(v.binop(), CXBinaryOperator_Comma | CXBinaryOperator_Assign) =>
-            {
+            CXCursor_BinaryOperator if matches!(v.binop(), CXBinaryOperator_Comma | CXBinaryOperator_Assign) => {
                 if let Some(r) = self.kids(v).into_iter().nth(1) {
                     self.note_stored(key, r);
                     return;
@@ -294,10 +272,8 @@ impl TuCtx<'_, '_> {
             _ => {}
         }
         // NULL, and constants such as `(destructor)-1` that name no function: nothing to call.
-        if matches!(
-            v.kind(),
-            CXCursor_IntegerLiteral | CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr
-        ) || v.eval_int().is_some()
+        if matches!(v.kind(), CXCursor_IntegerLiteral | CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr)
+            || v.eval_int().is_some()
         {
             return;
         }
@@ -333,12 +309,7 @@ impl TuCtx<'_, '_> {
 
     /// Store `value` at the current position of `stack`, descending by brace elision into
     /// aggregate members that a scalar cannot initialize whole, then move past it.
-    fn place_element(
-        &mut self,
-        stack: &mut Vec<Frame>,
-        value: Cursor,
-        nested: &mut HashSet<usize>,
-    ) {
+    fn place_element(&mut self, stack: &mut Vec<Frame>, value: Cursor, nested: &mut HashSet<usize>) {
         let v = self.strip(value);
         loop {
             // Leave the aggregates entered by brace elision once they are full.
@@ -430,18 +401,11 @@ fn designate(stack: &mut Vec<Frame>, ty: CXType, desig: &[Cursor]) -> bool {
             let Some(elem) = top.elem else {
                 return false;
             };
-            top.next = d
-                .eval_int()
-                .and_then(|v| usize::try_from(v).ok())
-                .unwrap_or(0);
+            top.next = d.eval_int().and_then(|v| usize::try_from(v).ok()).unwrap_or(0);
             // GNU `[lo ... hi]` shows as two index expressions, like `[i][j]`; when the element
             // is not itself an array the second one can only be the end of the range.
             let elem_is_array = classify(elem) == TypeClass::Array;
-            if !elem_is_array
-                && desig
-                    .get(i + 1)
-                    .is_some_and(|n| n.kind() != CXCursor_MemberRef)
-            {
+            if !elem_is_array && desig.get(i + 1).is_some_and(|n| n.kind() != CXCursor_MemberRef) {
                 i += 1;
             }
         }

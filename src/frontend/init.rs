@@ -49,10 +49,7 @@ impl Lowerer<'_, '_, '_> {
     pub fn init_list(&mut self, dst: Place, e: Cursor, ty: CXType) {
         let loc = self.loc(e);
         let class = classify(ty);
-        let elems: Vec<Cursor> = self.kids(e)
-            .into_iter()
-            .filter(|c| c.is_expression())
-            .collect();
+        let elems: Vec<Cursor> = self.kids(e).into_iter().filter(|c| c.is_expression()).collect();
         if !matches!(class, TypeClass::Array | TypeClass::Record) {
             // A scalar in braces: `int x = {5};`.
             let mut it = elems.into_iter();
@@ -65,21 +62,12 @@ impl Lowerer<'_, '_, '_> {
             return;
         }
         self.assign(dst.clone(), Rvalue::Opaque(Vec::new()), loc);
-        let fields = if class == TypeClass::Record {
-            clang::record_fields(ty)
-        } else {
-            Vec::new()
-        };
-        let elem_ty = if class == TypeClass::Array {
-            clang::array_element(ty)
-        } else {
-            ty
-        };
+        let fields = if class == TypeClass::Record { clang::record_fields(ty) } else { Vec::new() };
+        let elem_ty = if class == TypeClass::Array { clang::array_element(ty) } else { ty };
         let mut pos = 0usize;
         let mut elided = false;
         for el in elems {
-            let designated =
-                el.kind() == CXCursor_UnexposedExpr && el.type_class() == TypeClass::Void;
+            let designated = el.kind() == CXCursor_UnexposedExpr && el.type_class() == TypeClass::Void;
             let (place, pty, value) = if designated {
                 let kids = self.kids(el);
                 let Some((&value, desig)) = kids.split_last() else {
@@ -123,10 +111,7 @@ impl Lowerer<'_, '_, '_> {
             self.init_elem(place, pty, value);
         }
         if elided {
-            self.note(
-                loc,
-                "initializer with elided braces: some fields may be misattributed",
-            );
+            self.note(loc, "initializer with elided braces: some fields may be misattributed");
         }
     }
 
@@ -135,9 +120,7 @@ impl Lowerer<'_, '_, '_> {
         if s.kind() == CXCursor_InitListExpr {
             return self.init_list(place, s, ty);
         }
-        if is_const_leaf(s)
-            || (s.kind() == CXCursor_StringLiteral && classify(ty) == TypeClass::Array)
-        {
+        if is_const_leaf(s) || (s.kind() == CXCursor_StringLiteral && classify(ty) == TypeClass::Array) {
             return;
         }
         let loc = self.loc(s);
@@ -148,11 +131,7 @@ impl Lowerer<'_, '_, '_> {
     pub fn compound_literal(&mut self, e: Cursor) -> LocalId {
         let loc = self.loc(e);
         let t = self.new_temp(e.type_class(), loc);
-        if let Some(init) = self.kids(e)
-            .into_iter()
-            .rev()
-            .find(|c| c.kind() == CXCursor_InitListExpr)
-        {
+        if let Some(init) = self.kids(e).into_iter().rev().find(|c| c.kind() == CXCursor_InitListExpr) {
             self.init_list(Place::Local(t), init, e.ty());
         }
         t

@@ -121,9 +121,7 @@ impl Holds {
     /// `is_member` says whether it is a record member.
     fn leaf(self, c: CXType, is_member: bool) -> bool {
         match self {
-            Holds::Pointer => {
-                !matches!(c.kind, CXType_Void..=CXType_Ibm128 | CXType_Enum | CXType_Complex)
-            }
+            Holds::Pointer => !matches!(c.kind, CXType_Void..=CXType_Ibm128 | CXType_Enum | CXType_Complex),
             Holds::FunctionPointerMember => is_member && clang::is_function_pointer(c),
         }
     }
@@ -195,9 +193,13 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         if self.tree.is_root(c) {
             // A global: the tree holds everything below it, so one pass over its nodes, without
             // collecting each node's children.
-            let named: Vec<Cursor> = self.tree.descendants().iter().copied().filter(|d| {
-                matches!(d.kind(), CXCursor_CStyleCastExpr | CXCursor_DeclRefExpr)
-            }).collect();
+            let named: Vec<Cursor> = self
+                .tree
+                .descendants()
+                .iter()
+                .copied()
+                .filter(|d| matches!(d.kind(), CXCursor_CStyleCastExpr | CXCursor_DeclRefExpr))
+                .collect();
             for d in named {
                 self.note_function_ref(d);
             }
@@ -221,18 +223,15 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     pub(super) fn type_holds(&mut self, ty: CXType, q: Holds, is_member: bool) -> bool {
         let c = clang::canonical(ty);
         match c.kind {
-            CXType_ConstantArray
-            | CXType_IncompleteArray
-            | CXType_VariableArray
-            | CXType_DependentSizedArray => self.type_holds(clang::array_element(c), q, false),
+            CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                self.type_holds(clang::array_element(c), q, false)
+            }
             CXType_Record => {
                 let key = (c.data[0] as usize, q);
                 if let Some(&holds) = self.record_holds.get(&key) {
                     return holds;
                 }
-                let holds = clang::record_field_decls(c)
-                    .into_iter()
-                    .any(|f| self.type_holds(f.ty(), q, true));
+                let holds = clang::record_field_decls(c).into_iter().any(|f| self.type_holds(f.ty(), q, true));
                 self.record_holds.insert(key, holds);
                 holds
             }
@@ -274,8 +273,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             Some(id) => *id,
             None => {
                 let id = FileId::from_usize(self.files.len());
-                self.files
-                    .push(clang::absolute_path(&self.dir, &clang::file_name(f)));
+                self.files.push(clang::absolute_path(&self.dir, &clang::file_name(f)));
                 self.file_ids.insert(key, id);
                 id
             }
@@ -317,7 +315,8 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         let (starts, text) = self.line_starts[i].as_ref()?;
         // The number of line starts at or before `off`. Lowering asks in nearly source order,
         // so the last answer's line or the next one usually holds `off`.
-        let holds = |l: usize| l >= 1 && l <= starts.len() && starts[l - 1] <= off && starts.get(l).is_none_or(|&s| off < s);
+        let holds =
+            |l: usize| l >= 1 && l <= starts.len() && starts[l - 1] <= off && starts.get(l).is_none_or(|&s| off < s);
         let hint = self.last_line;
         let line = if hint.0 == i && holds(hint.1) {
             hint.1
@@ -405,12 +404,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             // GNU `__attribute__((noreturn))` is part of the function type.
             || self.type_spelling(decl.ty()).contains("noreturn")
             || self.has_noreturn_attr(decl);
-        let info = Rc::new(CalleeInfo {
-            name,
-            usr,
-            noreturn,
-            builtin,
-        });
+        let info = Rc::new(CalleeInfo { name, usr, noreturn, builtin });
         self.callees.insert(decl.decl_key(), Rc::clone(&info));
         info
     }
@@ -427,10 +421,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         // tree about a cursor it did not hand out builds its index.
         decl.children().into_iter().any(|c| {
             c.kind() == CXCursor_UnexposedAttr
-                && matches!(
-                    self.spelled_ident(c).as_deref(),
-                    Some("_Noreturn" | "noreturn" | "__noreturn__")
-                )
+                && matches!(self.spelled_ident(c).as_deref(), Some("_Noreturn" | "noreturn" | "__noreturn__"))
         })
     }
 
@@ -475,9 +466,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// everything else are evaluated.
     pub fn literal_value(&self, c: Cursor) -> Option<i64> {
         if c.kind() == CXCursor_IntegerLiteral {
-            let written = self.file_loc_offset(c.location()).and_then(|(f, off)| {
-                int_literal_value(self.file_text(f)?.get(off as usize..)?)
-            });
+            let written = self
+                .file_loc_offset(c.location())
+                .and_then(|(f, off)| int_literal_value(self.file_text(f)?.get(off as usize..)?));
             if written.is_some() {
                 return written;
             }
@@ -545,12 +536,8 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     pub fn spelled_ident(&self, c: Cursor) -> Option<String> {
         let (file, off) = c.spelling_offset()?;
         let rest = self.file_text(file)?.get(off as usize..)?;
-        let ident: Vec<u8> = rest
-            .iter()
-            .copied()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .take(64)
-            .collect();
+        let ident: Vec<u8> =
+            rest.iter().copied().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').take(64).collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
 }
@@ -583,15 +570,33 @@ pub(super) fn int_literal_value(text: &[u8]) -> Option<i64> {
     }
     let suffix_ok = matches!(
         &text[digits_end..i],
-        b"" | b"u" | b"U" | b"l" | b"L" | b"ul" | b"uL" | b"Ul" | b"UL" | b"lu" | b"lU" | b"Lu"
-            | b"LU" | b"ll" | b"LL" | b"ull" | b"uLL" | b"Ull" | b"ULL" | b"llu" | b"llU"
-            | b"LLu" | b"LLU"
+        b"" | b"u"
+            | b"U"
+            | b"l"
+            | b"L"
+            | b"ul"
+            | b"uL"
+            | b"Ul"
+            | b"UL"
+            | b"lu"
+            | b"lU"
+            | b"Lu"
+            | b"LU"
+            | b"ll"
+            | b"LL"
+            | b"ull"
+            | b"uLL"
+            | b"Ull"
+            | b"ULL"
+            | b"llu"
+            | b"llU"
+            | b"LLu"
+            | b"LLU"
     );
     // A preprocessing number goes on through letters (`$` and UTF-8 ones too), digits, `.`, `'`
     // and an exponent's sign; `\` and `?` may start a line continuation (`??/` a trigraph's).
-    let continues = |b: u8| {
-        b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'$' | b'.' | b'\'' | b'\\' | b'?')
-    };
+    let continues =
+        |b: u8| b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'$' | b'.' | b'\'' | b'\\' | b'?');
     let signed_exponent = matches!(text.get(i.wrapping_sub(1)), Some(b'e' | b'E' | b'p' | b'P'))
         && matches!(text.get(i), Some(b'+' | b'-'));
     if !suffix_ok || signed_exponent || text.get(i).is_some_and(|&b| continues(b)) {
@@ -781,10 +786,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     }
     let n_params = lw.locals.len() as u32;
 
-    let body = lw.kids(f)
-        .into_iter()
-        .rev()
-        .find(|c| c.kind() == CXCursor_CompoundStmt);
+    let body = lw.kids(f).into_iter().rev().find(|c| c.kind() == CXCursor_CompoundStmt);
     let end_loc = match body {
         Some(b) => {
             lw.stmt(b);
@@ -877,13 +879,7 @@ impl Lowerer<'_, '_, '_> {
             loc,
         });
         self.local_is_array.push(class == TypeClass::Array);
-        self.vars.insert(
-            decl.decl_key(),
-            VarInfo {
-                place: Place::Local(id),
-                is_array: class == TypeClass::Array,
-            },
-        );
+        self.vars.insert(decl.decl_key(), VarInfo { place: Place::Local(id), is_array: class == TypeClass::Array });
         id
     }
 
@@ -909,19 +905,13 @@ impl Lowerer<'_, '_, '_> {
         }
         let is_array = decl.type_class() == TypeClass::Array;
         let info = if decl.kind() == CXCursor_VarDecl && decl.has_global_storage() {
-            VarInfo {
-                place: Place::Global(decl.spelling()),
-                is_array,
-            }
+            VarInfo { place: Place::Global(decl.spelling()), is_array }
         } else {
             // A local we have not seen declared (GNU nested functions reaching into the enclosing
             // function, or broken code): give it a local so the analysis still sees one variable.
             let loc = self.cx.loc(decl.location());
             let id = self.declare_local(decl, decl.spelling(), LocalKind::Var, loc);
-            return VarInfo {
-                place: Place::Local(id),
-                is_array: self.local_is_array[id.index()],
-            };
+            return VarInfo { place: Place::Local(id), is_array: self.local_is_array[id.index()] };
         };
         self.vars.insert(decl.decl_key(), info.clone());
         info
@@ -952,65 +942,38 @@ impl Lowerer<'_, '_, '_> {
         // taken where we do not lower (a `static` table's initializer), any label at all.
         let targets: Vec<BlockId> = {
             let mut seen = HashSet::new();
-            let mut keys: Vec<usize> = self
-                .addr_labels
-                .iter()
-                .copied()
-                .filter(|k| seen.insert(*k))
-                .collect();
+            let mut keys: Vec<usize> = self.addr_labels.iter().copied().filter(|k| seen.insert(*k)).collect();
             if keys.is_empty() {
-                let mut all: Vec<(BlockId, usize)> = self
-                    .defined_labels
-                    .iter()
-                    .filter_map(|k| self.labels.get(k).map(|b| (*b, *k)))
-                    .collect();
+                let mut all: Vec<(BlockId, usize)> =
+                    self.defined_labels.iter().filter_map(|k| self.labels.get(k).map(|b| (*b, *k))).collect();
                 all.sort();
                 keys = all.into_iter().map(|(_, k)| k).collect();
             }
-            keys.into_iter()
-                .map(|k| self.label_block(k, String::new))
-                .collect()
+            keys.into_iter().map(|k| self.label_block(k, String::new)).collect()
         };
         if let Some((_, first)) = self.indirect_gotos.first() {
             let n = self.indirect_gotos.len();
-            let what = if n == 1 {
-                "computed `goto *p`".to_string()
-            } else {
-                format!("{n} computed `goto *p`")
-            };
-            self.notes.push(format!(
-                "line {}: {what} lowered as a jump to every address-taken label",
-                first.line
-            ));
+            let what = if n == 1 { "computed `goto *p`".to_string() } else { format!("{n} computed `goto *p`") };
+            self.notes.push(format!("line {}: {what} lowered as a jump to every address-taken label", first.line));
         }
         for (b, l) in std::mem::take(&mut self.indirect_gotos) {
             let term = match targets.split_last() {
                 Some((last, rest)) => Terminator::Switch {
                     on: Operand::Unknown,
-                    cases: rest
-                        .iter()
-                        .enumerate()
-                        .map(|(i, t)| (i as i64, *t))
-                        .collect(),
+                    cases: rest.iter().enumerate().map(|(i, t)| (i as i64, *t)).collect(),
                     default: *last,
                 },
                 None => Terminator::NoReturn,
             };
             self.blocks[b.index()].term = Some((term, l));
         }
-        let mut undefined: Vec<(usize, BlockId)> = self
-            .labels
-            .iter()
-            .filter(|(k, _)| !self.defined_labels.contains(*k))
-            .map(|(k, b)| (*k, *b))
-            .collect();
+        let mut undefined: Vec<(usize, BlockId)> =
+            self.labels.iter().filter(|(k, _)| !self.defined_labels.contains(*k)).map(|(k, b)| (*k, *b)).collect();
         undefined.sort_by_key(|(_, b)| *b);
         let n_undefined = undefined.len();
         for (k, _) in undefined {
             let n = self.label_names.get(&k).cloned().unwrap_or_default();
-            self.notes.push(format!(
-                "label `{n}` is used but never defined; paths to it end there"
-            ));
+            self.notes.push(format!("label `{n}` is used but never defined; paths to it end there"));
         }
         let mut open = 0usize;
         let blocks: Vec<Block> = self
@@ -1021,19 +984,12 @@ impl Lowerer<'_, '_, '_> {
                     open += 1;
                     (Terminator::NoReturn, Loc::NONE)
                 });
-                Block {
-                    stmts: b.stmts,
-                    term,
-                    term_loc,
-                }
+                Block { stmts: b.stmts, term, term_loc }
             })
             .collect();
         if open > n_undefined {
             // Cannot happen if every construct ends what it opens; keep the IR well-formed anyway.
-            self.notes.push(format!(
-                "internal: {} blocks had no terminator; they end the path",
-                open - n_undefined
-            ));
+            self.notes.push(format!("internal: {} blocks had no terminator; they end the path", open - n_undefined));
         }
         Function {
             name,
@@ -1146,12 +1102,7 @@ impl Lowerer<'_, '_, '_> {
             _ => {
                 let loc = self.loc(s);
                 let kind = s.kind_name();
-                self.note(
-                    loc,
-                    format!(
-                        "unsupported statement ({kind}); its sub-statements are lowered in order"
-                    ),
-                );
+                self.note(loc, format!("unsupported statement ({kind}); its sub-statements are lowered in order"));
                 for c in self.kids(s) {
                     if c.is_statement() || c.is_expression() {
                         self.stmt(c);
@@ -1177,19 +1128,9 @@ impl Lowerer<'_, '_, '_> {
         let sc = v.storage_class();
         if sc == CX_SC_Static || sc == CX_SC_Extern || v.has_global_storage() {
             self.cx.collect_function_refs(v);
-            let gname = if sc == CX_SC_Extern {
-                name
-            } else {
-                format!("{}::{}", self.fname, name)
-            };
+            let gname = if sc == CX_SC_Extern { name } else { format!("{}::{}", self.fname, name) };
             let is_array = v.type_class() == TypeClass::Array;
-            self.vars.insert(
-                v.decl_key(),
-                VarInfo {
-                    place: Place::Global(gname),
-                    is_array,
-                },
-            );
+            self.vars.insert(v.decl_key(), VarInfo { place: Place::Global(gname), is_array });
             return;
         }
         let loc = self.loc(v);
@@ -1210,11 +1151,7 @@ impl Lowerer<'_, '_, '_> {
         let else_s = kids.get(2).copied();
         let then_b = self.new_block();
         let join = self.new_block();
-        let else_b = if else_s.is_some() {
-            self.new_block()
-        } else {
-            join
-        };
+        let else_b = if else_s.is_some() { self.new_block() } else { join };
         self.cond(c, then_b, else_b);
         let loc = self.loc(s);
         self.enter(then_b, loc);
@@ -1239,10 +1176,7 @@ impl Lowerer<'_, '_, '_> {
         let exit = self.new_block();
         self.enter(header, loc);
         self.cond(c, body_b, exit);
-        self.jumps.push(Jump::Loop {
-            brk: exit,
-            cont: header,
-        });
+        self.jumps.push(Jump::Loop { brk: exit, cont: header });
         self.enter(body_b, loc);
         self.stmt(body);
         self.goto(header, loc);
@@ -1287,10 +1221,7 @@ impl Lowerer<'_, '_, '_> {
             Some(c) => self.cond(c, body_b, exit),
             None => self.goto(body_b, loc),
         }
-        self.jumps.push(Jump::Loop {
-            brk: exit,
-            cont: inc_b,
-        });
+        self.jumps.push(Jump::Loop { brk: exit, cont: inc_b });
         self.enter(body_b, loc);
         self.stmt(body);
         self.jumps.pop();
@@ -1322,10 +1253,7 @@ impl Lowerer<'_, '_, '_> {
             return r;
         }
         let loc = self.loc(s);
-        self.note(
-            loc,
-            "`for` header inside a macro: its parts were classified by their shape",
-        );
+        self.note(loc, "`for` header inside a macro: its parts were classified by their shape");
         for_parts_by_shape(&self.cx.tree, parts)
     }
 
@@ -1403,20 +1331,10 @@ impl Lowerer<'_, '_, '_> {
         let sloc = self.loc(s);
         self.goto(after, sloc);
         if ctx.default.is_some() && ctx.range_default.is_some() {
-            self.note(
-                loc,
-                "a large `case` range is only reachable by fall-through (there is a `default`)",
-            );
+            self.note(loc, "a large `case` range is only reachable by fall-through (there is a `default`)");
         }
         let default = ctx.default.or(ctx.range_default).unwrap_or(after);
-        self.blocks[dispatch.index()].term = Some((
-            Terminator::Switch {
-                on,
-                cases: ctx.cases,
-                default,
-            },
-            loc,
-        ));
+        self.blocks[dispatch.index()].term = Some((Terminator::Switch { on, cases: ctx.cases, default }, loc));
         self.cur = Some(after);
     }
 
@@ -1436,18 +1354,11 @@ impl Lowerer<'_, '_, '_> {
                 }
             } else {
                 let lo = kids.first().and_then(|k| k.eval_int());
-                let hi = if kids.len() == 3 {
-                    kids.get(1).and_then(|k| k.eval_int())
-                } else {
-                    lo
-                };
+                let hi = if kids.len() == 3 { kids.get(1).and_then(|k| k.eval_int()) } else { lo };
                 let cloc = self.loc(c);
                 match (lo, hi) {
                     (Some(lo), Some(hi)) => self.add_case(lo, hi, b, cloc),
-                    _ => self.note(
-                        cloc,
-                        "`case` value is not a constant; reachable only by fall-through",
-                    ),
+                    _ => self.note(cloc, "`case` value is not a constant; reachable only by fall-through"),
                 }
             }
             if matches!(sub.kind(), CXCursor_CaseStmt | CXCursor_DefaultStmt) {
@@ -1496,9 +1407,7 @@ fn for_parts_by_shape(t: &Tree, parts: &[Cursor]) -> (Option<Cursor>, Option<Cur
     let looks_step = |c: Cursor| -> bool {
         let c = strip_plain(t, c);
         match c.kind() {
-            CXCursor_UnaryOperator => {
-                (CXUnaryOperator_PostInc..=CXUnaryOperator_PreDec).contains(&c.unop())
-            }
+            CXCursor_UnaryOperator => (CXUnaryOperator_PostInc..=CXUnaryOperator_PreDec).contains(&c.unop()),
             CXCursor_CompoundAssignOperator => true,
             _ => false,
         }

@@ -38,9 +38,9 @@ mod expr;
 mod fields;
 mod init;
 mod lower;
-mod tree;
 #[cfg(test)]
 mod tests;
+mod tree;
 mod tucache;
 #[cfg(test)]
 mod tucache_tests;
@@ -129,10 +129,7 @@ pub fn build_program_cached(
     };
     // Parsing and lowering both recurse over the AST (an `else if` chain is as deep as it is
     // long): give workers a large stack (address space only; pages are touched on demand).
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs)
-        .stack_size(256 << 20)
-        .build();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.jobs).stack_size(256 << 20).build();
     let mut merger = Merger::new(cmds.len(), opts.verbose);
     let mut digests_out = Vec::with_capacity(cmds.len());
     match pool {
@@ -261,15 +258,17 @@ pub fn extract_tu(cmd: &CompileCommand, cache: &Cache) -> Extracted {
                 }
             }
             let (r, digest) = process_tu(cmd, cache, &digests);
-            let first_error = || {
-                r.messages.iter().find(|m| m.text.starts_with("error: ")).map(|m| m.render()).unwrap_or_default()
-            };
+            let first_error =
+                || r.messages.iter().find(|m| m.text.starts_with("error: ")).map(|m| m.render()).unwrap_or_default();
             if r.failed {
                 Extracted::Failed(first_error())
             } else if digest.is_some() {
                 Extracted::Stored
             } else if !r.cacheable {
-                Extracted::NotStored(format!("a preprocessor error may make the result depend on missing files: {}", first_error()))
+                Extracted::NotStored(format!(
+                    "a preprocessor error may make the result depend on missing files: {}",
+                    first_error()
+                ))
             } else {
                 Extracted::NotStored("the entry could not be written (see Cache::notes)".to_string())
             }
@@ -440,14 +439,9 @@ fn parse_tu(
         }
         // Driver complaints about flags have no location and do not affect the AST.
         let flag_problem = d.file.is_none()
-            && [
-                "unknown argument",
-                "unsupported option",
-                "unknown warning option",
-                "argument unused",
-            ]
-            .iter()
-            .any(|p| d.text.starts_with(p));
+            && ["unknown argument", "unsupported option", "unknown warning option", "argument unused"]
+                .iter()
+                .any(|p| d.text.starts_with(p));
         if flag_problem {
             r.messages.push(TuMessage::new(path, format!("warning: {}", d.text)));
             continue;
@@ -458,7 +452,10 @@ fn parse_tu(
             let m = match &d.file {
                 Some(f) => TuMessage {
                     pos: Some((d.line, d.col)),
-                    ..TuMessage::new(&clang::absolute_path(&cmd.directory, &f.to_string_lossy()), format!("error: {}", d.text))
+                    ..TuMessage::new(
+                        &clang::absolute_path(&cmd.directory, &f.to_string_lossy()),
+                        format!("error: {}", d.text),
+                    )
                 },
                 None => TuMessage::new(path, format!("error: {}", d.text)),
             };
@@ -497,9 +494,7 @@ fn parse_tu(
         // not lowered, and it does not depend on the lowering of the body succeeding.
         cx.collect_field_stores(c);
         // A bug in the lowering must cost one function, not the run.
-        let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            lower::lower_function(&mut cx, c)
-        }));
+        let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lower::lower_function(&mut cx, c)));
         match lowered {
             Ok(f) => r.functions.push(f),
             // Cached like any other result: a build of drip that fixes the bug has another build
@@ -597,13 +592,8 @@ fn compile_argv(cmd: &CompileCommand) -> (Vec<String>, Vec<String>) {
             }
             continue;
         }
-        let joined_dep = DROP_WITH_ARG
-            .iter()
-            .any(|p| a.len() > p.len() && a.starts_with(p));
-        if DROP_EXACT.contains(&a.as_str())
-            || DROP_PREFIX.iter().any(|p| a.starts_with(p))
-            || joined_dep
-        {
+        let joined_dep = DROP_WITH_ARG.iter().any(|p| a.len() > p.len() && a.starts_with(p));
+        if DROP_EXACT.contains(&a.as_str()) || DROP_PREFIX.iter().any(|p| a.starts_with(p)) || joined_dep {
             dropped.push(a.clone());
             continue;
         }
@@ -615,9 +605,7 @@ fn compile_argv(cmd: &CompileCommand) -> (Vec<String>, Vec<String>) {
 /// A path as messages show it: relative to the current directory when below it (as the rest of
 /// drip's output does), absolute otherwise.
 fn shown_path(p: &std::path::Path) -> String {
-    let rel = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.to_path_buf()));
+    let rel = std::env::current_dir().ok().and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.to_path_buf()));
     rel.unwrap_or_else(|| p.to_path_buf()).display().to_string()
 }
 
@@ -717,22 +705,13 @@ impl Merger {
         for mut f in r.functions {
             let def_file = local_path(f.loc);
             let key = if f.usr.is_empty() {
-                format!(
-                    "{}@{}",
-                    f.name,
-                    def_file
-                        .as_ref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default()
-                )
+                format!("{}@{}", f.name, def_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default())
             } else {
                 f.usr.clone()
             };
             if let Some(first) = kept.get(&key) {
                 if *first != def_file && clash_reported.insert(key.clone()) {
-                    let show = |p: &Option<PathBuf>| {
-                        p.as_deref().map_or_else(|| "?".to_string(), shown_path)
-                    };
+                    let show = |p: &Option<PathBuf>| p.as_deref().map_or_else(|| "?".to_string(), shown_path);
                     messages.insert(format!(
                         "{}: warning: function `{}` is also defined in {}; only the first definition (in compile-command order) is analysed",
                         show(&def_file),

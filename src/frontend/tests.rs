@@ -46,11 +46,7 @@ impl Drop for TempDir {
 }
 
 fn opts(jobs: usize) -> FrontendOptions {
-    FrontendOptions {
-        progress: None,
-        jobs,
-        verbose: false,
-    }
+    FrontendOptions { progress: None, jobs, verbose: false }
 }
 
 fn lower_src(src: &str) -> (Program, FrontendReport) {
@@ -61,18 +57,11 @@ fn lower_src(src: &str) -> (Program, FrontendReport) {
 }
 
 fn func<'p>(prog: &'p Program, name: &str) -> &'p Function {
-    prog.functions
-        .iter()
-        .find(|f| f.name == name)
-        .unwrap_or_else(|| panic!("no function {name}"))
+    prog.functions.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"))
 }
 
 fn local_named(f: &Function, name: &str) -> LocalId {
-    let i = f
-        .locals
-        .iter()
-        .position(|l| l.name == name)
-        .unwrap_or_else(|| panic!("no local {name}"));
+    let i = f.locals.iter().position(|l| l.name == name).unwrap_or_else(|| panic!("no local {name}"));
     LocalId::from_usize(i)
 }
 
@@ -105,11 +94,7 @@ fn golden_lowering() {
         .filter(|p| p.extension().is_some_and(|e| e == "c"))
         .collect();
     sources.sort();
-    assert!(
-        !sources.is_empty(),
-        "no golden sources in {}",
-        dir.display()
-    );
+    assert!(!sources.is_empty(), "no golden sources in {}", dir.display());
     let mut failures = Vec::new();
     for src in &sources {
         let db = compdb::from_files(std::slice::from_ref(src), &[]);
@@ -131,23 +116,12 @@ fn golden_lowering() {
                     .enumerate()
                     .find(|(_, (e, a))| e != a)
                     .unwrap_or((0, ("", "")));
-                failures.push(format!(
-                    "{}: line {}:\n  expected: {e}\n  actual:   {a}",
-                    golden.display(),
-                    n + 1
-                ));
+                failures.push(format!("{}: line {}:\n  expected: {e}\n  actual:   {a}", golden.display(), n + 1));
             }
-            Err(_) => failures.push(format!(
-                "{}: missing (run with UPDATE_EXPECT=1)",
-                golden.display()
-            )),
+            Err(_) => failures.push(format!("{}: missing (run with UPDATE_EXPECT=1)", golden.display())),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "golden IR mismatches (UPDATE_EXPECT=1 re-records):\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "golden IR mismatches (UPDATE_EXPECT=1 re-records):\n{}", failures.join("\n"));
 }
 
 // ---- the analysis contract ----
@@ -176,11 +150,7 @@ fn allocation_into_a_variable_is_one_call() {
         .collect();
     assert_eq!(dsts, ["p", "q", "b", "s", "s->f"]);
     // No temporaries were needed for any of them.
-    assert!(
-        f.locals.iter().all(|l| l.kind != LocalKind::Temp),
-        "{:?}",
-        f.locals
-    );
+    assert!(f.locals.iter().all(|l| l.kind != LocalKind::Temp), "{:?}", f.locals);
 }
 
 fn irdump_place(f: &Function, p: &Place) -> String {
@@ -191,17 +161,7 @@ fn irdump_place(f: &Function, p: &Place) -> String {
 fn null_tests_become_truthy_with_the_right_polarity() {
     // Each `if` calls `yes()` when the source condition holds. After normalisation the branch
     // must be `Truthy(p)`, and `yes()` must be on the edge the source text holds on.
-    let cases = [
-        "p",
-        "!p",
-        "p == NULL",
-        "NULL == p",
-        "p != 0",
-        "0 != p",
-        "p == 0",
-        "!!p",
-        "!(p != NULL)",
-    ];
+    let cases = ["p", "!p", "p == NULL", "NULL == p", "p != 0", "0 != p", "p == 0", "!!p", "!(p != NULL)"];
     let mut src = String::from("#include <stddef.h>\nvoid yes(void);\nvoid f(char *p) {\n");
     for c in cases {
         src.push_str(&format!("  if ({c}) yes();\n"));
@@ -213,23 +173,19 @@ fn null_tests_become_truthy_with_the_right_polarity() {
     let br = branches(f);
     assert_eq!(br.len(), cases.len());
     for ((cond, then_, else_), c) in br.into_iter().zip(cases) {
-        assert_eq!(
-            cond.kind,
-            CondKind::Truthy(Operand::Place(Place::Local(p))),
-            "{c}"
-        );
+        assert_eq!(cond.kind, CondKind::Truthy(Operand::Place(Place::Local(p))), "{c}");
         assert_eq!(cond.text, c);
         let holds = if cond.text_on_else { else_ } else { then_ };
         let yes_block = f.block(holds);
         assert!(
-            yes_block.stmts.iter().any(|s| matches!(f.stmt(*s), Stmt::Call { callee: Callee::Direct { name, .. }, .. } if name == "yes")),
+            yes_block
+                .stmts
+                .iter()
+                .any(|s| matches!(f.stmt(*s), Stmt::Call { callee: Callee::Direct { name, .. }, .. } if name == "yes")),
             "`{c}`: the text's edge does not lead to yes()"
         );
         // `p` is non-NULL on then_: for `!p`-like spellings, yes() must be on else_.
-        let negative = matches!(
-            c,
-            "!p" | "p == NULL" | "NULL == p" | "p == 0" | "!(p != NULL)"
-        );
+        let negative = matches!(c, "!p" | "p == NULL" | "NULL == p" | "p == 0" | "!(p != NULL)");
         assert_eq!(cond.text_on_else, negative, "{c}");
     }
 }
@@ -243,9 +199,7 @@ fn assignment_inside_condition() {
     let q = local_named(f, "q");
     let entry = f.block(f.entry);
     assert_eq!(entry.stmts.len(), 1);
-    assert!(
-        matches!(f.stmt(entry.stmts[0]), Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == q)
-    );
+    assert!(matches!(f.stmt(entry.stmts[0]), Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == q));
     match &entry.term {
         Terminator::Branch { cond, .. } => {
             assert_eq!(cond.kind, CondKind::Truthy(Operand::Place(Place::Local(q))));
@@ -278,16 +232,8 @@ fn every_block_is_terminated_and_ids_are_in_range() {
                 assert!(succ.index() < f.blocks.len(), "{}: bad successor", f.name);
             }
         }
-        for l in f
-            .stmt_locs
-            .iter()
-            .chain(f.blocks.iter().map(|b| &b.term_loc))
-        {
-            assert!(
-                *l == Loc::NONE || prog.file(l.file).is_some(),
-                "{}: bad file id",
-                f.name
-            );
+        for l in f.stmt_locs.iter().chain(f.blocks.iter().map(|b| &b.term_loc)) {
+            assert!(*l == Loc::NONE || prog.file(l.file).is_some(), "{}: bad file id", f.name);
         }
     }
 }
@@ -315,15 +261,8 @@ fn header_functions_are_kept_once_and_statics_stay_apart() {
     assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
     let names: Vec<&str> = prog.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["twice", "helper", "shared", "helper", "main"]);
-    let helpers: Vec<&Function> = prog
-        .functions
-        .iter()
-        .filter(|f| f.name == "helper")
-        .collect();
-    assert_ne!(
-        helpers[0].usr, helpers[1].usr,
-        "static functions of different files must not share a USR"
-    );
+    let helpers: Vec<&Function> = prog.functions.iter().filter(|f| f.name == "helper").collect();
+    assert_ne!(helpers[0].usr, helpers[1].usr, "static functions of different files must not share a USR");
     assert!(helpers.iter().all(|h| h.is_static));
     // Calls to the static helper use the same USR as its definition.
     let main = func(&prog, "main");
@@ -331,20 +270,13 @@ fn header_functions_are_kept_once_and_statics_stay_apart() {
         .stmts
         .iter()
         .filter_map(|s| match s {
-            Stmt::Call {
-                callee: Callee::Direct { name, usr },
-                ..
-            } if name == "helper" => Some(usr.as_str()),
+            Stmt::Call { callee: Callee::Direct { name, usr }, .. } if name == "helper" => Some(usr.as_str()),
             _ => None,
         })
         .collect();
     assert_eq!(called, [helpers[1].usr.as_str()]);
     // The header appears once in the file table.
-    let headers = prog
-        .files
-        .iter()
-        .filter(|p| p.ends_with("inc/common.h"))
-        .count();
+    let headers = prog.files.iter().filter(|p| p.ends_with("inc/common.h")).count();
     assert_eq!(headers, 1, "{:?}", prog.files);
 }
 
@@ -356,13 +288,7 @@ fn conflicting_definitions_are_reported() {
     let db = compdb::from_files(&[a, b], &[]);
     let (prog, rep) = build_program(&db.commands, &opts(1));
     assert_eq!(prog.functions.len(), 1);
-    assert!(
-        rep.messages
-            .iter()
-            .any(|m| m.contains("warning: function `main` is also defined")),
-        "{:?}",
-        rep.messages
-    );
+    assert!(rep.messages.iter().any(|m| m.contains("warning: function `main` is also defined")), "{:?}", rep.messages);
 }
 
 #[test]
@@ -388,10 +314,7 @@ fn result_does_not_depend_on_thread_count() {
 fn failures_and_errors_are_reported_not_fatal() {
     let dir = TempDir::new();
     let good = dir.write("good.c", "int ok(void) { return 1; }\n");
-    let broken = dir.write(
-        "broken.c",
-        "int half(int x) { return x +; }\nint fine(void) { return 2; }\n",
-    );
+    let broken = dir.write("broken.c", "int half(int x) { return x +; }\nint fine(void) { return 2; }\n");
     let missing = dir.0.join("missing.c");
     let db = compdb::from_files(&[good, broken, missing], &[]);
     let (prog, rep) = build_program(&db.commands, &opts(2));
@@ -403,20 +326,8 @@ fn failures_and_errors_are_reported_not_fatal() {
     // Both functions of the broken file are still lowered.
     let names: Vec<&str> = prog.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["ok", "half", "fine"]);
-    assert!(
-        rep.messages
-            .iter()
-            .any(|m| m.contains("broken.c:1:") && m.contains(": error: ")),
-        "{:?}",
-        rep.messages
-    );
-    assert!(
-        rep.messages
-            .iter()
-            .any(|m| m.ends_with("missing.c: error: no such file")),
-        "{:?}",
-        rep.messages
-    );
+    assert!(rep.messages.iter().any(|m| m.contains("broken.c:1:") && m.contains(": error: ")), "{:?}", rep.messages);
+    assert!(rep.messages.iter().any(|m| m.ends_with("missing.c: error: no such file")), "{:?}", rep.messages);
     let mut sorted = rep.messages.clone();
     sorted.sort();
     assert_eq!(sorted, rep.messages);
@@ -473,10 +384,7 @@ fn unusable_command_line_fails_one_tu_only() {
 fn relative_paths_and_gcc_only_flags() {
     let dir = TempDir::new();
     dir.write("include/h.h", "#define VALUE 3\n");
-    dir.write(
-        "src/x.c",
-        "#include \"h.h\"\nint v(void) { return VALUE; }\n",
-    );
+    dir.write("src/x.c", "#include \"h.h\"\nint v(void) { return VALUE; }\n");
     let cmd = CompileCommand {
         directory: dir.0.clone(),
         file: dir.0.join("src/x.c"),
@@ -500,9 +408,7 @@ fn relative_paths_and_gcc_only_flags() {
         .to_vec(),
     };
     let (argv, dropped) = compile_argv(&cmd);
-    assert!(argv
-        .get(1)
-        .is_some_and(|a| a.starts_with("-working-directory=")));
+    assert!(argv.get(1).is_some_and(|a| a.starts_with("-working-directory=")));
     assert_eq!(argv.get(2).map(String::as_str), Some("-w"));
     // 14 arguments, 7 dropped, 2 added.
     assert_eq!(argv.len(), 9, "{argv:?}");
@@ -521,20 +427,13 @@ fn relative_paths_and_gcc_only_flags() {
     let (prog, rep) = build_program(&[cmd], &opts(1));
     assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
     let f = func(&prog, "v");
-    assert!(matches!(
-        f.blocks[0].term,
-        Terminator::Return(Some(Operand::Const(3)))
-    ));
-    assert!(
-        !dir.0.join("x.d").exists(),
-        "libclang must not write dependency files"
-    );
+    assert!(matches!(f.blocks[0].term, Terminator::Return(Some(Operand::Const(3)))));
+    assert!(!dir.0.join("x.d").exists(), "libclang must not write dependency files");
 }
 
 #[test]
 fn system_header_functions_are_not_lowered() {
-    let (prog, _) =
-        lower_src("#include <stdio.h>\n#include <stdlib.h>\nint main(void) { return 0; }\n");
+    let (prog, _) = lower_src("#include <stdio.h>\n#include <stdlib.h>\nint main(void) { return 0; }\n");
     let names: Vec<&str> = prog.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["main"]);
 }
@@ -543,53 +442,28 @@ fn system_header_functions_are_not_lowered() {
 fn locations_use_the_expansion_point() {
     let dir = TempDir::new();
     dir.write("m.h", "#include <stdlib.h>\n#define ALLOC(n) malloc(n)\n");
-    let c = dir.write(
-        "t.c",
-        "#include \"m.h\"\nvoid f(void) {\n  char *p = ALLOC(4);\n  free(p);\n}\n",
-    );
+    let c = dir.write("t.c", "#include \"m.h\"\nvoid f(void) {\n  char *p = ALLOC(4);\n  free(p);\n}\n");
     let db = compdb::from_files(&[c], &[]);
     let (prog, _) = build_program(&db.commands, &opts(1));
     let f = func(&prog, "f");
     let locs: Vec<(String, u32)> = f
         .stmt_locs
         .iter()
-        .map(|l| {
-            (
-                prog.file(l.file)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-                l.line,
-            )
-        })
+        .map(|l| (prog.file(l.file).map(|p| p.display().to_string()).unwrap_or_default(), l.line))
         .collect();
-    assert!(
-        locs.iter().all(|(file, _)| file.ends_with("t.c")),
-        "{locs:?}"
-    );
+    assert!(locs.iter().all(|(file, _)| file.ends_with("t.c")), "{locs:?}");
     assert_eq!(locs.iter().map(|l| l.1).collect::<Vec<_>>(), [3, 4]);
 }
 
 #[test]
 fn noreturn_from_macro_keyword_in_a_header() {
     let dir = TempDir::new();
-    dir.write(
-        "d.h",
-        "#define NORETURN _Noreturn\nNORETURN void die(void);\n",
-    );
-    let c = dir.write(
-        "t.c",
-        "#include \"d.h\"\nint f(int x) { if (x) die(); return x; }\n",
-    );
+    dir.write("d.h", "#define NORETURN _Noreturn\nNORETURN void die(void);\n");
+    let c = dir.write("t.c", "#include \"d.h\"\nint f(int x) { if (x) die(); return x; }\n");
     let db = compdb::from_files(&[c], &[]);
     let (prog, _) = build_program(&db.commands, &opts(1));
     let f = func(&prog, "f");
-    assert!(
-        f.blocks
-            .iter()
-            .any(|b| matches!(b.term, Terminator::NoReturn)),
-        "{}",
-        irdump::dump_function(&prog, f)
-    );
+    assert!(f.blocks.iter().any(|b| matches!(b.term, Terminator::NoReturn)), "{}", irdump::dump_function(&prog, f));
 }
 
 #[test]
@@ -642,11 +516,7 @@ fn indirect_fields(f: &Function) -> Vec<Option<&str>> {
 }
 
 fn field_targets_of<'p>(prog: &'p Program, key: &str) -> Vec<&'p str> {
-    prog.field_targets
-        .iter()
-        .filter(|(k, _)| k == key)
-        .map(|(_, usr)| usr.trim_start_matches("c:@F@"))
-        .collect()
+    prog.field_targets.iter().filter(|(k, _)| k == key).map(|(_, usr)| usr.trim_start_matches("c:@F@")).collect()
 }
 
 #[test]
@@ -745,10 +615,7 @@ fn field_stores_merge_across_translation_units() {
          typedef struct { void (*cb)(void); } hooks_t;\n\
          void *a1(unsigned long n); void r1(void *p); void h1(void);\n",
     );
-    let a = dir.write(
-        "a.c",
-        "#include \"mm.h\"\nstruct mm cfg = { a1, r1 };\nhooks_t hooks = { h1 };\n",
-    );
+    let a = dir.write("a.c", "#include \"mm.h\"\nstruct mm cfg = { a1, r1 };\nhooks_t hooks = { h1 };\n");
     let b = dir.write(
         "b.c",
         "#include \"mm.h\"\nvoid set_release(void (*f)(void *)) { cfg.release = f; }\n\
@@ -832,7 +699,15 @@ fn tree_children_are_libclangs() {
                 let bare = clang::Cursor::new(c.0);
                 assert!(tree.has(bare), "{} not indexed in {}", c.kind_name(), file.display());
                 assert!(same(&tree.children(bare), &tree.children(c)));
-                assert!(same(&tree.children(c), &c.children()), "{} in {} at {:?}: {:?} vs {:?}", c.kind_name(), file.display(), clang::expansion(c.location()).map(|x| (x.1, x.2)), tree.children(c).iter().map(|k| k.kind_name()).collect::<Vec<_>>(), c.children().iter().map(|k| k.kind_name()).collect::<Vec<_>>());
+                assert!(
+                    same(&tree.children(c), &c.children()),
+                    "{} in {} at {:?}: {:?} vs {:?}",
+                    c.kind_name(),
+                    file.display(),
+                    clang::expansion(c.location()).map(|x| (x.1, x.2)),
+                    tree.children(c).iter().map(|k| k.kind_name()).collect::<Vec<_>>(),
+                    c.children().iter().map(|k| k.kind_name()).collect::<Vec<_>>()
+                );
                 checked += 1;
             }
         }
@@ -1034,9 +909,7 @@ fn declarations_without_attrs_have_no_attribute_children() {
 fn cursor_kinds_are_libclangs() {
     for k in 0..1000 {
         // SAFETY: plain FFI on a cursor kind (any value is accepted).
-        let (expr, invalid) = unsafe {
-            (clang_sys::clang_isExpression(k) != 0, clang_sys::clang_isInvalid(k) != 0)
-        };
+        let (expr, invalid) = unsafe { (clang_sys::clang_isExpression(k) != 0, clang_sys::clang_isInvalid(k) != 0) };
         assert_eq!(clang::is_expression_kind(k), expr, "kind {k}");
         assert_eq!(clang::is_invalid_kind(k), invalid, "kind {k}");
     }

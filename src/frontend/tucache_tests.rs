@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn scratch() -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("drip-tucache-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let dir =
+        std::env::temp_dir().join(format!("drip-tucache-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
@@ -20,7 +21,8 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-const MAIN: &str = "#include <stdlib.h>\n#include \"x.h\"\nint f(void) { return X; }\nvoid *g(void) { return malloc(Y); }\n";
+const MAIN: &str =
+    "#include <stdlib.h>\n#include \"x.h\"\nint f(void) { return X; }\nvoid *g(void) { return malloc(Y); }\n";
 
 /// A project: a.c includes x.h, which includes y.h.
 fn project() -> (PathBuf, CompileCommand) {
@@ -38,7 +40,12 @@ fn key(cmd: &CompileCommand) -> Digest {
 }
 
 fn build(cmd: &CompileCommand, cache: &Cache) -> (Program, FrontendReport) {
-    build_program_cached(std::slice::from_ref(cmd), &FrontendOptions { jobs: 1, verbose: false, progress: None }, cache, &ContentDigests::default())
+    build_program_cached(
+        std::slice::from_ref(cmd),
+        &FrontendOptions { jobs: 1, verbose: false, progress: None },
+        cache,
+        &ContentDigests::default(),
+    )
 }
 
 #[test]

@@ -28,14 +28,7 @@ pub fn render_json(
     notifications: &[Notification],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    serde_json::to_writer_pretty(
-        &mut *out,
-        &Document {
-            diagnostics: diags,
-            stats,
-            notifications,
-        },
-    )?;
+    serde_json::to_writer_pretty(&mut *out, &Document { diagnostics: diags, stats, notifications })?;
     writeln!(out)
 }
 
@@ -65,32 +58,12 @@ mod tests {
         }
 
         let first = &list[0];
-        let mut keys: Vec<&str> = first
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(|k| k.as_str())
-            .collect();
+        let mut keys: Vec<&str> = first.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         keys.sort_unstable();
-        assert_eq!(
-            keys,
-            [
-                "allocator",
-                "category",
-                "function",
-                "line_in_function",
-                "loc",
-                "message",
-                "path",
-                "rule"
-            ]
-        );
+        assert_eq!(keys, ["allocator", "category", "function", "line_in_function", "loc", "message", "path", "rule"]);
         assert_eq!(first["rule"], "leak");
         assert_eq!(first["category"], "freed-conditional");
-        assert_eq!(
-            first["loc"],
-            json!({"file": fixtures::FILE, "line": 6, "col": 14})
-        );
+        assert_eq!(first["loc"], json!({"file": fixtures::FILE, "line": 6, "col": 14}));
         assert_eq!(first["function"], "make");
         assert_eq!(first["allocator"], "malloc");
         assert_eq!(first["line_in_function"], 1);

@@ -88,10 +88,12 @@ impl SourceCache {
         let (content, starts) = self
             .files
             .entry(path.to_path_buf())
-            .or_insert_with(|| fs::read(path).ok().map(|c| {
-                let starts = lines::line_starts(&c);
-                (c, starts)
-            }))
+            .or_insert_with(|| {
+                fs::read(path).ok().map(|c| {
+                    let starts = lines::line_starts(&c);
+                    (c, starts)
+                })
+            })
             .as_ref()?;
         lines::line(content, starts, line)
     }
@@ -107,19 +109,11 @@ mod fixtures {
     pub const FILE: &str = "tests/report/a.c";
 
     pub fn loc(line: u32, col: u32) -> SrcLoc {
-        SrcLoc {
-            file: FILE.to_string(),
-            line,
-            col,
-        }
+        SrcLoc { file: FILE.to_string(), line, col }
     }
 
     pub fn note(kind: NoteKind, line: u32, col: u32, message: &str) -> Note {
-        Note {
-            kind,
-            loc: loc(line, col),
-            message: message.to_string(),
-        }
+        Note { kind, loc: loc(line, col), message: message.to_string() }
     }
 
     /// `p` leaks in `make` when `q == NULL`.
@@ -130,9 +124,7 @@ mod fixtures {
             loc: loc(6, 14),
             function: "make".to_string(),
             allocator: "malloc".to_string(),
-            message: format!(
-                "memory allocated by 'malloc' leaks when the branch 'q == NULL' at {FILE}:8 is taken"
-            ),
+            message: format!("memory allocated by 'malloc' leaks when the branch 'q == NULL' at {FILE}:8 is taken"),
             path: vec![
                 note(NoteKind::Alloc, 6, 14, "memory is allocated here"),
                 note(NoteKind::Branch, 8, 9, "branch 'q == NULL' is taken"),
@@ -172,12 +164,7 @@ mod fixtures {
             message: "memory allocated by 'strdup' is never freed".to_string(),
             path: vec![
                 note(NoteKind::Alloc, 22, 21, "memory is allocated here"),
-                note(
-                    NoteKind::Lost,
-                    23,
-                    1,
-                    "last reference to the memory is lost here",
-                ),
+                note(NoteKind::Lost, 23, 1, "last reference to the memory is lost here"),
             ],
             line_in_function: 1,
         }
@@ -199,10 +186,7 @@ mod tests {
         assert_eq!(cache.line(file, 6), Some(&b"    int *p = malloc(n);"[..]));
         assert_eq!(cache.line(file, 0), None);
         assert_eq!(cache.line(file, 10_000), None);
-        assert_eq!(
-            cache.line(Path::new("tests/report/does-not-exist.c"), 1),
-            None
-        );
+        assert_eq!(cache.line(Path::new("tests/report/does-not-exist.c"), 1), None);
     }
 
     #[test]

@@ -66,11 +66,8 @@ fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
         })
         .collect();
     // Every file drip reports on was parsed as part of a C translation unit, headers included.
-    let artifacts: Vec<Value> = files
-        .list
-        .iter()
-        .map(|a| json!({ "location": a.uri_json(None), "sourceLanguage": "c" }))
-        .collect();
+    let artifacts: Vec<Value> =
+        files.list.iter().map(|a| json!({ "location": a.uri_json(None), "sourceLanguage": "c" })).collect();
     // The run's own problems: execution failed if part of the input was not analysed.
     let notifications: Vec<Value> = tool
         .notifications
@@ -141,10 +138,7 @@ fn rule_descriptor(rule: Rule) -> Value {
 }
 
 fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
-    let rule_index = RULES
-        .iter()
-        .position(|&r| r == d.rule)
-        .expect("every rule is in RULES");
+    let rule_index = RULES.iter().position(|&r| r == d.rule).expect("every rule is in RULES");
     let mut result = json!({
         "ruleId": d.rule.id(),
         "ruleIndex": rule_index,
@@ -200,10 +194,7 @@ fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
                 Value::Object(step)
             })
             .collect();
-        obj.insert(
-            "codeFlows".into(),
-            json!([{ "threadFlows": [{ "locations": steps }] }]),
-        );
+        obj.insert("codeFlows".into(), json!([{ "threadFlows": [{ "locations": steps }] }]));
     }
     result
 }
@@ -214,13 +205,7 @@ fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
 /// the line. Fields are NUL-terminated so that no two field lists concatenate alike.
 fn fingerprint_input(d: &Diagnostic, file_key: &str) -> Vec<u8> {
     let mut key = Vec::new();
-    for field in [
-        d.rule.id(),
-        file_key,
-        &d.function,
-        &d.line_in_function.to_string(),
-        &d.allocator,
-    ] {
+    for field in [d.rule.id(), file_key, &d.function, &d.line_in_function.to_string(), &d.allocator] {
         key.extend_from_slice(field.as_bytes());
         key.push(0);
     }
@@ -240,9 +225,7 @@ fn fingerprint(input: &[u8], occurrence: u32) -> String {
 fn fnv1a(bytes: &[u8]) -> u64 {
     const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(OFFSET_BASIS, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(PRIME)
-    })
+    bytes.iter().fold(OFFSET_BASIS, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
 /// One entry of `run.artifacts`: a distinct file, in order of first mention.
@@ -302,23 +285,11 @@ impl Files {
         let artifact = match relative_to(&self.root, &abs) {
             Some(rel) => {
                 let key = slash_path(&rel);
-                Artifact {
-                    index,
-                    uri: percent_encode(&key, false),
-                    under_root: true,
-                    key,
-                    abs,
-                }
+                Artifact { index, uri: percent_encode(&key, false), under_root: true, key, abs }
             }
             None => {
                 let key = slash_path(&abs);
-                Artifact {
-                    index,
-                    uri: file_uri(&key),
-                    under_root: false,
-                    key,
-                    abs,
-                }
+                Artifact { index, uri: file_uri(&key), under_root: false, key, abs }
             }
         };
         self.by_name.insert(file.to_string(), index);
@@ -356,20 +327,14 @@ impl Files {
 fn code_point_column(line: &[u8], col: u32) -> u32 {
     let before = (col as usize).saturating_sub(1);
     let in_line = before.min(line.len());
-    let chars = line[..in_line]
-        .iter()
-        .filter(|&&b| !(0x80..0xC0).contains(&b))
-        .count();
+    let chars = line[..in_line].iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
     (chars + (before - in_line) + 1) as u32
 }
 
 /// `path` relative to `root` (both absolute), or `None` when it is not below it.
 fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
     let below = |root: &Path, path: &Path| {
-        path.strip_prefix(root)
-            .ok()
-            .filter(|r| !r.as_os_str().is_empty())
-            .map(Path::to_path_buf)
+        path.strip_prefix(root).ok().filter(|r| !r.as_os_str().is_empty()).map(Path::to_path_buf)
     };
     below(root, path).or_else(|| {
         let (root, path) = (fs::canonicalize(root).ok()?, fs::canonicalize(path).ok()?);
@@ -429,9 +394,8 @@ fn directory_uri(dir: &Path) -> String {
 fn percent_encode(path: &str, absolute: bool) -> String {
     let mut out = String::with_capacity(path.len());
     for &b in path.as_bytes() {
-        let keep = b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/')
-            || (absolute && b == b':');
+        let keep =
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') || (absolute && b == b':');
         if keep {
             out.push(b as char);
         } else {
@@ -451,11 +415,7 @@ mod tests {
 
     /// Renders through the public function's code path with a fixed current directory.
     fn sarif(diags: &[Diagnostic], root: &str, cwd: &str) -> Value {
-        let tool = ToolInfo {
-            version: "0.1.0".to_string(),
-            root: PathBuf::from(root),
-            notifications: Vec::new(),
-        };
+        let tool = ToolInfo { version: "0.1.0".to_string(), root: PathBuf::from(root), notifications: Vec::new() };
         let log = build_log(diags, &tool, Path::new(cwd));
         // Round-trip through text, as consumers see it.
         serde_json::from_str(&serde_json::to_string_pretty(&log).unwrap()).unwrap()
@@ -467,11 +427,7 @@ mod tests {
 
     #[test]
     fn public_function_writes_parseable_json() {
-        let tool = ToolInfo {
-            version: "0.1.0".to_string(),
-            root: PathBuf::from("."),
-            notifications: Vec::new(),
-        };
+        let tool = ToolInfo { version: "0.1.0".to_string(), root: PathBuf::from("."), notifications: Vec::new() };
         let mut out = Vec::new();
         render_sarif(&fixtures::all(), &tool, &mut out).unwrap();
         assert_eq!(out.last(), Some(&b'\n'));
@@ -489,10 +445,7 @@ mod tests {
         assert_eq!(runs.len(), 1);
         let run = &runs[0];
         assert_eq!(run["columnKind"], "unicodeCodePoints");
-        assert_eq!(
-            run["originalUriBaseIds"][SRCROOT]["uri"],
-            format!("file://{MANIFEST}/")
-        );
+        assert_eq!(run["originalUriBaseIds"][SRCROOT]["uri"], format!("file://{MANIFEST}/"));
 
         let driver = &run["tool"]["driver"];
         assert_eq!(driver["name"], "drip");
@@ -522,10 +475,7 @@ mod tests {
         for (d, r) in diags.iter().zip(results) {
             assert_eq!(r["ruleId"], d.rule.id());
             let index = r["ruleIndex"].as_u64().unwrap() as usize;
-            assert_eq!(
-                rules[index]["id"], r["ruleId"],
-                "ruleIndex points at ruleId"
-            );
+            assert_eq!(rules[index]["id"], r["ruleId"], "ruleIndex points at ruleId");
             assert_eq!(r["level"], "warning");
             assert_eq!(r["message"]["text"], d.message.as_str());
             assert_eq!(r["properties"]["category"], d.category.id());
@@ -538,10 +488,7 @@ mod tests {
                 json!({ "uri": fixtures::FILE, "uriBaseId": SRCROOT, "index": 0 })
             );
             assert_eq!(physical["region"]["startLine"], d.loc.line);
-            assert_eq!(
-                primary[0]["logicalLocations"][0]["name"],
-                d.function.as_str()
-            );
+            assert_eq!(primary[0]["logicalLocations"][0]["name"], d.function.as_str());
 
             // The thread flow visits every note, in order.
             let flows = r["codeFlows"].as_array().unwrap();
@@ -565,10 +512,7 @@ mod tests {
                 .filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost))
                 .map(|n| n.message.as_str())
                 .collect();
-            let got: Vec<&str> = related
-                .iter()
-                .map(|l| l["message"]["text"].as_str().unwrap())
-                .collect();
+            let got: Vec<&str> = related.iter().map(|l| l["message"]["text"].as_str().unwrap()).collect();
             assert_eq!(got, expected);
             let ids: HashSet<u64> = related.iter().map(|l| l["id"].as_u64().unwrap()).collect();
             assert_eq!(ids.len(), related.len(), "relatedLocations ids are unique");
@@ -586,10 +530,7 @@ mod tests {
         assert_eq!(df_related.len(), 2);
         assert_eq!(df_related[0]["physicalLocation"]["region"]["startLine"], 17);
         assert_eq!(df_related[1]["physicalLocation"]["region"]["startLine"], 18);
-        assert_eq!(
-            results[1]["codeFlows"][0]["threadFlows"][0]["locations"][2]["kinds"],
-            json!(["release", "memory"])
-        );
+        assert_eq!(results[1]["codeFlows"][0]["threadFlows"][0]["locations"][2]["kinds"], json!(["release", "memory"]));
     }
 
     #[test]
@@ -614,10 +555,7 @@ mod tests {
         d.path.clear();
         let log = sarif(&[d], MANIFEST, MANIFEST);
         let r = &results(&log)[0];
-        assert_eq!(
-            r["locations"][0]["physicalLocation"]["region"]["startColumn"],
-            21
-        );
+        assert_eq!(r["locations"][0]["physicalLocation"]["region"]["startColumn"], 21);
         // No path: no code flow (the schema wants at least one step) and no related locations.
         assert!(r.get("codeFlows").is_none());
         assert!(r.get("relatedLocations").is_none());
@@ -640,38 +578,18 @@ mod tests {
 
         let root = "/work/proj";
         let log = sarif(&diags, root, "/work/proj/tests");
-        let uri = |i: usize| {
-            results(&log)[i]["locations"][0]["physicalLocation"]["artifactLocation"].clone()
-        };
-        assert_eq!(
-            uri(0),
-            json!({ "uri": "tests/report/a.c", "uriBaseId": SRCROOT, "index": 0 })
-        );
-        assert_eq!(
-            uri(1),
-            json!({ "uri": "file:///tmp/my%20dir/b%2Bc%20%C3%A9.c", "index": 1 })
-        );
-        assert_eq!(
-            uri(2),
-            json!({ "uri": "file:///work/elsewhere/x.c", "index": 2 })
-        );
-        assert_eq!(
-            uri(3),
-            json!({ "uri": "tests/sub%20dir/100%25.c", "uriBaseId": SRCROOT, "index": 3 })
-        );
+        let uri = |i: usize| results(&log)[i]["locations"][0]["physicalLocation"]["artifactLocation"].clone();
+        assert_eq!(uri(0), json!({ "uri": "tests/report/a.c", "uriBaseId": SRCROOT, "index": 0 }));
+        assert_eq!(uri(1), json!({ "uri": "file:///tmp/my%20dir/b%2Bc%20%C3%A9.c", "index": 1 }));
+        assert_eq!(uri(2), json!({ "uri": "file:///work/elsewhere/x.c", "index": 2 }));
+        assert_eq!(uri(3), json!({ "uri": "tests/sub%20dir/100%25.c", "uriBaseId": SRCROOT, "index": 3 }));
         assert_eq!(log["runs"][0]["artifacts"].as_array().unwrap().len(), 4);
 
         // A relative root is relative to the current directory; a trailing slash is added once.
         let log = sarif(&diags[..1], "..", "/work/proj/tests");
-        assert_eq!(
-            log["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"],
-            "file:///work/proj/"
-        );
+        assert_eq!(log["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"], "file:///work/proj/");
         let log = sarif(&diags[..1], "/", "/work/proj/tests");
-        assert_eq!(
-            log["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"],
-            "file:///"
-        );
+        assert_eq!(log["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"], "file:///");
         assert_eq!(
             results(&log)[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             "work/proj/tests/report/a.c"
@@ -679,10 +597,7 @@ mod tests {
     }
 
     fn fp(log: &Value, i: usize) -> String {
-        results(log)[i]["partialFingerprints"][FINGERPRINT_KEY]
-            .as_str()
-            .unwrap()
-            .to_string()
+        results(log)[i]["partialFingerprints"][FINGERPRINT_KEY].as_str().unwrap().to_string()
     }
 
     #[test]
@@ -737,10 +652,7 @@ mod tests {
     fn normalize_is_lexical() {
         assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(normalize(Path::new("/../a")), PathBuf::from("/a"));
-        assert_eq!(
-            normalize(Path::new("../a/../../b")),
-            PathBuf::from("../../b")
-        );
+        assert_eq!(normalize(Path::new("../a/../../b")), PathBuf::from("../../b"));
     }
 
     /// `tests/report/golden.sarif`: the fixtures rendered with a fictitious root, so the file is

@@ -25,11 +25,7 @@ const RESET: &str = "\x1b[0m";
 const TAB_STOP: usize = 8;
 
 /// Writes `diags` in order. Fails only if `out` does.
-pub fn render_text(
-    diags: &[Diagnostic],
-    opts: &RenderOptions,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+pub fn render_text(diags: &[Diagnostic], opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let mut sources = SourceCache::default();
     let paint = Paint { on: opts.color };
     for d in diags {
@@ -106,25 +102,12 @@ fn location(loc: &SrcLoc) -> String {
 /// ```
 /// The gutter is at least 4 digits wide, as in clang, so short files line up the same way. The
 /// caret line is omitted when the column is unknown.
-fn write_snippet(
-    out: &mut dyn Write,
-    paint: Paint,
-    line_no: u32,
-    col: u32,
-    line: &[u8],
-) -> io::Result<()> {
+fn write_snippet(out: &mut dyn Write, paint: Paint, line_no: u32, col: u32, line: &[u8]) -> io::Result<()> {
     let width = line_no.to_string().len().max(4);
     let (shown, caret_at) = expand_line(line, col);
     writeln!(out, " {line_no:>width$} | {shown}")?;
     if let Some(caret_at) = caret_at {
-        writeln!(
-            out,
-            " {:width$} | {:caret_at$}{}^{}",
-            "",
-            "",
-            paint.start(GREEN),
-            paint.end(),
-        )?;
+        writeln!(out, " {:width$} | {:caret_at$}{}^{}", "", "", paint.start(GREEN), paint.end(),)?;
     }
     Ok(())
 }

@@ -42,7 +42,11 @@ pub fn crate_source((name, version): (&str, &str)) -> PathBuf {
         std::fs::write(dir.join("src/lib.rs"), "").expect("lib.rs");
     }
     let find = || -> Option<PathBuf> {
-        let out = cargo().args(["metadata", "--format-version", "1", "--offline", "--manifest-path"]).arg(dir.join("Cargo.toml")).output().ok()?;
+        let out = cargo()
+            .args(["metadata", "--format-version", "1", "--offline", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .output()
+            .ok()?;
         let meta: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
         let pkg = meta["packages"].as_array()?.iter().find(|p| p["name"] == name && p["version"] == version)?;
         let src = Path::new(pkg["manifest_path"].as_str()?).parent()?.to_path_buf();
@@ -51,8 +55,13 @@ pub fn crate_source((name, version): (&str, &str)) -> PathBuf {
     if let Some(src) = find() {
         return src;
     }
-    let fetched = cargo().args(["fetch", "--manifest-path"]).arg(dir.join("Cargo.toml")).output().expect("run cargo fetch");
-    assert!(fetched.status.success(), "cargo fetch failed (crates.io must be reachable): {}", String::from_utf8_lossy(&fetched.stderr));
+    let fetched =
+        cargo().args(["fetch", "--manifest-path"]).arg(dir.join("Cargo.toml")).output().expect("run cargo fetch");
+    assert!(
+        fetched.status.success(),
+        "cargo fetch failed (crates.io must be reachable): {}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
     find().unwrap_or_else(|| panic!("{name} {version} not found after cargo fetch"))
 }
 
@@ -103,8 +112,16 @@ pub fn field(e: &serde_json::Value, k: &str) -> String {
 /// `drip check -p dir --format json`: the exit code and the stats.
 pub fn check(dir: &Path) -> (Option<i32>, serde_json::Value, String) {
     let report = dir.join("drip-report.json");
-    let out = drip().current_dir(dir).args(["check", "-p", "compile_commands.json", "--format", "json", "-o"]).arg(&report).output().expect("run drip check");
-    let v: serde_json::Value = std::fs::read_to_string(&report).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(serde_json::Value::Null);
+    let out = drip()
+        .current_dir(dir)
+        .args(["check", "-p", "compile_commands.json", "--format", "json", "-o"])
+        .arg(&report)
+        .output()
+        .expect("run drip check");
+    let v: serde_json::Value = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
     (out.status.code(), v["stats"].clone(), stderr(&out))
 }
 
