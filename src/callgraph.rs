@@ -78,7 +78,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
                         field_resolved_indirect += 1;
                     }
                     let targets = summaries.targets(sig, field.as_deref());
-                    if targets.is_empty() {
+                    if targets.is_empty() && summaries.library_targets(sig, field.as_deref()).is_empty() {
                         unresolved_indirect += 1;
                     }
                     callees[i].extend_from_slice(targets);

@@ -1560,7 +1560,13 @@ fn build_dag(func: &Function) -> Dag {
             }
         }
         let in_body = |b: usize| body_mark[b] == mark;
-        let target_of = |from: usize, to: usize| if back.binary_search(&(from, to)).is_ok() { copy_of[to] } else { to };
+        let target_of = |from: usize, to: usize| {
+            if back.binary_search(&(from, to)).is_ok() {
+                copy_of[to]
+            } else {
+                to
+            }
+        };
         // The second visit of the header can only leave the loop (FastCheck takes each CFG edge
         // once): through the header's own exits when it has some (a `while`/`for` test), else —
         // `for (;;)`, `while (a || b)` — through any exit of the loop (`break`, a later test, a

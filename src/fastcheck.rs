@@ -1147,21 +1147,23 @@ fn flow(
         // cell that exists is not at address 0 (FastCheck 5.6.1, for any holder, not only the
         // allocation's own result).
         let not_held = match &block.term {
-            Terminator::Branch { cond, .. } if !sure_then && !cx.dag.is_copy(*nd) => match &cond.kind {
-                CondKind::Truthy(op) if !st.is_maybe_null(op) => {
-                    // The pointer holds the cell, or points to an object that holds it.
-                    let mut held = value_guard(cx, &st, op);
-                    if let Some(y) = op.local() {
-                        for z in st.names_of(y) {
-                            for (_, g) in st.contents(z) {
-                                held = guards.or(held, g);
+            Terminator::Branch { cond, .. } if !sure_then && !cx.dag.is_copy(*nd) => {
+                match &cond.kind {
+                    CondKind::Truthy(op) if !st.is_maybe_null(op) => {
+                        // The pointer holds the cell, or points to an object that holds it.
+                        let mut held = value_guard(cx, &st, op);
+                        if let Some(y) = op.local() {
+                            for z in st.names_of(y) {
+                                for (_, g) in st.contents(z) {
+                                    held = guards.or(held, g);
+                                }
                             }
                         }
+                        (held != GuardId::FALSE).then(|| (held, guards.not(held)))
                     }
-                    (held != GuardId::FALSE).then(|| (held, guards.not(held)))
+                    _ => None,
                 }
-                _ => None,
-            },
+            }
             _ => None,
         };
         // `p == q` where one side holds the cell and the other surely does not: a block that
@@ -1861,6 +1863,9 @@ fn free_fate(
                 }
             }
         }
+        if let Some(size) = realloc_fate(cx, guards, solver, freed, freed_or_ended, rets) {
+            return ParamFate::Reallocs { size };
+        }
     }
     // Freed exactly on the returns of one range of constants (an error path, usually).
     let mut free_side: Option<(i64, i64)> = None;
@@ -1895,6 +1900,64 @@ fn free_fate(
         _ => *ret_success = Some(success),
     }
     ParamFate::FreesWhen { on_success: false, else_keeps: kept_escapes }
+}
+
+/// Whether the parameter whose guards these are is reallocated (`summary::ParamFate::Reallocs`):
+/// on every return either NULL is returned with the block untouched, or the result of one
+/// allocation that succeeded exactly when the block was freed. `Some(Some(size))` when, besides,
+/// the block is always freed where parameter `size` is zero (a `lua_Alloc`); `Some(None)` when
+/// no size test says so (a wrapper passing its size on).
+fn realloc_fate(
+    cx: &FnCx,
+    guards: &Guards,
+    solver: &mut Solver,
+    freed: GuardId,
+    freed_or_ended: GuardId,
+    rets: &[(DagNode, GuardId, Option<i64>)],
+) -> Option<Option<usize>> {
+    let unsat = |solver: &mut Solver, q: &[(GuardId, bool)]| matches!(solver.check(guards, q), Answer::Unsat);
+    // Under `sized`, does every return reallocate or return NULL untouched, and some reallocate?
+    let reallocates_when = |solver: &mut Solver, sized: GuardId| {
+        let mut reallocates = false;
+        for (node, p, value) in rets {
+            if unsat(solver, &[(*p, true), (sized, true)]) {
+                continue;
+            }
+            if *value == Some(0) {
+                if !unsat(solver, &[(*p, true), (sized, true), (freed, true)]) {
+                    return false;
+                }
+                continue;
+            }
+            let Some(ok) = returned_success(cx, *node).and_then(|a| guards.find_lit(a, true)) else { return false };
+            let freed_iff_ok = unsat(solver, &[(*p, true), (sized, true), (ok, true), (freed, false)])
+                && unsat(solver, &[(*p, true), (sized, true), (ok, false), (freed, true)]);
+            if !freed_iff_ok {
+                return false;
+            }
+            reallocates = true;
+        }
+        reallocates
+    };
+    for (atom, flag) in &cx.param_tests {
+        let Some(size) = cx.func.params().position(|q| q == *flag) else { continue };
+        let (Some(sized), Some(zero)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else { continue };
+        if unsat(solver, &[(zero, true), (freed_or_ended, false)]) && reallocates_when(solver, sized) {
+            return Some(Some(size));
+        }
+    }
+    reallocates_when(solver, GuardId::TRUE).then_some(None)
+}
+
+/// The success atom of the allocation whose result the `return` ending `node` returns, when it
+/// returns one allocation's result (through copies) whose success is its non-NULL result.
+fn returned_success(cx: &FnCx, node: DagNode) -> Option<AtomId> {
+    let block = cx.func.block(cx.dag.block[node.index()]);
+    let Terminator::Return(Some(Operand::Place(Place::Local(x)))) = &block.term else { return None };
+    match cx.alloc_origin(*x, node, cx.stmts_of(node).len())? {
+        (sid, crate::libmodel::Success::NonNull) => cx.success_atom.get(&sid).copied(),
+        _ => None,
+    }
 }
 
 /// The fate of each parameter as far as the flow-insensitive prechecks decide it: `None` where

@@ -79,6 +79,10 @@ pub struct Program {
     /// function type (`(cmp_fn)compare_names`): indirect calls through that type may reach it
     /// too. Sorted, unique.
     pub cast_targets: Vec<(String, String)>,
+    /// (USR, name, canonical function type) of every library function the program uses as a
+    /// value (`cleanup = free`, `{ .alloc = malloc }`, `set_hook(malloc)`): indirect calls may
+    /// reach the library row as well as the program's functions. Sorted, unique.
+    pub library_taken: Vec<(String, String, String)>,
     /// (field key, USR) for every function stored into a function-pointer field anywhere: by an
     /// initializer (`{ my_alloc, my_free }`, `.alloc = my_alloc`) or an assignment
     /// (`p->alloc = my_alloc`). Keys as in `Callee::Indirect::field`. Sorted, unique.

@@ -294,6 +294,7 @@ mod tests {
                 functions: vec![],
                 address_taken: vec![],
                 cast_targets: vec![],
+                library_taken: vec![],
                 field_targets: vec![],
                 open_fields: vec![],
             },

@@ -183,6 +183,10 @@ impl<'a> SccReuse<'a> {
                     }
                     Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                         let targets = summaries.targets(sig, field.as_deref());
+                        // The library rows it may reach come from the whole program's values.
+                        for lib in summaries.library_targets(sig, field.as_deref()) {
+                            h.str(lib.name);
+                        }
                         h.u64(targets.len() as u64);
                         for &j in targets {
                             self.callee(&mut h, scc, summaries, j, false)?;

@@ -29,6 +29,12 @@ pub enum ParamFate {
     /// tells by `Summary::ret_success`, and only read (or kept: `else_keeps`) otherwise:
     /// `if (parse(buf) < 0) { free(buf); return -1; } ... return 0;`.
     FreesWhen { on_success: bool, else_keeps: bool },
+    /// Reallocated as `realloc` does it: freed exactly when the result is a fresh non-NULL block,
+    /// left alone when the result is NULL. With `size`, a size parameter of zero frees the block
+    /// (`l_alloc(ud, p, osize, 0)`, Lua's `lua_Alloc` contract): a call with a constant zero
+    /// size is a free; any other call is seen as `realloc`, whose size-zero case drip's library
+    /// row ignores too (code that frees with size zero says so with a constant).
+    Reallocs { size: Option<usize> },
     /// Stored somewhere, passed to unknown code, or freed only on some paths: ownership is no
     /// longer the caller's to reason about.
     Escapes,
@@ -131,10 +137,41 @@ impl Summary {
         }
     }
 
+    /// A library row as the summary of a function with `n_params` parameters, for the meet of
+    /// an indirect call's targets; `None` for rows a summary cannot say (out-parameters,
+    /// flag-conditioned frees).
+    pub fn of_library(lib: &libmodel::LibFn, n_params: usize) -> Option<Summary> {
+        let mut s = Summary::plain(n_params, lib.noreturn);
+        match lib.ret {
+            RetEffect::Plain => {}
+            RetEffect::Fresh(Success::NonNull) => {
+                s.allocator = true;
+                s.always_fresh = true;
+            }
+            RetEffect::Fresh(_) => return None,
+            RetEffect::ArgAlias(i) => s.returns_param = Some(i),
+        }
+        for &(i, effect) in lib.args {
+            let fate = match effect {
+                ArgEffect::Frees => ParamFate::Frees,
+                libmodel::FREES_ON_SUCCESS => ParamFate::Reallocs { size: None },
+                ArgEffect::Keeps => ParamFate::Escapes,
+                _ => return None,
+            };
+            *s.params.get_mut(i)? = fate;
+        }
+        // What the row does not list, it only reads; nothing below the arguments is touched.
+        s.heap_pure = true;
+        Some(s)
+    }
+
     pub fn is_deallocator(&self) -> bool {
-        self.params
-            .iter()
-            .any(|p| matches!(p, ParamFate::Frees | ParamFate::FreesIf { .. } | ParamFate::FreesWhen { .. }))
+        self.params.iter().any(|p| {
+            matches!(
+                p,
+                ParamFate::Frees | ParamFate::FreesIf { .. } | ParamFate::FreesWhen { .. } | ParamFate::Reallocs { .. }
+            )
+        })
     }
 }
 
@@ -148,6 +185,11 @@ pub struct Summaries {
     /// value (`Program::field_targets` minus `Program::open_fields`): the defined functions
     /// stored there, which are exactly the targets of calls through the field.
     by_field: HashMap<String, Vec<usize>>,
+    /// Library functions used as values (`Program::library_taken`), by type and by the fields
+    /// they are stored into, as `by_sig` and `by_field` hold the program's own functions: the
+    /// library rows an indirect call may reach besides them.
+    lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>>,
+    lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>>,
     names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
     /// Per function, per statement: the direct call's callee, resolved once (`None` for other
@@ -189,22 +231,44 @@ impl Summaries {
             v.sort_unstable();
             v.dedup();
         }
+        // A library function the program defines itself is that definition.
+        let mut lib_of_usr: HashMap<&str, &'static libmodel::LibFn> = HashMap::new();
+        let mut lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
+        for (usr, name, sig) in &program.library_taken {
+            if by_usr.contains_key(usr) {
+                continue;
+            }
+            if let Some(lib) = libmodel::lookup(name) {
+                lib_of_usr.insert(usr, lib);
+                lib_by_sig.entry(sig.clone()).or_default().push(lib);
+            }
+        }
         let mut by_field: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
         for (key, usr) in &program.field_targets {
             if program.open_fields.binary_search(key).is_err() {
                 // The key is known even when no stored function is defined here (`malloc`).
                 let v = by_field.entry(key.clone()).or_default();
                 v.extend(by_usr.get(usr).copied());
+                if let Some(lib) = lib_of_usr.get(usr.as_str()) {
+                    lib_by_field.entry(key.clone()).or_default().push(lib);
+                }
             }
         }
         for v in by_field.values_mut() {
             v.sort_unstable();
             v.dedup();
         }
+        for v in lib_by_sig.values_mut().chain(lib_by_field.values_mut()) {
+            v.sort_unstable_by_key(|l| l.name);
+            v.dedup_by_key(|l| l.name);
+        }
         let mut summaries = Summaries {
             by_usr,
             by_sig,
             by_field,
+            lib_by_sig,
+            lib_by_field,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
@@ -242,6 +306,8 @@ impl Summaries {
             by_usr: HashMap::new(),
             by_sig: HashMap::new(),
             by_field: HashMap::new(),
+            lib_by_sig: HashMap::new(),
+            lib_by_field: HashMap::new(),
             names: Vec::new(),
             slots: Vec::new(),
             direct: Vec::new(),
@@ -255,6 +321,16 @@ impl Summaries {
             return v.as_slice();
         }
         self.by_sig.get(sig).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The library functions an indirect call may reach, chosen as `targets` chooses the
+    /// program's own: those stored into its field when that field is known and not open, else
+    /// those of its type used as values.
+    pub fn library_targets(&self, sig: &str, field: Option<&str>) -> &[&'static libmodel::LibFn] {
+        if let Some(k) = field.filter(|k| self.by_field.contains_key(*k)) {
+            return self.lib_by_field.get(k).map_or(&[], |v| v.as_slice());
+        }
+        self.lib_by_sig.get(sig).map_or(&[], |v| v.as_slice())
     }
 
     /// Whether an indirect call through `field` is resolved by the stores into that field.
@@ -334,9 +410,18 @@ impl Summaries {
             }
             Callee::Indirect { sig, field, .. } => {
                 let targets = self.targets(sig, field.as_deref());
+                let libs = self.library_targets(sig, field.as_deref());
+                if let ([], [lib]) = (targets, libs) {
+                    return Model::from_lib(lib);
+                }
+                let lib_sums: Option<Vec<Summary>> = libs.iter().map(|l| Summary::of_library(l, args.len())).collect();
                 let sums: Option<Vec<&Summary>> = targets.iter().map(|i| get(*i)).collect();
-                match sums {
-                    Some(sums) if !sums.is_empty() => {
+                match (sums, lib_sums) {
+                    (Some(mut sums), Some(lib_sums)) => {
+                        sums.extend(lib_sums.iter());
+                        if sums.is_empty() {
+                            return Model::unknown("a function pointer");
+                        }
                         // With one possible target, the call is to it.
                         let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
                         Model::from_summary(name, &meet(&sums), args)
@@ -477,29 +562,6 @@ impl<'a> Model<'a> {
                 _ => Err(()),
             }
         };
-        let mut args: Vec<(usize, ArgEffect)> = s
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !s.out_fresh.iter().any(|o| o.0 == *i && &*o.1 == "*"))
-            .filter_map(|(i, f)| match *f {
-                ParamFate::Reads => None,
-                ParamFate::Frees => Some((i, ArgEffect::Frees)),
-                ParamFate::Escapes => Some((i, ArgEffect::Keeps)),
-                ParamFate::FreesIf { flag, when } => match flag_value(flag) {
-                    Ok(Some(v)) if v == when => Some((i, ArgEffect::Frees)),
-                    Ok(Some(_)) => None,
-                    Ok(None) => Some((i, ArgEffect::FreesIfArg { flag, when })),
-                    Err(()) => Some((i, ArgEffect::Keeps)),
-                },
-                ParamFate::FreesWhen { on_success, else_keeps } => match s.ret_success {
-                    Some(_) => Some((i, ArgEffect::FreesWhen { on_success, else_keeps })),
-                    None => Some((i, ArgEffect::Keeps)),
-                },
-            })
-            .collect();
-        args.extend(s.out_fresh.iter().filter(|o| &*o.1 == "*").map(|(i, _, succ)| (*i, ArgEffect::OutFresh(*succ))));
-        args.sort_by_key(|a| a.0);
         let not_fresh = match s.returns_param {
             Some(i) => RetEffect::ArgAlias(i),
             None => RetEffect::Plain,
@@ -519,6 +581,37 @@ impl<'a> Model<'a> {
                 Err(()) => RetEffect::Plain,
             },
         };
+        let fresh_result = ret == RetEffect::Fresh(Success::NonNull);
+        let mut args: Vec<(usize, ArgEffect)> = s
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !s.out_fresh.iter().any(|o| o.0 == *i && &*o.1 == "*"))
+            .filter_map(|(i, f)| match *f {
+                ParamFate::Reads => None,
+                ParamFate::Frees => Some((i, ArgEffect::Frees)),
+                ParamFate::Escapes => Some((i, ArgEffect::Keeps)),
+                ParamFate::FreesIf { flag, when } => match flag_value(flag) {
+                    Ok(Some(v)) if v == when => Some((i, ArgEffect::Frees)),
+                    Ok(Some(_)) => None,
+                    Ok(None) => Some((i, ArgEffect::FreesIfArg { flag, when })),
+                    Err(()) => Some((i, ArgEffect::Keeps)),
+                },
+                ParamFate::FreesWhen { on_success, else_keeps } => match s.ret_success {
+                    Some(_) => Some((i, ArgEffect::FreesWhen { on_success, else_keeps })),
+                    None => Some((i, ArgEffect::Keeps)),
+                },
+                // Size zero frees; any other call reallocates, which needs the fresh result's
+                // success to say whether the block was freed.
+                ParamFate::Reallocs { size } => match size.and_then(|k| call_args.get(k)) {
+                    Some(Operand::Const(0)) => Some((i, ArgEffect::Frees)),
+                    _ if fresh_result => Some((i, libmodel::FREES_ON_SUCCESS)),
+                    _ => Some((i, ArgEffect::Keeps)),
+                },
+            })
+            .collect();
+        args.extend(s.out_fresh.iter().filter(|o| &*o.1 == "*").map(|(i, _, succ)| (*i, ArgEffect::OutFresh(*succ))));
+        args.sort_by_key(|a| a.0);
         let escape_from = s.params.len();
         Model {
             name,

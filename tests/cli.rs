@@ -309,18 +309,24 @@ fn budget_mistakes_are_usage_errors() {
 #[test]
 fn a_progress_line_is_drawn_on_a_terminal_only() {
     let dir = scratch("progress");
-    // Long enough to parse and check that the line is drawn a few times.
-    let mut body = String::from("#include <stdlib.h>\nint big(const int *a) {\n    int x = 0;\n    char *p = malloc(16);\n    if (!p)\n        return -1;\n");
-    for i in 0..30000 {
-        body.push_str(&format!("    if (a[{i}] > {i}) x += {i};\n"));
+    // Long enough (about 2 s on one core; the first drawing waits 250 ms) that the line is
+    // drawn a few times however fast the machine is: many functions, each with a site to check.
+    let mut body = String::from("#include <stdlib.h>\n");
+    for f in 0..16000 {
+        body.push_str(&format!(
+            "int f{f}(const int *a) {{\n    int x = 0;\n    char *p = malloc(16);\n    if (!p)\n        return -1;\n"
+        ));
+        for i in 0..10 {
+            body.push_str(&format!("    if (a[{i}] > {i}) x += {i};\n"));
+        }
+        body.push_str("    free(p);\n    return x;\n}\n");
     }
-    body.push_str("    free(p);\n    return x;\n}\n");
     write(&dir, "big.c", &body);
     compdb(&dir, &["big.c"]);
     // Not a terminal: the summary line only.
     let plain = drip().current_dir(&dir).args(["check", "-p", ".", "--no-cache"]).output().expect("run drip");
     assert!(!stderr(&plain).contains('\r'), "{}", stderr(&plain));
-    assert!(stderr(&plain).contains("drip: 1 TUs, 1 functions, 1 allocation sites"), "{}", stderr(&plain));
+    assert!(stderr(&plain).contains("drip: 1 TUs, 16000 functions, 16000 allocation sites"), "{}", stderr(&plain));
     // A terminal, through script(1): the line is redrawn in place, then erased before the summary.
     let exe = env!("CARGO_BIN_EXE_drip");
     let typescript = dir.join("typescript");
@@ -333,7 +339,7 @@ fn a_progress_line_is_drawn_on_a_terminal_only() {
     assert_eq!(status.code(), Some(0));
     let seen = std::fs::read_to_string(&typescript).expect("typescript");
     assert!(seen.contains("\rdrip: 0/1 TUs | ") || seen.contains("\rdrip: 1/1 TUs | "), "{seen:?}");
-    let summary = seen.find("drip: 1 TUs, 1 functions").expect("summary line");
+    let summary = seen.find("drip: 1 TUs, 16000 functions").expect("summary line");
     let erased = seen[..summary].rfind('\r').expect("the line is erased before the summary");
     assert!(seen[erased + 1..summary].trim().is_empty(), "{seen:?}");
 }

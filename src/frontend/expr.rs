@@ -186,9 +186,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn binary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let kids = self.kids(e);
-        let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
-            return Some(use_(Operand::Unknown));
-        };
+        let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else { return Some(use_(Operand::Unknown)) };
         match e.binop() {
             CXBinaryOperator_Assign => {
                 let loc = self.loc(e);
@@ -206,9 +204,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn unary(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        let Some(c) = self.kids(e).into_iter().next() else {
-            return Some(use_(Operand::Unknown));
-        };
+        let Some(c) = self.kids(e).into_iter().next() else { return Some(use_(Operand::Unknown)) };
         let op = e.unop();
         match op {
             CXUnaryOperator_PostInc | CXUnaryOperator_PostDec | CXUnaryOperator_PreInc | CXUnaryOperator_PreDec => {
@@ -227,9 +223,7 @@ impl Lowerer<'_, '_, '_> {
     /// enumerator name.
     fn lvalue(&mut self, e: Cursor) -> Rvalue {
         if e.kind() == CXCursor_DeclRefExpr {
-            let Some(d) = e.referenced() else {
-                return use_(Operand::Unknown);
-            };
+            let Some(d) = e.referenced() else { return use_(Operand::Unknown) };
             return match d.kind() {
                 CXCursor_VarDecl | CXCursor_ParmDecl => {
                     let v = self.var(d);
@@ -241,6 +235,7 @@ impl Lowerer<'_, '_, '_> {
                 }
                 CXCursor_FunctionDecl => {
                     let info = self.cx.callee_info(d);
+                    self.cx.note_library_value(d, &info.usr);
                     use_(Operand::Func { name: info.name.clone(), usr: info.usr.clone() })
                 }
                 CXCursor_EnumConstantDecl => use_(Operand::Const(d.enum_value())),
@@ -463,9 +458,7 @@ impl Lowerer<'_, '_, '_> {
                     }
                     return None;
                 }
-                let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
-                    return None;
-                };
+                let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else { return None };
                 let rhs_b = self.new_block();
                 let join = self.new_block();
                 if e.binop() == CXBinaryOperator_LAnd {
@@ -577,9 +570,7 @@ impl Lowerer<'_, '_, '_> {
             return Some(use_(Operand::Unknown));
         };
         let items = self.kids(body);
-        let Some((&last, init)) = items.split_last() else {
-            return Some(use_(Operand::Unknown));
-        };
+        let Some((&last, init)) = items.split_last() else { return Some(use_(Operand::Unknown)) };
         for s in init {
             self.stmt(*s);
         }
@@ -676,9 +667,7 @@ impl Lowerer<'_, '_, '_> {
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let kids = self.kids(e);
         let owned_args: Vec<Cursor>;
-        let Some(&callee_c) = kids.first() else {
-            return Some(use_(Operand::Unknown));
-        };
+        let Some(&callee_c) = kids.first() else { return Some(use_(Operand::Unknown)) };
         let callee_s = strip_callee(&self.cx.tree, callee_c);
         let info = if callee_s.kind() == CXCursor_DeclRefExpr {
             callee_s.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl).map(|d| self.cx.callee_info(d))
@@ -701,9 +690,7 @@ impl Lowerer<'_, '_, '_> {
         if let Some(i) = &info {
             match i.builtin {
                 Builtin::Expect => {
-                    let Some((&first, rest)) = arg_cursors.split_first() else {
-                        return Some(use_(Operand::Unknown));
-                    };
+                    let Some((&first, rest)) = arg_cursors.split_first() else { return Some(use_(Operand::Unknown)) };
                     let r = self.lower(first, want);
                     for a in rest {
                         self.effect(*a);
@@ -900,9 +887,7 @@ fn strip_callee(t: &Tree, c: Cursor) -> Cursor {
         if s.kind() != CXCursor_UnaryOperator {
             return s;
         }
-        let Some(k) = t.kids(s).next() else {
-            return s;
-        };
+        let Some(k) = t.kids(s).next() else { return s };
         let through = match s.unop() {
             CXUnaryOperator_Deref => s.type_class() == TypeClass::Function,
             CXUnaryOperator_AddrOf => k.type_class() == TypeClass::Function,

@@ -68,6 +68,8 @@ pub(super) struct TuCtx<'t, 'i> {
     /// (USR, function type) for each function cast to a pointer to another function type: an
     /// indirect call through that type may reach it.
     pub cast_targets: Vec<(String, String)>,
+    /// (USR, name, function type) of each library function (a `libmodel` row) used as a value.
+    pub library_taken: Vec<(String, String, String)>,
     /// (field key, USR) for each function stored into a function-pointer field (`fields.rs`).
     pub field_targets: Vec<(String, String)>,
     /// Function-pointer fields that may hold a value no store names (`fields.rs`).
@@ -147,6 +149,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             callees: HashMap::new(),
             address_taken: Vec::new(),
             cast_targets: Vec::new(),
+            library_taken: Vec::new(),
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_keys: HashMap::new(),
@@ -182,9 +185,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// is its member's. libclang prints the name anew on every question, which costs twice as
     /// much as finding the member; a TU accesses the same few hundred fields over and over.
     pub fn member_name(&mut self, e: Cursor) -> String {
-        let Some(field) = e.referenced() else {
-            return e.spelling();
-        };
+        let Some(field) = e.referenced() else { return e.spelling() };
         self.member_names.entry(field.decl_key()).or_insert_with(|| field.spelling()).clone()
     }
 
@@ -257,6 +258,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             CXCursor_DeclRefExpr => {
                 if let Some(d) = c.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
                     let usr = self.function_usr(d);
+                    self.note_library_value(d, &usr);
                     self.address_taken.push(usr);
                 }
             }
@@ -365,9 +367,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             return usr;
         }
         let def = decl.definition().unwrap_or_else(|| decl.canonical());
-        let Some((f, _)) = clang::expansion_offset(def.location()) else {
-            return usr;
-        };
+        let Some((f, _)) = clang::expansion_offset(def.location()) else { return usr };
         // Formatting the path is most of the cost, and a TU's static functions come from a
         // handful of files.
         let id = self.file_id(f).index();
@@ -385,6 +385,16 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         // The opaque pointer names the type, sugar and qualifiers included, so it determines
         // the spelling.
         self.type_spellings.entry(t.data[0] as usize).or_insert_with(|| clang::type_spelling(t))
+    }
+
+    /// Records `decl`, a function used as a value, when the library model has a row for it:
+    /// calls through a pointer that may hold it then see the row (`Program::library_taken`).
+    pub fn note_library_value(&mut self, decl: Cursor, usr: &str) {
+        let name = decl.spelling();
+        if crate::libmodel::lookup(&name).is_some() {
+            let sig = self.type_spelling(clang::function_type(decl.ty())).to_string();
+            self.library_taken.push((usr.to_string(), name, sig));
+        }
     }
 
     pub fn callee_info(&mut self, decl: Cursor) -> Rc<CalleeInfo> {
@@ -648,9 +658,7 @@ pub(super) fn collapse_whitespace(text: &str) -> String {
 /// operator, take in the next token (an identifier or number, plus a parenthesised argument
 /// list right after it).
 fn complete_last_token(text: &[u8], start: usize, end: usize) -> usize {
-    let Some(slice) = text.get(start..end) else {
-        return end;
-    };
+    let Some(slice) = text.get(start..end) else { return end };
     let last = slice.iter().rev().find(|b| !b.is_ascii_whitespace());
     if !last.is_some_and(|b| b"=<>!&|+-*/%^,?:~".contains(b)) {
         return end;
@@ -1167,9 +1175,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn while_stmt(&mut self, s: Cursor) {
         let kids = self.kids(s);
-        let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else {
-            return;
-        };
+        let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else { return };
         let loc = self.loc(s);
         let header = self.new_block();
         let body_b = self.new_block();
@@ -1186,9 +1192,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn do_stmt(&mut self, s: Cursor) {
         let kids = self.kids(s);
-        let (Some(&body), Some(&c)) = (kids.first(), kids.last()) else {
-            return;
-        };
+        let (Some(&body), Some(&c)) = (kids.first(), kids.last()) else { return };
         let loc = self.loc(s);
         let body_b = self.new_block();
         let cont = self.new_block();
@@ -1204,9 +1208,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn for_stmt(&mut self, s: Cursor) {
         let kids = self.kids(s);
-        let Some((&body, parts)) = kids.split_last() else {
-            return;
-        };
+        let Some((&body, parts)) = kids.split_last() else { return };
         let loc = self.loc(s);
         let (init, cond, inc) = self.for_parts(s, parts, body);
         if let Some(i) = init {
@@ -1315,9 +1317,7 @@ impl Lowerer<'_, '_, '_> {
 
     fn switch_stmt(&mut self, s: Cursor) {
         let kids = self.kids(s);
-        let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else {
-            return;
-        };
+        let (Some(&c), Some(&body)) = (kids.first(), kids.last()) else { return };
         let loc = self.loc(c);
         let on = self.expr(c);
         let dispatch = self.cur_block();

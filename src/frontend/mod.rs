@@ -327,6 +327,7 @@ struct TuResult {
     functions: Vec<Function>,
     address_taken: Vec<String>,
     cast_targets: Vec<(String, String)>,
+    library_taken: Vec<(String, String, String)>,
     field_targets: Vec<(String, String)>,
     open_fields: Vec<String>,
     failed: bool,
@@ -383,6 +384,7 @@ fn parse_tu(
         functions: Vec::new(),
         address_taken: Vec::new(),
         cast_targets: Vec::new(),
+        library_taken: Vec::new(),
         field_targets: Vec::new(),
         open_fields: Vec::new(),
         failed: false,
@@ -508,6 +510,7 @@ fn parse_tu(
     r.files = std::mem::take(&mut cx.files);
     r.address_taken = std::mem::take(&mut cx.address_taken);
     r.cast_targets = std::mem::take(&mut cx.cast_targets);
+    r.library_taken = std::mem::take(&mut cx.library_taken);
     r.field_targets = std::mem::take(&mut cx.field_targets);
     r.open_fields = std::mem::take(&mut cx.open_fields);
     r.lower_time = t1.elapsed();
@@ -624,6 +627,7 @@ struct Merger {
     messages: HashSet<String>,
     address_taken: HashSet<String>,
     cast_targets: HashSet<(String, String)>,
+    library_taken: HashSet<(String, String, String)>,
     field_targets: HashSet<(String, String)>,
     open_fields: HashSet<String>,
 }
@@ -640,6 +644,7 @@ impl Merger {
             messages: HashSet::new(),
             address_taken: HashSet::new(),
             cast_targets: HashSet::new(),
+            library_taken: HashSet::new(),
             field_targets: HashSet::new(),
             open_fields: HashSet::new(),
         }
@@ -657,6 +662,7 @@ impl Merger {
             messages,
             address_taken,
             cast_targets,
+            library_taken,
             field_targets,
             open_fields,
         } = self;
@@ -697,6 +703,7 @@ impl Merger {
         }
         address_taken.extend(r.address_taken);
         cast_targets.extend(r.cast_targets);
+        library_taken.extend(r.library_taken);
         field_targets.extend(r.field_targets);
         open_fields.extend(r.open_fields);
         let files = r.files;
@@ -723,9 +730,7 @@ impl Merger {
             }
             kept.insert(key, def_file);
             let mut map = |l: Loc| -> Loc {
-                let Some(slot) = remap.get_mut(l.file.index()) else {
-                    return l;
-                };
+                let Some(slot) = remap.get_mut(l.file.index()) else { return l };
                 let id = *slot.get_or_insert_with(|| {
                     let path = files[l.file.index()].clone();
                     *file_ids.entry(path.clone()).or_insert_with(|| {
@@ -750,7 +755,17 @@ impl Merger {
     }
 
     fn finish(self) -> (Program, FrontendReport) {
-        let Merger { mut prog, mut rep, messages, address_taken, cast_targets, field_targets, open_fields, .. } = self;
+        let Merger {
+            mut prog,
+            mut rep,
+            messages,
+            address_taken,
+            cast_targets,
+            library_taken,
+            field_targets,
+            open_fields,
+            ..
+        } = self;
         let mut prog_taken: Vec<String> = address_taken.into_iter().collect();
         // Functions used as values in bodies are address-taken too.
         for f in &prog.functions {
@@ -773,6 +788,8 @@ impl Merger {
         prog.address_taken = prog_taken;
         prog.cast_targets = cast_targets.into_iter().collect();
         prog.cast_targets.sort();
+        prog.library_taken = library_taken.into_iter().collect();
+        prog.library_taken.sort();
         prog.field_targets = field_targets.into_iter().collect();
         prog.field_targets.sort();
         prog.open_fields = open_fields.into_iter().collect();
