@@ -272,6 +272,7 @@ fn root_def(cx: &FnCx, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Opt
     let [d] = defs.as_ref() else { return None };
     match *d {
         Def::Entry => Some((Def::Entry, x)),
+        Def::Later { .. } => None,
         Def::At { node: dn, idx: di } => {
             let sid = cx.stmts_of(dn)[di as usize];
             match cx.func.stmt(sid) {

@@ -58,6 +58,11 @@ pub struct Dag {
     pub dropped_edges: usize,
     /// Nodes below this index are original blocks; the rest are loop-header copies.
     pub n_blocks: usize,
+    /// (header copy, target) → the locals every path of the later iteration defines between
+    /// the header and the exit the copy's edge to `target` stands for: the copy jumps there
+    /// without those statements, so the locals hold that iteration's (unknown) values, not what
+    /// the first iteration left in them. Only loops whose header has no exit of its own.
+    pub exit_kills: HashMap<(u32, u32), Box<[LocalId]>>,
 }
 
 impl Dag {
@@ -71,7 +76,16 @@ impl Dag {
             topo: Vec::new(),
             dropped_edges: 0,
             n_blocks: 0,
+            exit_kills: HashMap::new(),
         }
+    }
+
+    /// The locals a later iteration defines on the copy's edge `from → to` (`exit_kills`).
+    pub fn kills(&self, from: DagNode, to: DagNode) -> &[LocalId] {
+        if from.index() < self.n_blocks || self.exit_kills.is_empty() {
+            return &[];
+        }
+        self.exit_kills.get(&(from.0, to.0)).map_or(&[], |k| k)
     }
     pub fn len(&self) -> usize {
         self.block.len()
@@ -88,6 +102,10 @@ pub enum Def {
     Entry,
     /// Statement `idx` of DAG node `node`.
     At { node: DagNode, idx: u32 },
+    /// The value a later iteration of the loop gave it, on a path that leaves the loop from
+    /// `copy`, the loop's header copy: the one-iteration bound does not follow that iteration's
+    /// statements, only that they define the local (`Dag::exit_kills`).
+    Later { copy: DagNode },
 }
 
 /// Sets of definitions, interned: within one `FnCx` the same set always has the same id.
@@ -106,6 +124,7 @@ impl DefSets {
         let single = match defs {
             [Def::Entry] => Some(u64::MAX),
             [Def::At { node, idx }] => Some(u64::from(node.0) << 32 | u64::from(*idx)),
+            [Def::Later { copy }] => Some(u64::MAX - 1 - u64::from(copy.0)),
             _ => None,
         };
         let found = match single {
@@ -599,9 +618,14 @@ impl<'a> FnCx<'a> {
             if waiting {
                 continue;
             }
-            let exit = |p: DagNode, sets: &mut DefSets| match def_in(p) {
-                Some(i) => sets.intern(&[Def::At { node: p, idx: i }]),
-                None => at[p.index()],
+            let exit = |p: DagNode, sets: &mut DefSets| {
+                if self.dag.kills(p, v).contains(&x) {
+                    return sets.intern(&[Def::Later { copy: p }]);
+                }
+                match def_in(p) {
+                    Some(i) => sets.intern(&[Def::At { node: p, idx: i }]),
+                    None => at[p.index()],
+                }
             };
             let id = match preds.split_first() {
                 None => entry_set,
@@ -1454,6 +1478,62 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
 }
 
 /// Bound loops to one iteration: see the module invariants.
+/// For each block of a loop body (sorted, `h` its header), the locals that every path from the
+/// end of the header to the end of that block defines as a whole (`x = ..`, `x = f(..)`), the
+/// header's own definitions left out: a header copy executes those itself. Forward edges only
+/// (`forward_preds`), so inner loops count once. Sorted lists.
+fn must_defined<I: Iterator<Item = usize>>(
+    func: &Function,
+    h: usize,
+    body: &[usize],
+    forward_preds: impl Fn(usize) -> I,
+) -> HashMap<usize, Vec<LocalId>> {
+    let defs_of = |b: usize| -> Vec<LocalId> {
+        let mut d: Vec<LocalId> = func.blocks[b]
+            .stmts
+            .iter()
+            .filter_map(|sid| match func.stmt(*sid) {
+                Stmt::Assign { dst: Place::Local(l), .. } | Stmt::Call { dst: Some(Place::Local(l)), .. } => Some(*l),
+                _ => None,
+            })
+            .collect();
+        d.sort_unstable();
+        d.dedup();
+        d
+    };
+    // `None`: not reached yet (the top of the lattice).
+    let mut out: HashMap<usize, Vec<LocalId>> = HashMap::new();
+    out.insert(h, Vec::new());
+    let own: HashMap<usize, Vec<LocalId>> = body.iter().map(|&b| (b, defs_of(b))).collect();
+    loop {
+        let mut changed = false;
+        for &b in body {
+            if b == h {
+                continue;
+            }
+            let mut meet: Option<Vec<LocalId>> = None;
+            for p in forward_preds(b) {
+                let Some(o) = out.get(&p) else { continue };
+                meet = Some(match meet {
+                    None => o.clone(),
+                    Some(m) => m.into_iter().filter(|l| o.binary_search(l).is_ok()).collect(),
+                });
+            }
+            let Some(mut v) = meet else { continue };
+            v.extend_from_slice(&own[&b]);
+            v.sort_unstable();
+            v.dedup();
+            if out.get(&b) != Some(&v) {
+                out.insert(b, v);
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
 fn build_dag(func: &Function) -> Dag {
     let n = func.blocks.len();
     // The successors of block `b` are `succ[succ_at[b]..succ_at[b + 1]]`, in terminator order:
@@ -1542,6 +1622,7 @@ fn build_dag(func: &Function) -> Dag {
             succs[b].push((DagNode(t as u32), EdgeLabel::True));
         }
     }
+    let mut exit_kills: HashMap<(u32, u32), Box<[LocalId]>> = HashMap::new();
     // Loop bodies are marked with their header's position in `headers`, plus one.
     let mut body_mark = vec![0usize; n];
     let mut body: Vec<usize> = Vec::new();
@@ -1573,6 +1654,9 @@ fn build_dag(func: &Function) -> Dag {
         // `goto` out), each then gets an atom in `label_edges`.
         let c = copy_of[h];
         let mut exits: Vec<(usize, usize)> = succ_of(h).iter().filter(|s| !in_body(**s)).map(|s| (h, *s)).collect();
+        // Leaving through an exit of the body skips the later iteration's statements from the
+        // header to that exit: the locals they surely define are killed on the copy's edge.
+        let mut defined_before: Option<HashMap<usize, Vec<LocalId>>> = None;
         if exits.is_empty() {
             body.sort_unstable();
             for &u in &body {
@@ -1582,11 +1666,26 @@ fn build_dag(func: &Function) -> Dag {
                     }
                 }
             }
+            let (body_mark, back) = (&body_mark, &back);
+            let forward_preds = |b: usize| {
+                preds[pred_at[b]..pred_at[b + 1]]
+                    .iter()
+                    .copied()
+                    .filter(move |&p| body_mark[p] == mark && back.binary_search(&(p, b)).is_err())
+            };
+            defined_before = Some(must_defined(func, h, &body, forward_preds));
         }
         for (u, s) in exits {
             let t = DagNode(target_of(u, s) as u32);
+            let kills = defined_before.as_ref().and_then(|d| d.get(&u)).map_or(&[][..], |k| k.as_slice());
             if !succs[c].iter().any(|e| e.0 == t) {
                 succs[c].push((t, EdgeLabel::True));
+                if !kills.is_empty() {
+                    exit_kills.insert((c as u32, t.0), kills.into());
+                }
+            } else if let Some(k) = exit_kills.get_mut(&(c as u32, t.0)) {
+                // Two exits to one target: only what both define.
+                *k = k.iter().copied().filter(|l| kills.contains(l)).collect();
             }
         }
     }
@@ -1646,5 +1745,6 @@ fn build_dag(func: &Function) -> Dag {
             dpreds[t.index()].push(DagNode(x as u32));
         }
     }
-    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n }
+    exit_kills.retain(|_, k| !k.is_empty());
+    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills }
 }

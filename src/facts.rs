@@ -498,8 +498,13 @@ impl Followed {
                 _ => None,
             };
             for (t, _) in &cx.dag.succs[nd.index()] {
-                let mut out: Vec<(u32, Fact)> =
-                    tagged.iter().filter(|f| self.live(*t, f.0)).map(|f| (f.0, f.1)).collect();
+                // Locals a later loop iteration redefined (`Dag::kills`) lose their facts.
+                let kills = cx.dag.kills(*nd, *t);
+                let mut out: Vec<(u32, Fact)> = tagged
+                    .iter()
+                    .filter(|f| self.live(*t, f.0) && !kills.contains(&facts.keys[f.0 as usize].0))
+                    .map(|f| (f.0, f.1))
+                    .collect();
                 if let Some((k, op, c)) = test {
                     if self.live(*t, k) {
                         let holds = Some(cx.dag.block[t.index()]) == then_block;

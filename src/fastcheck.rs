@@ -1276,6 +1276,11 @@ fn flow(
             if let Some((k, f)) = learned {
                 out.facts.push((k, f, p));
             }
+            // Leaving a loop from its header copy: the later iteration redefined these locals,
+            // so what this iteration left in them is gone (a cell they alone held is lost).
+            for &l in cx.dag.kills(*nd, *t) {
+                redefine_unknown(cx, guards, &mut out, l, &mut events);
+            }
             if waiting_at[t.index()] == 0 {
                 waiting.push(None);
                 waiting_at[t.index()] = waiting.len() as u32;
@@ -2617,6 +2622,17 @@ fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
 /// `dst = value`, where the value holds the cell under `g` and its object holds it in the
 /// `contents` paths (when the value is a local).
 #[allow(clippy::too_many_arguments)]
+/// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
+fn redefine_unknown(cx: &FnCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
+    if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
+        return;
+    }
+    st.set_weak(l, false);
+    store(cx, guards, st, &Place::Local(l), GuardId::FALSE, true, Vec::new(), None, events);
+    st.set_derived(l, None);
+    st.facts.retain(|(k, _, _)| cx.facts.keys.get(*k as usize).is_none_or(|key| key.0 != l));
+}
+
 fn store(
     cx: &FnCx,
     guards: &mut Guards,
