@@ -19,7 +19,7 @@
 //! - Reports about aliasing go to the callers that pass aliases, never to the callee: a function
 //!   with two out-parameters is correct for distinct arguments, which is how it is meant.
 
-use crate::cfg::{DagNode, Def, FnCx};
+use crate::cfg::{DagNode, FnCx};
 use crate::ir::{Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use std::sync::Arc;
 
@@ -250,37 +250,8 @@ pub fn same_slot(cx: &FnCx, a: &Operand, pa: &str, b: &Operand, pb: &str, node: 
     // Two pointer locals holding the same address: the same object, the same path.
     match (cx.arg_slots(a), cx.arg_slots(b)) {
         (Some((ra, pre_a)), Some((rb, pre_b))) if pre_a == "*" && pre_b == "*" && pa == pb => {
-            same_value(cx, ra, rb, node, idx)
+            cx.same_value(ra, rb, node, idx)
         }
         _ => false,
-    }
-}
-
-/// Locals `a` and `b` surely hold the same value before statement `idx` of `node`: their
-/// reaching definitions lead, through copies, to one definition.
-pub fn same_value(cx: &FnCx, a: LocalId, b: LocalId, node: DagNode, idx: usize) -> bool {
-    a == b || matches!((root_def(cx, a, node, idx, 8), root_def(cx, b, node, idx, 8)), (Some(x), Some(y)) if x == y)
-}
-
-/// The one definition a local's value comes from through copies: (definition, local it
-/// defines). A parameter's entry value is its own.
-fn root_def(cx: &FnCx, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Option<(Def, LocalId)> {
-    if depth == 0 || !cx.is_tracked(x) {
-        return None;
-    }
-    let defs = cx.reaching_defs(x, node, idx);
-    let [d] = defs.as_ref() else { return None };
-    match *d {
-        Def::Entry => Some((Def::Entry, x)),
-        Def::Later { .. } => None,
-        Def::At { node: dn, idx: di } => {
-            let sid = cx.stmts_of(dn)[di as usize];
-            match cx.func.stmt(sid) {
-                Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
-                    root_def(cx, *y, dn, di as usize, depth - 1)
-                }
-                _ => Some((*d, x)),
-            }
-        }
     }
 }

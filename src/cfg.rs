@@ -258,6 +258,11 @@ pub struct FnCx<'a> {
     /// Per local, the blocks that define it, each with the index of its last definition there
     /// (sorted by block): reaching definitions of one local visit only these.
     local_defs: Grouped<(BlockId, u32)>,
+    /// Globals some branch or switch tests, sorted. Each has a slot after the locals
+    /// (`LocalId(locals + i)`) in the reaching definitions, defined by every statement that may
+    /// write it: a store into it, taking its address, a call to anything but a library row. Two
+    /// tests of a global with the same reaching definitions share an atom (`if (verbose)` twice).
+    tested_globals: Vec<String>,
 }
 
 /// Lists of items for indices `0..n`, all in one vector: building the lists of every block and
@@ -378,6 +383,7 @@ impl<'a> FnCx<'a> {
             facts: crate::facts::Facts::default(),
             block_defs: Grouped::empty(),
             local_defs: Grouped::empty(),
+            tested_globals: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx
@@ -387,6 +393,7 @@ impl<'a> FnCx<'a> {
     /// statement assigns a constant: what reaching definitions and `constant_at` start from.
     fn index_definitions(&mut self) {
         let func = self.func;
+        self.tested_globals = tested_globals(func);
         let mut buf = Vec::new();
         let mut defs: Vec<(LocalId, u32)> = Vec::with_capacity(func.stmts.len());
         let mut at: Vec<u32> = Vec::with_capacity(func.blocks.len() + 1);
@@ -395,12 +402,15 @@ impl<'a> FnCx<'a> {
             for (i, sid) in b.stmts.iter().enumerate() {
                 buf.clear();
                 self.defined_locals(*sid, &mut buf);
+                if !self.tested_globals.is_empty() {
+                    self.written_global_slots(*sid, &mut buf);
+                }
                 defs.extend(buf.iter().map(|l| (*l, i as u32)));
             }
         }
         at.push(defs.len() as u32);
         // One entry per (local, block), counted first, then filled in block order.
-        let n = func.locals.len();
+        let n = func.locals.len() + self.tested_globals.len();
         let mut last_block = vec![u32::MAX; n];
         let mut local_at = vec![0u32; n + 1];
         for b in 0..func.blocks.len() {
@@ -427,9 +437,17 @@ impl<'a> FnCx<'a> {
         self.block_defs = Grouped { at, items: defs };
         self.local_defs = Grouped { at: local_at, items: by_local };
         self.const_assigned = vec![false; func.locals.len()];
-        for st in &func.stmts {
-            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } = st {
-                self.const_assigned[l.index()] = true;
+        for (si, st) in func.stmts.iter().enumerate() {
+            match st {
+                Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } => {
+                    self.const_assigned[l.index()] = true;
+                }
+                Stmt::Call { dst: Some(Place::Local(l)), .. }
+                    if self.models.get(si).and_then(|m| m.as_ref()).is_some_and(|m| m.ret_const.is_some()) =>
+                {
+                    self.const_assigned[l.index()] = true;
+                }
+                _ => {}
             }
         }
     }
@@ -619,7 +637,9 @@ impl<'a> FnCx<'a> {
                 continue;
             }
             let exit = |p: DagNode, sets: &mut DefSets| {
-                if self.dag.kills(p, v).contains(&x) {
+                // A global's later iteration is not followed either: it may have been written.
+                let global = x.index() >= self.func.locals.len();
+                if self.dag.kills(p, v).contains(&x) || (global && p.index() >= self.dag.n_blocks) {
                     return sets.intern(&[Def::Later { copy: p }]);
                 }
                 match def_in(p) {
@@ -653,6 +673,72 @@ impl<'a> FnCx<'a> {
             stack.pop();
         }
         at[node.index()]
+    }
+
+    /// The reaching-definition slot of a tested global (`tested_globals`).
+    fn global_slot(&self, g: &str) -> Option<LocalId> {
+        let i = self.tested_globals.binary_search_by(|t| t.as_str().cmp(g)).ok()?;
+        Some(LocalId::from_usize(self.func.locals.len() + i))
+    }
+
+    /// The slots of the tested globals statement `sid` may write (`tested_globals`).
+    fn written_global_slots(&self, sid: StmtId, out: &mut Vec<LocalId>) {
+        let all = |out: &mut Vec<LocalId>| {
+            out.extend((0..self.tested_globals.len()).map(|i| LocalId::from_usize(self.func.locals.len() + i)))
+        };
+        match self.func.stmt(sid) {
+            Stmt::Assign { dst, src } => {
+                if let Some(slot) = global_root(dst).and_then(|g| self.global_slot(g)) {
+                    out.push(slot);
+                }
+                if let Rvalue::AddrOf(p) = src {
+                    if let Some(slot) = global_root(p).and_then(|g| self.global_slot(g)) {
+                        out.push(slot);
+                    }
+                }
+            }
+            Stmt::Call { dst, .. } => {
+                // Library rows write none of the program's globals (an address passed to them
+                // was taken first, which counts above); anything else may write any.
+                if self.model(sid).is_some_and(|m| m.lib) {
+                    if let Some(slot) = dst.as_ref().and_then(global_root).and_then(|g| self.global_slot(g)) {
+                        out.push(slot);
+                    }
+                } else {
+                    all(out);
+                }
+            }
+        }
+    }
+
+    /// Locals `a` and `b` surely hold the same value before statement `idx` of `node`: their
+    /// reaching definitions lead, through copies, to one definition.
+    pub fn same_value(&self, a: LocalId, b: LocalId, node: DagNode, idx: usize) -> bool {
+        a == b
+            || matches!((self.value_root(a, node, idx, 8), self.value_root(b, node, idx, 8)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// The one definition a local's value comes from through copies: (definition, local it
+    /// defines). A parameter's entry value is its own.
+    fn value_root(&self, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Option<(Def, LocalId)> {
+        if depth == 0 || !self.is_tracked(x) {
+            return None;
+        }
+        let defs = self.reaching_defs(x, node, idx);
+        let [d] = defs.as_ref() else { return None };
+        match *d {
+            Def::Entry => Some((Def::Entry, x)),
+            Def::Later { .. } => None,
+            Def::At { node: dn, idx: di } => {
+                let sid = self.stmts_of(dn)[di as usize];
+                match self.func.stmt(sid) {
+                    Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. } => {
+                        self.value_root(*y, dn, di as usize, depth - 1)
+                    }
+                    _ => Some((*d, x)),
+                }
+            }
+        }
     }
 
     /// The single allocating statement every reaching definition of `x` comes from (through
@@ -771,6 +857,14 @@ impl<'a> FnCx<'a> {
                     let idx = self.stmts_of(node).len();
                     let class = if correlate { self.classify_cond(&cond.kind, node, idx) } else { CondClass::Opaque };
                     let (atom, positive) = match class {
+                        CondClass::Const(holds) => {
+                            for (target, label) in self.dag.succs[ni].iter_mut() {
+                                let goes_then = self.dag.block[target.index()] == *then_;
+                                *label =
+                                    if goes_then == holds { EdgeLabel::True } else { EdgeLabel::Any(Box::new([])) };
+                            }
+                            continue;
+                        }
                         CondClass::Success { stmt, then_on_success } => (self.success_atom_of(stmt), then_on_success),
                         CondClass::Pure(key) => match by_key.get(&key) {
                             Some(a) => (*a, true),
@@ -798,6 +892,20 @@ impl<'a> FnCx<'a> {
                     }
                 }
                 Terminator::Switch { on, cases, default } => {
+                    // A switch on a value known here goes to one target.
+                    if let Some(k) = self.invariant_constant(on, node, self.stmts_of(node).len()).filter(|_| correlate)
+                    {
+                        let to = cases.iter().find(|c| c.0 == k).map_or(*default, |c| c.1);
+                        let Dag { succs, block: blocks, .. } = &mut self.dag;
+                        for (target, label) in succs[ni].iter_mut() {
+                            *label = if blocks[target.index()] == to {
+                                EdgeLabel::True
+                            } else {
+                                EdgeLabel::Any(Box::new([]))
+                            };
+                        }
+                        continue;
+                    }
                     let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                     let (universe, group) = match switch_atoms.get(&key) {
                         Some(x) => x.clone(),
@@ -1172,13 +1280,40 @@ impl<'a> FnCx<'a> {
                 for d in defs.iter() {
                     let Def::At { node: dn, idx } = *d else { return None };
                     let sid = self.stmts_of(dn)[idx as usize];
-                    let Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } = self.func.stmt(sid) else {
-                        return None;
+                    let k = match self.func.stmt(sid) {
+                        Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } => *k,
+                        // A callee whose every return is this constant (`Summary::ret_const`).
+                        Stmt::Call { .. } => self.model(sid).and_then(|m| m.ret_const)?,
+                        _ => return None,
                     };
-                    if value.is_some_and(|v| v != *k) {
+                    if value.is_some_and(|v| v != k) {
                         return None;
                     }
-                    value = Some(*k);
+                    value = Some(k);
+                }
+                value
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of `op` before statement `idx` of `node` when it is the same in every loop
+    /// iteration: a literal, or a local every reaching definition of which is a call to a
+    /// function that always returns that constant (`Summary::ret_const`).
+    fn invariant_constant(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
+        match op {
+            Operand::Const(k) => Some(*k),
+            Operand::Place(Place::Local(x)) if self.is_tracked(*x) && self.const_assigned[x.index()] => {
+                let mut value = None;
+                for d in self.reaching_defs(*x, node, idx).iter() {
+                    let Def::At { node: dn, idx } = *d else { return None };
+                    let sid = self.stmts_of(dn)[idx as usize];
+                    let Stmt::Call { .. } = self.func.stmt(sid) else { return None };
+                    let k = self.model(sid).and_then(|m| m.ret_const)?;
+                    if value.is_some_and(|v| v != k) {
+                        return None;
+                    }
+                    value = Some(k);
                 }
                 value
             }
@@ -1224,13 +1359,39 @@ impl<'a> FnCx<'a> {
     }
 
     fn classify_cond(&self, kind: &CondKind, node: DagNode, idx: usize) -> CondClass {
+        // A condition whose value is the same on every iteration of any loop around it takes
+        // one side only. (A local assigned a constant before a loop and changed in it holds the
+        // constant only in the first iteration, which is all the DAG shows: it is folded into
+        // atoms below, never into a side.)
+        let invariant = |op: &Operand| self.invariant_constant(op, node, idx);
+        match kind {
+            CondKind::Truthy(op) => {
+                if let Some(k) = invariant(op) {
+                    return CondClass::Const(k != 0);
+                }
+            }
+            CondKind::Cmp(op, a, b) => {
+                if let (Some(a), Some(b)) = (invariant(a), invariant(b)) {
+                    return CondClass::Const(op.eval(a, b));
+                }
+                // Two names of one value (`t = exp; .. if (t != exp)`).
+                if let (CmpOp::Eq | CmpOp::Ne, Operand::Place(Place::Local(a)), Operand::Place(Place::Local(b))) =
+                    (op, a, b)
+                {
+                    if self.same_value(*a, *b, node, idx) {
+                        return CondClass::Const(*op == CmpOp::Eq);
+                    }
+                }
+            }
+            CondKind::Opaque => {}
+        }
         let folded = self.fold_constants(kind, node, idx);
         let kind: &CondKind = &folded;
         // Normalise to (local, op, constant) where possible.
         let (x, op, k) = match kind {
             CondKind::Truthy(op) => match op.local() {
                 Some(x) => (x, CmpOp::Ne, 0),
-                None => return CondClass::Opaque,
+                None => return self.pure_key(kind, node, idx),
             },
             CondKind::Cmp(op, a, b) => match (a, b) {
                 (a, Operand::Const(k)) if a.local().is_some() => (a.local().unwrap_or(LocalId(0)), *op, *k),
@@ -1264,6 +1425,10 @@ impl<'a> FnCx<'a> {
             *arg = match operand {
                 None => PureArg::Absent,
                 Some(Operand::Const(k)) => PureArg::Const(*k),
+                Some(Operand::Place(Place::Global(g))) => match self.global_slot(g) {
+                    Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
+                    None => return CondClass::Opaque,
+                },
                 Some(Operand::Place(Place::Local(l))) if self.is_tracked(*l) => {
                     let set = self.reaching_set(*l, node, idx);
                     if self.func.local(*l).kind != LocalKind::Param
@@ -1283,7 +1448,12 @@ impl<'a> FnCx<'a> {
 }
 
 enum CondClass {
-    Success { stmt: StmtId, then_on_success: bool },
+    /// The condition's value is known: only that side is taken.
+    Const(bool),
+    Success {
+        stmt: StmtId,
+        then_on_success: bool,
+    },
     Pure(TestKey),
     Opaque,
 }
@@ -1305,6 +1475,42 @@ enum PureArg {
     Absent,
     Const(i64),
     Local(LocalId, u32),
+}
+
+/// The global a place is part of (`g`, `g.f`, `g[i]`), not through a pointer it holds.
+fn global_root(p: &Place) -> Option<&str> {
+    match p {
+        Place::Global(g) => Some(g),
+        Place::Field(b, _) | Place::Index(b) => global_root(b),
+        Place::Local(_) | Place::Deref(_) => None,
+    }
+}
+
+/// The globals a branch or a switch of `func` tests directly, sorted, unique.
+fn tested_globals(func: &Function) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    let mut note = |op: &Operand| {
+        if let Operand::Place(Place::Global(g)) = op {
+            v.push(g.clone());
+        }
+    };
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Branch { cond, .. } => match &cond.kind {
+                CondKind::Truthy(a) => note(a),
+                CondKind::Cmp(_, a, c) => {
+                    note(a);
+                    note(c);
+                }
+                CondKind::Opaque => {}
+            },
+            Terminator::Switch { on, .. } => note(on),
+            _ => {}
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {

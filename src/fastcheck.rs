@@ -1436,7 +1436,22 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         ret_zero: if allocator { ret_zero(&fresh_returns) } else { Vec::new() },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
+        ret_const: returned_constant(func),
     }
+}
+
+/// The constant every `return` of `func` returns, if they all return the same one (and there
+/// is at least one): `static int enabled(void) { return 1; }`.
+pub fn returned_constant(func: &crate::ir::Function) -> Option<i64> {
+    let mut value = None;
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(Operand::Const(k))) if value.is_none_or(|v| v == *k) => value = Some(*k),
+            Terminator::Return(_) => return None,
+            _ => {}
+        }
+    }
+    value
 }
 
 /// A fresh guard arena (with the function's time budget, sized for a pass over the DAG) and
@@ -1471,6 +1486,7 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
         heap: heap.into(),
         heap_pure: pure,
         writes,
+        ret_const: returned_constant(func),
         ..Summary::plain(func.n_params as usize, noreturn)
     })
 }

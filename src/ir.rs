@@ -256,6 +256,18 @@ impl CmpOp {
         }
     }
 
+    /// `a OP b` on two known values.
+    pub fn eval(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
     /// The same comparison with its operands swapped (`a < b` is `b > a`).
     pub fn swapped(self) -> CmpOp {
         match self {

@@ -105,6 +105,9 @@ pub struct Summary {
     /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
     /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
     pub writes: Arc<[crate::alias::Write]>,
+    /// Every `return` returns this constant (`static int enabled(void) { return 1; }`): callers
+    /// fold their tests of the result, in whichever file the function is defined.
+    pub ret_const: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +137,7 @@ impl Summary {
             heap_pure: true,
             ret_zero: Vec::new(),
             writes: Arc::from([]),
+            ret_const: None,
         }
     }
 
@@ -488,6 +492,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
         ret_zero: if sums.iter().all(|s| s.ret_zero == first.ret_zero) { first.ret_zero.clone() } else { Vec::new() },
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
+        ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
     }
 }
 
@@ -526,6 +531,8 @@ pub struct Model<'a> {
     pub heap_pure: bool,
     /// A summarised callee's `Summary::writes`.
     pub writes: Arc<[crate::alias::Write]>,
+    /// A summarised callee's `Summary::ret_const`.
+    pub ret_const: Option<i64>,
 }
 
 impl<'a> Model<'a> {
@@ -547,6 +554,7 @@ impl<'a> Model<'a> {
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),
+            ret_const: None,
         }
     }
 
@@ -630,6 +638,7 @@ impl<'a> Model<'a> {
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
+            ret_const: s.ret_const,
         }
     }
 
@@ -651,6 +660,7 @@ impl<'a> Model<'a> {
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),
+            ret_const: None,
         }
     }
 
