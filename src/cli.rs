@@ -404,6 +404,12 @@ fn run(args: &Args) -> i32 {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
         }
     }
+    if args.verbose && !out.library_contracts.is_empty() {
+        eprintln!(
+            "drip: note: the program defines {}: callers see the C library's contract, and the definitions are checked as functions of their own",
+            out.library_contracts.join(", ")
+        );
+    }
     if args.verbose && !out.undefined_functions.is_empty() {
         eprintln!(
             "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
@@ -442,6 +448,7 @@ fn run(args: &Args) -> i32 {
         unresolved_indirect: out.unresolved_indirect,
         field_resolved_indirect: out.field_resolved_indirect,
         undefined_functions: out.undefined_functions.len(),
+        library_contracts: out.library_contracts.clone(),
         categories: out.categories.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
@@ -715,6 +722,14 @@ fn print_stats(s: &Stats) {
         s.callgraph_depth
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
+    if !s.library_contracts.is_empty() {
+        let _ = writeln!(
+            e,
+            "  own allocator       {} defined by the program, seen by callers as the C library's: {}",
+            s.library_contracts.len(),
+            s.library_contracts.join(", ")
+        );
+    }
     let _ = writeln!(
         e,
         "  indirect calls      {} ({} resolved by the stores into their field, {} with no possible target)",

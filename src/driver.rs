@@ -73,6 +73,9 @@ pub struct Stats {
     pub field_resolved_indirect: usize,
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
+    /// Functions the program defines whose callers see the C library's contract instead
+    /// (its own `malloc`, `free`, ...: `libmodel::CONTRACT_KEPT_WHEN_DEFINED`), sorted.
+    pub library_contracts: Vec<String>,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
     pub categories: BTreeMap<String, usize>,
     pub findings_leak: usize,
@@ -141,6 +144,8 @@ pub struct AnalysisOutput {
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
     pub undefined_functions: Vec<String>,
+    /// `Stats::library_contracts`.
+    pub library_contracts: Vec<String>,
     /// Functions whose check ran out of time (`file:line: name`), sorted.
     pub timed_out_functions: Vec<String>,
 }
@@ -301,6 +306,7 @@ pub fn analyze(
         unresolved_indirect: graph.unresolved_indirect,
         field_resolved_indirect: graph.field_resolved_indirect,
         undefined_functions: graph.undefined.clone(),
+        library_contracts: summaries.contract_kept(),
         timed_out_functions: Vec::new(),
         scc_budget_hits,
     };

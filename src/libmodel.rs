@@ -7,6 +7,24 @@
 //! listed in a row are only read (no escape, no free). A callee that is neither modelled nor
 //! analysed gets the conservative default documented on `UNKNOWN_CALLEE_DEFAULT`.
 
+/// The C library's own allocator entry points. A program that defines one of them (its own
+/// `malloc`, as bash's lib/malloc, or a debugging allocator) still gives every caller the C
+/// library's contract: the definition implements the contract, and its body (free lists,
+/// arenas, an `sbrk`) would otherwise be summarised as allocating and freeing nothing.
+pub const CONTRACT_KEPT_WHEN_DEFINED: &[&str] = &[
+    "aligned_alloc",
+    "calloc",
+    "cfree",
+    "free",
+    "malloc",
+    "memalign",
+    "posix_memalign",
+    "pvalloc",
+    "realloc",
+    "reallocarray",
+    "valloc",
+];
+
 /// When an allocator succeeded, seen from its return value. Used to fold NULL/error tests of
 /// the tracked allocation (FastCheck 5.6.1) and to correlate tests of other allocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]

@@ -194,6 +194,9 @@ pub struct Summaries {
     /// library rows an indirect call may reach besides them.
     lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>>,
     lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>>,
+    /// Defined functions whose library row is what their callers see
+    /// (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`), by index, sorted.
+    contract: Vec<usize>,
     names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
     /// Per function, per statement: the direct call's callee, resolved once (`None` for other
@@ -219,10 +222,26 @@ impl Summaries {
         for (i, f) in program.functions.iter().enumerate() {
             by_usr.entry(f.usr.clone()).or_insert(i);
         }
+        // The program's own `malloc`, `free`, ...: external definitions of the C allocator.
+        let mut contract: Vec<usize> = by_usr
+            .values()
+            .copied()
+            .filter(|&i| {
+                let f = &program.functions[i];
+                !f.is_static && libmodel::CONTRACT_KEPT_WHEN_DEFINED.contains(&f.name.as_str())
+            })
+            .collect();
+        contract.sort_unstable();
+        let row_of =
+            |i: usize| contract.binary_search(&i).ok().and_then(|_| libmodel::lookup(&program.functions[i].name));
+        let mut lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
         let mut by_sig: HashMap<String, Vec<usize>> = HashMap::new();
         for usr in &program.address_taken {
-            if let Some(i) = by_usr.get(usr) {
-                by_sig.entry(program.functions[*i].sig.clone()).or_default().push(*i);
+            if let Some(&i) = by_usr.get(usr) {
+                match row_of(i) {
+                    Some(lib) => lib_by_sig.entry(program.functions[i].sig.clone()).or_default().push(lib),
+                    None => by_sig.entry(program.functions[i].sig.clone()).or_default().push(i),
+                }
             }
         }
         // A function cast to another function type is reached through that type too.
@@ -237,9 +256,11 @@ impl Summaries {
         }
         // A library function the program defines itself is that definition.
         let mut lib_of_usr: HashMap<&str, &'static libmodel::LibFn> = HashMap::new();
-        let mut lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
         for (usr, name, sig) in &program.library_taken {
-            if by_usr.contains_key(usr) {
+            if let Some(&i) = by_usr.get(usr) {
+                if let Some(lib) = row_of(i) {
+                    lib_of_usr.insert(usr, lib);
+                }
                 continue;
             }
             if let Some(lib) = libmodel::lookup(name) {
@@ -253,7 +274,7 @@ impl Summaries {
             if program.open_fields.binary_search(key).is_err() {
                 // The key is known even when no stored function is defined here (`malloc`).
                 let v = by_field.entry(key.clone()).or_default();
-                v.extend(by_usr.get(usr).copied());
+                v.extend(by_usr.get(usr).copied().filter(|&i| row_of(i).is_none()));
                 if let Some(lib) = lib_of_usr.get(usr.as_str()) {
                     lib_by_field.entry(key.clone()).or_default().push(lib);
                 }
@@ -273,6 +294,7 @@ impl Summaries {
             by_field,
             lib_by_sig,
             lib_by_field,
+            contract,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
@@ -298,9 +320,17 @@ impl Summaries {
     /// What the callee of a direct call to `name` (`usr`) is.
     fn resolve(&self, name: &str, usr: &str) -> Direct {
         match self.index_of(usr) {
-            Some(i) => Direct::Defined(i),
-            None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+            Some(i) if self.contract.binary_search(&i).is_err() => Direct::Defined(i),
+            _ => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
         }
+    }
+
+    /// The names of the defined functions whose callers see the C library's contract instead
+    /// of their summary (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`), sorted.
+    pub fn contract_kept(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.contract.iter().map(|&i| self.name_of(i).to_string()).collect();
+        v.sort();
+        v
     }
 
     /// No summaries at all: every user function is an unknown callee (used by unit tests).
@@ -312,6 +342,7 @@ impl Summaries {
             by_field: HashMap::new(),
             lib_by_sig: HashMap::new(),
             lib_by_field: HashMap::new(),
+            contract: Vec::new(),
             names: Vec::new(),
             slots: Vec::new(),
             direct: Vec::new(),
