@@ -421,3 +421,109 @@ fn help_after_a_command_prints_usage_and_exits_0() {
     let o = drip().args(["check", "--bogus"]).output().expect("run drip");
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Every file below `dir`, relative, sorted (directories too).
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).expect("below dir").display().to_string());
+            if p.is_dir() && !p.is_symlink() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A compile database is untrusted input: its arguments reach libclang's driver, which can write
+/// dependency files (`-MJ`, `-MF`), module caches, include logs, traces, and read configuration
+/// files (`--config`, `<compiler path>.cfg`) that inject any flag. None of that may happen: the
+/// run creates nothing outside its cache, and the injected macro is not defined.
+#[test]
+fn a_hostile_compile_database_writes_nothing_and_injects_nothing() {
+    let dir = scratch("hostile-db");
+    let src = "#include <stdlib.h>\n\
+        #ifdef EVIL\n\
+        void evil(void) { char *p = malloc(4); p[0] = 0; }\n\
+        #endif\n\
+        void seen(int n) { char *p = malloc(n); if (!p) return; if (n > 3) return; free(p); }\n";
+    write(&dir, "a.c", src);
+    write(&dir, "evil.cfg", "-DEVIL\n");
+    write(&dir, "rsp.txt", "-DEVIL -MJ from-rsp.json\n");
+    std::fs::create_dir_all(dir.join("tools")).expect("tools/");
+    // Beside the compiler path the entry names: clang would load it as that driver's config.
+    write(&dir, "tools/clang.cfg", "-DEVIL\n");
+    write(&dir, "tools/cc.cfg", "-DEVIL\n");
+    let vectors: Vec<&str> = vec![
+        "-MJ",
+        "mj.json",
+        "-MJmj2.json",
+        "-MD",
+        "-MF",
+        "dep.d",
+        "-MMD",
+        "-MT",
+        "target",
+        "-fmodules",
+        "-fmodules-cache-path=mcache",
+        "-Xclang",
+        "-header-include-file",
+        "-Xclang",
+        "hdr.txt",
+        "-H",
+        "--config=evil.cfg",
+        "--config",
+        "evil.cfg",
+        "-ftime-trace",
+        "-ftime-trace-granularity=0",
+        "-save-temps",
+        "-save-temps=obj",
+        "-fdump-tree-all",
+        "--coverage",
+        "-fprofile-generate",
+        "-fprofile-instr-generate",
+        "--serialize-diagnostics",
+        "diag.dia",
+        "-fplugin=./evil.so",
+        "-Xclang",
+        "-load",
+        "-Xclang",
+        "./evil.so",
+        "-fproc-stat-report=stats.txt",
+        "-fstack-usage",
+        "@rsp.txt",
+        "-o",
+        "a.o",
+    ];
+    for compiler in [dir.join("tools/clang").display().to_string(), dir.join("tools/cc").display().to_string()] {
+        let mut args: Vec<String> = vec![compiler, "-c".into(), "a.c".into()];
+        args.extend(vectors.iter().map(|s| s.to_string()));
+        let db = serde_json::json!([{ "directory": dir.display().to_string(), "file": "a.c", "arguments": args }]);
+        std::fs::write(dir.join("compile_commands.json"), db.to_string()).expect("database");
+        let outside_cache = |t: Vec<String>| -> Vec<String> {
+            t.into_iter().filter(|p| p != "cache" && !p.starts_with("cache/")).collect()
+        };
+        let before = outside_cache(tree(&dir));
+        let out = drip()
+            .current_dir(&dir)
+            .args(["check", "-p", ".", "--cache-dir", "cache", "--format", "json", "-v"])
+            .output()
+            .expect("run drip");
+        let after = outside_cache(tree(&dir));
+        assert_eq!(after, before, "the run created or removed files outside its cache\n{}", stderr(&out));
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let functions: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter_map(|d| d["function"].as_str())
+            .collect();
+        assert_eq!(functions, ["seen"], "EVIL must stay undefined\n{}", stderr(&out));
+        assert!(stderr(&out).contains("left out of the arguments handed to libclang"), "{}", stderr(&out));
+    }
+}

@@ -33,6 +33,7 @@
 
 #![allow(non_upper_case_globals)]
 
+pub mod args;
 mod clang;
 mod expr;
 mod fields;
@@ -55,6 +56,7 @@ use rayon::prelude::*;
 use crate::cache::{Cache, ContentDigests, Digest};
 use crate::compdb::CompileCommand;
 use crate::ir::{FileId, Function, Loc, Operand, Program, Rvalue, Stmt};
+use args::compile_argv;
 use serde::{Deserialize, Serialize};
 
 pub struct FrontendOptions {
@@ -399,7 +401,7 @@ fn parse_tu(
     if !dropped.is_empty() {
         r.messages.push(TuMessage::new(
             path,
-            format!("note: dropped compiler flags libclang rejects: {}", dropped.join(" ")),
+            format!("note: left out of the arguments handed to libclang (not needed to parse, or able to write files, load code or read a configuration): {}", dropped.join(" ")),
         ));
     }
     let Some(index) = clang::Index::new() else {
@@ -525,84 +527,6 @@ fn error_name(code: CXErrorCode) -> &'static str {
         CXError_ASTReadError => "AST read error",
         _ => "failure",
     }
-}
-
-/// GCC-only flags clang rejects with an error, and flags that would make libclang write files
-/// (dependency output) or turn warnings into errors. Exact spellings.
-const DROP_EXACT: &[&str] = &[
-    "-fconserve-stack",
-    "-fno-allow-store-data-races",
-    "-mno-fp-ret-in-387",
-    "-fno-var-tracking-assignments",
-    "-mindirect-branch-register",
-    "-mskip-rax-setup",
-    "-mrecord-mcount",
-    "-fno-ipa-sra",
-    "-fsched-pressure",
-    "-fanalyzer",
-    "-Werror",
-    "-pedantic-errors",
-    "-save-temps",
-    "-M",
-    "-MM",
-    "-MD",
-    "-MMD",
-    "-MG",
-    "-MP",
-];
-
-/// Same, by prefix.
-const DROP_PREFIX: &[&str] = &[
-    "-mindirect-branch=",
-    "-mfunction-return=",
-    "-mpreferred-stack-boundary=",
-    "-mharden-sls=",
-    "-Werror=",
-    "-fplugin=",
-    "-fplugin-arg-",
-    "-Wp,-MD",
-    "-Wp,-MMD",
-    "-save-temps=",
-];
-
-/// Flags taking the next argument that must be dropped with it.
-const DROP_WITH_ARG: &[&str] = &["-MF", "-MT", "-MQ"];
-
-/// The argv handed to libclang: the command's, minus the flags above, plus
-/// `-working-directory` (without it relative paths fail to resolve) and `-w`. Also returns what
-/// was dropped, for `-v`.
-fn compile_argv(cmd: &CompileCommand) -> (Vec<String>, Vec<String>) {
-    let mut out = Vec::with_capacity(cmd.arguments.len() + 2);
-    let mut dropped = Vec::new();
-    let mut it = cmd.arguments.iter().enumerate();
-    while let Some((i, a)) = it.next() {
-        if i == 0 {
-            out.push(a.clone());
-            // Right after the compiler, so a `--` later in the command cannot turn it into an
-            // input file name.
-            out.push(format!("-working-directory={}", cmd.directory.display()));
-            // drip reports no compiler warnings, so it does not ask clang to look for them: on
-            // sqlite3.c `-w` makes the parse 8% cheaper. It wins over any `-W` flag of the
-            // command and any `#pragma` of the source, and leaves errors (those clang raises by
-            // default) and the AST as they are.
-            out.push("-w".to_string());
-            continue;
-        }
-        if DROP_WITH_ARG.contains(&a.as_str()) {
-            dropped.push(a.clone());
-            if let Some((_, v)) = it.next() {
-                dropped.push(v.clone());
-            }
-            continue;
-        }
-        let joined_dep = DROP_WITH_ARG.iter().any(|p| a.len() > p.len() && a.starts_with(p));
-        if DROP_EXACT.contains(&a.as_str()) || DROP_PREFIX.iter().any(|p| a.starts_with(p)) || joined_dep {
-            dropped.push(a.clone());
-            continue;
-        }
-        out.push(a.clone());
-    }
-    (out, dropped)
 }
 
 /// A path as messages show it: relative to the current directory when below it (as the rest of

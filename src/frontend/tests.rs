@@ -408,10 +408,12 @@ fn relative_paths_and_gcc_only_flags() {
         .to_vec(),
     };
     let (argv, dropped) = compile_argv(&cmd);
-    assert!(argv.get(1).is_some_and(|a| a.starts_with("-working-directory=")));
-    assert_eq!(argv.get(2).map(String::as_str), Some("-w"));
-    // 14 arguments, 7 dropped, 2 added.
-    assert_eq!(argv.len(), 9, "{argv:?}");
+    // The compiler's file name only (a directory would be searched for a `.cfg`), no
+    // configuration file, the entry's directory, no warnings.
+    assert_eq!(argv[..2], ["gcc", "--no-default-config"]);
+    assert!(argv.get(2).is_some_and(|a| a.starts_with("-working-directory=")));
+    assert_eq!(argv.get(3).map(String::as_str), Some("-w"));
+    assert_eq!(argv[4..], ["-Iinclude", "-c", "src/x.c"], "{argv:?}");
     assert_eq!(
         dropped,
         [
@@ -419,6 +421,7 @@ fn relative_paths_and_gcc_only_flags() {
             "-mindirect-branch=thunk-extern",
             "-fno-allow-store-data-races",
             "-Werror",
+            "-Wall",
             "-MD",
             "-MF",
             "x.d"
