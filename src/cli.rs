@@ -132,7 +132,14 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--all-categories" => a.all_categories = true,
             "-v" | "--verbose" => a.verbose = true,
             "--function" => a.function = Some(value("--function")?),
-            "--cache-dir" => a.cache_dir = Some(PathBuf::from(value("--cache-dir")?)),
+            "--cache-dir" => {
+                // An unset variable (`--cache-dir "$DIR"`) must not mean the current directory.
+                let dir = value("--cache-dir")?;
+                if dir.is_empty() {
+                    return Err("--cache-dir needs a directory, got an empty string".to_string());
+                }
+                a.cache_dir = Some(PathBuf::from(dir));
+            }
             "--no-cache" => a.no_cache = true,
             "-h" | "--help" => a.help = true,
             "--config" => a.config = Some(PathBuf::from(value("--config")?)),
@@ -189,13 +196,22 @@ pub fn main() -> i32 {
         }
         _ => {}
     }
-    let args = match parse_args(&argv) {
+    let mut args = match parse_args(&argv) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("drip: error: {e}\n\n{USAGE}");
             return EXIT_USAGE;
         }
     };
+    // More workers than the machine runs at once only cost memory (each reserves a large
+    // stack) and thread start-up: `-j 100000` would spend minutes creating threads.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if args.jobs > cores {
+        if args.verbose {
+            eprintln!("drip: note: -j {} capped at {cores}, the threads this machine runs at once", args.jobs);
+        }
+        args.jobs = cores;
+    }
     match args.command.as_str() {
         "check" | "dump-ir" if args.help => {
             print!("{USAGE}");

@@ -486,7 +486,7 @@ fn check_sites(
                 Prepared::Flowed(f) => Some(site_facts(cx, &mut guards, f)),
             })
             .collect();
-        guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+        guards.allow_more(config.max_guard_nodes_per_site);
         crate::reach::resolve(cx, &mut guards, &facts)
     } else {
         vec![crate::reach::Held::none(); prepared.len()]
@@ -719,7 +719,7 @@ fn flow_site(
         }
     };
 
-    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+    guards.allow_more(config.max_guard_nodes_per_site);
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
 
@@ -782,7 +782,7 @@ fn judge_site(
 ) -> SiteVerdict {
     let started = std::time::Instant::now();
     let Flowed { mut verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: _ } = f;
-    guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+    guards.allow_more(config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
     let mut has_escape = false;
@@ -1523,7 +1523,7 @@ fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sy
             (Some(fate), _) => fate,
             (None, Some(config)) => {
                 let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
-                guards.set_cap(guards.len() + config.max_guard_nodes_per_site);
+                guards.allow_more(config.max_guard_nodes_per_site);
                 let x = Key { root: h.local, path: h.path };
                 let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
                 if guards.over_budget() {

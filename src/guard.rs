@@ -153,7 +153,8 @@ impl Guards {
             interned: HashTable::with_capacity(start),
             hashes: Vec::with_capacity(start),
             group_of: HashMap::new(),
-            max_nodes,
+            // FALSE and TRUE exist whatever the budget: every formula may name them.
+            max_nodes: usize::MAX,
             over_budget: false,
             deadline: None,
             timed_out: false,
@@ -161,6 +162,7 @@ impl Guards {
         };
         g.intern(Key::False);
         g.intern(Key::True);
+        g.max_nodes = max_nodes;
         g
     }
 
@@ -186,6 +188,7 @@ impl Guards {
         }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
@@ -194,9 +197,10 @@ impl Guards {
         self.over_budget
     }
 
-    /// Allow the arena to grow to `max_nodes` in all (a per-site budget on a shared arena).
-    pub fn set_cap(&mut self, max_nodes: usize) {
-        self.max_nodes = max_nodes;
+    /// Allow the arena `more` nodes beyond those it has (a per-site budget on a shared arena);
+    /// a budget too large to add means no limit.
+    pub fn allow_more(&mut self, more: usize) {
+        self.max_nodes = self.nodes.len().saturating_add(more);
     }
 
     /// Forget a budget hit once the caller has recorded it (a time budget stays hit).
@@ -757,7 +761,7 @@ mod tests {
         assert_eq!(g.and(a, b), GuardId::TRUE, "over budget: a placeholder");
         assert!(g.over_budget());
         g.reset_budget();
-        g.set_cap(100);
+        g.allow_more(100 - g.len());
         let ab = g.and(a, b);
         assert!(matches!(g.node(ab), Node::And(k) if k == [a, b]), "computed again once there is room");
         assert_eq!(g.and(b, a), ab, "and remembered now, in either order");

@@ -527,3 +527,36 @@ fn a_hostile_compile_database_writes_nothing_and_injects_nothing() {
         assert!(stderr(&out).contains("left out of the arguments handed to libclang"), "{}", stderr(&out));
     }
 }
+
+/// Budgets at their edges, absurd worker counts and an empty cache directory: each is either
+/// honoured or refused with exit 2, never a panic (an internal error, exit 3) or a wrapped value.
+#[test]
+fn budgets_and_workers_at_their_edges() {
+    let dir = scratch("edges");
+    write(&dir, "leaky.c", LEAKY);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", "--no-cache", "-v"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["leaky.c", "--"]);
+        drip().current_dir(&dir).args(&args).output().expect("run drip")
+    };
+    // The smallest formula budget: every site over budget, nothing fails.
+    let tiny = run(&["--budget", "guard-nodes-per-site=1", "--budget", "guard-nodes-per-function=1"]);
+    assert_eq!(tiny.status.code(), Some(0), "{}", stderr(&tiny));
+    assert!(!stderr(&tiny).contains("internal error"), "{}", stderr(&tiny));
+    assert!(stderr(&tiny).contains("over budget"), "{}", stderr(&tiny));
+    // The largest: no limit, the same finding as by default (a wrapped sum would put the site
+    // over budget).
+    let huge = run(&["--budget", "guard-nodes-per-site=18446744073709551615"]);
+    assert_eq!(huge.status.code(), Some(1), "{}", stderr(&huge));
+    assert!(!stderr(&huge).contains("over budget"), "{}", stderr(&huge));
+    // A hundred thousand workers: capped at the machine's, and said so.
+    let many = run(&["-j", "100000"]);
+    assert_eq!(many.status.code(), Some(1), "{}", stderr(&many));
+    assert!(stderr(&many).contains("-j 100000 capped at"), "{}", stderr(&many));
+    // An unset variable as the cache directory is a usage error, not the current directory.
+    let empty =
+        drip().current_dir(&dir).args(["check", "--cache-dir", "", "leaky.c", "--"]).output().expect("run drip");
+    assert_eq!(empty.status.code(), Some(2), "{}", stderr(&empty));
+    assert!(stderr(&empty).contains("--cache-dir needs a directory"), "{}", stderr(&empty));
+}
