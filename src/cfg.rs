@@ -855,7 +855,12 @@ impl<'a> FnCx<'a> {
             match &func.block(block).term {
                 Terminator::Branch { cond, then_, else_ } => {
                     let idx = self.stmts_of(node).len();
-                    let class = if correlate { self.classify_cond(&cond.kind, node, idx) } else { CondClass::Opaque };
+                    let text_key = if correlate { self.text_key(cond, node, idx) } else { None };
+                    let class = match text_key {
+                        Some(key) => CondClass::Text(key, true),
+                        None if correlate => self.classify_cond(&cond.kind, node, idx),
+                        None => CondClass::Opaque,
+                    };
                     let (atom, positive) = match class {
                         CondClass::Const(holds) => {
                             for (target, label) in self.dag.succs[ni].iter_mut() {
@@ -875,6 +880,15 @@ impl<'a> FnCx<'a> {
                                     self.note_param_test(a, op, node, idx);
                                 }
                                 (a, true)
+                            }
+                        },
+                        // The atom says "the temporary is non-zero"; the branch goes `then_` when it is.
+                        CondClass::Text(key, then_when_holds) => match by_key.get(&key) {
+                            Some(a) => (*a, then_when_holds),
+                            None => {
+                                let a = self.new_atom();
+                                by_key.insert(key, a);
+                                (a, then_when_holds)
                             }
                         },
                         CondClass::Opaque => (self.new_atom(), true),
@@ -1297,6 +1311,42 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// The key of a branch on a temporary the front end computed from locals and constants by an
+    /// expression it could not break down (`tmp = opaque(flags, 4); branch tmp`, from
+    /// `(flags & 4) != 0`): the same source text over locals with the same reaching definitions
+    /// at the expression is the same value, whatever temporary holds it. Expressions that read
+    /// memory, globals or call anything have no such key.
+    fn text_key(&self, cond: &crate::ir::Cond, node: DagNode, idx: usize) -> Option<TestKey> {
+        let CondKind::Truthy(Operand::Place(Place::Local(t))) = &cond.kind else { return None };
+        if self.func.local(*t).kind != LocalKind::Temp || !self.is_tracked(*t) || cond.text.is_empty() {
+            return None;
+        }
+        let defs = self.reaching_defs(*t, node, idx);
+        let [Def::At { node: dn, idx: di }] = defs.as_ref() else { return None };
+        let sid = self.stmts_of(*dn)[*di as usize];
+        let Stmt::Assign { src: Rvalue::Opaque(ops), .. } = self.func.stmt(sid) else { return None };
+        let mut locals = Vec::with_capacity(ops.len());
+        for op in ops {
+            match op {
+                Operand::Const(_) => {}
+                Operand::Place(Place::Local(l)) if self.is_tracked(*l) => {
+                    let set = self.reaching_set(*l, *dn, *di as usize);
+                    if self.func.local(*l).kind != LocalKind::Param
+                        && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry)
+                    {
+                        return None; // uninitialised: no two reads are known to agree
+                    }
+                    locals.push((*l, set));
+                }
+                _ => return None,
+            }
+        }
+        if locals.is_empty() {
+            return None;
+        }
+        Some(TestKey::Text { text: truth_text(&cond.text, cond.text_on_else)?.to_string(), locals })
+    }
+
     /// The value of `op` before statement `idx` of `node` when it is the same in every loop
     /// iteration: a literal, or a local every reaching definition of which is a call to a
     /// function that always returns that constant (`Summary::ret_const`).
@@ -1450,6 +1500,9 @@ impl<'a> FnCx<'a> {
 enum CondClass {
     /// The condition's value is known: only that side is taken.
     Const(bool),
+    /// A test by its source text (`TestKey::Text`), and whether `then_` is taken when the
+    /// tested value is non-zero.
+    Text(TestKey, bool),
     Success {
         stmt: StmtId,
         then_on_success: bool,
@@ -1468,6 +1521,9 @@ enum TestKey {
     Switch { on: LocalId, defs: u32 },
     /// A switch shared with no other (its DAG node).
     SwitchAt(usize),
+    /// A test of an expression the front end could not break down (`(flags & 4) != 0`), by its
+    /// source text and the reaching definitions of the locals it reads (`FnCx::text_key`).
+    Text { text: String, locals: Vec<(LocalId, u32)> },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -1475,6 +1531,48 @@ enum PureArg {
     Absent,
     Const(i64),
     Local(LocalId, u32),
+}
+
+/// The text of the expression whose truth a branch on a temporary tests, from the condition's
+/// source text: `!X` when lowering swapped the targets (`text_on_else`) is `X`, `X != 0` is `X`,
+/// and outer parentheses go, so `!(flags & 4)`, `(flags & 4)` and `(flags & 4) != 0` agree.
+/// `None` when the text says when the value is zero in a form other than `!X` (`x == 0`): the
+/// same text elsewhere may be a value's truth, so it names nothing here.
+fn truth_text(text: &str, on_else: bool) -> Option<&str> {
+    let mut t = text.trim();
+    if on_else {
+        t = t.strip_prefix('!')?.trim();
+    }
+    loop {
+        let before = t;
+        if let Some(rest) = t.strip_suffix("!= 0") {
+            t = rest.trim_end();
+        }
+        if t.starts_with('(') && t.ends_with(')') && encloses(t) {
+            t = t[1..t.len() - 1].trim();
+        }
+        if t == before {
+            return Some(t);
+        }
+    }
+}
+
+/// `t` starts with `(` and that parenthesis closes at its last character.
+fn encloses(t: &str) -> bool {
+    let mut depth = 0usize;
+    for (i, c) in t.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == t.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The global a place is part of (`g`, `g.f`, `g[i]`), not through a pointer it holds.
@@ -1953,4 +2051,23 @@ fn build_dag(func: &Function) -> Dag {
     }
     exit_kills.retain(|_, k| !k.is_empty());
     Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truth_text;
+
+    #[test]
+    fn spellings_of_one_truth_agree() {
+        for (text, on_else) in
+            [("(flags & 4) != 0", false), ("(flags & 4)", false), ("!(flags & 4)", true), ("flags & 4", false)]
+        {
+            assert_eq!(truth_text(text, on_else), Some("flags & 4"), "{text} {on_else}");
+        }
+        // Parentheses that do not enclose the whole text stay; a negation is its own value.
+        assert_eq!(truth_text("(a & 1) | (b & 2)", false), Some("(a & 1) | (b & 2)"));
+        assert_eq!(truth_text("!(a & 1)", false), Some("!(a & 1)"));
+        // The text of the zero side in another form names no truth.
+        assert_eq!(truth_text("(a & 1) == 0", true), None);
+    }
 }
