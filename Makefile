@@ -15,7 +15,7 @@ CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DRIP := $(TARGET_DIR)/release/drip
 
-.PHONY: all deps build demo test test-openssl bench clean
+.PHONY: all deps build demo test test-openssl lint bench clean
 
 all: build
 
@@ -47,6 +47,11 @@ demo: build
 
 test: deps
 	$(CARGO) test --release
+
+# Formatting and lints as .ci/run checks them (rustfmt.toml, clippy.toml).
+lint: deps
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
 
 # drip capture on OpenSSL's own build system (Configure + make build_libs): several minutes on two
 # cores, so not part of `make test`. See README.md, "Capture beside your build".

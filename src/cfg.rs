@@ -1069,7 +1069,7 @@ impl<'a> FnCx<'a> {
         match path.strip_prefix('*') {
             Some("?") => format!("{name}->…"),
             Some(rest) if rest.starts_with('.') => format!("{name}->{}", &rest[1..]),
-            Some(rest) if rest.is_empty() => format!("*{name}"),
+            Some("") => format!("*{name}"),
             Some(rest) => format!("{name}{rest}"),
             _ => format!("{name}{path}"),
         }
@@ -2020,12 +2020,12 @@ fn build_dag(func: &Function) -> Dag {
         // Remove one edge into a node still on a cycle, from a node also left over.
         let left: HashSet<usize> = (0..total).filter(|i| indeg[*i] > 0).collect();
         let mut removed = false;
-        for x in 0..total {
+        for (x, ss) in succs.iter_mut().enumerate() {
             if !left.contains(&x) {
                 continue;
             }
-            if let Some(pos) = succs[x].iter().position(|(t, _)| left.contains(&t.index())) {
-                succs[x].remove(pos);
+            if let Some(pos) = ss.iter().position(|(t, _)| left.contains(&t.index())) {
+                ss.remove(pos);
                 dropped += 1;
                 removed = true;
                 break;

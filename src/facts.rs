@@ -427,8 +427,8 @@ impl Followed {
             cur.iter_mut().for_each(|w| *w = 0);
             for (t, _) in &cx.dag.succs[nd.index()] {
                 let base = t.index() * words;
-                for w in 0..words {
-                    cur[w] |= self.live[base + w];
+                for (w, c) in cur.iter_mut().enumerate() {
+                    *c |= self.live[base + w];
                 }
             }
             let set = |cur: &mut Vec<u64>, k: u32| cur[k as usize / 64] |= 1 << (k % 64);
@@ -795,12 +795,10 @@ impl Groups {
                             }
                         }
                     },
-                    Rvalue::Opaque(ops) => {
-                        // Pointer arithmetic the front end could not simplify.
-                        if func.local(*l).is_pointer {
-                            for y in ops.iter().filter_map(|o| o.local()) {
-                                g.union(*l, y);
-                            }
+                    // Pointer arithmetic the front end could not simplify.
+                    Rvalue::Opaque(ops) if func.local(*l).is_pointer => {
+                        for y in ops.iter().filter_map(|o| o.local()) {
+                            g.union(*l, y);
                         }
                     }
                     _ => {}

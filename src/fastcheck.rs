@@ -2106,12 +2106,11 @@ fn param_use<'m>(
             };
             if carries {
                 match dst {
-                    Some(Place::Local(l)) if tracked[l.index()] => {
-                        if !is_holder[l.index()] {
-                            is_holder[l.index()] = true;
-                            holders.push(*l);
-                        }
+                    Some(Place::Local(l)) if tracked[l.index()] && !is_holder[l.index()] => {
+                        is_holder[l.index()] = true;
+                        holders.push(*l);
                     }
+                    Some(Place::Local(l)) if tracked[l.index()] => {}
                     Some(_) => escapes = true,
                     None => {}
                 }
@@ -2573,7 +2572,7 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
         }
         let Some(rest) = text.strip_prefix(&*prefix) else { continue };
         // `*.f` is a prefix of `*.foo` as text, not as a path.
-        if !prefix.is_empty() && !(rest.is_empty() || rest.starts_with(['.', '*', '['])) {
+        if !(prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])) {
             continue;
         }
         if prefix == "*" && rest.is_empty() {
@@ -2663,7 +2662,7 @@ fn store(
     // `saved = cur` for local structs: the fields' values are copied.
     if let Place::Local(l) = dst {
         if cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
-            if !contents.first().is_some_and(|c| c.0.root == *l) {
+            if contents.first().is_none_or(|c| c.0.root != *l) {
                 for (k, _) in st.contents(*l) {
                     st.set_key(k, GuardId::FALSE);
                 }

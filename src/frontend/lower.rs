@@ -1090,7 +1090,7 @@ impl Lowerer<'_, '_, '_> {
                 self.defined_labels.insert(key);
                 let loc = self.loc(s);
                 self.enter(b, loc);
-                if let Some(sub) = self.kids(s).into_iter().last() {
+                if let Some(sub) = self.kids(s).into_iter().next_back() {
                     self.stmt(sub);
                 }
             }

@@ -133,7 +133,7 @@ fn expand_line(line: &[u8], col: u32) -> (String, Option<usize>) {
         }
         if ch == '\t' {
             let pad = TAB_STOP - width % TAB_STOP;
-            shown.extend(std::iter::repeat(' ').take(pad));
+            shown.extend(std::iter::repeat_n(' ', pad));
             width += pad;
         } else {
             shown.push(ch);
