@@ -289,6 +289,14 @@ fn load_compdb(args: &Args) -> Result<(CompDb, String, PathBuf), String> {
 
 fn run(args: &Args) -> i32 {
     let started = Instant::now();
+    // An output file that cannot be written fails now, not after the analysis. It is opened
+    // without truncating: a run that fails later leaves the previous report as it was.
+    if let Some(p) = &args.output {
+        if let Err(e) = std::fs::OpenOptions::new().append(true).create(true).open(p) {
+            eprintln!("drip: error: cannot write the report to {}: {e}", p.display());
+            return EXIT_USAGE;
+        }
+    }
     let (db, origin, default_cache_dir) = match load_compdb(args) {
         Ok(x) => x,
         Err(e) => {
@@ -509,9 +517,8 @@ fn run(args: &Args) -> i32 {
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
     let notes = notifications(&stats, &fe.failures, &out.internal_errors, &out.timed_out_functions);
-    if let Err(e) = write_output(args, &out.diagnostics, &stats, &notes, &cwd) {
-        eprintln!("drip: error: cannot write output: {e}");
-        return EXIT_USAGE;
+    if let Err(code) = report_output(args, write_output(args, &out.diagnostics, &stats, &notes, &cwd)) {
+        return code;
     }
     if args.stats {
         print_stats(&stats);
@@ -559,9 +566,8 @@ fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &
     stats.time_ms.wall = driver::ms(started.elapsed());
     // Only runs without failed TUs, internal errors or functions out of time are recorded.
     let notes = notifications(&stats, &[], &[], &[]);
-    if let Err(e) = write_output(args, &rec.diagnostics, &stats, &notes, cwd) {
-        eprintln!("drip: error: cannot write output: {e}");
-        return EXIT_USAGE;
+    if let Err(code) = report_output(args, write_output(args, &rec.diagnostics, &stats, &notes, cwd)) {
+        return code;
     }
     if args.stats {
         print_stats(&stats);
@@ -631,6 +637,20 @@ fn notifications(
         );
     }
     out
+}
+
+/// What a failed report write means: a reader that went away (`drip check | head`) is not an
+/// error, anything else is (exit 2), named with the file.
+fn report_output(args: &Args, r: std::io::Result<()>) -> Result<(), i32> {
+    match r {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            let to = args.output.as_ref().map_or_else(|| "standard output".to_string(), |p| p.display().to_string());
+            eprintln!("drip: error: cannot write the report to {to}: {e}");
+            Err(EXIT_USAGE)
+        }
+    }
 }
 
 fn write_output(

@@ -78,8 +78,8 @@ impl std::error::Error for CompDbError {
 /// Load `path`, which is either a `compile_commands.json` file or a directory containing one.
 pub fn load(path: &Path) -> Result<CompDb, CompDbError> {
     let json_path = if path.is_dir() { path.join("compile_commands.json") } else { path.to_path_buf() };
-    let text =
-        std::fs::read_to_string(&json_path).map_err(|source| CompDbError::Io { path: json_path.clone(), source })?;
+    let text = crate::files::read_to_string(&json_path)
+        .map_err(|source| CompDbError::Io { path: json_path.clone(), source })?;
     let json_abs = absolute(&json_path, &current_dir());
     // Relative `directory` fields are relative to the database's own directory.
     let base = json_abs.parent().map(Path::to_path_buf).unwrap_or_else(current_dir);

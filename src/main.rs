@@ -4,6 +4,16 @@
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
 //! `capture` records a build's compile database (with the wrapper in `wrapper/drip_cc.rs`).
 
+/// `eprintln!` that never panics: a message that cannot be written (stderr closed, or a full disk
+/// behind `2>file`) is dropped, and the run goes on to write its report and set its exit code.
+/// Defined before the modules, so it is the `eprintln!` they all see.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod alias;
 mod cache;
 mod callgraph;
@@ -16,6 +26,7 @@ mod diag;
 mod driver;
 mod facts;
 mod fastcheck;
+mod files;
 mod frontend;
 mod guard;
 mod ir;

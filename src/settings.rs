@@ -99,7 +99,7 @@ pub fn load(
         None => default_file.is_file().then(|| default_file.to_path_buf()),
     };
     if let Some(f) = &file {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let text = crate::files::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
         apply_file(&mut b, &text, &f.display().to_string())?;
     }
     for o in overrides {

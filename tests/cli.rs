@@ -560,3 +560,79 @@ fn budgets_and_workers_at_their_edges() {
     assert_eq!(empty.status.code(), Some(2), "{}", stderr(&empty));
     assert!(stderr(&empty).contains("--cache-dir needs a directory"), "{}", stderr(&empty));
 }
+
+/// Unwritable outputs: a full disk behind stderr drops the messages but not the report or the
+/// exit code; a reader that goes away (`| head`) ends the run quietly; an `-o` that cannot be
+/// written fails before any analysis, naming the file.
+#[test]
+fn unwritable_outputs_are_not_panics() {
+    let dir = scratch("outputs");
+    let mut src = String::from("#include <stdlib.h>\n");
+    for i in 0..3000 {
+        src.push_str(&format!("void leak{i}(int n) {{ char *p = malloc(n); if (!p) return; p[0] = 0; }}\n"));
+    }
+    write(&dir, "many.c", &src);
+    let full = std::fs::File::options().write(true).open("/dev/full").expect("/dev/full");
+    let out = drip()
+        .current_dir(&dir)
+        .args(["check", "--no-cache", "-v", "many.c", "--"])
+        .stderr(full)
+        .output()
+        .expect("run drip");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("leak2999"), "the report is complete");
+    // A reader that takes a few bytes and leaves.
+    let mut child = drip()
+        .current_dir(&dir)
+        .args(["check", "--no-cache", "many.c", "--"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run drip");
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().expect("stdout"), &mut first).expect("some output");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+    // `-o` into a directory that does not exist.
+    let out = drip()
+        .current_dir(&dir)
+        .args(["check", "--no-cache", "-o", "missing/report.txt", "many.c", "--"])
+        .output()
+        .expect("run drip");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot write the report to missing/report.txt"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("allocation sites"), "no analysis ran: {}", stderr(&out));
+}
+
+/// FIFOs, devices and symbolic-link loops are never opened (a FIFO without a writer would block
+/// forever): a database that is one is an input error, an entry that is one is a failed TU named
+/// with the reason, and the other TUs are still checked.
+#[test]
+fn fifos_and_link_loops_are_not_opened() {
+    let dir = scratch("fifos");
+    write(&dir, "leaky.c", LEAKY);
+    let mkfifo = |name: &str| {
+        let status = Command::new("mkfifo").arg(dir.join(name)).status().expect("mkfifo");
+        assert!(status.success());
+    };
+    mkfifo("pipe.c");
+    std::os::unix::fs::symlink("loop_b.c", dir.join("loop_a.c")).expect("symlink");
+    std::os::unix::fs::symlink("loop_a.c", dir.join("loop_b.c")).expect("symlink");
+    let entry = |f: &str| serde_json::json!({ "directory": dir.display().to_string(), "file": f, "arguments": ["cc", "-c", f] });
+    let db = serde_json::json!([entry("pipe.c"), entry("loop_a.c"), entry("leaky.c")]);
+    std::fs::write(dir.join("compile_commands.json"), db.to_string()).expect("database");
+    let out = drip().current_dir(&dir).args(["check", "-p", ".", "--no-cache"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2), "two TUs failed: {}", stderr(&out));
+    assert!(stderr(&out).contains("pipe.c: error: cannot read this file: not a regular file"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("loop_a.c: error: cannot read this file"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("leaky.c:"), "the readable TU is still checked: {}", stdout(&out));
+    // The database itself a FIFO.
+    let fifo_db = scratch("fifo-db");
+    let status = Command::new("mkfifo").arg(fifo_db.join("compile_commands.json")).status().expect("mkfifo");
+    assert!(status.success());
+    let out = drip().current_dir(&fifo_db).args(["check", "-p", "."]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+}

@@ -446,7 +446,7 @@ impl Cache {
         }
         Self::timed(&self.load_ns, || {
             let path = self.path(kind, name);
-            let file = File::open(&path).ok()?;
+            let file = crate::files::open(&path).ok()?;
             match self.read_head(file, kind, name) {
                 Ok(e) => Some(e),
                 Err(why) => {
@@ -663,7 +663,7 @@ impl ContentDigests {
         }
         // Hashed outside the lock: two threads may hash the same file once each, which is cheaper
         // than serialising all reads.
-        let d = std::fs::read(path).ok().map(|b| Digest::of(&b));
+        let d = crate::files::read(path).ok().map(|b| Digest::of(&b));
         self.known.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), d);
         d
     }

@@ -404,6 +404,18 @@ fn parse_tu(
             format!("note: left out of the arguments handed to libclang (not needed to parse, or able to write files, load code or read a configuration): {}", dropped.join(" ")),
         ));
     }
+    // libclang would open a FIFO and wait for a writer forever.
+    // A file libclang cannot read is named with the reason (permissions, a symbolic-link loop),
+    // not as a parse failure.
+    if let Some(e) = crate::files::not_regular(&cmd.file).or_else(|| std::fs::File::open(&cmd.file).err()) {
+        r.failed = true;
+        let msg = match e.kind() {
+            std::io::ErrorKind::NotFound => "error: no such file".to_string(),
+            _ => format!("error: cannot read this file: {e}"),
+        };
+        r.messages.push(TuMessage::new(path, msg));
+        return (r, None);
+    }
     let Some(index) = clang::Index::new() else {
         r.failed = true;
         r.messages.push(TuMessage::new(path, "error: cannot create a libclang index".to_string()));

@@ -96,12 +96,12 @@ pub(super) fn manifest(tu: &clang::Tu, cmd: &CompileCommand) -> Option<Vec<(Path
         let path = clang::absolute_path(&cmd.directory, &name);
         let digest = match text {
             Some(t) => Digest::of(t),
-            None => Digest::of(&std::fs::read(&path).ok()?),
+            None => Digest::of(&crate::files::read(&path).ok()?),
         };
         inputs.push((path, digest));
     }
     if !inputs.iter().any(|(p, _)| *p == cmd.file) {
-        inputs.push((cmd.file.clone(), Digest::of(&std::fs::read(&cmd.file).ok()?)));
+        inputs.push((cmd.file.clone(), Digest::of(&crate::files::read(&cmd.file).ok()?)));
     }
     inputs.sort();
     inputs.dedup();
