@@ -75,6 +75,7 @@ pub fn diagnostics(
     for v in verdicts {
         let alloc_loc = func.stmt_loc(v.stmt);
         let base = |rule: Rule, message: String, path: Vec<Note>| Diagnostic {
+            suppression: None,
             rule,
             category: v.category,
             loc: at.src(alloc_loc),

@@ -442,7 +442,10 @@ fn run(args: &Args) -> i32 {
             out.undefined_functions.join(", ")
         );
     }
+    let mut out = out;
+    let suppressed = crate::report::suppress::apply(&mut out.diagnostics);
     let mut stats = Stats {
+        suppressed,
         tus_total: fe.tus_total,
         tus_parsed: fe.tus_parsed,
         tus_failed: fe.tus_failed,
@@ -528,7 +531,7 @@ fn run(args: &Args) -> i32 {
         EXIT_INTERNAL
     } else if fe.tus_failed > 0 {
         EXIT_USAGE
-    } else if !out.diagnostics.is_empty() {
+    } else if out.diagnostics.iter().any(|d| d.suppression.is_none()) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
@@ -573,7 +576,7 @@ fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &
         print_stats(&stats);
     }
     eprintln!("{}", summary(&stats));
-    if rec.diagnostics.is_empty() {
+    if rec.diagnostics.iter().all(|d| d.suppression.is_some()) {
         EXIT_CLEAN
     } else {
         EXIT_FINDINGS
@@ -667,7 +670,9 @@ fn write_output(
     };
     match args.format {
         Format::Text => {
-            report::render_text(diags, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?
+            let shown: Vec<crate::diag::Diagnostic> =
+                diags.iter().filter(|d| d.suppression.is_none()).cloned().collect();
+            report::render_text(&shown, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?
         }
         Format::Json => {
             let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
@@ -697,6 +702,9 @@ fn summary(s: &Stats) -> String {
         s.findings_double_free,
         if s.findings_double_free == 1 { "" } else { "s" },
     );
+    if s.suppressed > 0 {
+        line.push_str(&format!(", {} suppressed", s.suppressed));
+    }
     let mut problems = Vec::new();
     if s.tus_failed > 0 {
         problems.push(format!("{} TU{} failed to parse", s.tus_failed, if s.tus_failed == 1 { "" } else { "s" }));
@@ -789,7 +797,11 @@ fn print_stats(s: &Stats) {
         "  budgets hit         {} functions over {} ms, {} sites over budget ({} formula nodes per site, {} SAT conflicts), {} cycles over {} rounds",
         s.functions_over_time, b.function_time_ms, s.sites_over_budget, b.guard_nodes_per_site, b.sat_conflicts, s.scc_budget_hits, b.scc_rounds
     );
-    let _ = writeln!(e, "  findings            {} leak, {} double-free", s.findings_leak, s.findings_double_free);
+    let _ = writeln!(
+        e,
+        "  findings            {} leak, {} double-free; {} suppressed by comments",
+        s.findings_leak, s.findings_double_free, s.suppressed
+    );
     let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);
     let c = &s.cache;
     if c.disabled {

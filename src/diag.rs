@@ -115,6 +115,16 @@ pub struct Diagnostic {
     /// Line of the allocation relative to the start of its function: stable across edits above the
     /// function, used for SARIF `partialFingerprints`.
     pub line_in_function: u32,
+    /// Silenced by a `drip: ignore` comment at the allocation (`report::suppress`): left out of
+    /// the text report and the exit code, kept in JSON (`null` when not silenced: the cache's
+    /// encoding has no optional fields) and SARIF with its justification.
+    pub suppression: Option<Suppression>,
+}
+
+/// Why a finding is silenced: an inline comment, with the reason written after `--`, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suppression {
+    pub justification: Option<String>,
 }
 
 impl Diagnostic {

@@ -80,6 +80,8 @@ pub struct Stats {
     pub categories: BTreeMap<String, usize>,
     pub findings_leak: usize,
     pub findings_double_free: usize,
+    /// Findings a `drip: ignore` comment silences (`report::suppress`), not in the two above.
+    pub suppressed: usize,
     pub sat_queries: u64,
     pub time_ms: PhaseTimes,
     /// The incremental cache: what was reused, rejected, and what loading and storing cost.
@@ -700,8 +702,9 @@ where
     }
 }
 
+/// Findings of `rule` that are not suppressed.
 pub fn count(diags: &[Diagnostic], rule: Rule) -> usize {
-    diags.iter().filter(|d| d.rule == rule).count()
+    diags.iter().filter(|d| d.rule == rule && d.suppression.is_none()).count()
 }
 
 pub fn ms(d: Duration) -> u64 {

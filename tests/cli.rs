@@ -636,3 +636,47 @@ fn fifos_and_link_loops_are_not_opened() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
 }
+
+/// `drip: ignore` comments silence a finding at its allocation: not in the text report or the
+/// exit code, counted in the summary, and kept in JSON and SARIF (SARIF `suppressions`, with the
+/// reason written after `--`). A comment for another rule silences nothing.
+#[test]
+fn inline_suppressions() {
+    let dir = scratch("suppress");
+    write(
+        &dir,
+        "s.c",
+        "#include <stdlib.h>\n\
+         void kept(int n) { char *p = malloc(n); if (p) p[0] = 0; } // drip: ignore[leak] -- owned by the arena\n\
+         void above(int n) {\n\
+         \x20   // drip: ignore\n\
+         \x20   char *p = malloc(n);\n\
+         \x20   if (p) p[0] = 0;\n\
+         }\n\
+         void other_rule(int n) { char *p = malloc(n); if (p) p[0] = 0; } // drip: ignore[double-free]\n",
+    );
+    let run = |fmt: &str| {
+        drip().current_dir(&dir).args(["check", "--no-cache", "--format", fmt, "s.c", "--"]).output().expect("run drip")
+    };
+    let text = run("text");
+    assert_eq!(text.status.code(), Some(1), "{}", stderr(&text));
+    assert!(stdout(&text).contains("s.c:8:") && !stdout(&text).contains("s.c:2:") && !stdout(&text).contains("s.c:5:"));
+    assert!(stderr(&text).contains("1 leak, 0 double frees, 2 suppressed"), "{}", stderr(&text));
+    let sarif: serde_json::Value = serde_json::from_slice(&run("sarif").stdout).expect("sarif");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    let suppressions: Vec<&serde_json::Value> = results.iter().filter_map(|r| r.get("suppressions")).collect();
+    assert_eq!(suppressions.len(), 2);
+    assert_eq!(suppressions[0][0]["kind"], "inSource");
+    assert_eq!(suppressions[0][0]["justification"], "owned by the arena");
+    let json: serde_json::Value = serde_json::from_slice(&run("json").stdout).expect("json");
+    let silenced = json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| !d["suppression"].is_null());
+    assert_eq!(silenced.count(), 2);
+    // With every finding silenced, the run is clean.
+    std::fs::write(
+        dir.join("s.c"),
+        "#include <stdlib.h>\nvoid f(int n) { char *p = malloc(n); if (p) p[0] = 0; } // drip: ignore\n",
+    )
+    .expect("write");
+    assert_eq!(run("text").status.code(), Some(0));
+}

@@ -60,7 +60,11 @@ mod tests {
         let first = &list[0];
         let mut keys: Vec<&str> = first.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["allocator", "category", "function", "line_in_function", "loc", "message", "path", "rule"]);
+        assert_eq!(
+            keys,
+            ["allocator", "category", "function", "line_in_function", "loc", "message", "path", "rule", "suppression"]
+        );
+        assert_eq!(first["suppression"], Value::Null);
         assert_eq!(first["rule"], "leak");
         assert_eq!(first["category"], "freed-conditional");
         assert_eq!(first["loc"], json!({"file": fixtures::FILE, "line": 6, "col": 14}));

@@ -15,6 +15,7 @@
 
 mod json;
 mod sarif;
+pub mod suppress;
 mod text;
 
 use std::collections::HashMap;
@@ -130,6 +131,7 @@ mod fixtures {
                 note(NoteKind::Branch, 8, 9, "branch 'q == NULL' is taken"),
                 note(NoteKind::Lost, 9, 9, "last reference to the memory is lost here"),
             ],
+            suppression: None,
             line_in_function: 1,
         }
     }
@@ -148,6 +150,7 @@ mod fixtures {
                 note(NoteKind::Free, 17, 5, "memory is freed here"),
                 note(NoteKind::Free, 18, 5, "memory is freed again here"),
             ],
+            suppression: None,
             line_in_function: 1,
         }
     }
@@ -166,6 +169,7 @@ mod fixtures {
                 note(NoteKind::Alloc, 22, 21, "memory is allocated here"),
                 note(NoteKind::Lost, 23, 1, "last reference to the memory is lost here"),
             ],
+            suppression: None,
             line_in_function: 1,
         }
     }

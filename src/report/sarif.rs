@@ -169,6 +169,14 @@ fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
     if !related.is_empty() {
         obj.insert("relatedLocations".into(), related.into());
     }
+    // Silenced in the source: still a result, as code scanning expects, marked as such.
+    if let Some(s) = &d.suppression {
+        let mut sup = json!({ "kind": "inSource" });
+        if let Some(j) = &s.justification {
+            sup["justification"] = j.clone().into();
+        }
+        obj.insert("suppressions".into(), json!([sup]));
+    }
 
     // The schema requires at least one location per thread flow, so no path, no code flow.
     if !d.path.is_empty() {
