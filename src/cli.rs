@@ -292,6 +292,19 @@ fn run(args: &Args) -> i32 {
     // An output file that cannot be written fails now, not after the analysis. It is opened
     // without truncating: a run that fails later leaves the previous report as it was.
     if let Some(p) = &args.output {
+        // The database this run reads (as `load_compdb` finds it), or the files it names.
+        let db = match &args.compdb {
+            Some(d) if d.is_dir() => Some(d.join("compile_commands.json")),
+            Some(d) => Some(d.clone()),
+            None => {
+                ["compile_commands.json", "build/compile_commands.json"].iter().map(PathBuf::from).find(|c| c.exists())
+            }
+        };
+        let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
+        if db.as_deref().is_some_and(|d| same(p, d)) || args.files.iter().any(|f| same(p, f)) {
+            eprintln!("drip: error: -o {} names an input of this run; the report would overwrite it", p.display());
+            return EXIT_USAGE;
+        }
         if let Err(e) = std::fs::OpenOptions::new().append(true).create(true).open(p) {
             eprintln!("drip: error: cannot write the report to {}: {e}", p.display());
             return EXIT_USAGE;

@@ -571,3 +571,40 @@ fn json_statistics_say_what_came_from_the_cache() {
     assert_eq!(uncached["stats"]["cache"]["disabled"], true);
     assert_eq!(strip(&cold), strip(&uncached));
 }
+
+/// Something else at an entry's name — a directory, a FIFO — is rejected (never opened: a FIFO
+/// would block), removed, and the entry written again, so the run after is fully cached.
+#[test]
+fn entries_replaced_by_directories_and_fifos_are_healed() {
+    let dir = project("not-files");
+    let want = reference(&dir);
+    drip(&dir, &[]);
+    remove_run_record(&dir);
+    let files = entries(&dir, "tu");
+    assert_eq!(files.len(), 3);
+    for (i, f) in files.iter().enumerate() {
+        std::fs::remove_file(f).expect("remove entry");
+        if i == 0 {
+            let status = std::process::Command::new("mkfifo").arg(f).status().expect("mkfifo");
+            assert!(status.success());
+        } else {
+            std::fs::create_dir_all(f.join("inside")).expect("a directory in its place");
+        }
+    }
+    let run = drip(&dir, &["-v"]);
+    assert_same_output(&run, &want, "not-files");
+    assert_eq!(
+        run.cache,
+        CacheCounts { tus_parsed: 3, sccs_reused: FUNCTIONS, rejected: 3, used: true, ..Default::default() },
+        "{}",
+        run.stderr
+    );
+    let next = drip(&dir, &[]);
+    assert_same_output(&next, &want, "not-files");
+    assert_eq!(
+        next.cache,
+        CacheCounts { run_reused: true, used: true, ..Default::default() },
+        "healed: {}",
+        next.stderr
+    );
+}

@@ -458,6 +458,11 @@ fn a_hostile_compile_database_writes_nothing_and_injects_nothing() {
     // Beside the compiler path the entry names: clang would load it as that driver's config.
     write(&dir, "tools/clang.cfg", "-DEVIL\n");
     write(&dir, "tools/cc.cfg", "-DEVIL\n");
+    // The compiler the entries name is never run: it would leave a file behind.
+    for c in ["tools/clang", "tools/cc"] {
+        let p = write(&dir, c, "#!/bin/sh\ntouch \"$(dirname \"$0\")/../executed\"\n");
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    }
     let vectors: Vec<&str> = vec![
         "-MJ",
         "mj.json",
@@ -495,6 +500,8 @@ fn a_hostile_compile_database_writes_nothing_and_injects_nothing() {
         "./evil.so",
         "-fproc-stat-report=stats.txt",
         "-fstack-usage",
+        "-fpass-plugin=./evil.so",
+        "-emit-ast",
         "@rsp.txt",
         "-o",
         "a.o",
@@ -526,6 +533,12 @@ fn a_hostile_compile_database_writes_nothing_and_injects_nothing() {
         assert_eq!(functions, ["seen"], "EVIL must stay undefined\n{}", stderr(&out));
         assert!(stderr(&out).contains("left out of the arguments handed to libclang"), "{}", stderr(&out));
     }
+    // The report may not overwrite the database it came from.
+    let out =
+        drip().current_dir(&dir).args(["check", "-p", ".", "-o", "compile_commands.json"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("names an input of this run"), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(dir.join("compile_commands.json")).expect("db").starts_with('['));
 }
 
 /// Budgets at their edges, absurd worker counts and an empty cache directory: each is either

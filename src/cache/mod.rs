@@ -321,6 +321,20 @@ pub struct Cache {
     warning: Mutex<Option<String>>,
 }
 
+/// Remove whatever stands at an entry's name inside the cache: a file, a link, or a directory or
+/// FIFO something else put there.
+fn remove_entry(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+}
+
 impl Cache {
     /// Open (creating it if needed) a cache directory. If it cannot be created or written, the
     /// cache is disabled and `warning()` says why.
@@ -428,7 +442,7 @@ impl Cache {
         self.rejected.fetch_add(1, Ordering::Relaxed);
         self.note(format!("drip: cache: rejected {}: {why}; rebuilding it", path.display()));
         // Best effort: the rebuilt value overwrites it anyway when it can be stored.
-        let _ = std::fs::remove_file(path);
+        remove_entry(path);
     }
 
     fn timed<T>(counter: &AtomicU64, f: impl FnOnce() -> T) -> T {
@@ -446,7 +460,16 @@ impl Cache {
         }
         Self::timed(&self.load_ns, || {
             let path = self.path(kind, name);
-            let file = crate::files::open(&path).ok()?;
+            let file = match crate::files::open(&path) {
+                Ok(f) => f,
+                // Something else at an entry's name (a directory, a FIFO): rejected, and removed
+                // so that the rebuilt entry can take its place.
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    self.reject(&path, &e.to_string());
+                    return None;
+                }
+                Err(_) => return None,
+            };
             match self.read_head(file, kind, name) {
                 Ok(e) => Some(e),
                 Err(why) => {
