@@ -608,3 +608,48 @@ fn entries_replaced_by_directories_and_fifos_are_healed() {
         next.stderr
     );
 }
+
+/// Makes directories immutable (`chattr +i`, which binds root too) and undoes it when dropped,
+/// whatever the test does in between.
+struct Immutable(Vec<PathBuf>);
+
+impl Immutable {
+    fn set(dirs: Vec<PathBuf>) -> Option<Immutable> {
+        let ok = Command::new("chattr").arg("+i").args(&dirs).status().is_ok_and(|s| s.success());
+        let guard = Immutable(dirs);
+        ok.then_some(guard)
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").args(&self.0).status();
+    }
+}
+
+/// A cache restored read-only (a CI job's cache step) is still read: the TUs and SCCs come from
+/// it, nothing is stored or swept, the output is the same, and stderr says why nothing is stored.
+#[test]
+fn a_read_only_cache_is_read() {
+    let dir = project("read-only");
+    let want = reference(&dir);
+    drip(&dir, &[]);
+    remove_run_record(&dir);
+    let cache = dir.join(".drip");
+    let mut dirs = vec![cache.clone()];
+    dirs.extend(["tu", "scc", "run"].iter().map(|k| cache.join(k)));
+    let Some(_guard) = Immutable::set(dirs) else {
+        eprintln!("a_read_only_cache_is_read: chattr +i is not supported here; not checked");
+        return;
+    };
+    let run = drip(&dir, &[]);
+    assert_same_output(&run, &want, "read-only");
+    assert_eq!(
+        run.cache,
+        CacheCounts { tus_loaded: 3, sccs_reused: FUNCTIONS, used: true, ..Default::default() },
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("cannot be written"), "{}", run.stderr);
+    assert!(!run.stderr.contains("could not be written"), "no store was tried: {}", run.stderr);
+}

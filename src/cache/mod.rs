@@ -14,8 +14,9 @@
 //! - Entries are written to a temporary file in the same directory and renamed into place, so a
 //!   reader sees a whole old entry or a whole new one, never a torn one, whatever runs in parallel
 //!   (two `drip check`s, a build's background extractor) or crashes.
-//! - A cache directory that cannot be created or written turns into one warning and a run
-//!   without caching (`CacheStats::disabled`); the cache never makes a run fail.
+//! - A cache directory that cannot be created turns into one warning and a run without caching
+//!   (`CacheStats::disabled`); one that exists but cannot be written is read and never written
+//!   (`writable`). The cache never makes a run fail.
 //! - The store knows nothing about what it stores: keys are computed by the owners of the data,
 //!   which decide what a value depends on.
 //!
@@ -303,6 +304,9 @@ pub struct CacheStats {
 pub struct Cache {
     dir: PathBuf,
     enabled: AtomicBool,
+    /// Entries can be stored (and stale ones swept); a cache that is only readable (a CI job that
+    /// restores it read-only) is still used for loading.
+    writable: AtomicBool,
     format: u64,
     tmp_counter: AtomicU64,
     rejected: AtomicUsize,
@@ -336,14 +340,32 @@ fn remove_entry(path: &Path) {
 }
 
 impl Cache {
-    /// Open (creating it if needed) a cache directory. If it cannot be created or written, the
-    /// cache is disabled and `warning()` says why.
+    /// Open (creating it if needed) a cache directory. If it cannot be created, the cache is
+    /// disabled; if it exists but cannot be written, it is only read. `warning()` says which.
     pub fn open(dir: &Path) -> Cache {
         let cache = Cache::new(dir.to_path_buf(), true);
         if let Err(e) = cache.prepare() {
-            cache.disable(format!("cannot use the cache directory {}: {e}; running without the cache", dir.display()));
+            if Kind::ALL.iter().all(|k| dir.join(k.dir()).is_dir()) {
+                // A cache that exists but cannot be written: read it, store nothing.
+                cache.writable.store(false, Ordering::Relaxed);
+                let mut w = cache.warning.lock().unwrap_or_else(|e| e.into_inner());
+                w.get_or_insert(format!(
+                    "the cache directory {} cannot be written ({e}): its entries are used, nothing new is stored",
+                    dir.display()
+                ));
+            } else {
+                cache.disable(format!(
+                    "cannot use the cache directory {}: {e}; running without the cache",
+                    dir.display()
+                ));
+            }
         }
         cache
+    }
+
+    /// Whether entries can be stored: enabled and not read-only.
+    fn writable(&self) -> bool {
+        self.enabled() && self.writable.load(Ordering::Relaxed)
     }
 
     /// A cache that stores and finds nothing (`--no-cache`).
@@ -355,6 +377,7 @@ impl Cache {
         Cache {
             dir,
             enabled: AtomicBool::new(enabled),
+            writable: AtomicBool::new(enabled),
             format: format_version(),
             tmp_counter: AtomicU64::new(0),
             rejected: AtomicUsize::new(0),
@@ -521,7 +544,7 @@ impl Cache {
     /// Write an entry atomically (temporary file, then rename). Returns whether it was stored; a
     /// failure is counted and noted, and never fails the run.
     pub fn write_entry(&self, kind: Kind, name: Digest, meta: &[u8], body: &[u8]) -> bool {
-        if !self.enabled() {
+        if !self.writable() {
             return false;
         }
         Self::timed(&self.store_ns, || {
@@ -567,7 +590,7 @@ impl Cache {
         meta: &M,
         body: &B,
     ) -> bool {
-        if !self.enabled() {
+        if !self.writable() {
             return false;
         }
         let encoded = Self::timed(&self.store_ns, || encode(body));
@@ -582,7 +605,7 @@ impl Cache {
 
     /// Store `meta`, serialised, and `body`, already encoded, as one entry.
     pub fn store_encoded<M: Serialize + ?Sized>(&self, kind: Kind, name: Digest, meta: &M, body: &[u8]) -> bool {
-        if !self.enabled() {
+        if !self.writable() {
             return false;
         }
         match Self::timed(&self.store_ns, || encode(meta)) {
@@ -597,7 +620,7 @@ impl Cache {
     /// Delete the entries of `kind` whose names are not in `live` and that were neither used nor
     /// written for `GRACE`, and temporary files left by crashed writers. Best effort.
     pub fn sweep(&self, kind: Kind, live: &HashSet<Digest>) {
-        if !self.enabled() {
+        if !self.writable() {
             return;
         }
         let Ok(entries) = std::fs::read_dir(self.dir.join(kind.dir())) else { return };
