@@ -72,7 +72,7 @@ pub enum Invocation {
     Skip(SkipReason),
 }
 
-use crate::frontend::args::TAKES_VALUE;
+use crate::frontend::args::takes_value;
 
 /// Options that make the driver print something and stop, or print what it would run.
 fn is_probe_flag(a: &str) -> bool {
@@ -231,7 +231,7 @@ pub fn classify(argv: &[String]) -> Invocation {
                 output = Some((i, v.to_string()));
                 output_len = 1;
             }
-            i += if TAKES_VALUE.contains(&a) { 2 } else { 1 };
+            i += if takes_value(a) { 2 } else { 1 };
             continue;
         }
         // "-" is standard input; everything else that is not an option is an input file.
@@ -308,7 +308,7 @@ pub fn classify(argv: &[String]) -> Invocation {
             }
             arguments.push(argv[j].clone());
             // Keep an option's value with it, so a value is never mistaken for an input above.
-            if TAKES_VALUE.contains(&argv[j].as_str()) && j + 1 < argv.len() {
+            if takes_value(&argv[j]) && j + 1 < argv.len() {
                 arguments.push(argv[j + 1].clone());
                 j += 2;
                 continue;

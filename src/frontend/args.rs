@@ -10,103 +10,79 @@
 //! target, macros, include paths, `-f`/`-m` semantics) is kept. An option the lists below do not
 //! know is left out, with its value when it takes one.
 
-/// Options whose value is the next argument (`-o out`, `-I dir`, `-x c`…). Their attached forms
+/// Options whose value is the next argument (`-o out`, `-I dir`, `-x c`…), and whether the pair
+/// is handed to libclang (language, macros, include paths, target, sysroot). Their attached forms
 /// (`-Idir`, `-DX=1`, `-xc`) are single arguments and need no entry here. `drip capture`'s
-/// classifier reads the same table.
-pub const TAKES_VALUE: &[&str] = &[
-    "-o",
-    "-x",
-    "-I",
-    "-D",
-    "-U",
-    "-include",
-    "-imacros",
-    "-isystem",
-    "-idirafter",
-    "-iprefix",
-    "-iwithprefix",
-    "-iwithprefixbefore",
-    "-isysroot",
-    "-iquote",
-    "-imultilib",
-    "-iframework",
-    "-iwithsysroot",
-    "-cxx-isystem",
-    "-ivfsoverlay",
-    "-MF",
-    "-MT",
-    "-MQ",
-    "-MJ",
-    "-L",
-    "-l",
-    "-T",
-    "-u",
-    "-z",
-    "-e",
-    "-A",
-    "-B",
-    "-F",
-    "-aux-info",
-    "--param",
-    "-Xlinker",
-    "-Xassembler",
-    "-Xpreprocessor",
-    "-Xclang",
-    "-Xanalyzer",
-    "-Xopenmp-target",
-    "-mllvm",
-    "-target",
-    "-arch",
-    "-gcc-toolchain",
-    "-resource-dir",
-    "-working-directory",
-    "-include-pch",
-    "-dumpbase",
-    "-dumpdir",
-    "-dumpbase-ext",
-    "-wrapper",
-    "--sysroot",
-    "--serialize-diagnostics",
-    "--output",
-    "--include-directory",
-    "--define-macro",
-    "--undefine-macro",
-    "--language",
-    "--config",
-    "-framework",
-    "-rpath",
-    "-G",
+/// classifier reads the same table (`takes_value`).
+const SEPARATE_VALUE: &[(&str, bool)] = &[
+    ("-o", false),
+    ("-x", true),
+    ("-I", true),
+    ("-D", true),
+    ("-U", true),
+    ("-include", true),
+    ("-imacros", true),
+    ("-isystem", true),
+    ("-idirafter", true),
+    ("-iprefix", true),
+    ("-iwithprefix", true),
+    ("-iwithprefixbefore", true),
+    ("-isysroot", true),
+    ("-iquote", true),
+    ("-imultilib", true),
+    ("-iframework", true),
+    ("-iwithsysroot", true),
+    ("-cxx-isystem", false),
+    ("-ivfsoverlay", false),
+    ("-MF", false),
+    ("-MT", false),
+    ("-MQ", false),
+    ("-MJ", false),
+    ("-L", false),
+    ("-l", false),
+    ("-T", false),
+    ("-u", false),
+    ("-z", false),
+    ("-e", false),
+    ("-A", true),
+    ("-B", false),
+    ("-F", true),
+    ("-aux-info", false),
+    ("--param", false),
+    ("-Xlinker", false),
+    ("-Xassembler", false),
+    ("-Xpreprocessor", false),
+    ("-Xclang", false),
+    ("-Xanalyzer", false),
+    ("-Xopenmp-target", false),
+    ("-mllvm", false),
+    ("-target", true),
+    ("-arch", true),
+    ("-gcc-toolchain", false),
+    ("-resource-dir", false),
+    ("-working-directory", false),
+    ("-include-pch", false),
+    ("-dumpbase", false),
+    ("-dumpdir", false),
+    ("-dumpbase-ext", false),
+    ("-wrapper", false),
+    ("--sysroot", true),
+    ("--serialize-diagnostics", false),
+    ("--output", false),
+    ("--include-directory", true),
+    ("--define-macro", true),
+    ("--undefine-macro", true),
+    ("--language", true),
+    ("--config", false),
+    ("-framework", false),
+    ("-rpath", false),
+    ("-G", false),
 ];
 
-/// Options with a separate value that are handed on, with their value: language, macros,
-/// include paths, target and sysroot.
-const KEEP_WITH_VALUE: &[&str] = &[
-    "-x",
-    "-I",
-    "-D",
-    "-U",
-    "-include",
-    "-imacros",
-    "-isystem",
-    "-idirafter",
-    "-iprefix",
-    "-iwithprefix",
-    "-iwithprefixbefore",
-    "-isysroot",
-    "-iquote",
-    "-imultilib",
-    "-iframework",
-    "-iwithsysroot",
-    "-A",
-    "-F",
-    "-target",
-    "-arch",
-    "--sysroot",
-    "--include-directory",
-    "--define-macro",
-    "--undefine-macro",
-    "--language",
-];
+/// Whether option `a` takes the next argument as its value.
+pub fn takes_value(a: &str) -> bool {
+    SEPARATE_VALUE.iter().any(|(o, _)| *o == a)
+}
 
 /// Attached forms handed on (`-DX=1`, `-Iinc`, `-std=gnu11`, `--target=…`).
 const KEEP_PREFIX: &[&str] = &[
@@ -220,10 +196,10 @@ pub fn compile_argv(cmd: &crate::compdb::CompileCommand) -> (Vec<String>, Vec<St
             i += 1;
             continue;
         }
-        if TAKES_VALUE.contains(&a) {
+        if let Some(&(_, keep)) = SEPARATE_VALUE.iter().find(|(o, _)| *o == a) {
             let value = args.get(i);
             i += 1;
-            if KEEP_WITH_VALUE.contains(&a) {
+            if keep {
                 out.push(a.to_string());
                 out.extend(value.cloned());
             } else {
