@@ -155,17 +155,23 @@ impl Summary {
             RetEffect::Fresh(_) => return None,
             RetEffect::ArgAlias(i) => s.returns_param = Some(i),
         }
+        let mut heap: Vec<(usize, Arc<str>, PathFate)> = Vec::new();
         for &(i, effect) in lib.args {
             let fate = match effect {
-                ArgEffect::Frees => ParamFate::Frees,
+                ArgEffect::Frees => {
+                    // What the freed object held is lost with it, as the row's model says.
+                    heap.push((i, Arc::from(crate::cfg::OTHER_PATH_TEXT), PathFate::Lost));
+                    ParamFate::Frees
+                }
                 libmodel::FREES_ON_SUCCESS => ParamFate::Reallocs { size: None },
                 ArgEffect::Keeps => ParamFate::Escapes,
                 _ => return None,
             };
             *s.params.get_mut(i)? = fate;
         }
-        // What the row does not list, it only reads; nothing below the arguments is touched.
+        // What the row does not list, it only reads; nothing else below the arguments is touched.
         s.heap_pure = true;
+        s.heap = heap.into();
         Some(s)
     }
 

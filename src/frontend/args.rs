@@ -118,6 +118,7 @@ const KEEP_PREFIX: &[&str] = &[
 /// `-c` is every entry's mode and harmless to a parse.
 const KEEP_EXACT: &[&str] = &[
     "-c",
+    "-O",
     "-ansi",
     "-pthread",
     "-nostdinc",
