@@ -1441,7 +1441,14 @@ impl<'a> FnCx<'a> {
         let (x, op, k) = match kind {
             CondKind::Truthy(op) => match op.local() {
                 Some(x) => (x, CmpOp::Ne, 0),
-                None => return self.pure_key(kind, node, idx),
+                None => {
+                    // `*outp = realloc(..); if (*outp == NULL)`: the test is the call's success,
+                    // or a printed path could say the call failed and its result is non-NULL.
+                    if let Some(c) = self.stored_result(op, node, idx, CmpOp::Ne, 0) {
+                        return c;
+                    }
+                    return self.pure_key(kind, node, idx);
+                }
             },
             CondKind::Cmp(op, a, b) => match (a, b) {
                 (a, Operand::Const(k)) if a.local().is_some() => (a.local().unwrap_or(LocalId(0)), *op, *k),
@@ -1460,6 +1467,28 @@ impl<'a> FnCx<'a> {
             }
         }
         self.pure_key(kind, node, idx)
+    }
+
+    /// The success of the call whose result was stored into the non-local place `op` by the
+    /// statement just before the test, in the same block with nothing between that could write
+    /// memory or the place's root (only assignments to other locals), tested by `op cmp k`.
+    fn stored_result(&self, op: &Operand, node: DagNode, idx: usize, cmp: CmpOp, k: i64) -> Option<CondClass> {
+        let Operand::Place(place) = op else { return None };
+        let root = place.root_local();
+        let stmts = self.stmts_of(node);
+        for &sid in stmts[..idx.min(stmts.len())].iter().rev() {
+            match self.func.stmt(sid) {
+                Stmt::Call { dst: Some(d), .. } if d == place => {
+                    let success = self.model(sid).and_then(call_success)?;
+                    let s = success.eval_cmp_on_success(cmp, k)?;
+                    let f = success.eval_cmp_on_failure(cmp, k)?;
+                    return (s != f).then_some(CondClass::Success { stmt: sid, then_on_success: s });
+                }
+                Stmt::Assign { dst: Place::Local(l), .. } if Some(*l) != root => {}
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// A key that identifies a test of locals that have not changed: two tests with the same key
