@@ -116,6 +116,10 @@ struct DefSets {
     /// The sets of one definition, by that definition in one word: most sets are, and finding
     /// them does not hash a slice.
     singles: HashMap<u64, u32>,
+    /// Bytes the sets take (for the function's size budget).
+    bytes: usize,
+    /// Answers given past the function's budget (`unknown`).
+    unknowns: u32,
 }
 
 impl DefSets {
@@ -135,6 +139,8 @@ impl DefSets {
             return *id;
         }
         let id = self.sets.len() as u32;
+        // The slice, the `Rc` counts, and a map entry.
+        self.bytes += std::mem::size_of_val(defs) + 48;
         let set: std::rc::Rc<[Def]> = std::rc::Rc::from(defs);
         self.sets.push(set.clone());
         match single {
@@ -146,6 +152,13 @@ impl DefSets {
 
     fn get(&self, id: u32) -> std::rc::Rc<[Def]> {
         self.sets[id as usize].clone()
+    }
+
+    /// The answer past the function's budget: a set equal to no other (a definition of its
+    /// own, like a later iteration's), so nothing correlates with it and it is no constant.
+    fn unknown(&mut self) -> u32 {
+        self.unknowns += 1;
+        self.intern(&[Def::Later { copy: DagNode(u32::MAX - self.unknowns) }])
     }
 }
 
@@ -211,10 +224,8 @@ pub const OTHER_PATH_TEXT: &str = "*?";
 pub struct FnCx<'a> {
     pub func: &'a Function,
     pub dag: Dag,
-    /// When this function's time budget runs out (`fastcheck::Config::max_function_time`), and
-    /// whether some pass hit it.
-    pub deadline: Option<std::time::Instant>,
-    timed_out: std::cell::Cell<bool>,
+    /// The work budget of this function's check (time and size), shared by every pass over it.
+    pub budget: std::sync::Arc<crate::budget::Budget>,
     /// Locals whose value flow is tracked: scalars whose address is never taken (except to
     /// receive an allocation through a modelled out-parameter), and that are not `static`.
     pub tracked: Vec<bool>,
@@ -233,6 +244,8 @@ pub struct FnCx<'a> {
     pub groups: Vec<Vec<AtomId>>,
     /// Reaching definitions at each node's entry, per local asked about (ids into `DefSets`).
     rd_memo: RefCell<(DefSets, HashMap<LocalId, Vec<u32>>)>,
+    /// The constant each local asked about holds at each node's entry (`constant_at_entry`).
+    const_memo: RefCell<HashMap<LocalId, Vec<Option<Option<i64>>>>>,
     /// Atoms that test "parameter x is non-zero" on its entry value (for flag-guarded frees).
     pub param_tests: Vec<(AtomId, LocalId)>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
@@ -364,8 +377,7 @@ impl<'a> FnCx<'a> {
         let mut cx = FnCx {
             func,
             dag,
-            deadline: None,
-            timed_out: std::cell::Cell::new(false),
+            budget: std::sync::Arc::new(crate::budget::Budget::unlimited()),
             tracked,
             addr_temps,
             n_atoms: 0,
@@ -373,6 +385,7 @@ impl<'a> FnCx<'a> {
             flag_atom: HashMap::new(),
             groups: Vec::new(),
             rd_memo: RefCell::new((DefSets::default(), HashMap::new())),
+            const_memo: RefCell::new(HashMap::new()),
             param_tests: Vec::new(),
             models,
             paths: std::cell::OnceCell::new(),
@@ -485,14 +498,8 @@ impl<'a> FnCx<'a> {
     /// Record that a pass over this function ran out of time.
     pub fn note_timeout(&self, hit: bool) {
         if hit {
-            self.timed_out.set(true);
+            self.budget.note_time();
         }
-    }
-
-    /// Some pass over this function ran out of time: its undecided sites are over budget and
-    /// its summary conservative.
-    pub fn timed_out(&self) -> bool {
-        self.timed_out.get()
     }
 
     /// What the flow-insensitive prechecks say of each parameter
@@ -606,6 +613,14 @@ impl<'a> FnCx<'a> {
         let mut memo = self.rd_memo.borrow_mut();
         let (sets, by_local) = &mut *memo;
         let n = self.dag.len();
+        // Past the budget, no new memo and no more search: an answer that says nothing.
+        if self.budget.tick() || (!by_local.contains_key(&x) && self.budget.grow(4 * n)) {
+            return by_local
+                .get(&x)
+                .map(|at| at[node.index()])
+                .filter(|&id| id != UNKNOWN)
+                .unwrap_or_else(|| sets.unknown());
+        }
         let at = by_local.entry(x).or_insert_with(|| vec![UNKNOWN; n]);
         if at[node.index()] != UNKNOWN {
             return at[node.index()];
@@ -624,6 +639,10 @@ impl<'a> FnCx<'a> {
             if at[v.index()] != UNKNOWN {
                 stack.pop();
                 continue;
+            }
+            // What was computed so far is kept: each entry is exact.
+            if self.budget.tick() {
+                return sets.unknown();
             }
             let preds = &self.dag.preds[v.index()];
             let mut waiting = false;
@@ -665,7 +684,12 @@ impl<'a> FnCx<'a> {
                         }
                         union.sort_unstable();
                         union.dedup();
-                        sets.intern(&union)
+                        let before = sets.bytes;
+                        let id = sets.intern(&union);
+                        if self.budget.grow(sets.bytes - before) {
+                            return sets.unknown();
+                        }
+                        id
                     }
                 }
             };
@@ -1289,26 +1313,92 @@ impl<'a> FnCx<'a> {
             Operand::Const(k) => Some(*k),
             // Reaching definitions only for locals that are assigned a constant somewhere.
             Operand::Place(Place::Local(x)) if self.is_tracked(*x) && self.const_assigned[x.index()] => {
-                let defs = self.reaching_defs(*x, node, idx);
-                let mut value = None;
-                for d in defs.iter() {
-                    let Def::At { node: dn, idx } = *d else { return None };
-                    let sid = self.stmts_of(dn)[idx as usize];
-                    let k = match self.func.stmt(sid) {
-                        Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } => *k,
-                        // A callee whose every return is this constant (`Summary::ret_const`).
-                        Stmt::Call { .. } => self.model(sid).and_then(|m| m.ret_const)?,
-                        _ => return None,
-                    };
-                    if value.is_some_and(|v| v != k) {
-                        return None;
-                    }
-                    value = Some(k);
+                match self.last_def_before(*x, node, idx) {
+                    Some(i) => self.defined_constant(node, i),
+                    None => self.constant_at_entry(*x, node),
                 }
-                value
             }
             _ => None,
         }
+    }
+
+    /// The constant statement `idx` of `node` assigns (a constant, or a call to a callee whose
+    /// every return is this constant: `Summary::ret_const`).
+    fn defined_constant(&self, node: DagNode, idx: u32) -> Option<i64> {
+        let sid = self.stmts_of(node)[idx as usize];
+        match self.func.stmt(sid) {
+            Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } => Some(*k),
+            Stmt::Call { .. } => self.model(sid).and_then(|m| m.ret_const),
+            _ => None,
+        }
+    }
+
+    /// The constant `x` holds on entry to `node`: the one value of all its reaching definitions
+    /// (`defs_at_entry`), computed as that value directly, backwards on demand like
+    /// `defs_at_entry` but without building the sets. Why: after `n` joins a local assigned in
+    /// `n` branches (`if (..) s += i;` repeated) reaches with `n` definitions, and the sets of
+    /// every join took memory quadratic in the function's length; a constant takes one word.
+    fn constant_at_entry(&self, x: LocalId, node: DagNode) -> Option<i64> {
+        /// Not computed yet; otherwise `Some(value)` (`None`: not one constant).
+        const UNKNOWN: Option<Option<i64>> = None;
+        let mut memo = self.const_memo.borrow_mut();
+        let n = self.dag.len();
+        // Past the budget: no constant (the branches it would fold stay open).
+        if self.budget.tick() || (!memo.contains_key(&x) && self.budget.grow(n * std::mem::size_of_val(&UNKNOWN))) {
+            return memo.get(&x).and_then(|at| at[node.index()]).flatten();
+        }
+        let at = memo.entry(x).or_insert_with(|| vec![UNKNOWN; n]);
+        if let Some(k) = at[node.index()] {
+            return k;
+        }
+        let defined = self.local_defs.of(x.index());
+        let def_in = |v: DagNode| -> Option<u32> {
+            defined.binary_search_by_key(&self.dag.block[v.index()], |d| d.0).ok().map(|j| defined[j].1)
+        };
+        let mut stack = vec![node];
+        while let Some(&v) = stack.last() {
+            if at[v.index()].is_some() {
+                stack.pop();
+                continue;
+            }
+            if self.budget.tick() {
+                return None;
+            }
+            let preds = &self.dag.preds[v.index()];
+            let mut waiting = false;
+            for p in preds {
+                if def_in(*p).is_none() && at[p.index()].is_none() {
+                    stack.push(*p);
+                    waiting = true;
+                }
+            }
+            if waiting {
+                continue;
+            }
+            // As `defs_at_entry`: the loop's later iteration (`Def::Later`) and the entry value
+            // (no predecessors) are no constant.
+            let exit = |p: DagNode| -> Option<i64> {
+                if self.dag.kills(p, v).contains(&x) {
+                    return None;
+                }
+                match def_in(p) {
+                    Some(i) => self.defined_constant(p, i),
+                    None => at[p.index()].flatten(),
+                }
+            };
+            let mut value = None;
+            for (i, p) in preds.iter().enumerate() {
+                let k = exit(*p);
+                if k.is_none() || (i > 0 && k != value) {
+                    value = None;
+                    break;
+                }
+                value = k;
+            }
+            at[v.index()] = Some(value);
+            stack.pop();
+        }
+        at[node.index()].flatten()
     }
 
     /// The key of a branch on a temporary the front end computed from locals and constants by an

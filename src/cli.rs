@@ -441,6 +441,21 @@ fn run(args: &Args) -> i32 {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
         }
     }
+    if !out.over_size_functions.is_empty() {
+        let n = out.over_size_functions.len();
+        let shown = if args.verbose { n } else { n.min(5) };
+        eprintln!(
+            "drip: warning: {n} function{} ran out of the memory budget ({} MiB, budget function-memory-mb); their undecided allocation sites are over budget and their summaries conservative:",
+            if n == 1 { "" } else { "s" },
+            budgets.function_memory_mb
+        );
+        for f in &out.over_size_functions[..shown] {
+            eprintln!("drip:   {f}");
+        }
+        if shown < n {
+            eprintln!("drip:   … and {} more (-v lists them)", n - shown);
+        }
+    }
     if args.verbose && !out.library_contracts.is_empty() {
         eprintln!(
             "drip: note: the program defines {}: callers see the C library's contract, and the definitions are checked as functions of their own",
@@ -473,6 +488,7 @@ fn run(args: &Args) -> i32 {
         sources: out.sources,
         sites_over_budget: out.over_budget,
         functions_over_time: out.timed_out_functions.len(),
+        functions_over_size: out.over_size_functions.len(),
         budgets: budgets.clone(),
         sites_unknown_callee: out.sites_unknown_callee,
         functions_irreducible: out.functions_irreducible,
@@ -509,7 +525,11 @@ fn run(args: &Args) -> i32 {
     // The result of a run that completed without internal errors, failed TUs or functions out of
     // time (whose result depends on the machine's speed), all of whose TUs are cached, can be
     // replayed by the next run if nothing changes.
-    if out.internal_errors.is_empty() && fe.tus_failed == 0 && out.timed_out_functions.is_empty() {
+    if out.internal_errors.is_empty()
+        && fe.tus_failed == 0
+        && out.timed_out_functions.is_empty()
+        && out.over_size_functions.is_empty()
+    {
         let key = env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
         if let Some((slot, key)) = run_slot.zip(key) {
             let rec = reuse::RunRecord {
@@ -532,7 +552,12 @@ fn run(args: &Args) -> i32 {
     }
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
-    let notes = notifications(&stats, &fe.failures, &out.internal_errors, &out.timed_out_functions);
+    let notes = notifications(
+        &stats,
+        &fe.failures,
+        &out.internal_errors,
+        [&out.timed_out_functions[..], &out.over_size_functions[..]],
+    );
     if let Err(code) = report_output(args, write_output(args, &out.diagnostics, &stats, &notes, &cwd)) {
         return code;
     }
@@ -581,7 +606,7 @@ fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
     // Only runs without failed TUs, internal errors or functions out of time are recorded.
-    let notes = notifications(&stats, &[], &[], &[]);
+    let notes = notifications(&stats, &[], &[], [&[], &[]]);
     if let Err(code) = report_output(args, write_output(args, &rec.diagnostics, &stats, &notes, cwd)) {
         return code;
     }
@@ -612,7 +637,7 @@ fn notifications(
     stats: &Stats,
     failures: &[String],
     internal_errors: &[String],
-    timed_out: &[String],
+    [timed_out, over_size]: [&[String]; 2],
 ) -> Vec<Notification> {
     let mut out = Vec::new();
     let mut add = |level, id, message: String| out.push(Notification { level, id, message });
@@ -621,6 +646,16 @@ fn notifications(
     }
     for e in internal_errors {
         add(NotificationLevel::Error, "internal-error", e.clone());
+    }
+    for f in over_size {
+        add(
+            NotificationLevel::Warning,
+            "memory-budget",
+            format!(
+                "{f}: ran out of the memory budget ({} MiB); its undecided allocation sites are over budget",
+                stats.budgets.function_memory_mb
+            ),
+        );
     }
     for f in timed_out {
         add(
@@ -807,8 +842,8 @@ fn print_stats(s: &Stats) {
     let b = &s.budgets;
     let _ = writeln!(
         e,
-        "  budgets hit         {} functions over {} ms, {} sites over budget ({} formula nodes per site, {} SAT conflicts), {} cycles over {} rounds",
-        s.functions_over_time, b.function_time_ms, s.sites_over_budget, b.guard_nodes_per_site, b.sat_conflicts, s.scc_budget_hits, b.scc_rounds
+        "  budgets hit         {} functions over {} ms, {} functions over {} MiB, {} sites over budget ({} formula nodes per site, {} SAT conflicts), {} cycles over {} rounds",
+        s.functions_over_time, b.function_time_ms, s.functions_over_size, b.function_memory_mb, s.sites_over_budget, b.guard_nodes_per_site, b.sat_conflicts, s.scc_budget_hits, b.scc_rounds
     );
     let _ = writeln!(
         e,

@@ -44,6 +44,8 @@ pub struct Stats {
     pub sites_over_budget: usize,
     /// Functions whose check ran out of its time budget.
     pub functions_over_time: usize,
+    /// Functions whose check ran out of its memory budget (`function-memory-mb`).
+    pub functions_over_size: usize,
     /// The budgets this run used.
     pub budgets: crate::settings::Budgets,
     /// Sites whose cell is passed to a callee that is neither modelled nor analysed, which gets
@@ -150,6 +152,8 @@ pub struct AnalysisOutput {
     pub library_contracts: Vec<String>,
     /// Functions whose check ran out of time (`file:line: name`), sorted.
     pub timed_out_functions: Vec<String>,
+    /// Functions whose check ran out of its memory budget (`file:line: name`), sorted.
+    pub over_size_functions: Vec<String>,
 }
 
 struct FnResult {
@@ -183,12 +187,14 @@ pub fn analyze(
             if panic_in.as_deref() == Some(func.name.as_str()) {
                 panic!("DRIP_DEBUG_PANIC_IN asked for a panic here");
             }
+            // One budget for every phase of this function's check, from here on.
             let deadline = config.max_function_time.map(|d| std::time::Instant::now() + d);
+            let budget = std::sync::Arc::new(crate::budget::Budget::new(deadline, config.max_function_bytes));
             let models = cfg::call_models(i, func, &summaries, provisional);
             // The flow-insensitive prechecks decide most functions: no allocation, and nothing
             // below or in a parameter that only a path-sensitive pass can classify.
             let mut cx = FnCx::prepare(func, models);
-            cx.deadline = deadline;
+            cx.budget = budget;
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome {
@@ -197,6 +203,7 @@ pub fn analyze(
                         counts: SiteCounts::default(),
                         irreducible: false,
                         timed_out: false,
+                        over_size: false,
                     },
                     timings: Timings::default(),
                 };
@@ -213,7 +220,8 @@ pub fn analyze(
                 diagnostics,
                 counts: SiteCounts::of(&verdicts),
                 irreducible: cx.dag.dropped_edges > 0,
-                timed_out: cx.timed_out(),
+                timed_out: cx.budget.hit() == Some(crate::budget::Hit::Time),
+                over_size: cx.budget.hit() == Some(crate::budget::Hit::Size),
             };
             FnResult { out, timings }
         };
@@ -310,6 +318,7 @@ pub fn analyze(
         undefined_functions: graph.undefined.clone(),
         library_contracts: summaries.contract_kept(),
         timed_out_functions: Vec::new(),
+        over_size_functions: Vec::new(),
         scc_budget_hits,
     };
     // Per category, in `Category::ALL` order: summed here rather than in the map, which every
@@ -319,10 +328,15 @@ pub fn analyze(
         let Some(r) = r else { continue };
         match r {
             Ok(fr) => {
-                if fr.out.timed_out {
+                if fr.out.timed_out || fr.out.over_size {
                     let f = &program.functions[i];
                     let loc = at.src(f.loc);
-                    out.timed_out_functions.push(format!("{}:{}: {}", loc.file, loc.line, f.name));
+                    let named = format!("{}:{}: {}", loc.file, loc.line, f.name);
+                    if fr.out.timed_out {
+                        out.timed_out_functions.push(named);
+                    } else {
+                        out.over_size_functions.push(named);
+                    }
                 }
                 let c = &fr.out.counts;
                 out.functions_analysed += 1;
@@ -344,6 +358,7 @@ pub fn analyze(
     out.categories = Category::ALL.iter().map(|c| c.id()).zip(categories).collect();
     diag::sort(&mut out.diagnostics);
     out.timed_out_functions.sort();
+    out.over_size_functions.sort();
     out
 }
 
@@ -732,6 +747,7 @@ mod tests {
                 counts: SiteCounts::default(),
                 irreducible: false,
                 timed_out: false,
+                over_size: false,
             },
             timings: Timings::default(),
         })

@@ -52,6 +52,10 @@ pub struct Config {
     /// the sites not yet decided are over budget and the summary is conservative. `None`: no
     /// limit.
     pub max_function_time: Option<std::time::Duration>,
+    /// Bytes one function's check may keep in the tables that can grow faster than the
+    /// function (reaching definitions, per-local memos: `budget::Budget::grow`); past it, as
+    /// past its time. `None`: no limit.
+    pub max_function_bytes: Option<u64>,
 }
 
 impl Config {
@@ -62,6 +66,7 @@ impl Config {
             sat_conflicts: 100_000,
             max_scc_rounds: 4,
             max_function_time: Some(std::time::Duration::from_secs(60)),
+            max_function_bytes: Some(512 << 20),
         }
     }
 }
@@ -403,7 +408,7 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
     // A check's arena ends at a few nodes per DAG node: sized for that, it is not rehashed on
     // the way.
     let mut guards = Guards::with_capacity(config.max_guard_nodes_entry, 4 * cx.dag.len());
-    guards.set_deadline(cx.deadline);
+    guards.set_budget(cx.budget.clone());
     for g in &cx.groups {
         guards.declare_exactly_one(g[0].0, g);
     }
@@ -474,6 +479,7 @@ fn check_sites(
         prepared.push(p);
     }
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    solver.set_budget(cx.budget.clone());
     let started = std::time::Instant::now();
     let any_inside = prepared
         .iter()
@@ -870,12 +876,8 @@ fn judge_site(
         return verdict;
     }
     let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free) && !e.weak).collect();
-    let mut pair_guards = Vec::new();
-    for i in 0..frees.len() {
-        for j in i + 1..frees.len() {
-            pair_guards.push((i, j));
-        }
-    }
+    // Pairs in order, made as they are asked: n frees are n²/2 pairs, too many to list first.
+    let pair_guards = (0..frees.len()).flat_map(|i| (i + 1..frees.len()).map(move |j| (i, j)));
 
     let sat_started = std::time::Instant::now();
     timings.value_flow += sat_started - started;
@@ -910,7 +912,13 @@ fn judge_site(
                 break;
             }
             Answer::Unsat => {}
-            Answer::Unknown => unknown = true,
+            Answer::Unknown => {
+                unknown = true;
+                // Out of budget, every later pair is unknown too.
+                if cx.budget.over() {
+                    break;
+                }
+            }
         }
     }
     for (index, when, lit) in flag_lits {
@@ -1458,8 +1466,10 @@ pub fn returned_constant(func: &crate::ir::Function) -> Option<i64> {
 /// solver for a summary's passes.
 fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
     let mut guards = Guards::with_capacity(config.max_guard_nodes_per_site, 2 * cx.dag.len());
-    guards.set_deadline(cx.deadline);
-    (guards, Solver::new(&cx.groups, config.sat_conflicts))
+    guards.set_budget(cx.budget.clone());
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    solver.set_budget(cx.budget.clone());
+    (guards, solver)
 }
 
 /// The summary of a function that allocates nothing, decided by the flow-insensitive prechecks

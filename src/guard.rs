@@ -86,8 +86,8 @@ pub struct Guards {
     group_of: HashMap<AtomId, (u32, u32)>,
     max_nodes: usize,
     over_budget: bool,
-    /// The function's time budget: past it, every new node is refused, for good.
-    deadline: Option<std::time::Instant>,
+    /// The function's work budget (time and size): past it, every new node is refused, for good.
+    budget: Option<std::sync::Arc<crate::budget::Budget>>,
     timed_out: bool,
     /// Calls of `tick` since the clock was last read.
     ticks: u32,
@@ -156,7 +156,7 @@ impl Guards {
             // FALSE and TRUE exist whatever the budget: every formula may name them.
             max_nodes: usize::MAX,
             over_budget: false,
-            deadline: None,
+            budget: None,
             timed_out: false,
             ticks: 0,
         };
@@ -194,7 +194,7 @@ impl Guards {
     }
 
     pub fn over_budget(&self) -> bool {
-        self.over_budget
+        self.over_budget || self.budget.as_ref().is_some_and(|b| b.over())
     }
 
     /// Allow the arena `more` nodes beyond those it has (a per-site budget on a shared arena);
@@ -208,15 +208,16 @@ impl Guards {
         self.over_budget = self.timed_out;
     }
 
-    /// Stop building formulas at `deadline`: from then on the arena behaves as over budget, so
-    /// every site and summary pass still running concludes nothing (and says so).
-    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
-        self.deadline = deadline;
+    /// Stop building formulas when the function's `budget` runs out (in this arena or in any
+    /// other pass over the function): from then on the arena behaves as over budget, so every
+    /// site and summary pass still running concludes nothing (and says so).
+    pub fn set_budget(&mut self, budget: std::sync::Arc<crate::budget::Budget>) {
+        self.budget = Some(budget);
     }
 
-    /// The time budget ran out.
+    /// The function's budget (time or size) ran out.
     pub fn timed_out(&self) -> bool {
-        self.timed_out
+        self.timed_out || self.budget.as_ref().is_some_and(|b| b.over())
     }
 
     /// Look at the clock now and then (a flow pass calls this once per node it visits; new
@@ -227,7 +228,7 @@ impl Guards {
             return;
         }
         self.ticks = 0;
-        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if self.budget.as_ref().is_some_and(|b| b.check_clock()) {
             self.timed_out = true;
             self.over_budget = true;
         }
@@ -773,7 +774,7 @@ mod tests {
     fn a_deadline_in_the_past_refuses_new_nodes_for_good() {
         let mut g = Guards::new(1_000_000);
         let a = g.lit(AtomId(0), true);
-        g.set_deadline(Some(std::time::Instant::now()));
+        g.set_budget(std::sync::Arc::new(crate::budget::Budget::new(Some(std::time::Instant::now()), None)));
         let mut n = 1;
         while !g.over_budget() {
             g.lit(AtomId(n), true);

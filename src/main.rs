@@ -15,6 +15,7 @@ macro_rules! eprintln {
 }
 
 mod alias;
+mod budget;
 mod cache;
 mod callgraph;
 mod capture;

@@ -88,6 +88,8 @@ pub struct Outcome {
     /// The check ran out of its time budget: what it concluded depends on the machine's speed,
     /// so it is never stored for reuse.
     pub timed_out: bool,
+    /// The check ran out of its memory budget: not stored either, so every run names it again.
+    pub over_size: bool,
 }
 
 /// A summary with its one location's file as a path. The `FileId` of that location is the one
@@ -330,6 +332,7 @@ impl<'a> SccReuse<'a> {
                     counts: SiteCounts::clone(&m.counts),
                     irreducible: m.irreducible,
                     timed_out: false,
+                    over_size: false,
                 },
             ));
         }
@@ -343,10 +346,10 @@ impl<'a> SccReuse<'a> {
         let Some(key) = key else { return };
         let mut members = Vec::with_capacity(outcomes.len());
         for (&i, (j, o)) in scc.members.iter().zip(outcomes) {
-            // An internal error or a time budget hit: nothing to store, and the SCC is checked
+            // An internal error or a budget hit: nothing to store, and the SCC is checked
             // again next time.
             let (true, Some(o)) = (i == *j, o) else { return };
-            if o.timed_out {
+            if o.timed_out || o.over_size {
                 return;
             }
             let origin_file = o.summary.origin.as_ref().and_then(|g| self.program.file(g.loc.file));

@@ -62,6 +62,8 @@ pub struct Solver<'g> {
     groups: &'g [Vec<AtomId>],
     group_of: HashMap<AtomId, usize>,
     groups_added: Vec<bool>,
+    /// The function's work budget: past it, every query is `Unknown` without a search.
+    budget: Option<std::sync::Arc<crate::budget::Budget>>,
 }
 
 impl<'g> Solver<'g> {
@@ -87,7 +89,14 @@ impl<'g> Solver<'g> {
             groups,
             group_of,
             groups_added: vec![false; groups.len()],
+            budget: None,
         }
+    }
+
+    /// Answer `Unknown` to every query once the function's `budget` has run out: a query costs
+    /// far more than reading the clock, so each one looks.
+    pub fn set_budget(&mut self, budget: std::sync::Arc<crate::budget::Budget>) {
+        self.budget = Some(budget);
     }
 
     fn add_group(&mut self, gi: usize) {
@@ -240,6 +249,9 @@ impl<'g> Solver<'g> {
 
     /// Is there an assignment where every `(guard, value)` holds?
     pub fn check(&mut self, guards: &Guards, wanted: &[(GuardId, bool)]) -> Answer {
+        if self.budget.as_ref().is_some_and(|b| b.check_clock()) {
+            return Answer::Unknown;
+        }
         self.queries += 1;
         let mut assumps = Vec::with_capacity(wanted.len());
         for (g, v) in wanted {

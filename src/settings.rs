@@ -19,6 +19,8 @@ use std::time::Duration;
 pub struct Budgets {
     /// Wall-clock milliseconds one function's check may take (0: no limit).
     pub function_time_ms: u64,
+    /// MiB one function's growing tables may take (0: no limit).
+    pub function_memory_mb: u64,
     /// Guard formula nodes one allocation site may build.
     pub guard_nodes_per_site: u64,
     /// Guard formula nodes for one function's entry path conditions.
@@ -34,6 +36,9 @@ type Field = fn(&mut Budgets) -> &mut u64;
 pub const BUDGETS: &[(&str, &str, Field)] = &[
     ("function-time-ms", "wall-clock time one function's check may take, in ms (0: no limit)", |b| {
         &mut b.function_time_ms
+    }),
+    ("function-memory-mb", "memory one function's check may keep in its growing tables, in MiB (0: no limit)", |b| {
+        &mut b.function_memory_mb
     }),
     ("guard-nodes-per-site", "formula nodes one allocation site may build", |b| &mut b.guard_nodes_per_site),
     ("guard-nodes-per-function", "formula nodes for a function's entry path conditions", |b| {
@@ -53,6 +58,7 @@ impl Budgets {
     fn of(c: &Config) -> Budgets {
         Budgets {
             function_time_ms: c.max_function_time.map_or(0, |d| d.as_millis() as u64),
+            function_memory_mb: c.max_function_bytes.map_or(0, |b| b >> 20),
             guard_nodes_per_site: c.max_guard_nodes_per_site as u64,
             guard_nodes_per_function: c.max_guard_nodes_entry as u64,
             sat_conflicts: u64::from(c.sat_conflicts),
@@ -68,6 +74,7 @@ impl Budgets {
             sat_conflicts: u32::try_from(self.sat_conflicts).unwrap_or(u32::MAX),
             max_scc_rounds: self.scc_rounds as usize,
             max_function_time: (self.function_time_ms > 0).then(|| Duration::from_millis(self.function_time_ms)),
+            max_function_bytes: (self.function_memory_mb > 0).then(|| self.function_memory_mb.saturating_mul(1 << 20)),
         }
     }
 
@@ -77,7 +84,7 @@ impl Budgets {
             let known: Vec<&str> = BUDGETS.iter().map(|b| b.0).collect();
             return Err(format!("{origin}: unknown budget '{name}' (known: {})", known.join(", ")));
         };
-        if value == 0 && name != "function-time-ms" {
+        if value == 0 && !matches!(name, "function-time-ms" | "function-memory-mb") {
             return Err(format!("{origin}: budget '{name}' must be at least 1"));
         }
         *field(self) = value;
@@ -161,6 +168,9 @@ mod tests {
         let (none, from) = load(None, &dir.join("absent.toml"), &[]).expect("no file is fine");
         assert_eq!((none, from), (Budgets::default(), None));
         assert_eq!(Budgets { function_time_ms: 0, ..Budgets::default() }.config().max_function_time, None);
+        assert_eq!(Budgets { function_memory_mb: 0, ..Budgets::default() }.config().max_function_bytes, None);
+        let huge = Budgets { function_memory_mb: u64::MAX, ..Budgets::default() }.config();
+        assert_eq!(huge.max_function_bytes, Some(u64::MAX), "saturates: the largest means no limit");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
