@@ -15,7 +15,7 @@ CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DRIP := $(TARGET_DIR)/release/drip
 
-.PHONY: all deps build demo test test-openssl lint bench clean
+.PHONY: all deps build demo test test-budgets test-openssl lint bench clean
 
 all: build
 
@@ -52,6 +52,11 @@ test: deps
 lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# Generated functions that are long in unusual ways (tests/budgets.rs): each must finish within
+# its budget and say what it skipped. Run one at a time, since they time themselves: about 15 s on two cores, so not part of `make test`.
+test-budgets: deps
+	$(CARGO) test --release --test budgets -- --ignored --test-threads=1
 
 # drip capture on OpenSSL's own build system (Configure + make build_libs): several minutes on two
 # cores, so not part of `make test`. See README.md, "Capture beside your build".

@@ -420,10 +420,19 @@ impl Followed {
     fn compute_liveness(&mut self, facts: &Facts, cx: &FnCx) {
         let n = cx.dag.len();
         let words = facts.keys.len().div_ceil(64);
+        // Nodes × keys bits: past the function's budget nothing is live, so no fact is carried
+        // (facts only cut paths: fewer of them is never a missed report).
+        if cx.budget.grow(n * words * 8) {
+            return;
+        }
         self.words = words;
         self.live = vec![0u64; n * words];
         let mut cur = vec![0u64; words];
         for nd in cx.dag.topo.iter().rev() {
+            // Nodes not reached yet keep nothing live.
+            if cx.budget.tick() {
+                return;
+            }
             cur.iter_mut().for_each(|w| *w = 0);
             for (t, _) in &cx.dag.succs[nd.index()] {
                 let base = t.index() * words;
@@ -487,6 +496,11 @@ impl Followed {
         let mut at: Vec<Option<Vec<(u32, Fact)>>> = vec![None; n];
         at[cx.func.entry.index()] = Some(Vec::new());
         for nd in &cx.dag.topo {
+            // Past the budget, nothing is known anywhere: a node whose predecessors were not
+            // all seen would keep facts that do not hold on every path.
+            if cx.budget.tick() {
+                return vec![None; n];
+            }
             let Some(mut st) = at[nd.index()].clone() else { continue };
             let mut tagged: Vec<(u32, Fact, ())> = st.drain(..).map(|(k, f)| (k, f, ())).collect();
             for sid in cx.stmts_of(*nd) {
@@ -513,6 +527,9 @@ impl Followed {
                 }
                 out.sort_unstable();
                 out.dedup();
+                if cx.budget.grow(std::mem::size_of_val(&out[..])) {
+                    return vec![None; n];
+                }
                 match &mut at[t.index()] {
                     slot @ None => *slot = Some(out),
                     Some(cur) => cur.retain(|f| out.binary_search(f).is_ok()),

@@ -66,7 +66,7 @@ impl Config {
             sat_conflicts: 100_000,
             max_scc_rounds: 4,
             max_function_time: Some(std::time::Duration::from_secs(60)),
-            max_function_bytes: Some(512 << 20),
+            max_function_bytes: Some(256 << 20),
         }
     }
 }
