@@ -73,10 +73,11 @@ impl Budget {
         if self.hit.load(Ordering::Relaxed) != NONE {
             return true;
         }
-        if self.ticks.fetch_add(1, Ordering::Relaxed) % TICKS == TICKS - 1 {
-            return self.check_clock();
-        }
-        false
+        // One thread at a time: a load and a store, not a locked add (this is every step of
+        // some loops).
+        let t = self.ticks.load(Ordering::Relaxed).wrapping_add(1);
+        self.ticks.store(t, Ordering::Relaxed);
+        t % TICKS == 0 && self.check_clock()
     }
 
     /// Read the clock now: true when a budget has run out. For steps that each cost much more

@@ -477,7 +477,7 @@ impl<'a> FnCx<'a> {
     pub fn complete(mut self) -> FnCx<'a> {
         let func = self.func;
         self.index_definitions();
-        self.dag = build_dag(func);
+        self.dag = build_dag(func, &self.budget);
         let mut cx = self;
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
         for s in 0..func.stmts.len() {
@@ -1964,7 +1964,10 @@ fn must_defined<I: Iterator<Item = usize>>(
     }
 }
 
-fn build_dag(func: &Function) -> Dag {
+/// `budget`: past it, the loops not handled yet get no exits from their header copies and the
+/// edges closing irreducible cycles are dropped all at once, which still gives a DAG (whose
+/// function is over budget, so nothing is concluded from it).
+fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
     let n = func.blocks.len();
     // The successors of block `b` are `succ[succ_at[b]..succ_at[b + 1]]`, in terminator order:
     // one vector, not one per block (every function that gets a path-sensitive pass builds its
@@ -2036,6 +2039,10 @@ fn build_dag(func: &Function) -> Dag {
     let mut headers: Vec<usize> = back.iter().map(|e| e.1).collect();
     headers.sort_unstable();
     headers.dedup();
+    // The back edges by header, so each header finds its own without scanning them all
+    // (thousands of loops made that quadratic).
+    let mut back_by_header = back.clone();
+    back_by_header.sort_unstable_by_key(|e| (e.1, e.0));
     // The DAG node of each header's copy (`usize::MAX`: not a header).
     let mut copy_of = vec![usize::MAX; n];
     let mut block: Vec<BlockId> = (0..n).map(BlockId::from_usize).collect();
@@ -2058,12 +2065,20 @@ fn build_dag(func: &Function) -> Dag {
     let mut body: Vec<usize> = Vec::new();
     let mut work: Vec<usize> = Vec::new();
     for (k, &h) in headers.iter().enumerate() {
+        if budget.tick() {
+            break;
+        }
         let mark = k + 1;
         body.clear();
         body_mark[h] = mark;
         body.push(h);
-        work.extend(back.iter().filter(|e| e.1 == h).map(|e| e.0));
+        let first = back_by_header.partition_point(|e| e.1 < h);
+        work.extend(back_by_header[first..].iter().take_while(|e| e.1 == h).map(|e| e.0));
         while let Some(x) = work.pop() {
+            if budget.tick() {
+                work.clear();
+                break;
+            }
             if body_mark[x] != mark {
                 body_mark[x] = mark;
                 body.push(x);
@@ -2145,6 +2160,17 @@ fn build_dag(func: &Function) -> Dag {
         }
         // Remove one edge into a node still on a cycle, from a node also left over.
         let left: HashSet<usize> = (0..total).filter(|i| indeg[*i] > 0).collect();
+        if budget.tick() {
+            // Every such edge at once: one more round, not one per edge.
+            for (x, ss) in succs.iter_mut().enumerate() {
+                if left.contains(&x) {
+                    let before = ss.len();
+                    ss.retain(|(t, _)| !left.contains(&t.index()));
+                    dropped += before - ss.len();
+                }
+            }
+            continue;
+        }
         let mut removed = false;
         for (x, ss) in succs.iter_mut().enumerate() {
             if !left.contains(&x) {

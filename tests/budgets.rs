@@ -49,6 +49,17 @@ fn sequential_loops(n: usize) -> String {
     s
 }
 
+/// `n` labels, each with a `goto` back to the one before: `n` loops, each nested in the one
+/// before (the natural loop of `L{i}`'s back edge reaches every later label).
+fn nested_goto_loops(n: usize) -> String {
+    let mut s = String::from("#include <stdlib.h>\nint gotos(int *a) {\n  char *p = malloc(10);\n  int k = 0;\n");
+    for i in 0..n {
+        s.push_str(&format!(" L{i}: k++; if (a[{i}] > k) goto L{};\n", i.saturating_sub(1)));
+    }
+    s.push_str("  free(p);\n  return k;\n}\n");
+    s
+}
+
 struct Run {
     code: Option<i32>,
     stdout: String,
@@ -125,6 +136,21 @@ fn a_long_else_if_chain_stops_at_its_time_budget_and_names_the_function() {
     let report = json(&dir, "out.json");
     assert_eq!(report["stats"]["functions_over_time"], 1, "{}", report["stats"]);
     assert_eq!(report["stats"]["categories"]["over-budget"], 1, "{}", report["stats"]);
+}
+
+#[test]
+#[ignore = "slow: make test-budgets"]
+fn thousands_of_nested_loops_stop_at_the_time_budget_while_the_dag_is_built() {
+    let dir = scratch("nested");
+    std::fs::write(dir.join("gotos.c"), nested_goto_loops(20_000)).expect("write");
+    let budget_ms = 2000;
+    let run = check(&dir, "gotos.c", &["--no-cache", "--stats", "-v", "--budget", "function-time-ms=2000"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let front = stat_ms(&run.stderr, "parse") + stat_ms(&run.stderr, "ir");
+    let limit = Duration::from_millis(2 * budget_ms + front + 1000);
+    assert!(run.wall <= limit, "{:?} > {limit:?}: {}", run.wall, run.stderr);
+    assert!(run.stderr.contains("gotos.c:2: gotos"), "the function is named: {}", run.stderr);
+    assert!(run.stderr.contains("1 functions over 2000 ms"), "{}", run.stderr);
 }
 
 #[test]
