@@ -91,6 +91,8 @@ pub struct Guards {
     timed_out: bool,
     /// Calls of `tick` since the clock was last read.
     ticks: u32,
+    /// Nodes and children already counted against the function's memory budget.
+    counted: (usize, usize),
 }
 
 /// A node's contents, for hashing and comparing before it is stored.
@@ -159,6 +161,7 @@ impl Guards {
             budget: None,
             timed_out: false,
             ticks: 0,
+            counted: (0, 0),
         };
         g.intern(Key::False);
         g.intern(Key::True);
@@ -228,7 +231,13 @@ impl Guards {
             return;
         }
         self.ticks = 0;
-        if self.budget.as_ref().is_some_and(|b| b.check_clock()) {
+        // What the arena keeps per node (the node, its hash, its table slot, its memo entry)
+        // and per child, counted against the function's memory budget as it grows.
+        const NODE_BYTES: usize = 40;
+        let grown = (self.nodes.len() - self.counted.0.min(self.nodes.len())) * NODE_BYTES
+            + (self.kids.len() - self.counted.1.min(self.kids.len())) * std::mem::size_of::<GuardId>();
+        self.counted = (self.nodes.len(), self.kids.len());
+        if self.budget.as_ref().is_some_and(|b| b.grow(grown) || b.check_clock()) {
             self.timed_out = true;
             self.over_budget = true;
         }
