@@ -52,14 +52,14 @@ pub struct ToolInfo {
 }
 
 /// A problem of the run itself, not of the analysed code: a TU that could not be parsed, a
-/// function whose check failed or ran out of time, budgets hit. The text format prints these on
-/// stderr; JSON lists them under `notifications`, SARIF under the invocation's
+/// function whose check failed or ran out of time or memory, budgets hit. The text format
+/// prints these on stderr; JSON lists them under `notifications`, SARIF under the invocation's
 /// `toolExecutionNotifications`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Notification {
     pub level: NotificationLevel,
-    /// A stable kebab-case id: `tu-failed`, `internal-error`, `time-budget`, `site-budget`,
-    /// `scc-rounds`.
+    /// A stable kebab-case id: `tu-failed`, `internal-error`, `time-budget`, `memory-budget`,
+    /// `site-budget`, `scc-rounds`.
     pub id: &'static str,
     pub message: String,
 }
