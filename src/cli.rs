@@ -47,6 +47,9 @@ options:
   --cache-dir DIR    incremental cache (default: .drip/ next to compile_commands.json, or in
                      the current directory for files given on the command line)
   --no-cache         neither read nor write the cache
+  --config FILE      settings, declared allocators and suppressions (default: the nearest
+                     .drip.toml from the compile database's directory up to the repository root)
+  --budget NAME=N    override one analysis budget (see README)
   -v, --verbose      show parse errors and other per-TU messages
   -h, --help         this help
 
