@@ -280,3 +280,29 @@ fn configuration_mistakes_are_usage_errors_naming_the_key() {
         assert!(stderr(&out).contains(says), "{text:?}: {}", stderr(&out));
     }
 }
+
+/// For `drip check FILES -- FLAGS` the search starts in the current directory; `--config` names
+/// a file anywhere instead.
+#[test]
+fn files_on_the_command_line_find_the_configuration_upward() {
+    let tmp = project(&[("pool.h", POOL_H), ("user.c", USER_C)], &["user.c"]);
+    let root = tmp.path();
+    write(root, ".drip.toml", DECLARATIONS);
+    let src = root.join("src");
+    let out = drip().current_dir(&src).args(["check", "--no-cache", "-v", "user.c", "--"]).output().expect("run drip");
+    let err = stderr(&out);
+    assert!(err.contains(&format!("configuration from {}", root.join(".drip.toml").display())), "{err}");
+    assert!(err.contains("2 leaks, 1 double free"), "{err}");
+    let other = tempfile::tempdir().expect("tempdir");
+    let empty = write(other.path(), "empty.toml", "");
+    let out = drip()
+        .current_dir(&src)
+        .args(["check", "--no-cache", "-v", "--config"])
+        .arg(&empty)
+        .args(["user.c", "--"])
+        .output()
+        .expect("run drip");
+    let err = stderr(&out);
+    assert!(err.contains(&format!("configuration from {}", empty.display())), "{err}");
+    assert!(err.contains("1 leak, 0 double frees"), "only the false leak of line 27: {err}");
+}
