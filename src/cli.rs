@@ -47,6 +47,9 @@ options:
   --cache-dir DIR    incremental cache (default: .drip/ next to compile_commands.json, or in
                      the current directory for files given on the command line)
   --no-cache         neither read nor write the cache
+  --config FILE      settings, declared allocators and suppressions (default: the nearest
+                     .drip.toml from the compile database's directory up to the repository root)
+  --budget NAME=N    override one analysis budget (see README)
   -v, --verbose      show parse errors and other per-TU messages
   -h, --help         this help
 
@@ -333,26 +336,37 @@ fn run(args: &Args) -> i32 {
         eprintln!("drip: warning: {w}");
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    // `.drip.toml` beside the compile database (the cache directory's parent), unless --config.
-    let default_settings = default_cache_dir.parent().unwrap_or(Path::new(".")).join(".drip.toml");
-    let budgets = match crate::settings::load(args.config.as_deref(), &default_settings, &args.budgets) {
-        Ok((b, from)) => {
-            if let (Some(f), true) = (from, args.verbose) {
-                eprintln!("drip: note: budgets from {}", f.display());
-            }
-            b
-        }
+    // `.drip.toml` beside the compile database (the cache directory's parent) or above it, unless
+    // --config.
+    let search_from = match default_cache_dir.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => cwd.clone(),
+    };
+    let settings = match crate::settings::load(args.config.as_deref(), &search_from, &args.budgets) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("drip: error: {e}");
             return EXIT_USAGE;
         }
     };
+    if args.verbose {
+        match (&settings.file, &settings.searched_from) {
+            (Some(f), _) => eprintln!("drip: note: configuration from {}", f.display()),
+            (None, Some(d)) => eprintln!(
+                "drip: note: no {} in {} or above it (up to the repository's root): default settings",
+                crate::settings::FILE_NAME,
+                d.display()
+            ),
+            (None, None) => {}
+        }
+    }
+    let budgets = settings.budgets.clone();
     let config = budgets.config();
     let policy = Policy { all_categories: args.all_categories };
     let digests = ContentDigests::default();
     // What every analysis result depends on besides the program, and the names of this compile
     // database's entries (one per set of options; see `reuse`).
-    let env = reuse::env_digest(&config, &policy, &cwd);
+    let env = reuse::env_digest(&config, &policy, &settings.declared, &cwd);
     let slot = |what: &str| {
         let mut h = Hasher::new(what);
         h.digest(env?).str(&origin);
@@ -364,7 +378,7 @@ fn run(args: &Args) -> i32 {
         let tus = frontend::fingerprint(&db.commands, &cache, &digests);
         let key = env.and_then(|env| reuse::run_key(env, &tus));
         if let Some(rec) = run_slot.zip(key).and_then(|(slot, key)| reuse::load_run(&cache, slot, key)) {
-            return replay(args, rec, &db, &cache, &cwd, started);
+            return replay(args, rec, &db, &cache, &cwd, &settings, started);
         }
     }
     let cpu_started = driver::process_cpu();
@@ -414,7 +428,8 @@ fn run(args: &Args) -> i32 {
     let reuse =
         env.zip(scc_slot).filter(|_| cache.enabled()).map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
     let drawing = crate::progress::draw(&progress);
-    let out = driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref(), Some(&progress));
+    let out =
+        driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref(), Some(&progress), &settings.declared);
     if let Some(d) = drawing {
         d.finish();
     }
@@ -456,11 +471,8 @@ fn run(args: &Args) -> i32 {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
         }
     }
-    if args.verbose && !out.library_contracts.is_empty() {
-        eprintln!(
-            "drip: note: the program defines {}: callers see the C library's contract, and the definitions are checked as functions of their own",
-            out.library_contracts.join(", ")
-        );
+    if args.verbose {
+        declaration_notes(&out.library_contracts, &out.declared_defined, &out.declared_unused, &settings);
     }
     if args.verbose && !out.undefined_functions.is_empty() {
         eprintln!(
@@ -471,9 +483,14 @@ fn run(args: &Args) -> i32 {
         );
     }
     let mut out = out;
-    let suppressed = crate::report::suppress::apply(&mut out.diagnostics);
+    let applied = crate::report::suppress::apply(&mut out.diagnostics, &settings.suppress, &cwd);
+    if args.verbose {
+        for n in crate::report::suppress::stale(&applied, &settings.suppress, &at.display) {
+            eprintln!("{n}");
+        }
+    }
     let mut stats = Stats {
-        suppressed,
+        suppressed: applied.suppressed,
         tus_total: fe.tus_total,
         tus_parsed: fe.tus_parsed,
         tus_failed: fe.tus_failed,
@@ -505,6 +522,10 @@ fn run(args: &Args) -> i32 {
         field_resolved_indirect: out.field_resolved_indirect,
         undefined_functions: out.undefined_functions.len(),
         library_contracts: out.library_contracts.clone(),
+        allocators_library: out.allocators_library,
+        allocators_declared: settings.declared.allocators(),
+        declared_defined: out.declared_defined.clone(),
+        declared_unused: out.declared_unused.clone(),
         categories: out.categories.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
@@ -537,6 +558,7 @@ fn run(args: &Args) -> i32 {
                 diagnostics: out.diagnostics.clone(),
                 messages: fe.messages.clone(),
                 undefined_functions: out.undefined_functions.clone(),
+                files: at.display.clone(),
             };
             reuse::store_run(&cache, slot, key, &rec);
         }
@@ -576,8 +598,45 @@ fn run(args: &Args) -> i32 {
     }
 }
 
+/// The `-v` notes on functions whose callers see a contract instead of their definition's
+/// summary, and on declarations that name nothing.
+fn declaration_notes(
+    contracts: &[String],
+    defined: &[String],
+    unused: &[String],
+    settings: &crate::settings::Settings,
+) {
+    if !contracts.is_empty() {
+        eprintln!(
+            "drip: note: the program defines {}: callers see the C library's contract, and the definitions are checked as functions of their own",
+            contracts.join(", ")
+        );
+    }
+    let file = settings.file.as_ref().map_or_else(String::new, |f| f.display().to_string());
+    if !defined.is_empty() {
+        eprintln!(
+            "drip: note: {file} declares {}, which the program also defines: callers see the declaration, and the definitions are checked as functions of their own",
+            defined.join(", ")
+        );
+    }
+    if !unused.is_empty() {
+        eprintln!(
+            "drip: note: {file} declares {}, which the program neither calls directly nor defines (misspelt?)",
+            unused.join(", ")
+        );
+    }
+}
+
 /// Finish a run from the previous run's record: nothing it depends on changed.
-fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &Path, started: Instant) -> i32 {
+fn replay(
+    args: &Args,
+    mut rec: reuse::RunRecord,
+    db: &CompDb,
+    cache: &Cache,
+    cwd: &Path,
+    settings: &crate::settings::Settings,
+    started: Instant,
+) -> i32 {
     cache.run_reused.store(true, std::sync::atomic::Ordering::Relaxed);
     // Only runs without failed TUs are recorded, so there are no failures to show without -v.
     if args.verbose {
@@ -585,6 +644,8 @@ fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &
             eprintln!("{m}");
         }
         eprintln!("drip: note: no translation unit and no option changed since the last run: its result is reused from the cache");
+        let s = &rec.stats;
+        declaration_notes(&s.library_contracts, &s.declared_defined, &s.declared_unused, settings);
         if !rec.undefined_functions.is_empty() {
             eprintln!(
                 "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
@@ -597,7 +658,18 @@ fn replay(args: &Args, rec: reuse::RunRecord, db: &CompDb, cache: &Cache, cwd: &
             eprintln!("{n}");
         }
     }
+    // Suppressions are not in the run key (a `[[suppress]]` entry changes no analysis): mark the
+    // findings again under this run's comments and entries.
+    let applied = crate::report::suppress::apply(&mut rec.diagnostics, &settings.suppress, cwd);
+    if args.verbose {
+        for n in crate::report::suppress::stale(&applied, &settings.suppress, &rec.files) {
+            eprintln!("{n}");
+        }
+    }
     let mut stats = rec.stats;
+    stats.suppressed = applied.suppressed;
+    stats.findings_leak = driver::count(&rec.diagnostics, Rule::Leak);
+    stats.findings_double_free = driver::count(&rec.diagnostics, Rule::DoubleFree);
     // Entries that are not TUs are not in the run key: count them now.
     stats.entries_skipped_non_c = db.skipped_non_c;
     stats.entries_duplicate = db.duplicates;
@@ -814,6 +886,18 @@ fn print_stats(s: &Stats) {
         s.callgraph_depth
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
+    let declared = if s.allocators_declared.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", s.allocators_declared.join(", "))
+    };
+    let _ = writeln!(
+        e,
+        "  allocators          {} from the library model (called), {} declared in .drip.toml{declared}, {} inferred wrappers",
+        s.allocators_library,
+        s.allocators_declared.len(),
+        s.allocator_wrappers
+    );
     if !s.library_contracts.is_empty() {
         let _ = writeln!(
             e,
@@ -847,7 +931,7 @@ fn print_stats(s: &Stats) {
     );
     let _ = writeln!(
         e,
-        "  findings            {} leak, {} double-free; {} suppressed by comments",
+        "  findings            {} leak, {} double-free; {} suppressed (comments and .drip.toml entries)",
         s.findings_leak, s.findings_double_free, s.suppressed
     );
     let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);

@@ -15,6 +15,8 @@ pub enum Rule {
 }
 
 impl Rule {
+    pub const ALL: [Rule; 2] = [Rule::Leak, Rule::DoubleFree];
+
     pub fn id(self) -> &'static str {
         match self {
             Rule::Leak => "leak",
@@ -115,16 +117,29 @@ pub struct Diagnostic {
     /// Line of the allocation relative to the start of its function: stable across edits above the
     /// function, used for SARIF `partialFingerprints`.
     pub line_in_function: u32,
-    /// Silenced by a `drip: ignore` comment at the allocation (`report::suppress`): left out of
-    /// the text report and the exit code, kept in JSON (`null` when not silenced: the cache's
-    /// encoding has no optional fields) and SARIF with its justification.
+    /// Silenced by a `drip: ignore` comment at the allocation or a `[[suppress]]` entry
+    /// (`report::suppress`): left out of the text report and the exit code, kept in JSON (`null`
+    /// when not silenced: the cache's encoding has no optional fields) and SARIF with its kind
+    /// and justification.
     pub suppression: Option<Suppression>,
 }
 
-/// Why a finding is silenced: an inline comment, with the reason written after `--`, if any.
+/// Why a finding is silenced: by an inline comment or a `[[suppress]]` entry of `.drip.toml`,
+/// with the reason written after `--` or in the entry's `reason`, if any.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Suppression {
+    pub kind: SuppressionKind,
     pub justification: Option<String>,
+}
+
+/// Where a suppression is written, as SARIF names it (`inSource`, `external`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuppressionKind {
+    /// A `drip: ignore` comment in the source.
+    InSource,
+    /// A `[[suppress]]` entry of `.drip.toml`.
+    External,
 }
 
 impl Diagnostic {

@@ -78,6 +78,18 @@ pub struct Stats {
     /// Functions the program defines whose callers see the C library's contract instead
     /// (its own `malloc`, `free`, ...: `libmodel::CONTRACT_KEPT_WHEN_DEFINED`), sorted.
     pub library_contracts: Vec<String>,
+    /// Allocators by origin: library-model rows the program calls, and those declared in
+    /// `.drip.toml` (all of them, sorted); `allocator_wrappers` are the inferred ones.
+    #[serde(default)]
+    pub allocators_library: usize,
+    #[serde(default)]
+    pub allocators_declared: Vec<String>,
+    /// Declared in `.drip.toml` and defined by the program: callers see the declaration, sorted.
+    #[serde(default)]
+    pub declared_defined: Vec<String>,
+    /// Declared in `.drip.toml` but neither called directly nor defined (a misspelt name?).
+    #[serde(default)]
+    pub declared_unused: Vec<String>,
     /// Allocation sites per category (FastCheck Table 1, "messages by category").
     pub categories: BTreeMap<String, usize>,
     pub findings_leak: usize,
@@ -150,6 +162,10 @@ pub struct AnalysisOutput {
     pub undefined_functions: Vec<String>,
     /// `Stats::library_contracts`.
     pub library_contracts: Vec<String>,
+    /// `Stats::allocators_library`, `Stats::declared_defined`, `Stats::declared_unused`.
+    pub allocators_library: usize,
+    pub declared_defined: Vec<String>,
+    pub declared_unused: Vec<String>,
     /// Functions whose check ran out of time (`file:line: name`), sorted.
     pub timed_out_functions: Vec<String>,
     /// Functions whose check ran out of its memory budget (`file:line: name`), sorted.
@@ -171,8 +187,9 @@ pub fn analyze(
     pool: &rayon::ThreadPool,
     reuse: Option<&SccReuse>,
     progress: Option<&crate::progress::Progress>,
+    declared: &crate::declare::Declarations,
 ) -> AnalysisOutput {
-    let summaries = Summaries::new(program);
+    let summaries = Summaries::new(program, declared);
     if let Some(p) = progress {
         p.start_functions(program.functions.len());
     }
@@ -317,10 +334,31 @@ pub fn analyze(
         field_resolved_indirect: graph.field_resolved_indirect,
         undefined_functions: graph.undefined.clone(),
         library_contracts: summaries.contract_kept(),
+        allocators_library: 0,
+        declared_defined: summaries.declared_defined(),
+        declared_unused: Vec::new(),
         timed_out_functions: Vec::new(),
         over_size_functions: Vec::new(),
         scc_budget_hits,
     };
+    // Allocators by origin, and declarations that name nothing the program calls or defines.
+    let called = summaries.library_rows_called();
+    let is_declared = |l: &crate::libmodel::LibFn| declared.lookup(l.name).is_some_and(|d| std::ptr::eq(d, l));
+    let allocates = |l: &crate::libmodel::LibFn| {
+        matches!(l.ret, crate::libmodel::RetEffect::Fresh(_))
+            || l.args.iter().any(|a| {
+                matches!(a.1, crate::libmodel::ArgEffect::OutFresh(_) | crate::libmodel::ArgEffect::OutRealloc)
+            })
+    };
+    out.allocators_library = called.iter().filter(|l| allocates(l) && !is_declared(l)).count();
+    out.declared_unused = declared
+        .names()
+        .filter(|n| {
+            !called.iter().any(|l| l.name == *n)
+                && out.declared_defined.binary_search_by(|d| d.as_str().cmp(n)).is_err()
+        })
+        .map(str::to_string)
+        .collect();
     // Per category, in `Category::ALL` order: summed here rather than in the map, which every
     // function would look each category up in.
     let mut categories = [0; Category::ALL.len()];

@@ -23,6 +23,7 @@ mod cfg;
 mod checkers;
 mod cli;
 mod compdb;
+mod declare;
 mod diag;
 mod driver;
 mod facts;

@@ -2,7 +2,7 @@
 //!
 //! Input: the frozen `Program`, the write-once `Summaries` as the driver fills them bottom-up,
 //! the call graph's SCCs, and an environment digest (`env_digest`: check configuration,
-//! reporting policy, working directory). Output: for an SCC whose key matches the previous run's,
+//! reporting policy, working directory, the memory API declared in `.drip.toml`). Output: for an SCC whose key matches the previous run's,
 //! its members' outcomes (summaries, diagnostics, site counts) without checking them; at the
 //! end, the table of this run's SCCs for the next run. For a whole run, the previous run's
 //! rendered result (`RunRecord`) when nothing changed.
@@ -25,6 +25,7 @@
 use crate::cache::{encode, Cache, Digest, Feed, Hasher, Kind};
 use crate::callgraph::Scc;
 use crate::checkers::Policy;
+use crate::declare::Declarations;
 use crate::diag::{Category, Diagnostic};
 use crate::fastcheck::{Config, EscapeKind, SiteVerdict};
 use crate::ir::{Block, Callee, FileId, Function, Loc, LocalDecl, Program, Stmt};
@@ -40,12 +41,13 @@ use std::sync::{Mutex, OnceLock};
 /// The digest of what every result of a run depends on besides the program: the check
 /// configuration, the reporting policy, and the working directory (diagnostics show paths
 /// relative to it).
-pub fn env_digest(config: &Config, policy: &Policy, cwd: &Path) -> Option<Digest> {
+pub fn env_digest(config: &Config, policy: &Policy, declared: &Declarations, cwd: &Path) -> Option<Digest> {
     // Every field, by construction: `Debug` prints all of `Config`, and the pattern below stops
-    // compiling when `Policy` gains a field that is not hashed here.
+    // compiling when `Policy` gains a field that is not hashed here. The declarations of
+    // `.drip.toml` decide what calls to the functions they name do.
     let Policy { all_categories } = policy;
     let mut h = Hasher::new("drip analysis env");
-    h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd);
+    h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd).str(&declared.key_text());
     h.finish()
 }
 
@@ -474,6 +476,8 @@ pub struct RunRecord {
     /// The front end's messages (shown with `-v`).
     pub messages: Vec<String>,
     pub undefined_functions: Vec<String>,
+    /// The program's source files as findings name them, for the stale suppressions `-v` lists.
+    pub files: Vec<String>,
 }
 
 /// The key of a whole run: every TU's content digest, in compile-command order, and the
@@ -607,13 +611,18 @@ mod tests {
     fn the_environment_covers_options_and_working_directory() {
         let c = Config::standard();
         let (quiet, all) = (Policy { all_categories: false }, Policy { all_categories: true });
-        let base = env_digest(&c, &quiet, Path::new("/w"));
-        assert_eq!(base, env_digest(&c, &quiet, Path::new("/w")));
-        assert_ne!(base, env_digest(&c, &all, Path::new("/w")), "--all-categories");
-        assert_ne!(base, env_digest(&c, &quiet, Path::new("/v")), "paths are shown relative to it");
+        let none = Declarations::default();
+        let base = env_digest(&c, &quiet, &none, Path::new("/w"));
+        assert_eq!(base, env_digest(&c, &quiet, &none, Path::new("/w")));
+        assert_ne!(base, env_digest(&c, &all, &none, Path::new("/w")), "--all-categories");
+        assert_ne!(base, env_digest(&c, &quiet, &none, Path::new("/v")), "paths are shown relative to it");
         let mut tighter = Config::standard();
         tighter.sat_conflicts /= 2;
-        assert_ne!(base, env_digest(&tighter, &quiet, Path::new("/w")), "budgets");
+        assert_ne!(base, env_digest(&tighter, &quiet, &none, Path::new("/w")), "budgets");
+        let mut declared = Declarations::default();
+        let table: toml::Table = "xfree = 0".parse().expect("toml");
+        declared.add_table("deallocators", &table, "t.toml").expect("valid");
+        assert_ne!(base, env_digest(&c, &quiet, &declared, Path::new("/w")), "declarations");
     }
 
     #[test]

@@ -1,14 +1,20 @@
-//! The user's settings: the analysis budgets, from a configuration file and the command line.
+//! The user's settings: the configuration file and the budgets of the command line.
 //!
-//! Input: a TOML file (`--config FILE`, else `.drip.toml` next to the compile database, or in
-//! the current directory when files are given on the command line; no file is fine) and
-//! `--budget NAME=VALUE` options, which win over the file. Output: `Budgets`, which become the
-//! check's `fastcheck::Config` and are shown by `--stats` and in the JSON report.
+//! Input: a TOML file (`--config FILE`, else the nearest `.drip.toml` from the directory holding
+//! the compile database upward to the repository's root — or from the current directory when
+//! files are given on the command line; no file is fine) and `--budget NAME=VALUE` options,
+//! which win over the file. Output: `Settings`: the `Budgets`, which become the check's
+//! `fastcheck::Config` and are shown by `--stats` and in the JSON report; the declared memory API
+//! (`[allocators]`, `[deallocators]`, `[noreturn]`: `declare`); the `[[suppress]]` entries
+//! (`report::suppress`).
 //! Invariants: every budget is listed once, in `BUDGETS`, with its name, default and meaning;
-//! an unknown name, a malformed value or an unreadable file is a usage error (exit 2), never
-//! silently ignored, because a typo in a budget would otherwise change nothing without a word.
+//! an unknown section, key or name, a malformed value or an unreadable file is a usage error
+//! (exit 2) naming it, never silently ignored, because a typo would otherwise change nothing
+//! without a word.
 
+use crate::declare::Declarations;
 use crate::fastcheck::Config;
+use crate::report::suppress::FileRules;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -92,51 +98,109 @@ impl Budgets {
     }
 }
 
-/// The budgets for this run: defaults, then the configuration file, then `--budget` options.
-/// `config_file`: `--config`, which must exist; `default_file`: `.drip.toml` where drip looks
-/// for it, used when it exists. Returns the budgets and the file they came from, if any.
-pub fn load(
-    config_file: Option<&Path>,
-    default_file: &Path,
-    overrides: &[String],
-) -> Result<(Budgets, Option<PathBuf>), String> {
-    let mut b = Budgets::default();
+/// Everything `.drip.toml` says, with the command line's `--budget` options applied.
+#[derive(Debug, Default)]
+pub struct Settings {
+    pub budgets: Budgets,
+    /// `[allocators]`, `[deallocators]`, `[noreturn]`.
+    pub declared: Declarations,
+    /// `[[suppress]]` entries.
+    pub suppress: FileRules,
+    /// The file they came from, if any.
+    pub file: Option<PathBuf>,
+    /// Where the search for `.drip.toml` started (none with `--config`).
+    pub searched_from: Option<PathBuf>,
+}
+
+/// The file name drip looks for.
+pub const FILE_NAME: &str = ".drip.toml";
+
+/// The nearest `.drip.toml` in `start` or above it. The search stops at the filesystem root and
+/// at a repository's root (a directory holding `.git`, a directory or, in worktrees and
+/// submodules, a file): CMake puts the compile database in `build/`, while the configuration
+/// belongs in the source tree, but a file above the project is someone else's.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let f = d.join(FILE_NAME);
+        if f.is_file() {
+            return Some(f);
+        }
+        if d.join(".git").exists() {
+            return None;
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The settings for this run: defaults, then the configuration file, then `--budget` options.
+/// `config_file`: `--config`, which must exist; otherwise the nearest `.drip.toml` from
+/// `search_from` (the directory holding the compile database) upward (`find`), when there is
+/// one.
+pub fn load(config_file: Option<&Path>, search_from: &Path, overrides: &[String]) -> Result<Settings, String> {
+    let mut s = Settings::default();
+    // An absolute start, so that the search can walk up from `.` or from a relative `-p build`.
+    let start = std::path::absolute(search_from).unwrap_or_else(|_| search_from.to_path_buf());
     let file = match config_file {
         Some(f) => Some(f.to_path_buf()),
-        None => default_file.is_file().then(|| default_file.to_path_buf()),
+        None => {
+            s.searched_from = Some(start.clone());
+            find(&start)
+        }
     };
     if let Some(f) = &file {
         let text = crate::files::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-        apply_file(&mut b, &text, &f.display().to_string())?;
+        apply_file(&mut s, &text, &f.display().to_string())?;
+        // `[[suppress]]` file globs are relative to the directory holding the file.
+        let dir = f.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        s.suppress.base = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        s.suppress.origin = f.display().to_string();
     }
     for o in overrides {
         let (name, value) = o.split_once('=').ok_or_else(|| format!("--budget expects NAME=VALUE, got '{o}'"))?;
         let value: u64 =
             value.trim().parse().map_err(|_| format!("--budget {name}: '{value}' is not a whole number"))?;
-        b.set(name.trim(), value, "--budget")?;
+        s.budgets.set(name.trim(), value, "--budget")?;
     }
-    Ok((b, file))
+    s.file = file;
+    Ok(s)
 }
 
-fn apply_file(b: &mut Budgets, text: &str, origin: &str) -> Result<(), String> {
+const SECTIONS: &str = "budgets, allocators, deallocators, noreturn, suppress";
+
+fn apply_file(s: &mut Settings, text: &str, origin: &str) -> Result<(), String> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("{origin}: {}", e.message()))?;
     for (section, value) in &table {
-        if section != "budgets" {
-            return Err(format!("{origin}: unknown section '{section}' (known: budgets)"));
-        }
-        let toml::Value::Table(budgets) = value else {
-            return Err(format!("{origin}: 'budgets' must be a table ([budgets])"));
-        };
-        for (name, v) in budgets {
-            let value = match v {
-                toml::Value::Integer(n) if *n >= 0 => *n as u64,
-                toml::Value::Integer(n) => {
-                    return Err(format!("{origin}: budget '{name}' must not be negative, got {n}"))
+        match (section.as_str(), value) {
+            ("suppress", toml::Value::Array(entries)) => s.suppress.add_entries(entries, origin)?,
+            ("suppress", _) => {
+                return Err(format!("{origin}: write suppressions as [[suppress]] entries (an array of tables)"))
+            }
+            ("budgets" | "allocators" | "deallocators" | "noreturn", toml::Value::Table(t)) => {
+                if section == "budgets" {
+                    apply_budgets(&mut s.budgets, t, origin)?;
+                } else {
+                    s.declared.add_table(section, t, origin)?;
                 }
-                _ => return Err(format!("{origin}: budget '{name}' must be a whole number, got a {}", v.type_str())),
-            };
-            b.set(name, value, origin)?;
+            }
+            ("budgets" | "allocators" | "deallocators" | "noreturn", _) => {
+                return Err(format!("{origin}: '{section}' must be a table ([{section}])"))
+            }
+            _ => return Err(format!("{origin}: unknown section '{section}' (known: {SECTIONS})")),
         }
+    }
+    Ok(())
+}
+
+fn apply_budgets(b: &mut Budgets, budgets: &toml::Table, origin: &str) -> Result<(), String> {
+    for (name, v) in budgets {
+        let value = match v {
+            toml::Value::Integer(n) if *n >= 0 => *n as u64,
+            toml::Value::Integer(n) => return Err(format!("{origin}: budget '{name}' must not be negative, got {n}")),
+            _ => return Err(format!("{origin}: budget '{name}' must be a whole number, got a {}", v.type_str())),
+        };
+        b.set(name, value, origin)?;
     }
     Ok(())
 }
@@ -144,6 +208,11 @@ fn apply_file(b: &mut Budgets, text: &str, origin: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(text: &str) -> Result<Settings, String> {
+        let mut s = Settings::default();
+        apply_file(&mut s, text, "t.toml").map(|()| s)
+    }
 
     #[test]
     fn the_defaults_are_the_standard_configuration() {
@@ -154,39 +223,59 @@ mod tests {
 
     #[test]
     fn a_file_sets_budgets_and_the_command_line_wins() {
-        let mut b = Budgets::default();
-        apply_file(&mut b, "[budgets]\nfunction-time-ms = 5000\nscc-rounds = 9\n", "t.toml").expect("valid");
+        let b = parse("[budgets]\nfunction-time-ms = 5000\nscc-rounds = 9\n").expect("valid").budgets;
         assert_eq!((b.function_time_ms, b.scc_rounds), (5000, 9));
-        let dir = std::env::temp_dir().join(format!("drip-settings-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let f = dir.join(".drip.toml");
+        let dir = tempfile::tempdir().expect("dir");
+        let f = dir.path().join(".drip.toml");
         std::fs::write(&f, "[budgets]\nsat-conflicts = 7\nscc-rounds = 2\n").expect("write");
-        let (b, from) = load(None, &f, &["scc-rounds=3".to_string()]).expect("loads");
-        assert_eq!(from.as_deref(), Some(f.as_path()));
-        assert_eq!((b.sat_conflicts, b.scc_rounds), (7, 3));
-        assert_eq!(b.config().max_scc_rounds, 3);
-        let (none, from) = load(None, &dir.join("absent.toml"), &[]).expect("no file is fine");
-        assert_eq!((none, from), (Budgets::default(), None));
+        let s = load(None, dir.path(), &["scc-rounds=3".to_string()]).expect("loads");
+        assert_eq!(s.file.as_deref(), Some(f.as_path()));
+        assert_eq!((s.budgets.sat_conflicts, s.budgets.scc_rounds), (7, 3));
+        assert_eq!(s.budgets.config().max_scc_rounds, 3);
         assert_eq!(Budgets { function_time_ms: 0, ..Budgets::default() }.config().max_function_time, None);
         assert_eq!(Budgets { function_memory_mb: 0, ..Budgets::default() }.config().max_function_bytes, None);
         let huge = Budgets { function_memory_mb: u64::MAX, ..Budgets::default() }.config();
         assert_eq!(huge.max_function_bytes, Some(u64::MAX), "saturates: the largest means no limit");
-        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_file_is_found_upward_up_to_the_repository_root() {
+        let dir = tempfile::tempdir().expect("dir");
+        let root = dir.path().join("project");
+        let build = root.join("build/debug");
+        std::fs::create_dir_all(&build).expect("dirs");
+        // Above the repository: not the project's.
+        std::fs::write(dir.path().join(FILE_NAME), "").expect("write");
+        std::fs::create_dir(root.join(".git")).expect("git");
+        assert_eq!(find(&build), None, "the search stops at the repository's root");
+        std::fs::write(root.join(FILE_NAME), "").expect("write");
+        assert_eq!(find(&build), Some(root.join(FILE_NAME)));
+        std::fs::write(build.join(FILE_NAME), "").expect("write");
+        assert_eq!(find(&build), Some(build.join(FILE_NAME)), "the nearest wins");
+        // Without a repository, up to the root (here: the temporary directory's file).
+        let loose = dir.path().join("loose/build");
+        std::fs::create_dir_all(&loose).expect("dirs");
+        assert_eq!(find(&loose), Some(dir.path().join(FILE_NAME)));
+        std::fs::remove_file(root.join(FILE_NAME)).expect("remove");
+        let none = load(None, &root.join("absent"), &[]).expect("no file is fine");
+        assert_eq!((none.budgets, none.file), (Budgets::default(), None));
     }
 
     #[test]
     fn mistakes_are_errors_not_ignored() {
-        let mut b = Budgets::default();
-        for bad in [
-            "[budgets]\nfunction-time = 5\n",
-            "[budget]\nscc-rounds = 5\n",
-            "[budgets]\nscc-rounds = \"five\"\n",
-            "[budgets]\nscc-rounds = -1\n",
-            "[budgets]\nscc-rounds = 0\n",
-            "[budgets\n",
-            "budgets = 3\n",
+        for (bad, says) in [
+            ("[budgets]\nfunction-time = 5\n", "unknown budget 'function-time'"),
+            ("[budget]\nscc-rounds = 5\n", "unknown section 'budget'"),
+            ("[allocator]\nxmalloc = \"malloc\"\n", "unknown section 'allocator'"),
+            ("[budgets]\nscc-rounds = \"five\"\n", "must be a whole number"),
+            ("[budgets]\nscc-rounds = -1\n", "must not be negative"),
+            ("[budgets]\nscc-rounds = 0\n", "at least 1"),
+            ("[budgets\n", "t.toml"),
+            ("budgets = 3\n", "must be a table"),
+            ("[suppress]\nrule = \"leak\"\n", "[[suppress]]"),
         ] {
-            assert!(apply_file(&mut b, bad, "t.toml").is_err(), "{bad:?} must be refused");
+            let e = parse(bad).err().unwrap_or_else(|| panic!("{bad:?} must be refused"));
+            assert!(e.contains(says), "{bad:?}: {e}");
         }
         assert!(load(Some(Path::new("/nonexistent/drip.toml")), Path::new("/x"), &[]).is_err(), "--config must exist");
         for bad in ["scc-rounds", "scc-rounds=x", "rounds=3"] {

@@ -201,8 +201,11 @@ pub struct Summaries {
     lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>>,
     lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>>,
     /// Defined functions whose library row is what their callers see
-    /// (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`), by index, sorted.
+    /// (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`, or declared in `.drip.toml`), by index, sorted.
     contract: Vec<usize>,
+    /// The rows of the functions declared in `.drip.toml` (`declare`), which win over the
+    /// library table and over definitions.
+    declared: HashMap<String, &'static libmodel::LibFn>,
     names: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
     /// Per function, per statement: the direct call's callee, resolved once (`None` for other
@@ -223,23 +226,28 @@ pub enum Direct {
 }
 
 impl Summaries {
-    pub fn new(program: &Program) -> Summaries {
+    pub fn new(program: &Program, declarations: &crate::declare::Declarations) -> Summaries {
         let mut by_usr = HashMap::new();
         for (i, f) in program.functions.iter().enumerate() {
             by_usr.entry(f.usr.clone()).or_insert(i);
         }
-        // The program's own `malloc`, `free`, ...: external definitions of the C allocator.
+        let declared: HashMap<String, &'static libmodel::LibFn> =
+            declarations.names().filter_map(|n| Some((n.to_string(), declarations.lookup(n)?))).collect();
+        // The row of a name: its declaration, else the library table's.
+        let row = |name: &str| declared.get(name).copied().or_else(|| libmodel::lookup(name));
+        // The program's own `malloc`, `free`, ...: external definitions of the C allocator; and
+        // every definition of a declared name (the declaration says what callers see).
         let mut contract: Vec<usize> = by_usr
             .values()
             .copied()
             .filter(|&i| {
                 let f = &program.functions[i];
-                !f.is_static && libmodel::CONTRACT_KEPT_WHEN_DEFINED.contains(&f.name.as_str())
+                declared.contains_key(&f.name)
+                    || (!f.is_static && libmodel::CONTRACT_KEPT_WHEN_DEFINED.contains(&f.name.as_str()))
             })
             .collect();
         contract.sort_unstable();
-        let row_of =
-            |i: usize| contract.binary_search(&i).ok().and_then(|_| libmodel::lookup(&program.functions[i].name));
+        let row_of = |i: usize| contract.binary_search(&i).ok().and_then(|_| row(&program.functions[i].name));
         let mut lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
         let mut by_sig: HashMap<String, Vec<usize>> = HashMap::new();
         for usr in &program.address_taken {
@@ -269,7 +277,7 @@ impl Summaries {
                 }
                 continue;
             }
-            if let Some(lib) = libmodel::lookup(name) {
+            if let Some(lib) = row(name) {
                 lib_of_usr.insert(usr, lib);
                 lib_by_sig.entry(sig.clone()).or_default().push(lib);
             }
@@ -301,6 +309,7 @@ impl Summaries {
             lib_by_sig,
             lib_by_field,
             contract,
+            declared,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
@@ -325,6 +334,10 @@ impl Summaries {
 
     /// What the callee of a direct call to `name` (`usr`) is.
     fn resolve(&self, name: &str, usr: &str) -> Direct {
+        // A declaration wins over a definition and over the library table.
+        if let Some(lib) = (!self.declared.is_empty()).then(|| self.declared.get(name)).flatten() {
+            return Direct::Library(lib);
+        }
         match self.index_of(usr) {
             Some(i) if self.contract.binary_search(&i).is_err() => Direct::Defined(i),
             _ => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
@@ -334,8 +347,41 @@ impl Summaries {
     /// The names of the defined functions whose callers see the C library's contract instead
     /// of their summary (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`), sorted.
     pub fn contract_kept(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.contract.iter().map(|&i| self.name_of(i).to_string()).collect();
+        self.kept(false)
+    }
+
+    /// The names of the defined functions whose callers see their declaration in `.drip.toml`
+    /// instead of their summary, sorted.
+    pub fn declared_defined(&self) -> Vec<String> {
+        self.kept(true)
+    }
+
+    fn kept(&self, declared: bool) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .contract
+            .iter()
+            .map(|&i| self.name_of(i).to_string())
+            .filter(|n| self.declared.contains_key(n) == declared)
+            .collect();
         v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The library rows (built-in or declared) that direct calls of the program reach, each
+    /// once, by name.
+    pub fn library_rows_called(&self) -> Vec<&'static libmodel::LibFn> {
+        let mut v: Vec<&'static libmodel::LibFn> = self
+            .direct
+            .iter()
+            .flat_map(|d| d.iter())
+            .filter_map(|d| match d {
+                Some(Direct::Library(lib)) => Some(*lib),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable_by_key(|l| l.name);
+        v.dedup_by_key(|l| l.name);
         v
     }
 
@@ -349,6 +395,7 @@ impl Summaries {
             lib_by_sig: HashMap::new(),
             lib_by_field: HashMap::new(),
             contract: Vec::new(),
+            declared: HashMap::new(),
             names: Vec::new(),
             slots: Vec::new(),
             direct: Vec::new(),

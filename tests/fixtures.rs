@@ -595,7 +595,7 @@ fn fixtures() {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("drip-fixtures");
     let mut per_fixture: Vec<Vec<Diag>> = vec![Vec::new(); fixtures.len()];
     let mut ran_ok = vec![false; fixtures.len()];
-    for (gi, ((_project, _flags, args), members)) in groups.iter().enumerate() {
+    for (gi, ((project, _flags, args), members)) in groups.iter().enumerate() {
         let group: Vec<&Fixture> = members.iter().map(|&i| &fixtures[i]).collect();
         let names: Vec<&str> = group.iter().map(|f| f.name.as_str()).collect();
         let gdir = tmp.join(format!("group-{gi}"));
@@ -607,6 +607,12 @@ fn fixtures() {
         // The analysis itself is under test here, so nothing comes from the cache (tests/cache.rs
         // checks that cached results equal fresh ones).
         cmd.arg("check").arg("-p").arg(&gdir).args(["--format", "json", "--no-cache"]).args(args);
+        // A project may declare its memory API (`.drip.toml` beside its files); every other
+        // group runs with no configuration at all.
+        let config = dir.join(project).join(".drip.toml");
+        if !project.is_empty() && config.is_file() {
+            cmd.arg("--config").arg(config);
+        }
         cmd.current_dir(&dir);
         let out = match cmd.output() {
             Ok(o) => o,

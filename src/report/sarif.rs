@@ -169,9 +169,13 @@ fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
     if !related.is_empty() {
         obj.insert("relatedLocations".into(), related.into());
     }
-    // Silenced in the source: still a result, as code scanning expects, marked as such.
+    // Silenced in the source or by .drip.toml: still a result, as code scanning expects, marked as such.
     if let Some(s) = &d.suppression {
-        let mut sup = json!({ "kind": "inSource" });
+        let kind = match s.kind {
+            crate::diag::SuppressionKind::InSource => "inSource",
+            crate::diag::SuppressionKind::External => "external",
+        };
+        let mut sup = json!({ "kind": kind });
         if let Some(j) = &s.justification {
             sup["justification"] = j.clone().into();
         }
