@@ -32,7 +32,7 @@ usage:
   drip dump-ir [options] [-p ...] [<file.c>... -- <flags>] [--function NAME]
   drip capture [capture options] [--check [options]] -- <build command>...
                                 (records compile_commands.json; see drip capture --help)
-  drip --version
+  drip --version                (also drip check --version): version, commit, libclang
 
 With neither -p nor files, drip looks for compile_commands.json in . and then build/.
 
@@ -77,6 +77,7 @@ struct Args {
     config: Option<PathBuf>,
     budgets: Vec<String>,
     help: bool,
+    version: bool,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -102,6 +103,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         config: None,
         budgets: Vec::new(),
         help: false,
+        version: false,
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
@@ -142,6 +144,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             }
             "--no-cache" => a.no_cache = true,
             "-h" | "--help" => a.help = true,
+            "-V" | "--version" => a.version = true,
             "--config" => a.config = Some(PathBuf::from(value("--config")?)),
             "--budget" => a.budgets.push(value("--budget")?),
             s if s.starts_with("--budget=") => a.budgets.push(s["--budget=".len()..].to_string()),
@@ -191,7 +194,7 @@ pub fn main() -> i32 {
             return if argv.len() < 2 { EXIT_USAGE } else { EXIT_CLEAN };
         }
         Some("-V") | Some("--version") => {
-            println!("drip {}", env!("CARGO_PKG_VERSION"));
+            print!("{}", version_text());
             return EXIT_CLEAN;
         }
         _ => {}
@@ -213,6 +216,10 @@ pub fn main() -> i32 {
         args.jobs = cores;
     }
     match args.command.as_str() {
+        "check" | "dump-ir" if args.version => {
+            print!("{}", version_text());
+            EXIT_CLEAN
+        }
         "check" | "dump-ir" if args.help => {
             print!("{USAGE}");
             EXIT_CLEAN
@@ -223,6 +230,17 @@ pub fn main() -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// `drip --version`: the crate's version, the commit it was built from (`build.rs`) and the
+/// libclang this process loaded, which decides how C is parsed (and keys the cache).
+fn version_text() -> String {
+    format!(
+        "drip {} (commit {})\nlibclang: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("DRIP_GIT_COMMIT"),
+        frontend::libclang_version()
+    )
 }
 
 /// Are these valid `drip check` options for `drip capture --check` (which supplies `-p`)?

@@ -693,3 +693,30 @@ fn inline_suppressions() {
     .expect("write");
     assert_eq!(run("text").status.code(), Some(0));
 }
+
+#[test]
+fn version_names_the_commit_and_the_libclang_in_use() {
+    let o = drip().arg("--version").output().expect("run drip");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    // The commit of this checkout, as git sees it (the test runs from the crate's directory);
+    // "unknown" only where there is no git or no checkout.
+    let head = Command::new("git")
+        .args(["rev-parse", "--verify", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = head.as_deref().unwrap_or("unknown");
+    assert_eq!(lines[0], format!("drip {} (commit {commit})", env!("CARGO_PKG_VERSION")));
+    // libclang's own string, as clang_getClangVersion returns it: drip is built against 19.
+    assert!(lines[1].starts_with("libclang: ") && lines[1].contains("clang version 19."), "{text}");
+    // The same from the subcommand, which needs no compile database for it.
+    let dir = scratch("version");
+    let o = drip().current_dir(&dir).args(["check", "--version"]).output().expect("run drip");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), text);
+}
