@@ -812,3 +812,43 @@ fn a_baseline_hides_known_findings_after_edits_and_reports_new_ones() {
         assert!(err.contains("cannot read the baseline") && err.contains(bad), "{err}");
     }
 }
+
+#[test]
+fn sarif_paths_and_fingerprints_do_not_depend_on_where_drip_runs() {
+    let dir = scratch("source_root");
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    write(&project, "src/a.c", LEAKY);
+    compdb(&project, &["src/a.c"]);
+    let sarif = |cwd: &Path, extra: &[&str]| {
+        let out = drip()
+            .current_dir(cwd)
+            .args(["check", "--no-cache", "--format", "sarif"])
+            .args(extra)
+            .output()
+            .expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let log: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("sarif");
+        log
+    };
+    // From the project, and from its parent: the root is the database's directory either way.
+    let inside = sarif(&project, &["-p", "."]);
+    let outside = sarif(&dir, &["-p", "project"]);
+    let run = &inside["runs"][0];
+    assert_eq!(run["originalUriBaseIds"]["%SRCROOT%"]["uri"], format!("file://{}/", project.display()));
+    assert_eq!(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/a.c");
+    assert_eq!(run["results"], outside["runs"][0]["results"]);
+    assert_eq!(run["originalUriBaseIds"], outside["runs"][0]["originalUriBaseIds"]);
+    assert_eq!(run["invocations"][0]["workingDirectory"]["uri"], format!("file://{}/", project.display()));
+    assert_eq!(outside["runs"][0]["invocations"][0]["workingDirectory"]["uri"], format!("file://{}/", dir.display()));
+
+    // --source-root moves the base; the fingerprint follows the path relative to it.
+    let rooted = sarif(&project, &["-p", ".", "--source-root", "src"]);
+    let r = &rooted["runs"][0]["results"][0];
+    assert_eq!(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "a.c");
+    let key = "dripFingerprint/v2";
+    assert_ne!(r["partialFingerprints"][key], run["results"][0]["partialFingerprints"][key]);
+    let out = drip().current_dir(&project).args(["check", "--source-root", "nowhere"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--source-root nowhere is not a directory"), "{}", stderr(&out));
+}
