@@ -109,6 +109,7 @@ fn sarif_output_is_valid_against_the_schema() {
     assert!(has(&|r| r.get("suppressions").is_some()));
     assert!(has(&|r| r["kind"] == "informational"));
     assert!(has(&|r| r["locations"][0]["physicalLocation"]["region"].get("endColumn").is_some()));
+    assert!(has(&|r| r["message"]["text"].as_str().is_some_and(|t| t.contains("](1)") || t.contains("](2)"))));
     let invocation = &run["invocations"][0];
     assert_eq!(invocation["executionSuccessful"], false);
     assert!(invocation["commandLine"].as_str().is_some_and(|c| c.contains("--all-categories")));

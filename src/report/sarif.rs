@@ -12,7 +12,9 @@
 //!   end where the call at the location ends (`endLine`/`endColumn`, read from the source: see
 //!   [`call_end`]), and have a start only when that cannot be read;
 //! - `relatedLocations`: the frees and the loss point (notes of kind free/lost), ids 1, 2, … in
-//!   path order;
+//!   path order, then any other location of the path the message names;
+//! - `message`: `file:line` references to the path's locations become embedded links to those
+//!   related locations, with the path relative to the source root (see [`linked_message`]);
 //! - `codeFlows`: one thread flow visiting every note of the path in order. `kinds` use the
 //!   spec's well-known values (§3.38.8): alloc → `acquire`+`memory`, free → `release`+`memory`,
 //!   branch → `branch`, lost → `danger`+`memory` (the point where the leak happens; it is not
@@ -46,7 +48,7 @@ use serde_json::{json, Map, Value};
 use super::fingerprint::{self, Fingerprint};
 use super::{NotificationLevel, SourceCache, ToolInfo};
 use crate::checkers::Policy;
-use crate::diag::{Diagnostic, NoteKind, Rule, SrcLoc};
+use crate::diag::{Diagnostic, Note, NoteKind, Rule, SrcLoc};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";
@@ -229,10 +231,11 @@ fn result(d: &Diagnostic, files: &mut Files, fp: &Fingerprint) -> Value {
         obj.insert("level".into(), "none".into());
     }
 
-    let related: Vec<Value> = d
-        .path
-        .iter()
-        .filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost))
+    let mut related: Vec<&Note> = d.path.iter().filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost)).collect();
+    let text = linked_message(d, files, &mut related);
+    obj.insert("message".into(), json!({ "text": text }));
+    let related: Vec<Value> = related
+        .into_iter()
         .enumerate()
         .map(|(i, n)| {
             json!({
@@ -281,6 +284,61 @@ fn result(d: &Diagnostic, files: &mut Files, fp: &Fingerprint) -> Value {
         obj.insert("codeFlows".into(), json!([{ "threadFlows": [{ "locations": steps }] }]));
     }
     result
+}
+
+/// The message with every `file:line` it names (`checkers` writes the file's name without its
+/// directory) that is a location of the path turned into an embedded link, `[src/a.c:8](2)`,
+/// to that location in `relatedLocations` (appended to `related` if not there yet); the link text
+/// names the file relative to the source root. A reference to another line of the finding's own
+/// file gets that path without a link. Brackets that are not links are escaped, as SARIF
+/// (§3.11.6) requires of message text that has links.
+fn linked_message<'a>(d: &'a Diagnostic, files: &Files, related: &mut Vec<&'a Note>) -> String {
+    let base = |file: &str| Path::new(file).file_name().map(|n| n.to_string_lossy().into_owned());
+    let msg = d.message.as_str();
+    // (start, end, replacement) of every reference, in message order.
+    let mut refs: Vec<(usize, usize, String)> = Vec::new();
+    let candidates: Vec<(String, &'a Note)> =
+        d.path.iter().filter_map(|n| Some((format!("{}:{}", base(&n.loc.file)?, n.loc.line), n))).collect();
+    let own = base(&d.loc.file);
+    for (at, _) in msg.match_indices(':') {
+        // The name before the colon and the number after it, as whole tokens.
+        let name_start = msg[..at]
+            .rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')))
+            .map_or(0, |i| i + 1);
+        let digits = msg[at + 1..].find(|c: char| !c.is_ascii_digit()).unwrap_or(msg.len() - at - 1);
+        if name_start == at || digits == 0 || msg[..name_start].ends_with('/') {
+            continue;
+        }
+        let end = at + 1 + digits;
+        let token = &msg[name_start..end];
+        let Ok(line) = msg[at + 1..end].parse::<u32>() else { continue };
+        let note = candidates.iter().find(|c| c.0 == token).map(|c| c.1);
+        let replacement = match note {
+            Some(n) => {
+                let id = match related.iter().position(|r| std::ptr::eq(*r, n)) {
+                    Some(i) => i + 1,
+                    None => {
+                        related.push(n);
+                        related.len()
+                    }
+                };
+                format!("[{}:{line}]({id})", files.key(&n.loc.file))
+            }
+            None if own.as_deref() == Some(&msg[name_start..at]) => format!("{}:{line}", files.key(&d.loc.file)),
+            None => continue,
+        };
+        refs.push((name_start, end, replacement));
+    }
+    let escape = |s: &str| s.replace('[', "\\[").replace(']', "\\]");
+    let mut out = String::with_capacity(msg.len() + 16);
+    let mut done = 0;
+    for (start, end, replacement) in refs {
+        out.push_str(&escape(&msg[done..start]));
+        out.push_str(&replacement);
+        done = end;
+    }
+    out.push_str(&escape(&msg[done..]));
+    out
 }
 
 /// How a file is named in fingerprints: '/'-separated, relative to `root` when below it, else
@@ -338,6 +396,11 @@ impl Files {
             list: Vec::new(),
             sources: SourceCache::default(),
         }
+    }
+
+    /// `file`'s path relative to the root when below it, else absolute ('/'-separated).
+    fn key(&self, file: &str) -> String {
+        file_key(&self.root, &self.cwd, file)
     }
 
     fn artifact(&mut self, file: &str) -> &Artifact {
@@ -787,6 +850,26 @@ mod tests {
         }
         assert!(r[2].get("kind").is_none());
         assert_eq!(r[2]["level"], "error");
+    }
+
+    #[test]
+    fn messages_link_the_locations_they_name() {
+        let mut d = fixtures::conditional_leak();
+        d.message = "leaks when 'buf[0] == 0' at a.c:8 is taken (a.c:9, a.c:12, b.c:3, xa.c:8, a.c:8)".to_string();
+        let log = sarif(&[d], MANIFEST, MANIFEST);
+        let r = &results(&log)[0];
+        // The loss point (line 9) is related location 1 already; the branch (line 8) is added
+        // as 2 because the message names it; line 12 is no location of the path.
+        assert_eq!(
+            r["message"]["text"],
+            "leaks when 'buf\\[0\\] == 0' at [tests/report/a.c:8](2) is taken ([tests/report/a.c:9](1), \
+             tests/report/a.c:12, b.c:3, xa.c:8, [tests/report/a.c:8](2))"
+        );
+        let related = r["relatedLocations"].as_array().unwrap();
+        assert_eq!(related.len(), 2);
+        assert_eq!(related[1]["id"], 2);
+        assert_eq!(related[1]["physicalLocation"]["region"]["startLine"], 8);
+        assert_eq!(related[1]["message"]["text"], "branch 'q == NULL' is taken");
     }
 
     #[test]
