@@ -5,7 +5,9 @@
 //! bindgen bindings for the few libclang declarations clang-sys gets wrong (see the header), and
 //! the environment variable `DRIP_BUILD_ID`, a hash of every source file, `Cargo.toml` and
 //! `Cargo.lock`: the incremental cache (`src/cache/`) puts it in the format version of every
-//! entry, so a drip built from other sources never trusts what this one stored. Linking libclang
+//! entry, so a drip built from other sources never trusts what this one stored; and
+//! `DRIP_GIT_COMMIT`, the commit the sources were checked out at (`unknown` outside a git
+//! checkout or without git), which `drip --version` prints. Linking libclang
 //! itself is done by clang-sys (dynamic linking); this script never emits link flags.
 
 use std::env;
@@ -25,6 +27,7 @@ fn main() {
         println!("cargo:rerun-if-changed={input}");
     }
     println!("cargo:rustc-env=DRIP_BUILD_ID={:016x}", build_id());
+    println!("cargo:rustc-env=DRIP_GIT_COMMIT={}", git_commit());
 
     let (libdir, include) = find_libclang();
     let header = Path::new("wrapper/clang_shim.h");
@@ -85,6 +88,28 @@ fn build_id() -> u64 {
         std::fs::read(&f).unwrap_or_default().hash(&mut h);
     }
     h.finish()
+}
+
+/// The commit `HEAD` names, or `unknown`. The script reruns when `HEAD` or the branch it points
+/// to moves (a commit, a checkout), found through git itself so that worktrees, whose `.git` is a
+/// file, work too.
+fn git_commit() -> String {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git").args(args).output().ok()?;
+        let s = String::from_utf8(out.stdout).ok()?;
+        (out.status.success() && !s.trim().is_empty()).then(|| s.trim().to_string())
+    };
+    let Some(commit) = git(&["rev-parse", "--verify", "HEAD"]) else {
+        return "unknown".to_string();
+    };
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    commit
 }
 
 /// Find the libclang library directory and the directory holding `clang-c/Index.h`.

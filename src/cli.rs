@@ -32,7 +32,7 @@ usage:
   drip dump-ir [options] [-p ...] [<file.c>... -- <flags>] [--function NAME]
   drip capture [capture options] [--check [options]] -- <build command>...
                                 (records compile_commands.json; see drip capture --help)
-  drip --version
+  drip --version                (also drip check --version): version, commit, libclang
 
 With neither -p nor files, drip looks for compile_commands.json in . and then build/.
 
@@ -40,6 +40,12 @@ options:
   -p PATH            compile database, or the directory holding compile_commands.json
   --format FORMAT    text (default), sarif, or json
   -o FILE            write the findings to FILE instead of standard output
+  --baseline FILE    report only findings not in FILE, a SARIF log of an earlier run (the
+                     exit code counts only the new ones)
+  --write-baseline FILE
+                     write every finding of this run to FILE (SARIF), for a later --baseline
+  --source-root DIR  paths and fingerprints in SARIF and baselines are relative to DIR
+                     (default: the directory holding compile_commands.json)
   -j N               worker threads (default: all cores)
   --stats            print FastCheck-style statistics (allocation sites per category, times)
   --all-categories   also report never-freed sites in main, sites stored outside locals,
@@ -80,6 +86,10 @@ struct Args {
     config: Option<PathBuf>,
     budgets: Vec<String>,
     help: bool,
+    version: bool,
+    baseline: Option<PathBuf>,
+    write_baseline: Option<PathBuf>,
+    source_root: Option<PathBuf>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -105,6 +115,10 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         config: None,
         budgets: Vec::new(),
         help: false,
+        version: false,
+        baseline: None,
+        write_baseline: None,
+        source_root: None,
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
@@ -145,8 +159,15 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             }
             "--no-cache" => a.no_cache = true,
             "-h" | "--help" => a.help = true,
+            "-V" | "--version" => a.version = true,
             "--config" => a.config = Some(PathBuf::from(value("--config")?)),
             "--budget" => a.budgets.push(value("--budget")?),
+            "--baseline" => a.baseline = Some(PathBuf::from(value("--baseline")?)),
+            "--write-baseline" => a.write_baseline = Some(PathBuf::from(value("--write-baseline")?)),
+            "--source-root" => a.source_root = Some(PathBuf::from(value("--source-root")?)),
+            s if s.starts_with("--baseline=") => return parse_args(&rewrite(argv, s, "--baseline")),
+            s if s.starts_with("--write-baseline=") => return parse_args(&rewrite(argv, s, "--write-baseline")),
+            s if s.starts_with("--source-root=") => return parse_args(&rewrite(argv, s, "--source-root")),
             s if s.starts_with("--budget=") => a.budgets.push(s["--budget=".len()..].to_string()),
             s if s.starts_with("--config=") => a.config = Some(PathBuf::from(&s["--config=".len()..])),
             s if s.starts_with("-p") && s.len() > 2 => a.compdb = Some(PathBuf::from(&s[2..])),
@@ -194,7 +215,7 @@ pub fn main() -> i32 {
             return if argv.len() < 2 { EXIT_USAGE } else { EXIT_CLEAN };
         }
         Some("-V") | Some("--version") => {
-            println!("drip {}", env!("CARGO_PKG_VERSION"));
+            print!("{}", version_text());
             return EXIT_CLEAN;
         }
         _ => {}
@@ -216,6 +237,10 @@ pub fn main() -> i32 {
         args.jobs = cores;
     }
     match args.command.as_str() {
+        "check" | "dump-ir" if args.version => {
+            print!("{}", version_text());
+            EXIT_CLEAN
+        }
         "check" | "dump-ir" if args.help => {
             print!("{USAGE}");
             EXIT_CLEAN
@@ -226,6 +251,17 @@ pub fn main() -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// `drip --version`: the crate's version, the commit it was built from (`build.rs`) and the
+/// libclang this process loaded, which decides how C is parsed (and keys the cache).
+fn version_text() -> String {
+    format!(
+        "drip {} (commit {})\nlibclang: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("DRIP_GIT_COMMIT"),
+        frontend::libclang_version()
+    )
 }
 
 /// Are these valid `drip check` options for `drip capture --check` (which supplies `-p`)?
@@ -313,12 +349,42 @@ fn run(args: &Args) -> i32 {
             return EXIT_USAGE;
         }
     }
+    if let Some(p) = &args.write_baseline {
+        if let Err(e) = std::fs::OpenOptions::new().append(true).create(true).open(p) {
+            eprintln!("drip: error: cannot write the baseline {}: {e}", p.display());
+            return EXIT_USAGE;
+        }
+    }
+    let baseline = match args.baseline.as_deref().map(report::baseline::Baseline::load).transpose() {
+        Ok(b) => {
+            if let (Some(b), Some(p), true) = (&b, &args.baseline, args.verbose) {
+                eprintln!("drip: note: the baseline {} has {} findings", p.display(), b.count());
+            }
+            b
+        }
+        Err(e) => {
+            eprintln!("drip: error: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let (db, origin, default_cache_dir) = match load_compdb(args) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("drip: error: {e}");
             return EXIT_USAGE;
         }
+    };
+    // Where SARIF paths and fingerprints are relative to: the project, not wherever drip runs.
+    let source_root = match &args.source_root {
+        Some(dir) if !dir.is_dir() => {
+            eprintln!("drip: error: --source-root {} is not a directory", dir.display());
+            return EXIT_USAGE;
+        }
+        Some(dir) => dir.clone(),
+        None => match default_cache_dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
     };
     for p in &db.problems {
         eprintln!("drip: warning: {p}");
@@ -336,6 +402,7 @@ fn run(args: &Args) -> i32 {
         eprintln!("drip: warning: {w}");
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let ending = Ending { cwd: cwd.clone(), source_root, baseline, started: std::time::SystemTime::now() };
     // `.drip.toml` beside the compile database (the cache directory's parent) or above it, unless
     // --config.
     let search_from = match default_cache_dir.parent() {
@@ -378,7 +445,7 @@ fn run(args: &Args) -> i32 {
         let tus = frontend::fingerprint(&db.commands, &cache, &digests);
         let key = env.and_then(|env| reuse::run_key(env, &tus));
         if let Some(rec) = run_slot.zip(key).and_then(|(slot, key)| reuse::load_run(&cache, slot, key)) {
-            return replay(args, rec, &db, &cache, &cwd, &settings, started);
+            return replay(args, rec, &db, &cache, &ending, &settings, started);
         }
     }
     let cpu_started = driver::process_cpu();
@@ -577,21 +644,19 @@ fn run(args: &Args) -> i32 {
     let notes = notifications(
         &stats,
         &fe.failures,
+        &fe.messages,
         &out.internal_errors,
         [&out.timed_out_functions[..], &out.over_size_functions[..]],
     );
-    if let Err(code) = report_output(args, write_output(args, &out.diagnostics, &stats, &notes, &cwd)) {
-        return code;
-    }
-    if args.stats {
-        print_stats(&stats);
-    }
-    eprintln!("{}", summary(&stats));
+    let reported = match ending.finish(args, &out.diagnostics, stats, &notes) {
+        Ok(n) => n,
+        Err(code) => return code,
+    };
     if !out.internal_errors.is_empty() {
         EXIT_INTERNAL
     } else if fe.tus_failed > 0 {
         EXIT_USAGE
-    } else if out.diagnostics.iter().any(|d| d.suppression.is_none()) {
+    } else if reported > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
@@ -633,7 +698,7 @@ fn replay(
     mut rec: reuse::RunRecord,
     db: &CompDb,
     cache: &Cache,
-    cwd: &Path,
+    ending: &Ending,
     settings: &crate::settings::Settings,
     started: Instant,
 ) -> i32 {
@@ -660,7 +725,7 @@ fn replay(
     }
     // Suppressions are not in the run key (a `[[suppress]]` entry changes no analysis): mark the
     // findings again under this run's comments and entries.
-    let applied = crate::report::suppress::apply(&mut rec.diagnostics, &settings.suppress, cwd);
+    let applied = crate::report::suppress::apply(&mut rec.diagnostics, &settings.suppress, &ending.cwd);
     if args.verbose {
         for n in crate::report::suppress::stale(&applied, &settings.suppress, &rec.files) {
             eprintln!("{n}");
@@ -678,18 +743,84 @@ fn replay(
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
     // Only runs without failed TUs, internal errors or functions out of time are recorded.
-    let notes = notifications(&stats, &[], &[], [&[], &[]]);
-    if let Err(code) = report_output(args, write_output(args, &rec.diagnostics, &stats, &notes, cwd)) {
-        return code;
+    let notes = notifications(&stats, &[], &rec.messages, &[], [&[], &[]]);
+    match ending.finish(args, &rec.diagnostics, stats, &notes) {
+        Ok(0) => EXIT_CLEAN,
+        Ok(_) => EXIT_FINDINGS,
+        Err(code) => code,
     }
-    if args.stats {
-        print_stats(&stats);
+}
+
+/// What a run does last, whether it analysed or replayed the previous result: fingerprint the
+/// findings, write the baseline, hide what the baseline already has, write the report and the
+/// summary.
+struct Ending {
+    cwd: PathBuf,
+    /// `--source-root`, or the directory of the compile database; may be relative to `cwd`.
+    source_root: PathBuf,
+    baseline: Option<report::baseline::Baseline>,
+    /// When the run started, for SARIF's `invocations[0]`.
+    started: std::time::SystemTime,
+}
+
+impl Ending {
+    /// Returns how many findings were reported (neither suppressed nor in the baseline), or the
+    /// exit code of a failure to write.
+    fn finish(
+        &self,
+        args: &Args,
+        diags: &[crate::diag::Diagnostic],
+        mut stats: Stats,
+        notes: &[Notification],
+    ) -> Result<usize, i32> {
+        // Over every finding, so that the baseline written and the one read number alike.
+        let fingerprints = report::fingerprint::compute(diags, &self.source_root, &self.cwd);
+        if let Some(path) = &args.write_baseline {
+            let written = std::fs::File::create(path).map(std::io::BufWriter::new).and_then(|mut w| {
+                report::render_sarif(diags, &fingerprints, &self.tool_info(notes), &mut w)?;
+                w.flush()
+            });
+            if let Err(e) = written {
+                eprintln!("drip: error: cannot write the baseline {}: {e}", path.display());
+                return Err(EXIT_USAGE);
+            }
+        }
+        // A suppressed finding stays as it is: the report marks it, the baseline does not hide it.
+        let (mut shown, mut shown_fps) = (Vec::new(), Vec::new());
+        for (d, fp) in diags.iter().zip(fingerprints) {
+            if d.suppression.is_none() && self.baseline.as_ref().is_some_and(|b| b.contains(&fp)) {
+                continue;
+            }
+            shown.push(d.clone());
+            shown_fps.push(fp);
+        }
+        let hidden = diags.len() - shown.len();
+        stats.findings_leak = driver::count(&shown, Rule::Leak);
+        stats.findings_double_free = driver::count(&shown, Rule::DoubleFree);
+        report_output(args, self.write_output(args, &shown, &shown_fps, &stats, notes))?;
+        if args.stats {
+            print_stats(&stats);
+        }
+        let mut line = summary(&stats);
+        if self.baseline.is_some() {
+            line.push_str(&format!(", {hidden} hidden by the baseline"));
+        }
+        eprintln!("{line}");
+        Ok(shown.iter().filter(|d| d.suppression.is_none()).count())
     }
-    eprintln!("{}", summary(&stats));
-    if rec.diagnostics.iter().all(|d| d.suppression.is_some()) {
-        EXIT_CLEAN
-    } else {
-        EXIT_FINDINGS
+
+    fn tool_info(&self, notes: &[Notification]) -> ToolInfo {
+        ToolInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            root: self.source_root.clone(),
+            notifications: notes.to_vec(),
+            invocation: Some(report::Invocation {
+                arguments: std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect(),
+                working_directory: self.cwd.clone(),
+                start: self.started,
+                end: std::time::SystemTime::now(),
+            }),
+        }
     }
 }
 
@@ -708,6 +839,7 @@ fn sweep(cache: &Cache, cmds: &[crate::compdb::CompileCommand], slots: [Option<c
 fn notifications(
     stats: &Stats,
     failures: &[String],
+    messages: &[String],
     internal_errors: &[String],
     [timed_out, over_size]: [&[String]; 2],
 ) -> Vec<Notification> {
@@ -715,6 +847,10 @@ fn notifications(
     let mut add = |level, id, message: String| out.push(Notification { level, id, message });
     for f in failures {
         add(NotificationLevel::Error, "tu-failed", f.clone());
+    }
+    // Errors in TUs that were parsed: clang recovered, and drip analysed what it recovered.
+    for m in messages.iter().filter(|m| m.contains(": error: ") && !failures.contains(m)) {
+        add(NotificationLevel::Warning, "parse-error", m.clone());
     }
     for e in internal_errors {
         add(NotificationLevel::Error, "internal-error", e.clone());
@@ -776,39 +912,34 @@ fn report_output(args: &Args, r: std::io::Result<()>) -> Result<(), i32> {
     }
 }
 
-fn write_output(
-    args: &Args,
-    diags: &[crate::diag::Diagnostic],
-    stats: &Stats,
-    notes: &[Notification],
-    cwd: &Path,
-) -> std::io::Result<()> {
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let mut sink: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
-    match args.format {
-        Format::Text => {
-            let shown: Vec<crate::diag::Diagnostic> =
-                diags.iter().filter(|d| d.suppression.is_none()).cloned().collect();
-            report::render_text(&shown, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?
+impl Ending {
+    fn write_output(
+        &self,
+        args: &Args,
+        diags: &[crate::diag::Diagnostic],
+        fingerprints: &[report::fingerprint::Fingerprint],
+        stats: &Stats,
+        notes: &[Notification],
+    ) -> std::io::Result<()> {
+        let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+        let mut sink: Box<dyn Write> = match &args.output {
+            Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
+            None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        };
+        match args.format {
+            Format::Text => {
+                let shown: Vec<crate::diag::Diagnostic> =
+                    diags.iter().filter(|d| d.suppression.is_none()).cloned().collect();
+                report::render_text(&shown, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?
+            }
+            Format::Json => {
+                let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
+                report::render_json(diags, &value, notes, &mut *sink)?
+            }
+            Format::Sarif => report::render_sarif(diags, fingerprints, &self.tool_info(notes), &mut *sink)?,
         }
-        Format::Json => {
-            let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
-            report::render_json(diags, &value, notes, &mut *sink)?
-        }
-        Format::Sarif => report::render_sarif(
-            diags,
-            &ToolInfo {
-                version: env!("CARGO_PKG_VERSION").to_string(),
-                root: cwd.to_path_buf(),
-                notifications: notes.to_vec(),
-            },
-            &mut *sink,
-        )?,
+        sink.flush()
     }
-    sink.flush()
 }
 
 fn summary(s: &Stats) -> String {

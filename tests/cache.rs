@@ -136,9 +136,23 @@ fn drip(dir: &Path, extra: &[&str]) -> Run {
         .output()
         .expect("run drip");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let sarif = std::fs::read_to_string(&out_file).unwrap_or_default();
+    let sarif = without_invocation_details(&std::fs::read_to_string(&out_file).unwrap_or_default());
     let cache = parse_cache_line(&stderr);
     Run { code: out.status.code(), sarif, stderr, cache }
+}
+
+/// The SARIF log without the parts that say how and when drip ran (its command line and start
+/// and end times), which differ between any two runs; everything else must not.
+fn without_invocation_details(sarif: &str) -> String {
+    let Ok(mut log) = serde_json::from_str::<serde_json::Value>(sarif) else {
+        return sarif.to_string();
+    };
+    if let Some(invocation) = log.pointer_mut("/runs/0/invocations/0").and_then(|i| i.as_object_mut()) {
+        for key in ["commandLine", "startTimeUtc", "endTimeUtc"] {
+            invocation.remove(key);
+        }
+    }
+    serde_json::to_string_pretty(&log).expect("json") + "\n"
 }
 
 fn parse_cache_line(stderr: &str) -> CacheCounts {

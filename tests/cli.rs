@@ -159,6 +159,20 @@ fn non_c_entries_are_skipped_and_counted() {
     assert!(stderr(&out).contains("1 non-C"), "{}", stderr(&out));
 }
 
+/// The SARIF log without the parts that say how and when drip ran (its command line and start
+/// and end times), which differ between any two runs; everything else must not.
+fn without_invocation_details(sarif: &str) -> String {
+    let Ok(mut log) = serde_json::from_str::<serde_json::Value>(sarif) else {
+        return sarif.to_string();
+    };
+    if let Some(invocation) = log.pointer_mut("/runs/0/invocations/0").and_then(|i| i.as_object_mut()) {
+        for key in ["commandLine", "startTimeUtc", "endTimeUtc"] {
+            invocation.remove(key);
+        }
+    }
+    serde_json::to_string_pretty(&log).expect("json") + "\n"
+}
+
 #[test]
 fn sarif_is_identical_across_thread_counts_and_runs() {
     let dir = scratch("determinism");
@@ -181,7 +195,7 @@ fn sarif_is_identical_across_thread_counts_and_runs() {
             .output()
             .expect("run drip");
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-        stdout(&out)
+        without_invocation_details(&stdout(&out))
     };
     let one = run("1");
     let two = run("2");
@@ -692,4 +706,149 @@ fn inline_suppressions() {
     )
     .expect("write");
     assert_eq!(run("text").status.code(), Some(0));
+}
+
+#[test]
+fn version_names_the_commit_and_the_libclang_in_use() {
+    let o = drip().arg("--version").output().expect("run drip");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    // The commit of this checkout, as git sees it (the test runs from the crate's directory);
+    // "unknown" only where there is no git or no checkout.
+    let head = Command::new("git")
+        .args(["rev-parse", "--verify", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = head.as_deref().unwrap_or("unknown");
+    assert_eq!(lines[0], format!("drip {} (commit {commit})", env!("CARGO_PKG_VERSION")));
+    // libclang's own string, as clang_getClangVersion returns it: drip is built against 19.
+    assert!(lines[1].starts_with("libclang: ") && lines[1].contains("clang version 19."), "{text}");
+    // The same from the subcommand, which needs no compile database for it.
+    let dir = scratch("version");
+    let o = drip().current_dir(&dir).args(["check", "--version"]).output().expect("run drip");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), text);
+}
+
+/// Two functions with findings, in the given order, below `preamble`.
+fn baseline_project(preamble: &str, first: &str, second: &str) -> String {
+    format!("#include <stdlib.h>\n{preamble}\n{first}\n{second}")
+}
+
+const LEAK_FN: &str = r#"int leaky(int n) {
+    char *p = malloc(n);
+    if (!p)
+        return -1;
+    char *q = malloc(n);
+    if (q == NULL)
+        return -1;
+    free(p);
+    free(q);
+    return 0;
+}
+"#;
+
+const TWICE_FN: &str = r#"void twice(int n) {
+    char *s = malloc(n);
+    free(s);
+    free(s);
+}
+"#;
+
+#[test]
+fn a_baseline_hides_known_findings_after_edits_and_reports_new_ones() {
+    let dir = scratch("baseline");
+    write(&dir, "a.c", &baseline_project("", LEAK_FN, TWICE_FN));
+    compdb(&dir, &["a.c"]);
+    let check = |extra: &[&str]| {
+        let out = drip().current_dir(&dir).args(["check", "-p", "."]).args(extra).output().expect("run drip");
+        (out.status.code(), stdout(&out), stderr(&out))
+    };
+    let (code, text, err) = check(&["--write-baseline", "base.sarif"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(text.matches("warning:").count(), 2, "{text}");
+    let base: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("base.sarif")).expect("baseline")).expect("json");
+    assert_eq!(base["runs"][0]["results"].as_array().map(Vec::len), Some(2));
+
+    // Unrelated edits: lines (a comment, declarations) added above both functions, the functions
+    // swapped, and the leaking function reindented elsewhere than its findings' statements.
+    let preamble = "/* a licence header\n   over several lines */\nstruct pair { int a, b; };\nint helper(void);\n";
+    let moved = baseline_project(preamble, TWICE_FN, &LEAK_FN.replace("    free(p);\n", "\tfree(p);   /* done */\n"));
+    write(&dir, "a.c", &moved);
+    let (code, text, err) = check(&["--baseline", "base.sarif"]);
+    assert_eq!(code, Some(0), "every finding is in the baseline: {text}{err}");
+    assert_eq!(text, "", "no findings");
+    assert!(err.contains("0 leaks, 0 double frees, 2 hidden by the baseline"), "{err}");
+    // The same from a run that cannot replay the cached result, in SARIF.
+    let (code, text, err) = check(&["--baseline", "base.sarif", "--no-cache", "--format", "sarif"]);
+    assert_eq!(code, Some(0), "{err}");
+    let log: serde_json::Value = serde_json::from_str(&text).expect("sarif");
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+
+    // A new leak in the moved function: exactly that one is reported.
+    let new_leak = moved.replace(
+        "    free(s);\n    free(s);\n",
+        "    free(s);\n    free(s);\n    char *t = malloc(n);\n    t[0] = 1;\n",
+    );
+    write(&dir, "a.c", &new_leak);
+    let (code, text, err) = check(&["--baseline", "base.sarif"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(text.matches("warning:").count(), 1, "{text}");
+    let t_line = new_leak.lines().position(|l| l.contains("char *t = malloc")).expect("line") + 1;
+    assert!(text.starts_with(&format!("a.c:{t_line}:15: warning: memory allocated by 'malloc'")), "{text}");
+    assert!(err.contains("1 leak, 0 double frees, 2 hidden by the baseline"), "{err}");
+
+    // A baseline that cannot be used fails before the analysis.
+    write(&dir, "other.sarif", r#"{"runs": [{"results": [{"ruleId": "x"}]}]}"#);
+    for bad in ["missing.sarif", "other.sarif"] {
+        let (code, _, err) = check(&["--baseline", bad]);
+        assert_eq!(code, Some(2), "{bad}: {err}");
+        assert!(err.contains("cannot read the baseline") && err.contains(bad), "{err}");
+    }
+}
+
+#[test]
+fn sarif_paths_and_fingerprints_do_not_depend_on_where_drip_runs() {
+    let dir = scratch("source_root");
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    write(&project, "src/a.c", LEAKY);
+    compdb(&project, &["src/a.c"]);
+    let sarif = |cwd: &Path, extra: &[&str]| {
+        let out = drip()
+            .current_dir(cwd)
+            .args(["check", "--no-cache", "--format", "sarif"])
+            .args(extra)
+            .output()
+            .expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let log: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("sarif");
+        log
+    };
+    // From the project, and from its parent: the root is the database's directory either way.
+    let inside = sarif(&project, &["-p", "."]);
+    let outside = sarif(&dir, &["-p", "project"]);
+    let run = &inside["runs"][0];
+    assert_eq!(run["originalUriBaseIds"]["%SRCROOT%"]["uri"], format!("file://{}/", project.display()));
+    assert_eq!(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/a.c");
+    assert_eq!(run["results"], outside["runs"][0]["results"]);
+    assert_eq!(run["originalUriBaseIds"], outside["runs"][0]["originalUriBaseIds"]);
+    assert_eq!(run["invocations"][0]["workingDirectory"]["uri"], format!("file://{}/", project.display()));
+    assert_eq!(outside["runs"][0]["invocations"][0]["workingDirectory"]["uri"], format!("file://{}/", dir.display()));
+
+    // --source-root moves the base; the fingerprint follows the path relative to it.
+    let rooted = sarif(&project, &["-p", ".", "--source-root", "src"]);
+    let r = &rooted["runs"][0]["results"][0];
+    assert_eq!(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "a.c");
+    let key = "dripFingerprint/v2";
+    assert_ne!(r["partialFingerprints"][key], run["results"][0]["partialFingerprints"][key]);
+    let out = drip().current_dir(&project).args(["check", "--source-root", "nowhere"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--source-root nowhere is not a directory"), "{}", stderr(&out));
 }

@@ -214,6 +214,11 @@ pub fn fingerprint(cmds: &[CompileCommand], cache: &Cache, digests: &ContentDige
         .collect()
 }
 
+/// The version string of the libclang this process loaded (`drip --version`).
+pub fn libclang_version() -> String {
+    clang::clang_version()
+}
+
 /// The cache entry names of these commands' TUs: what `Cache::sweep` keeps.
 pub fn cache_names(cmds: &[CompileCommand]) -> std::collections::HashSet<Digest> {
     let version = clang::clang_version();

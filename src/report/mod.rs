@@ -9,10 +9,14 @@
 //!   optional decoration (the text snippet, SARIF column conversion), and a missing file just
 //!   drops that decoration. The only errors returned are the writer's.
 //! - Output is a pure function of the inputs, the source files and (SARIF, for relative paths) the
-//!   current directory: no timestamps, no hash-map iteration order.
+//!   current directory: no hash-map iteration order. The one exception is SARIF's
+//!   `invocations[0]` when `ToolInfo::invocation` is given: command line, working directory,
+//!   start and end times.
 //! - `SrcLoc` columns are clang's: 1-based *byte* offsets within the line; 0 means "unknown".
 //!   Text keeps bytes (what editors' quickfix expects); SARIF converts to code points.
 
+pub mod baseline;
+pub mod fingerprint;
 mod json;
 mod sarif;
 pub mod suppress;
@@ -49,6 +53,18 @@ pub struct ToolInfo {
     pub root: PathBuf,
     /// Problems of the run itself (SARIF's tool execution notifications).
     pub notifications: Vec<Notification>,
+    /// How and when drip ran, for `invocations[0]`; `None` leaves it out (tests, golden files).
+    pub invocation: Option<Invocation>,
+}
+
+/// How and when this run of drip happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The command line, program name first.
+    pub arguments: Vec<String>,
+    pub working_directory: PathBuf,
+    pub start: std::time::SystemTime,
+    pub end: std::time::SystemTime,
 }
 
 /// A problem of the run itself, not of the analysed code: a TU that could not be parsed, a

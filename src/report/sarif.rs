@@ -1,16 +1,31 @@
 //! SARIF 2.1.0 (OASIS), for code-scanning services and IDE viewers.
 //!
 //! One run. `tool.driver.rules` always lists every rule (`leak` at index 0, `double-free` at 1) so
-//! `ruleIndex` means the same in every log. Each diagnostic becomes one result:
-//! - `locations`: the allocation site, with the enclosing function as a logical location;
+//! `ruleIndex` means the same in every log, each with the metadata GitHub code scanning reads
+//! (`defaultConfiguration.level`, `helpUri`, `help.markdown`, and `properties` `precision`,
+//! `problem.severity`, `security-severity` and `tags` with the CWE). Each diagnostic becomes one
+//! result:
+//! - `level`: `error` for a double free, `warning` for a leak; a site `--all-categories` lists that
+//!   the default policy does not report (`checkers::Policy`) is `kind: informational` with level
+//!   `none`, since SARIF (§3.27.10) allows no other level beside a kind other than `fail`;
+//! - `locations`: the allocation site, with the enclosing function as a logical location; regions
+//!   end where the call at the location ends (`endLine`/`endColumn`, read from the source: see
+//!   [`call_end`]), and have a start only when that cannot be read;
 //! - `relatedLocations`: the frees and the loss point (notes of kind free/lost), ids 1, 2, … in
-//!   path order;
+//!   path order, then any other location of the path the message names;
+//! - `message`: `file:line` references to the path's locations become embedded links to those
+//!   related locations, with the path relative to the source root (see [`linked_message`]);
 //! - `codeFlows`: one thread flow visiting every note of the path in order. `kinds` use the
 //!   spec's well-known values (§3.38.8): alloc → `acquire`+`memory`, free → `release`+`memory`,
 //!   branch → `branch`, lost → `danger`+`memory` (the point where the leak happens; it is not
 //!   always a scope exit, the reference may be overwritten), info → no kinds;
-//! - `partialFingerprints["dripLocation/v1"]`: see [`fingerprint`];
+//! - `partialFingerprints`: drip's own (`dripFingerprint/v2`) and `primaryLocationLineHash`,
+//!   which code scanning matches alerts on, both from `report::fingerprint`;
 //! - `properties.category`: the `Category` id.
+//!
+//! `invocations[0]`: whether the run lost work (`executionSuccessful`), its notifications, and,
+//! when `ToolInfo::invocation` is given, the command line, working directory and start and end
+//! times: the only parts of the log that depend on how and when drip ran.
 //!
 //! Paths: a relative `SrcLoc.file` is relative to the current directory (diag.rs). It is made
 //! absolute against it, then expressed relative to `ToolInfo::root` with `uriBaseId` `%SRCROOT%`
@@ -30,41 +45,38 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::fingerprint::{self, Fingerprint};
 use super::{NotificationLevel, SourceCache, ToolInfo};
-use crate::diag::{Diagnostic, NoteKind, Rule, SrcLoc};
+use crate::checkers::Policy;
+use crate::diag::{Diagnostic, Note, NoteKind, Rule, SrcLoc};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";
-const FINGERPRINT_KEY: &str = "dripLocation/v1";
 
 /// `tool.driver.rules`, in `ruleIndex` order.
 const RULES: [Rule; 2] = [Rule::Leak, Rule::DoubleFree];
 
-/// Writes one SARIF log for `diags`. Fails only if `out` does.
-pub fn render_sarif(diags: &[Diagnostic], tool: &ToolInfo, out: &mut dyn Write) -> io::Result<()> {
+/// Writes one SARIF log for `diags`, whose fingerprints (`report::fingerprint::compute`, over
+/// the whole run's findings, so that leaving some out changes no other's) are `fingerprints`.
+/// Fails only if `out` does.
+pub fn render_sarif(
+    diags: &[Diagnostic],
+    fingerprints: &[Fingerprint],
+    tool: &ToolInfo,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     // Without a current directory relative paths can only be guessed; the root is the best guess.
     let cwd = std::env::current_dir().unwrap_or_else(|_| tool.root.clone());
-    let log = build_log(diags, tool, &cwd);
+    let log = build_log(diags, fingerprints, tool, &cwd);
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
 }
 
 /// The whole log as a JSON value; `cwd` is explicit so tests do not depend on the process's.
-fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
+fn build_log(diags: &[Diagnostic], fingerprints: &[Fingerprint], tool: &ToolInfo, cwd: &Path) -> Value {
+    assert_eq!(diags.len(), fingerprints.len(), "one fingerprint per finding");
     let mut files = Files::new(&normalize(&cwd.join(&tool.root)), cwd);
-    let mut occurrences: HashMap<Vec<u8>, u32> = HashMap::new();
-    let results: Vec<Value> = diags
-        .iter()
-        .map(|d| {
-            let key = fingerprint_input(d, &files.artifact(&d.loc.file).key);
-            // Two findings with the same input (say two `malloc`s on one line) must not share a
-            // fingerprint, or services merge them; number them in output order.
-            let seen = occurrences.entry(key.clone()).or_insert(0);
-            *seen += 1;
-            let fp = fingerprint(&key, *seen);
-            result(d, &mut files, &fp)
-        })
-        .collect();
+    let results: Vec<Value> = diags.iter().zip(fingerprints).map(|(d, fp)| result(d, &mut files, fp)).collect();
     // Every file drip reports on was parsed as part of a C translation unit, headers included.
     let artifacts: Vec<Value> =
         files.list.iter().map(|a| json!({ "location": a.uri_json(None), "sourceLanguage": "c" })).collect();
@@ -81,6 +93,16 @@ fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
         })
         .collect();
     let successful = !tool.notifications.iter().any(|n| n.level == NotificationLevel::Error);
+    let mut invocation = json!({
+        "executionSuccessful": successful,
+        "toolExecutionNotifications": notifications,
+    });
+    if let Some(run) = &tool.invocation {
+        invocation["commandLine"] = shell_words::join(&run.arguments).into();
+        invocation["workingDirectory"] = json!({ "uri": directory_uri(&normalize(&cwd.join(&run.working_directory))) });
+        invocation["startTimeUtc"] = humantime::format_rfc3339_millis(run.start).to_string().into();
+        invocation["endTimeUtc"] = humantime::format_rfc3339_millis(run.end).to_string().into();
+    }
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -90,16 +112,22 @@ fn build_log(diags: &[Diagnostic], tool: &ToolInfo, cwd: &Path) -> Value {
                 "version": tool.version,
                 "rules": RULES.iter().map(|&r| rule_descriptor(r)).collect::<Vec<_>>(),
             }},
-            "invocations": [{
-                "executionSuccessful": successful,
-                "toolExecutionNotifications": notifications,
-            }],
+            "invocations": [invocation],
             "originalUriBaseIds": { SRCROOT: { "uri": directory_uri(&files.root) } },
             "artifacts": artifacts,
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     })
+}
+
+/// The level a finding of `rule` has: a double free corrupts the allocator's state, a leak
+/// wastes memory.
+fn rule_level(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Leak => "warning",
+        Rule::DoubleFree => "error",
+    }
 }
 
 fn rule_descriptor(rule: Rule) -> Value {
@@ -126,37 +154,88 @@ fn rule_descriptor(rule: Rule) -> Value {
             "external/cwe/cwe-415",
         ),
     };
+    // code scanning's scale: security-severity above 7.0 is "high", 4.0 to 6.9 "medium", below
+    // that "low". A double free can be turned into a write through a corrupted free list (high);
+    // a leak costs memory, and most drip finds are on error paths that run rarely (low).
+    // Precision: on large real code most reports of either rule are still false positives of a
+    // few known shapes (bench/README.md, "Findings"), so neither is `high` or `very-high`.
+    let (security_severity, precision, cwe_number, example) = match rule {
+        Rule::Leak => ("3.0", "medium", 401, LEAK_EXAMPLE),
+        Rule::DoubleFree => ("7.5", "medium", 415, DOUBLE_FREE_EXAMPLE),
+    };
+    let cwe_uri = format!("https://cwe.mitre.org/data/definitions/{cwe_number}.html");
+    let markdown = format!(
+        "# {short}\n\n{full}\n\n{help}\n\n## Example\n\n```c\n{example}```\n\n\
+         To silence a report that is wrong, put `// drip: ignore[{id}] -- reason` on the \
+         allocation's line or the line before it.\n\n\
+         See [CWE-{cwe_number}]({cwe_uri}).\n",
+        id = rule.id()
+    );
     json!({
         "id": rule.id(),
         "name": name,
         "shortDescription": { "text": short },
         "fullDescription": { "text": full },
-        "defaultConfiguration": { "level": "warning" },
-        "help": { "text": help },
-        "properties": { "tags": ["memory", cwe] },
+        "defaultConfiguration": { "level": rule_level(rule) },
+        "helpUri": cwe_uri,
+        "help": { "text": help, "markdown": markdown },
+        "properties": {
+            "precision": precision,
+            "problem.severity": rule_level(rule),
+            "security-severity": security_severity,
+            "tags": ["security", "memory", cwe],
+        },
     })
 }
 
-fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
+/// The examples of `help.markdown`.
+const LEAK_EXAMPLE: &str = "\
+char *copy_name(const char *name) {
+    char *buf = malloc(strlen(name) + 1);
+    if (!buf)
+        return NULL;
+    if (!valid(name))
+        return NULL;      /* leak: buf is lost; free(buf) first */
+    return strcpy(buf, name);
+}
+";
+const DOUBLE_FREE_EXAMPLE: &str = "\
+void reset(struct conn *c) {
+    free(c->buf);         /* c->buf still points to the freed memory */
+    if (c->error)
+        free(c->buf);     /* double free: set c->buf = NULL after the first free */
+}
+";
+
+fn result(d: &Diagnostic, files: &mut Files, fp: &Fingerprint) -> Value {
     let rule_index = RULES.iter().position(|&r| r == d.rule).expect("every rule is in RULES");
     let mut result = json!({
         "ruleId": d.rule.id(),
         "ruleIndex": rule_index,
-        "level": "warning",
+        "level": rule_level(d.rule),
         "message": { "text": d.message },
         "locations": [{
             "physicalLocation": files.physical(&d.loc),
             "logicalLocations": [{ "name": d.function, "kind": "function" }],
         }],
-        "partialFingerprints": { FINGERPRINT_KEY: fingerprint },
+        "partialFingerprints": {
+            fingerprint::KEY: fp.drip,
+            fingerprint::LINE_HASH_KEY: fp.line_hash,
+        },
         "properties": { "category": d.category.id() },
     });
     let obj = result.as_object_mut().expect("built as an object");
+    // A site only `--all-categories` lists: information about the program, not a finding.
+    if d.rule == Rule::Leak && !(Policy { all_categories: false }).reports(d.category) {
+        obj.insert("kind".into(), "informational".into());
+        obj.insert("level".into(), "none".into());
+    }
 
-    let related: Vec<Value> = d
-        .path
-        .iter()
-        .filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost))
+    let mut related: Vec<&Note> = d.path.iter().filter(|n| matches!(n.kind, NoteKind::Free | NoteKind::Lost)).collect();
+    let text = linked_message(d, files, &mut related);
+    obj.insert("message".into(), json!({ "text": text }));
+    let related: Vec<Value> = related
+        .into_iter()
         .enumerate()
         .map(|(i, n)| {
             json!({
@@ -211,33 +290,70 @@ fn result(d: &Diagnostic, files: &mut Files, fingerprint: &str) -> Value {
     result
 }
 
-/// What the fingerprint covers: the rule, the file (relative to the root when below it), the
-/// function, the line within the function and the allocator. Deliberately not the absolute line
-/// or the column, so the fingerprint survives edits above the function and reformatting within
-/// the line. Fields are NUL-terminated so that no two field lists concatenate alike.
-fn fingerprint_input(d: &Diagnostic, file_key: &str) -> Vec<u8> {
-    let mut key = Vec::new();
-    for field in [d.rule.id(), file_key, &d.function, &d.line_in_function.to_string(), &d.allocator] {
-        key.extend_from_slice(field.as_bytes());
-        key.push(0);
+/// The message with every `file:line` it names (`checkers` writes the file's name without its
+/// directory) that is a location of the path turned into an embedded link, `[src/a.c:8](2)`,
+/// to that location in `relatedLocations` (appended to `related` if not there yet); the link text
+/// names the file relative to the source root. A reference to another line of the finding's own
+/// file gets that path without a link. Brackets that are not links are escaped, as SARIF
+/// (§3.11.6) requires of message text that has links.
+fn linked_message<'a>(d: &'a Diagnostic, files: &Files, related: &mut Vec<&'a Note>) -> String {
+    let base = |file: &str| Path::new(file).file_name().map(|n| n.to_string_lossy().into_owned());
+    let msg = d.message.as_str();
+    // (start, end, replacement) of every reference, in message order.
+    let mut refs: Vec<(usize, usize, String)> = Vec::new();
+    let candidates: Vec<(String, &'a Note)> =
+        d.path.iter().filter_map(|n| Some((format!("{}:{}", base(&n.loc.file)?, n.loc.line), n))).collect();
+    let own = base(&d.loc.file);
+    for (at, _) in msg.match_indices(':') {
+        // The name before the colon and the number after it, as whole tokens.
+        let name_start = msg[..at]
+            .rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')))
+            .map_or(0, |i| i + 1);
+        let digits = msg[at + 1..].find(|c: char| !c.is_ascii_digit()).unwrap_or(msg.len() - at - 1);
+        if name_start == at || digits == 0 || msg[..name_start].ends_with('/') {
+            continue;
+        }
+        let end = at + 1 + digits;
+        let token = &msg[name_start..end];
+        let Ok(line) = msg[at + 1..end].parse::<u32>() else { continue };
+        let note = candidates.iter().find(|c| c.0 == token).map(|c| c.1);
+        let replacement = match note {
+            Some(n) => {
+                let id = match related.iter().position(|r| std::ptr::eq(*r, n)) {
+                    Some(i) => i + 1,
+                    None => {
+                        related.push(n);
+                        related.len()
+                    }
+                };
+                format!("[{}:{line}]({id})", files.key(&n.loc.file))
+            }
+            None if own.as_deref() == Some(&msg[name_start..at]) => format!("{}:{line}", files.key(&d.loc.file)),
+            None => continue,
+        };
+        refs.push((name_start, end, replacement));
     }
-    key
+    let escape = |s: &str| s.replace('[', "\\[").replace(']', "\\]");
+    let mut out = String::with_capacity(msg.len() + 16);
+    let mut done = 0;
+    for (start, end, replacement) in refs {
+        out.push_str(&escape(&msg[done..start]));
+        out.push_str(&replacement);
+        done = end;
+    }
+    out.push_str(&escape(&msg[done..]));
+    out
 }
 
-/// The `dripLocation/v1` value: 16 hex digits of FNV-1a 64 over the input and the occurrence
-/// number (1 for the first finding with that input in the log).
-fn fingerprint(input: &[u8], occurrence: u32) -> String {
-    let mut bytes = input.to_vec();
-    bytes.extend_from_slice(occurrence.to_string().as_bytes());
-    format!("{:016x}", fnv1a(&bytes))
-}
-
-/// 64-bit FNV-1a. Written out because its output must never change between builds (std's
-/// `DefaultHasher` makes no such promise), or every alert would look new after an upgrade.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(OFFSET_BASIS, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
+/// How a file is named in fingerprints: '/'-separated, relative to `root` when below it, else
+/// absolute; `root` and a relative `file` are taken relative to `cwd`. The same key `Files`
+/// gives an artifact.
+pub(super) fn file_key(root: &Path, cwd: &Path, file: &str) -> String {
+    let abs = normalize(&cwd.join(file));
+    match relative_to(&normalize(&cwd.join(root)), &abs) {
+        Some(rel) => slash_path(&rel),
+        None => slash_path(&abs),
+    }
 }
 
 /// One entry of `run.artifacts`: a distinct file, in order of first mention.
@@ -246,8 +362,6 @@ struct Artifact {
     /// Percent-encoded; relative to `%SRCROOT%` when `under_root`, else absolute `file://`.
     uri: String,
     under_root: bool,
-    /// Unencoded '/'-separated path for fingerprints: relative when `under_root`, else absolute.
-    key: String,
     /// Where to read the file for column conversion.
     abs: PathBuf,
 }
@@ -288,6 +402,11 @@ impl Files {
         }
     }
 
+    /// `file`'s path relative to the root when below it, else absolute ('/'-separated).
+    fn key(&self, file: &str) -> String {
+        file_key(&self.root, &self.cwd, file)
+    }
+
     fn artifact(&mut self, file: &str) -> &Artifact {
         if let Some(&i) = self.by_name.get(file) {
             return &self.list[i];
@@ -297,11 +416,11 @@ impl Files {
         let artifact = match relative_to(&self.root, &abs) {
             Some(rel) => {
                 let key = slash_path(&rel);
-                Artifact { index, uri: percent_encode(&key, false), under_root: true, key, abs }
+                Artifact { index, uri: percent_encode(&key, false), under_root: true, abs }
             }
             None => {
                 let key = slash_path(&abs);
-                Artifact { index, uri: file_uri(&key), under_root: false, key, abs }
+                Artifact { index, uri: file_uri(&key), under_root: false, abs }
             }
         };
         self.by_name.insert(file.to_string(), index);
@@ -326,11 +445,76 @@ impl Files {
                     None => loc.col,
                 };
                 region.insert("startColumn".into(), col.into());
+                if let Some((end_line, end_col)) = call_end(&mut self.sources, &abs, loc.line, loc.col) {
+                    let text = self.sources.line(&abs, end_line).unwrap_or_default();
+                    region.insert("endLine".into(), end_line.into());
+                    region.insert("endColumn".into(), code_point_column(text, end_col).into());
+                }
             }
             physical.insert("region".into(), Value::Object(region));
         }
         Value::Object(physical)
     }
+}
+
+/// Lines a call's arguments may span before the region is left without an end.
+const MAX_CALL_LINES: u32 = 64;
+
+/// Where the call that starts at (`line`, byte column `col`) ends: the line and the 1-based byte
+/// column just after its closing parenthesis (SARIF's `endColumn` is exclusive). Only a name
+/// followed by `(` on the same line is a call; parentheses inside string and character literals
+/// and comments do not count. `None` for anything else (a branch's condition, a closing brace)
+/// and when the file cannot be read: the region then has a start only.
+fn call_end(sources: &mut SourceCache, file: &Path, line: u32, col: u32) -> Option<(u32, u32)> {
+    let text = sources.line(file, line)?;
+    let mut i = (col as usize).checked_sub(1)?;
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    if !text.get(i).is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_') {
+        return None;
+    }
+    while text.get(i).copied().is_some_and(ident) {
+        i += 1;
+    }
+    while text.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
+        i += 1;
+    }
+    if text.get(i) != Some(&b'(') {
+        return None;
+    }
+    let mut depth = 0u32;
+    let mut in_comment = false;
+    for l in line..line.saturating_add(MAX_CALL_LINES) {
+        let text = sources.line(file, l)?;
+        let mut j = if l == line { i } else { 0 };
+        while j < text.len() {
+            let b = text[j];
+            if in_comment {
+                if text[j..].starts_with(b"*/") {
+                    in_comment = false;
+                    j += 1;
+                }
+            } else if text[j..].starts_with(b"//") {
+                break;
+            } else if text[j..].starts_with(b"/*") {
+                in_comment = true;
+                j += 1;
+            } else if b == b'"' || b == b'\'' {
+                j += 1;
+                while j < text.len() && text[j] != b {
+                    j += if text[j] == b'\\' { 2 } else { 1 };
+                }
+            } else if b == b'(' {
+                depth += 1;
+            } else if b == b')' {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((l, j as u32 + 2));
+                }
+            }
+            j += 1;
+        }
+    }
+    None
 }
 
 /// 1-based code-point column of 1-based byte column `col` in `line`: one plus the number of
@@ -427,10 +611,20 @@ mod tests {
 
     /// Renders through the public function's code path with a fixed current directory.
     fn sarif(diags: &[Diagnostic], root: &str, cwd: &str) -> Value {
-        let tool = ToolInfo { version: "0.1.0".to_string(), root: PathBuf::from(root), notifications: Vec::new() };
-        let log = build_log(diags, &tool, Path::new(cwd));
+        let tool = tool(root);
+        let fps = fingerprint::compute(diags, Path::new(root), Path::new(cwd));
+        let log = build_log(diags, &fps, &tool, Path::new(cwd));
         // Round-trip through text, as consumers see it.
         serde_json::from_str(&serde_json::to_string_pretty(&log).unwrap()).unwrap()
+    }
+
+    fn tool(root: &str) -> ToolInfo {
+        ToolInfo {
+            version: "0.1.0".to_string(),
+            root: PathBuf::from(root),
+            notifications: Vec::new(),
+            invocation: None,
+        }
     }
 
     fn results(log: &Value) -> &Vec<Value> {
@@ -439,9 +633,10 @@ mod tests {
 
     #[test]
     fn public_function_writes_parseable_json() {
-        let tool = ToolInfo { version: "0.1.0".to_string(), root: PathBuf::from("."), notifications: Vec::new() };
+        let diags = fixtures::all();
+        let cwd = std::env::current_dir().unwrap();
         let mut out = Vec::new();
-        render_sarif(&fixtures::all(), &tool, &mut out).unwrap();
+        render_sarif(&diags, &fingerprint::compute(&diags, &cwd, &cwd), &tool("."), &mut out).unwrap();
         assert_eq!(out.last(), Some(&b'\n'));
         let log: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(results(&log).len(), 3);
@@ -466,12 +661,24 @@ mod tests {
         let rules = driver["rules"].as_array().unwrap();
         let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["leak", "double-free"]);
-        for rule in rules {
+        for (rule, (level, cwe)) in rules.iter().zip([("warning", "cwe-401"), ("error", "cwe-415")]) {
             for field in ["shortDescription", "fullDescription", "help"] {
                 assert!(!rule[field]["text"].as_str().unwrap().is_empty(), "{field}");
             }
-            assert_eq!(rule["defaultConfiguration"]["level"], "warning");
+            let markdown = rule["help"]["markdown"].as_str().unwrap();
+            assert!(markdown.starts_with("# ") && markdown.contains("```c\n"), "{markdown}");
+            assert_eq!(rule["defaultConfiguration"]["level"], level);
+            assert!(rule["helpUri"].as_str().unwrap().starts_with("https://cwe.mitre.org/"));
+            let props = &rule["properties"];
+            assert_eq!(props["problem.severity"], level);
+            let severity: f64 = props["security-severity"].as_str().unwrap().parse().unwrap();
+            assert!((0.0..=10.0).contains(&severity));
+            assert_eq!(props["precision"], "medium");
+            let tags = props["tags"].as_array().unwrap();
+            assert!(tags.contains(&json!("security")) && tags.contains(&json!(format!("external/cwe/{cwe}"))));
         }
+        // No invocation details were given: none are made up.
+        assert_eq!(run["invocations"], json!([{ "executionSuccessful": true, "toolExecutionNotifications": [] }]));
 
         // One artifact for the one file, referenced by index everywhere.
         assert_eq!(
@@ -488,7 +695,8 @@ mod tests {
             assert_eq!(r["ruleId"], d.rule.id());
             let index = r["ruleIndex"].as_u64().unwrap() as usize;
             assert_eq!(rules[index]["id"], r["ruleId"], "ruleIndex points at ruleId");
-            assert_eq!(r["level"], "warning");
+            assert_eq!(r["level"], if d.rule == Rule::Leak { "warning" } else { "error" });
+            assert!(r.get("kind").is_none(), "a finding is of the default kind, fail");
             assert_eq!(r["message"]["text"], d.message.as_str());
             assert_eq!(r["properties"]["category"], d.category.id());
 
@@ -529,9 +737,11 @@ mod tests {
             let ids: HashSet<u64> = related.iter().map(|l| l["id"].as_u64().unwrap()).collect();
             assert_eq!(ids.len(), related.len(), "relatedLocations ids are unique");
 
-            let fp = r["partialFingerprints"][FINGERPRINT_KEY].as_str().unwrap();
+            let fp = r["partialFingerprints"][fingerprint::KEY].as_str().unwrap();
             assert_eq!(fp.len(), 16);
             assert!(fp.bytes().all(|b| b.is_ascii_hexdigit()));
+            let line_hash = r["partialFingerprints"][fingerprint::LINE_HASH_KEY].as_str().unwrap();
+            assert!(line_hash.ends_with(":1") && line_hash.len() == 18, "{line_hash}");
         }
 
         // Specific kinds and the double free's two frees.
@@ -549,11 +759,15 @@ mod tests {
     fn columns_are_code_points() {
         let log = sarif(&fixtures::all(), MANIFEST, MANIFEST);
         // "\tchar *t = /* é */ strdup(x);": byte 21, but 'é' is two bytes, so code point 20.
+        // The call `strdup(x)` ends before byte 30, code point 29.
         let region = &results(&log)[2]["locations"][0]["physicalLocation"]["region"];
-        assert_eq!(*region, json!({ "startLine": 22, "startColumn": 20 }));
-        // ASCII lines are unchanged.
+        assert_eq!(*region, json!({ "startLine": 22, "startColumn": 20, "endLine": 22, "endColumn": 29 }));
+        // ASCII lines are unchanged: `malloc(n)` is columns 14 to 22.
         let region = &results(&log)[0]["locations"][0]["physicalLocation"]["region"];
-        assert_eq!(*region, json!({ "startLine": 6, "startColumn": 14 }));
+        assert_eq!(*region, json!({ "startLine": 6, "startColumn": 14, "endLine": 6, "endColumn": 23 }));
+        // A branch's condition is not a call: no end.
+        let branch = &results(&log)[0]["codeFlows"][0]["threadFlows"][0]["locations"][1]["location"];
+        assert_eq!(branch["physicalLocation"]["region"], json!({ "startLine": 8, "startColumn": 9 }));
 
         assert_eq!(code_point_column("a\u{e9}b".as_bytes(), 4), 3);
         assert_eq!(code_point_column(b"ab", 5), 5);
@@ -567,7 +781,7 @@ mod tests {
         d.path.clear();
         let log = sarif(&[d], MANIFEST, MANIFEST);
         let r = &results(&log)[0];
-        assert_eq!(r["locations"][0]["physicalLocation"]["region"]["startColumn"], 21);
+        assert_eq!(r["locations"][0]["physicalLocation"]["region"], json!({ "startLine": 22, "startColumn": 21 }));
         // No path: no code flow (the schema wants at least one step) and no related locations.
         assert!(r.get("codeFlows").is_none());
         assert!(r.get("relatedLocations").is_none());
@@ -608,56 +822,100 @@ mod tests {
         );
     }
 
-    fn fp(log: &Value, i: usize) -> String {
-        results(log)[i]["partialFingerprints"][FINGERPRINT_KEY].as_str().unwrap().to_string()
+    #[test]
+    fn fingerprints_are_the_given_ones_under_both_keys() {
+        let diags = fixtures::all();
+        let fps: Vec<Fingerprint> = (0..diags.len())
+            .map(|i| Fingerprint { drip: format!("{i:016x}"), line_hash: format!("{:016x}:1", i + 100) })
+            .collect();
+        let log = build_log(&diags, &fps, &tool(MANIFEST), Path::new(MANIFEST));
+        for (r, fp) in results(&log).iter().zip(&fps) {
+            assert_eq!(
+                r["partialFingerprints"],
+                json!({ fingerprint::KEY: fp.drip, fingerprint::LINE_HASH_KEY: fp.line_hash })
+            );
+        }
     }
 
     #[test]
-    fn fingerprints_survive_edits_above_the_function() {
-        let original = fixtures::conditional_leak();
-        let log = sarif(std::slice::from_ref(&original), MANIFEST, MANIFEST);
-
-        // Ten lines inserted above: every location moves, line_in_function does not.
-        let mut moved = original.clone();
-        moved.loc.line += 10;
-        for n in &mut moved.path {
-            n.loc.line += 10;
+    fn sites_that_are_not_findings_are_informational() {
+        let mut listed = fixtures::never_freed();
+        listed.category = crate::diag::Category::NeverFreedMain;
+        let mut over = fixtures::conditional_leak();
+        over.category = crate::diag::Category::OverBudget;
+        // A double free is a finding whatever its site's leak category.
+        let mut df = fixtures::double_free();
+        df.category = crate::diag::Category::FreedAlways;
+        let log = sarif(&[listed, over, df], MANIFEST, MANIFEST);
+        let r = results(&log);
+        for informational in &r[..2] {
+            assert_eq!(informational["kind"], "informational");
+            assert_eq!(informational["level"], "none", "SARIF allows only none beside a kind other than fail");
         }
-        moved.message = moved.message.replace(":8 ", ":18 ");
-        let moved_log = sarif(&[moved], MANIFEST, MANIFEST);
-        assert_eq!(fp(&log, 0), fp(&moved_log, 0));
-
-        // Same file seen from another directory: same relative path, same fingerprint.
-        let mut from_subdir = original.clone();
-        from_subdir.loc.file = "report/a.c".to_string();
-        let subdir_log = sarif(&[from_subdir], MANIFEST, &format!("{MANIFEST}/tests"));
-        assert_eq!(fp(&log, 0), fp(&subdir_log, 0));
-
-        // Each covered field changes it.
-        let mut renamed = original.clone();
-        renamed.function = "make2".to_string();
-        let mut shifted = original.clone();
-        shifted.line_in_function += 1;
-        let mut other_alloc = original.clone();
-        other_alloc.allocator = "calloc".to_string();
-        let mut other_rule = original.clone();
-        other_rule.rule = Rule::DoubleFree;
-        for changed in [renamed, shifted, other_alloc, other_rule] {
-            assert_ne!(fp(&log, 0), fp(&sarif(&[changed], MANIFEST, MANIFEST), 0));
-        }
-
-        // Two findings with identical inputs still get distinct fingerprints.
-        let twin_log = sarif(&[original.clone(), original], MANIFEST, MANIFEST);
-        assert_eq!(fp(&twin_log, 0), fp(&log, 0));
-        assert_ne!(fp(&twin_log, 0), fp(&twin_log, 1));
+        assert!(r[2].get("kind").is_none());
+        assert_eq!(r[2]["level"], "error");
     }
 
     #[test]
-    fn fnv1a_reference_values() {
-        // Published FNV-1a 64 test vectors: the hash must never change.
-        assert_eq!(fnv1a(b""), 0xcbf29ce484222325);
-        assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c);
-        assert_eq!(fnv1a(b"foobar"), 0x85944171f73967e8);
+    fn messages_link_the_locations_they_name() {
+        let mut d = fixtures::conditional_leak();
+        d.message = "leaks when 'buf[0] == 0' at a.c:8 is taken (a.c:9, a.c:12, b.c:3, xa.c:8, a.c:8)".to_string();
+        let log = sarif(&[d], MANIFEST, MANIFEST);
+        let r = &results(&log)[0];
+        // The loss point (line 9) is related location 1 already; the branch (line 8) is added
+        // as 2 because the message names it; line 12 is no location of the path.
+        assert_eq!(
+            r["message"]["text"],
+            "leaks when 'buf\\[0\\] == 0' at [tests/report/a.c:8](2) is taken ([tests/report/a.c:9](1), \
+             tests/report/a.c:12, b.c:3, xa.c:8, [tests/report/a.c:8](2))"
+        );
+        let related = r["relatedLocations"].as_array().unwrap();
+        assert_eq!(related.len(), 2);
+        assert_eq!(related[1]["id"], 2);
+        assert_eq!(related[1]["physicalLocation"]["region"]["startLine"], 8);
+        assert_eq!(related[1]["message"]["text"], "branch 'q == NULL' is taken");
+    }
+
+    #[test]
+    fn call_ends_are_found_across_lines_literals_and_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("calls.c");
+        fs::write(
+            &file,
+            "p = malloc(sizeof(*p) +\n   strlen(\")(\") /* ) */ + ')'); // )\nif (x)\nq = f (a, g(b));\nr = h\n(1);\n",
+        )
+        .unwrap();
+        let mut sources = SourceCache::default();
+        assert_eq!(call_end(&mut sources, &file, 1, 5), Some((2, 31)));
+        assert_eq!(call_end(&mut sources, &file, 3, 4), None, "not a name");
+        assert_eq!(call_end(&mut sources, &file, 4, 5), Some((4, 16)));
+        assert_eq!(call_end(&mut sources, &file, 5, 5), None, "the name alone on its line");
+        assert_eq!(call_end(&mut sources, &file, 1, 0), None);
+        assert_eq!(call_end(&mut sources, &dir.path().join("gone.c"), 1, 5), None);
+    }
+
+    #[test]
+    fn invocation_says_how_and_when_drip_ran() {
+        let mut tool = tool("/nonexistent/root");
+        let start = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_764_000_000_123);
+        tool.invocation = Some(super::super::Invocation {
+            arguments: vec!["drip".into(), "check".into(), "-p".into(), "my build".into()],
+            working_directory: PathBuf::from("sub dir"),
+            start,
+            end: start + std::time::Duration::from_millis(2_500),
+        });
+        let log = build_log(&[], &[], &tool, Path::new("/nonexistent/cwd"));
+        assert_eq!(
+            log["runs"][0]["invocations"],
+            json!([{
+                "executionSuccessful": true,
+                "toolExecutionNotifications": [],
+                "commandLine": "drip check -p 'my build'",
+                "workingDirectory": { "uri": "file:///nonexistent/cwd/sub%20dir/" },
+                "startTimeUtc": "2025-11-24T16:00:00.123Z",
+                "endTimeUtc": "2025-11-24T16:00:02.623Z",
+            }])
+        );
     }
 
     #[test]
@@ -681,6 +939,7 @@ mod tests {
         }
         diags.push(outside);
         let tool = ToolInfo {
+            invocation: None,
             version: "0.1.0".to_string(),
             root: PathBuf::from("/nonexistent/drip-golden"),
             notifications: vec![
@@ -696,7 +955,8 @@ mod tests {
                 },
             ],
         };
-        let log = build_log(&diags, &tool, Path::new("/nonexistent/drip-golden"));
+        let cwd = Path::new("/nonexistent/drip-golden");
+        let log = build_log(&diags, &fingerprint::compute(&diags, cwd, cwd), &tool, cwd);
         let text = serde_json::to_string_pretty(&log).unwrap() + "\n";
         let path = Path::new(MANIFEST).join("tests/report/golden.sarif");
         if std::env::var_os("DRIP_BLESS").is_some() {
