@@ -800,6 +800,14 @@ impl<'a> FnCx<'a> {
             let sid = self.stmts_of(dn)[di as usize];
             let stmt = self.func.stmt(sid);
             let this = match stmt {
+                // `q = strcpy(p, s)`: `q` is `p`.
+                Stmt::Call { dst: Some(Place::Local(l)), args, .. }
+                    if *l == x && matches!(self.model(sid).map(|m| m.ret), Some(RetEffect::ArgAlias(_))) =>
+                {
+                    let Some(RetEffect::ArgAlias(k)) = self.model(sid).map(|m| m.ret) else { return None };
+                    let y = args.get(k).and_then(|a| a.local())?;
+                    self.origin_depth(y, dn, di as usize, depth - 1, any_call)?
+                }
                 Stmt::Call { dst: Some(Place::Local(l)), .. } if *l == x => {
                     // The result of an out-parameter allocator tells whether it succeeded, too.
                     let success =
@@ -1559,6 +1567,10 @@ impl<'a> FnCx<'a> {
             let on_failure = success.eval_cmp_on_failure(op, k);
             if let (Some(s), Some(f)) = (on_success, on_failure) {
                 if s != f {
+                    // An allocator that is never NULL (`xmalloc`): only the success side.
+                    if self.model(stmt).is_some_and(|m| m.never_null) {
+                        return CondClass::Const(s);
+                    }
                     return CondClass::Success { stmt, then_on_success: s };
                 }
             }

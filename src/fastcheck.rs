@@ -1445,7 +1445,58 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
         ret_const: returned_constant(func),
+        never_null: allocator && alloc_if.is_none() && returns_only_fresh(cx) && returns_never_null(cx),
     }
+}
+
+/// Every `return` hands back a cell whose allocation surely succeeded: the callee's own result
+/// is never NULL, or no path from the allocation reaches a `return` other than through the
+/// success side of a test of it (`if (p == NULL) fatal(..)`). The caller checks
+/// `returns_only_fresh`.
+fn returns_never_null(cx: &FnCx) -> bool {
+    let mut sites: Vec<StmtId> = Vec::new();
+    for b in 0..cx.dag.n_blocks {
+        let node = DagNode(b as u32);
+        if let Terminator::Return(Some(op)) = &cx.func.block(cx.dag.block[b]).term {
+            let Some(x) = op.local() else { return false };
+            let Some((s, _)) = cx.alloc_origin(x, node, cx.stmts_of(node).len()) else { return false };
+            if !sites.contains(&s) {
+                sites.push(s);
+            }
+        }
+    }
+    sites.iter().all(|&s| cx.model(s).is_some_and(|m| m.never_null) || failure_never_returns(cx, s))
+}
+
+/// No path from allocation `s` reaches a `return` other than through the success side of a
+/// test of its result.
+fn failure_never_returns(cx: &FnCx, s: StmtId) -> bool {
+    let Some(&atom) = cx.success_atom.get(&s) else { return false };
+    let found = (0..cx.dag.n_blocks).find_map(|b| {
+        let node = DagNode(b as u32);
+        cx.stmts_of(node).iter().position(|x| *x == s).map(|i| (node, i))
+    });
+    let Some((start, at)) = found else { return false };
+    let mut seen = vec![false; cx.dag.len()];
+    let mut work = vec![(start, at + 1)];
+    while let Some((node, from)) = work.pop() {
+        if std::mem::replace(&mut seen[node.index()], true) {
+            continue;
+        }
+        let stmts = cx.stmts_of(node);
+        if stmts[from.min(stmts.len())..].iter().any(|x| cx.ends_path(*x)) {
+            continue;
+        }
+        if matches!(cx.func.block(cx.dag.block[node.index()]).term, Terminator::Return(_)) {
+            return false;
+        }
+        for (next, label) in &cx.dag.succs[node.index()] {
+            if !matches!(label, EdgeLabel::Lit { atom: a, positive: true } if *a == atom) {
+                work.push((*next, 0));
+            }
+        }
+    }
+    true
 }
 
 /// The constant every `return` of `func` returns, if they all return the same one (and there

@@ -278,10 +278,11 @@ impl<'a> SccReuse<'a> {
                 ret_zero,
                 writes,
                 ret_const,
+                never_null,
             } = s;
             let mut w = Feed(Vec::with_capacity(256));
             (allocator, always_fresh, params, returns_param, noreturn, ret_success, alloc_if).hash(&mut w);
-            (out_fresh, ret_fresh, heap, heap_pure, ret_zero, writes, ret_const).hash(&mut w);
+            (out_fresh, ret_fresh, heap, heap_pure, ret_zero, writes, ret_const, never_null).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

@@ -108,6 +108,9 @@ pub struct Summary {
     /// Every `return` returns this constant (`static int enabled(void) { return 1; }`): callers
     /// fold their tests of the result, in whichever file the function is defined.
     pub ret_const: Option<i64>,
+    /// An allocator whose result is never NULL (`xmalloc` ends the program when `malloc` fails):
+    /// a caller's test of the result for NULL takes the non-NULL side only.
+    pub never_null: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,6 +141,7 @@ impl Summary {
             ret_zero: Vec::new(),
             writes: Arc::from([]),
             ret_const: None,
+            never_null: false,
         }
     }
 
@@ -577,6 +581,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         ret_zero: if sums.iter().all(|s| s.ret_zero == first.ret_zero) { first.ret_zero.clone() } else { Vec::new() },
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
         ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
+        never_null: allocator && sums.iter().all(|s| s.never_null),
     }
 }
 
@@ -617,6 +622,8 @@ pub struct Model<'a> {
     pub writes: Arc<[crate::alias::Write]>,
     /// A summarised callee's `Summary::ret_const`.
     pub ret_const: Option<i64>,
+    /// The fresh result is never NULL (`Summary::never_null`).
+    pub never_null: bool,
 }
 
 impl<'a> Model<'a> {
@@ -639,6 +646,7 @@ impl<'a> Model<'a> {
             heap_pure: false,
             writes: Arc::from([]),
             ret_const: None,
+            never_null: false,
         }
     }
 
@@ -723,6 +731,7 @@ impl<'a> Model<'a> {
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
             ret_const: s.ret_const,
+            never_null: s.never_null && fresh_if_arg.is_none() && matches!(ret, RetEffect::Fresh(_)),
         }
     }
 
@@ -745,6 +754,7 @@ impl<'a> Model<'a> {
             heap_pure: false,
             writes: Arc::from([]),
             ret_const: None,
+            never_null: false,
         }
     }
 
