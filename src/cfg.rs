@@ -800,9 +800,9 @@ impl<'a> FnCx<'a> {
             let sid = self.stmts_of(dn)[di as usize];
             let stmt = self.func.stmt(sid);
             let this = match stmt {
-                // `q = strcpy(p, s)`: `q` is `p`.
+                // `q = strcpy(p, s)`: `q` is `p` (not `fgets`, NULL when `p` is not).
                 Stmt::Call { dst: Some(Place::Local(l)), args, .. }
-                    if *l == x && matches!(self.model(sid).map(|m| m.ret), Some(RetEffect::ArgAlias(_))) =>
+                    if *l == x && self.model(sid).is_some_and(|m| m.ret_is_arg) =>
                 {
                     let Some(RetEffect::ArgAlias(k)) = self.model(sid).map(|m| m.ret) else { return None };
                     let y = args.get(k).and_then(|a| a.local())?;

@@ -1431,6 +1431,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         origin,
         params,
         returns_param,
+        returns_param_itself: false,
         noreturn: never_returns(func, |s| cx.ends_path(s)),
         ret_success,
         alloc_if,
@@ -2559,12 +2560,16 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     }
                 }
             }
-            let ret = match model.map(|m| m.ret) {
-                Some(RetEffect::ArgAlias(i)) => args.get(i).map(|a| value_guard(cx, st, a)).unwrap_or(GuardId::FALSE),
-                _ => GuardId::FALSE,
+            let (ret, arg_maybe_null) = match model.map(|m| m.ret) {
+                Some(RetEffect::ArgAlias(i)) => {
+                    args.get(i).map(|a| (value_guard(cx, st, a), st.is_maybe_null(a))).unwrap_or((GuardId::FALSE, true))
+                }
+                _ => (GuardId::FALSE, true),
             };
+            // `strcpy(p, s)` is `p`, NULL only when `p` is; `fgets(p, ..)` may be NULL.
+            let itself = model.is_some_and(|m| m.ret_is_arg) && !arg_maybe_null;
             if let Some(d) = dst {
-                store(cx, guards, st, d, ret, ret != GuardId::FALSE, Vec::new(), None, events);
+                store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
                 if let Some(l) = d.as_local() {
                     st.set_derived(l, None);
                 }
@@ -2992,14 +2997,18 @@ fn walk(
                     if cx.ends_path(*sid) {
                         return steps;
                     }
-                    let carries = match model.map(|m| m.ret) {
-                        Some(RetEffect::ArgAlias(i)) => args.get(i).is_some_and(|a| held(&holders, a)),
-                        _ => false,
+                    let (carries, arg_maybe_null) = match model.map(|m| m.ret) {
+                        Some(RetEffect::ArgAlias(i)) => (
+                            args.get(i).is_some_and(|a| held(&holders, a)),
+                            args.get(i).and_then(|a| a.local()).is_none_or(|y| maybe_null.contains(&y)),
+                        ),
+                        _ => (false, true),
                     };
+                    let itself = model.is_some_and(|m| m.ret_is_arg) && !arg_maybe_null;
                     if let Some(d) = dst {
                         if let Some(l) = d.as_local() {
                             maybe_null.retain(|m| *m != l);
-                            if carries {
+                            if carries && !itself {
                                 maybe_null.push(l);
                             }
                         }

@@ -179,6 +179,19 @@ impl LibFn {
     }
 }
 
+/// The `ArgAlias` rows whose result is the argument itself on every call: the copy and fill
+/// functions (`strcpy(d, s)` returns `d`). The others return a pointer into the argument or NULL
+/// (`strchr`, `fgets`), so a test of their result says nothing of the argument.
+pub fn returns_argument_itself(name: &str) -> bool {
+    let base = name.strip_prefix("__builtin_").unwrap_or(name);
+    let base = base.strip_prefix("__").and_then(|b| b.strip_suffix("_chk")).unwrap_or(base);
+    const ITSELF: [&str; 14] = [
+        "memcpy", "memmove", "memset", "strcat", "strcpy", "strncat", "strncpy", "wcscat", "wcscpy", "wcsncat",
+        "wcsncpy", "wmemcpy", "wmemmove", "wmemset",
+    ];
+    ITSELF.contains(&base)
+}
+
 /// Calls to functions neither modelled here nor analysed: every pointer argument escapes (the
 /// callee may store or free it), the result is an untracked value, and the call returns.
 pub const UNKNOWN_CALLEE_DEFAULT: &str = "pointer arguments escape; the result is not tracked; the call returns";
@@ -930,6 +943,13 @@ mod tests {
             assert!(l(n).args.is_empty(), "{n}");
         }
         assert_eq!(l("realpath").ret, ArgAlias(1));
+        // The copy functions return their destination itself; the others may not.
+        for n in ["strcpy", "__strcpy_chk", "__builtin___memcpy_chk", "memset", "strncat"] {
+            assert!(returns_argument_itself(n) && l(n).ret == ArgAlias(0), "{n}");
+        }
+        for n in ["fgets", "__fgets_chk", "strchr", "stpcpy", "realpath", "strtok"] {
+            assert!(!returns_argument_itself(n), "{n}");
+        }
         // The thread owns its argument; the stream its buffer.
         assert_eq!(l("pthread_create").arg_effect(3), Some(Keeps));
         assert_eq!(l("pthread_create").arg_effect(0), None);

@@ -268,6 +268,7 @@ impl<'a> SccReuse<'a> {
                 always_fresh,
                 params,
                 returns_param,
+                returns_param_itself,
                 noreturn,
                 ret_success,
                 alloc_if,
@@ -281,7 +282,8 @@ impl<'a> SccReuse<'a> {
                 never_null,
             } = s;
             let mut w = Feed(Vec::with_capacity(256));
-            (allocator, always_fresh, params, returns_param, noreturn, ret_success, alloc_if).hash(&mut w);
+            (allocator, always_fresh, params, returns_param, returns_param_itself, noreturn, ret_success, alloc_if)
+                .hash(&mut w);
             (out_fresh, ret_fresh, heap, heap_pure, ret_zero, writes, ret_const, never_null).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {

@@ -77,6 +77,9 @@ pub struct Summary {
     pub params: Vec<ParamFate>,
     /// The function returns (an alias of) this parameter.
     pub returns_param: Option<usize>,
+    /// ... and the alias is the parameter itself on every path (`strcpy`, `memcpy`): NULL only
+    /// when the parameter is, not a pointer into it (`strchr`) or NULL on failure (`fgets`).
+    pub returns_param_itself: bool,
     /// No path returns to the caller.
     pub noreturn: bool,
     /// How the return value tells success from failure, when a `FreesWhen` parameter depends on
@@ -131,6 +134,7 @@ impl Summary {
             always_fresh: false,
             params: vec![ParamFate::Reads; n_params],
             returns_param: None,
+            returns_param_itself: false,
             noreturn,
             ret_success: None,
             alloc_if: None,
@@ -157,7 +161,10 @@ impl Summary {
                 s.always_fresh = true;
             }
             RetEffect::Fresh(_) => return None,
-            RetEffect::ArgAlias(i) => s.returns_param = Some(i),
+            RetEffect::ArgAlias(i) => {
+                s.returns_param = Some(i);
+                s.returns_param_itself = libmodel::returns_argument_itself(lib.name);
+            }
         }
         let mut heap: Vec<(usize, Arc<str>, PathFate)> = Vec::new();
         for &(i, effect) in lib.args {
@@ -562,6 +569,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         always_fresh: sums.iter().all(|s| s.always_fresh),
         params,
         returns_param: first.returns_param.filter(|r| sums.iter().all(|s| s.returns_param == Some(*r))),
+        returns_param_itself: sums.iter().all(|s| s.returns_param_itself && s.returns_param == first.returns_param),
         noreturn: sums.iter().all(|s| s.noreturn),
         ret_success: first.ret_success.filter(|r| sums.iter().all(|s| s.ret_success == Some(*r))),
         alloc_if: first.alloc_if.filter(|a| sums.iter().all(|s| s.alloc_if == Some(*a))),
@@ -624,6 +632,8 @@ pub struct Model<'a> {
     pub ret_const: Option<i64>,
     /// The fresh result is never NULL (`Summary::never_null`).
     pub never_null: bool,
+    /// An `ArgAlias` result is the argument itself (`Summary::returns_param_itself`).
+    pub ret_is_arg: bool,
 }
 
 impl<'a> Model<'a> {
@@ -647,6 +657,7 @@ impl<'a> Model<'a> {
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
+            ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
         }
     }
 
@@ -732,6 +743,7 @@ impl<'a> Model<'a> {
             writes: s.writes.clone(),
             ret_const: s.ret_const,
             never_null: s.never_null && fresh_if_arg.is_none() && matches!(ret, RetEffect::Fresh(_)),
+            ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
         }
     }
 
@@ -755,6 +767,7 @@ impl<'a> Model<'a> {
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
+            ret_is_arg: false,
         }
     }
 
