@@ -834,17 +834,41 @@ impl<'a> FnCx<'a> {
         // Correlated tests share an atom: same condition over the same reaching definitions.
         let mut by_key: HashMap<TestKey, AtomId> = HashMap::new();
         // Switches over the same unchanged local share per-value atoms, so that two `switch (mode)`
-        // go the same way; first collect every value each such local is compared with.
+        // go the same way, and so do its tests against constants (`if (c != '$')`, `c == '%'`):
+        // one value atom per constant, exactly one of which holds. First collect every value each
+        // such local is compared with (and classify the branches once).
         let mut switch_universe: HashMap<TestKey, Vec<i64>> = HashMap::new();
-        for ni in 0..self.dag.n_blocks {
-            if let Terminator::Switch { on, cases, .. } = &self.func.block(self.dag.block[ni]).term {
-                let key =
-                    self.switch_key(on, DagNode(ni as u32)).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
-                let u = switch_universe.entry(key).or_default();
-                u.extend(cases.iter().map(|c| c.0));
-                u.sort_unstable();
-                u.dedup();
-            }
+        let mut classes: Vec<Option<CondClass>> = Vec::with_capacity(n_nodes);
+        for ni in 0..n_nodes {
+            let node = DagNode(ni as u32);
+            let class = match &self.func.block(self.dag.block[ni]).term {
+                _ if self.dag.is_copy(node) => None,
+                Terminator::Switch { on, cases, .. } => {
+                    let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
+                    switch_universe.entry(key).or_default().extend(cases.iter().map(|c| c.0));
+                    None
+                }
+                Terminator::Branch { cond, .. } => {
+                    let idx = self.stmts_of(node).len();
+                    let class = match correlate.then(|| self.text_key(cond, node, idx)).flatten() {
+                        Some(key) => CondClass::Text(key, true),
+                        None if correlate => self.classify_cond(&cond.kind, node, idx),
+                        None => CondClass::Opaque,
+                    };
+                    if let CondClass::Pure(key) = &class {
+                        if let Some((on, k, _)) = value_test(key) {
+                            switch_universe.entry(on).or_default().push(k);
+                        }
+                    }
+                    Some(class)
+                }
+                _ => None,
+            };
+            classes.push(class);
+        }
+        for u in switch_universe.values_mut() {
+            u.sort_unstable();
+            u.dedup();
         }
         let mut switch_atoms: HashMap<TestKey, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
         // Flag arguments first: a branch on the same unchanged local later finds the atom.
@@ -893,12 +917,7 @@ impl<'a> FnCx<'a> {
             match &func.block(block).term {
                 Terminator::Branch { cond, then_, else_ } => {
                     let idx = self.stmts_of(node).len();
-                    let text_key = if correlate { self.text_key(cond, node, idx) } else { None };
-                    let class = match text_key {
-                        Some(key) => CondClass::Text(key, true),
-                        None if correlate => self.classify_cond(&cond.kind, node, idx),
-                        None => CondClass::Opaque,
-                    };
+                    let class = classes[ni].take().unwrap_or(CondClass::Opaque);
                     let (atom, positive) = match class {
                         CondClass::Const(holds) => {
                             for (target, label) in self.dag.succs[ni].iter_mut() {
@@ -909,6 +928,14 @@ impl<'a> FnCx<'a> {
                             continue;
                         }
                         CondClass::Success { stmt, then_on_success } => (self.success_atom_of(stmt), then_on_success),
+                        CondClass::Pure(key) if value_test(&key).is_some() => {
+                            let Some((on, k, equal)) = value_test(&key) else { continue };
+                            let (universe, group) = self.switch_group(on, &switch_universe, &mut switch_atoms);
+                            match universe.binary_search(&k) {
+                                Ok(i) => (group[i], equal),
+                                Err(_) => (self.new_atom(), true),
+                            }
+                        }
                         CondClass::Pure(key) => match by_key.get(&key) {
                             Some(a) => (*a, true),
                             None => {
@@ -959,17 +986,7 @@ impl<'a> FnCx<'a> {
                         continue;
                     }
                     let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
-                    let (universe, group) = match switch_atoms.get(&key) {
-                        Some(x) => x.clone(),
-                        None => {
-                            let universe = switch_universe.get(&key).cloned().unwrap_or_default();
-                            let mut group: Vec<AtomId> = universe.iter().map(|_| self.new_atom()).collect();
-                            group.push(self.new_atom());
-                            self.groups.push(group.clone());
-                            switch_atoms.insert(key.clone(), (universe.clone(), group.clone()));
-                            (universe, group)
-                        }
-                    };
+                    let (universe, group) = self.switch_group(key, &switch_universe, &mut switch_atoms);
                     // Target → the value atoms that lead there; default also takes every value this
                     // switch does not list, and "none of the values". One pass over the universe:
                     // big switches (a parser's reduce actions, an interpreter loop) have hundreds
@@ -997,6 +1014,25 @@ impl<'a> FnCx<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// The values a switch key's local is compared with, and their atoms (one per value and one
+    /// for "none of them", exactly one of which holds), made the first time the key is met.
+    fn switch_group(
+        &mut self,
+        key: TestKey,
+        universes: &HashMap<TestKey, Vec<i64>>,
+        made: &mut HashMap<TestKey, (Vec<i64>, Vec<AtomId>)>,
+    ) -> (Vec<i64>, Vec<AtomId>) {
+        if let Some(x) = made.get(&key) {
+            return x.clone();
+        }
+        let universe = universes.get(&key).cloned().unwrap_or_default();
+        let mut group: Vec<AtomId> = universe.iter().map(|_| self.new_atom()).collect();
+        group.push(self.new_atom());
+        self.groups.push(group.clone());
+        made.insert(key, (universe.clone(), group.clone()));
+        (universe, group)
     }
 
     /// `Some(i)` when local `l` is parameter `i`.
@@ -1647,6 +1683,18 @@ enum CondClass {
     },
     Pure(TestKey),
     Opaque,
+}
+
+/// A test of a local against a constant (`x == k`, `x != k`) as the switch key of that local,
+/// the constant, and whether the test holds when the local equals it.
+fn value_test(key: &TestKey) -> Option<(TestKey, i64, bool)> {
+    match key {
+        TestKey::Pure {
+            op: Some(op @ (CmpOp::Eq | CmpOp::Ne)),
+            args: [PureArg::Local(x, defs), PureArg::Const(k)],
+        } => Some((TestKey::Switch { on: *x, defs: *defs }, *k, *op == CmpOp::Eq)),
+        _ => None,
+    }
 }
 
 /// What makes two tests of one function go the same way, so they share an atom.
