@@ -160,8 +160,9 @@ pub struct SiteVerdict {
     pub escapes: Vec<EscapeKind>,
     /// Returned to the caller on some path: the function is an allocator (FastCheck 5.6).
     pub returned: bool,
-    /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`).
-    pub returned_if: Option<(usize, bool)>,
+    /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`): every such test
+    /// (`if (dst == NULL) return src ? copy(src) : NULL;` is under two).
+    pub returned_if: Vec<(usize, bool)>,
     /// Returned and also left in a parameter's object: the result is shared, not fresh.
     pub shared: bool,
     /// Never leaked here, and handed to the caller in one place other than the result: through
@@ -634,7 +635,7 @@ fn flow_site(
         double_free: None,
         escapes: Vec::new(),
         returned: false,
-        returned_if: None,
+        returned_if: Vec::new(),
         shared: false,
         handed: None,
         sat_queries: 0,
@@ -922,10 +923,10 @@ fn judge_site(
         }
     }
     for (index, when, lit) in flag_lits {
-        // Returned only when the flag test holds.
+        // Returned only when the flag test holds. A site no feasible path returns is returned
+        // only under every test, so the summary's choice is left to the other sites.
         if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (returned_any, true), (lit, false)]) {
-            verdict.returned_if = Some((index, when));
-            break;
+            verdict.returned_if.push((index, when));
         }
     }
     // Returned: which error-code places below parameters are 0 wherever it is.
@@ -1421,10 +1422,12 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     let fresh_places: Vec<(usize, std::sync::Arc<str>)> = out_fresh.iter().map(|o| (o.0, o.1.clone())).collect();
     let writes = crate::alias::writes(cx, &fresh_places).into();
     // Allocates only under a flag: every site it returns is returned only under the same test.
-    let alloc_if = fresh_returns
-        .first()
-        .and_then(|v| v.returned_if)
-        .filter(|f| fresh_returns.iter().all(|v| v.returned_if == Some(*f)));
+    // Of several such tests, the one of the returned parameter: `if (dst == NULL) return
+    // src ? copy(src) : NULL; ... return dst;` is fresh when `dst` is NULL, else `dst` itself.
+    let common: Vec<(usize, bool)> = fresh_returns.first().map_or(Vec::new(), |v| {
+        v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
+    });
+    let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
     Summary {
         allocator,
         always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
@@ -2159,10 +2162,7 @@ fn param_use<'m>(
                             _ => {}
                         }
                     }
-                    let carries = match model.map(|m| m.ret) {
-                        Some(RetEffect::ArgAlias(i)) => args.get(i).is_some_and(is_h),
-                        _ => false,
-                    };
+                    let carries = model.and_then(|m| m.ret_alias()).and_then(|i| args.get(i)).is_some_and(is_h);
                     (dst.as_ref(), carries)
                 }
             };
@@ -2560,14 +2560,28 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     }
                 }
             }
-            let (ret, arg_maybe_null) = match model.map(|m| m.ret) {
-                Some(RetEffect::ArgAlias(i)) => {
+            let alias = model.and_then(|m| m.ret_alias());
+            let (mut ret, arg_maybe_null) = match alias {
+                Some(i) => {
                     args.get(i).map(|a| (value_guard(cx, st, a), st.is_maybe_null(a))).unwrap_or((GuardId::FALSE, true))
                 }
-                _ => (GuardId::FALSE, true),
+                None => (GuardId::FALSE, true),
             };
+            // Fresh or the argument: the argument only where the call's flag says "not fresh".
+            // A list argument holding the cell is not NULL, so `append(list, x)` is the list.
+            if let (Some(m), Some(i)) = (model, alias) {
+                if let Some((flag, when)) = m.fresh_if_arg.filter(|f| f.0 != i) {
+                    ret = match cx.flag_atom.get(&(sid, flag)) {
+                        Some(a) => {
+                            let off = guards.lit(*a, !when);
+                            guards.and(ret, off)
+                        }
+                        None => GuardId::FALSE,
+                    };
+                }
+            }
             // `strcpy(p, s)` is `p`, NULL only when `p` is; `fgets(p, ..)` may be NULL.
-            let itself = model.is_some_and(|m| m.ret_is_arg) && !arg_maybe_null;
+            let itself = model.zip(alias).is_some_and(|(m, i)| m.ret_is_arg_itself(i)) && !arg_maybe_null;
             if let Some(d) = dst {
                 store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
                 if let Some(l) = d.as_local() {
@@ -2997,14 +3011,15 @@ fn walk(
                     if cx.ends_path(*sid) {
                         return steps;
                     }
-                    let (carries, arg_maybe_null) = match model.map(|m| m.ret) {
-                        Some(RetEffect::ArgAlias(i)) => (
+                    let alias = model.and_then(|m| m.ret_alias());
+                    let (carries, arg_maybe_null) = match alias {
+                        Some(i) => (
                             args.get(i).is_some_and(|a| held(&holders, a)),
                             args.get(i).and_then(|a| a.local()).is_none_or(|y| maybe_null.contains(&y)),
                         ),
-                        _ => (false, true),
+                        None => (false, true),
                     };
-                    let itself = model.is_some_and(|m| m.ret_is_arg) && !arg_maybe_null;
+                    let itself = model.zip(alias).is_some_and(|(m, i)| m.ret_is_arg_itself(i)) && !arg_maybe_null;
                     if let Some(d) = dst {
                         if let Some(l) = d.as_local() {
                             maybe_null.retain(|m| *m != l);

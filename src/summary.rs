@@ -617,6 +617,12 @@ pub struct Model<'a> {
     /// The result is fresh only when argument `.0` is non-zero (`.1`) or zero (`!.1`), and that
     /// argument is not a constant at this call.
     pub fresh_if_arg: Option<(usize, bool)>,
+    /// With `fresh_if_arg`: the result when it is not fresh is (an alias of) this argument
+    /// (`Summary::returns_param`). Append-or-create, `list = append(list, x)`, is fresh when
+    /// `list` is NULL and is `list` otherwise; `return copy ? strdup(s) : s;` is `s` when the
+    /// flag is off. Not the flag argument itself when the result is fresh where it is non-NULL
+    /// (`if (!sl) return sl; return filtered_copy(sl);`): the alias is NULL.
+    pub else_arg: Option<usize>,
     /// Fresh cells a summarised callee leaves below an argument at a path other than `*`
     /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
     pub out_paths: Vec<(usize, Arc<str>, Success)>,
@@ -649,6 +655,7 @@ impl<'a> Model<'a> {
             lib: true,
             ret_success: None,
             fresh_if_arg: None,
+            else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
             ret_zero: Vec::new(),
@@ -735,6 +742,8 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: s.ret_success,
             fresh_if_arg,
+            // Fresh when argument `i` is non-NULL, else `i`: NULL then, holding nothing.
+            else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| f != (i, true))),
             out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
             ret_zero: if matches!(ret, RetEffect::Fresh(_)) { s.ret_zero.clone() } else { Vec::new() },
@@ -759,6 +768,7 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: None,
             fresh_if_arg: None,
+            else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
             ret_zero: Vec::new(),
@@ -792,6 +802,24 @@ impl<'a> Model<'a> {
         } else {
             PathFate::Escapes
         })
+    }
+
+    /// The argument the result may be (an alias of): always (`RetEffect::ArgAlias`), or when it
+    /// is not fresh (`else_arg`).
+    pub fn ret_alias(&self) -> Option<usize> {
+        match self.ret {
+            RetEffect::ArgAlias(i) => Some(i),
+            _ => self.else_arg,
+        }
+    }
+
+    /// The result is argument `i` itself whenever `i` is not NULL: `strcpy`'s destination, and
+    /// append-or-create's list (not fresh exactly when the list is not NULL).
+    pub fn ret_is_arg_itself(&self, i: usize) -> bool {
+        match self.ret {
+            RetEffect::ArgAlias(k) => k == i && self.ret_is_arg,
+            _ => self.else_arg == Some(i) && self.fresh_if_arg == Some((i, false)),
+        }
     }
 
     pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
