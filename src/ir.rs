@@ -482,3 +482,34 @@ impl Place {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Bits, LocalId};
+
+    #[test]
+    fn bits_say_which_flag_tests_are_decided_and_which_are_the_bases() {
+        let (x, y) = (Bits::local(LocalId(0)), Bits::local(LocalId(1)));
+        // `x | 1`: bit 0 set, the others are x's.
+        let set = Bits::or(x, Bits::constant(1));
+        assert_eq!(set.masked(1), Some(true));
+        assert_eq!(set.masked(2), None);
+        assert_eq!(set.test_of_base(2), Some((LocalId(0), 2)));
+        assert_eq!(set.test_of_base(3), None, "bit 0 is set whatever x is");
+        // `x & ~1`: bit 0 clear.
+        let clear = Bits::and(x, Bits::not(Bits::constant(1)));
+        assert_eq!(clear.masked(1), Some(false));
+        assert_eq!(clear.test_of_base(3), Some((LocalId(0), 2)));
+        // `(x & 2) != 0` is the test of bit 1 of x.
+        assert_eq!(Bits::and(x, Bits::constant(2)).test_of_base(-1), Some((LocalId(0), 2)));
+        // Bits from two locals, or through `~` and `^`, are not one base's.
+        let both = Bits::or(Bits::and(x, Bits::constant(1)), Bits::and(y, Bits::constant(2)));
+        assert_eq!(both.test_of_base(1), Some((LocalId(0), 1)));
+        assert_eq!(both.test_of_base(3), None);
+        assert_eq!(Bits::not(x), Bits::UNKNOWN);
+        // `c ? 0x40 : 0` ORed in leaves the other bits x's.
+        let maybe = Bits::or(x, Bits { base: None, from_base: 0, ones: 0, zeros: !0x40 });
+        assert_eq!(maybe.test_of_base(1), Some((LocalId(0), 1)));
+        assert_eq!(maybe.masked(0x40), None);
+    }
+}
