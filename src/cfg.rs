@@ -241,10 +241,12 @@ pub struct FnCx<'a> {
     /// Atom of "call `stmt` succeeded": allocating calls, and calls whose callee frees an
     /// argument depending on its return value.
     pub success_atom: HashMap<StmtId, AtomId>,
-    /// Atom of "argument `.1` of call `.0` is non-zero", for callees that free an argument or
-    /// return a fresh cell depending on a flag argument. It is the atom a branch on that flag
-    /// gets at the same point, so `release(p, owned); if (!owned) free(p);` correlates.
-    pub flag_atom: HashMap<(StmtId, usize), AtomId>,
+    /// Atom of "argument `.1` of call `.0` masked by `.2` is non-zero" (mask -1: the whole
+    /// value), for callees that free an argument or return a fresh cell depending on a flag
+    /// argument. It is the atom a branch on that flag gets at the same point, so
+    /// `release(p, owned); if (!owned) free(p);` and `t = scan(s, flags); if (flags & NOALLOC)`
+    /// correlate.
+    pub flag_atom: HashMap<(StmtId, usize, i64), AtomId>,
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
     /// Reaching definitions at each node's entry, per local asked about (ids into `DefSets`).
@@ -254,8 +256,9 @@ pub struct FnCx<'a> {
     rd_memo: RefCell<(DefSets, HashMap<LocalId, HashMap<u32, u32>>)>,
     /// The constant each local asked about holds at each node's entry (`constant_at_entry`).
     const_memo: RefCell<HashMap<LocalId, HashMap<u32, Option<i64>>>>,
-    /// Atoms that test "parameter x is non-zero" on its entry value (for flag-guarded frees).
-    pub param_tests: Vec<(AtomId, LocalId)>,
+    /// Atoms that test "parameter x masked by m is non-zero" on its entry value (for flag-guarded
+    /// frees, mask -1, and allocations).
+    pub param_tests: Vec<(AtomId, LocalId, i64)>,
     /// The callee model of every call statement, by `StmtId` (`None` for assignments).
     models: Vec<Option<Model<'a>>>,
     /// The function's access paths and the keys of its places, built on first use: most
@@ -330,13 +333,13 @@ pub fn call_success(model: &Model) -> Option<Success> {
     model.ret_success.filter(|_| conditional)
 }
 
-/// Flag arguments a call's effect depends on.
-fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = usize> + 'm {
+/// Flag arguments a call's effect depends on, with the mask of the bits that matter.
+fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (usize, i64)> + 'm {
     let frees = model.args.iter().filter_map(|(_, e)| match e {
-        ArgEffect::FreesIfArg { flag, .. } => Some(*flag),
+        ArgEffect::FreesIfArg { flag, .. } => Some((*flag, -1)),
         _ => None,
     });
-    frees.chain(model.fresh_if_arg.map(|f| f.0))
+    frees.chain(model.fresh_if_arg.map(|f| (f.0, f.1)))
 }
 
 /// Which locals a check can track, from the function and its callee models alone (the first
@@ -360,7 +363,7 @@ pub fn call_models<'a>(
         .enumerate()
         .map(|(si, s)| match s {
             Stmt::Call { callee, args, .. } => {
-                Some(summaries.model(callee, summaries.direct(index, si), args, provisional))
+                Some(summaries.model(callee, summaries.direct(index, si), args, func, provisional))
             }
             Stmt::Assign { .. } => None,
         })
@@ -850,10 +853,17 @@ impl<'a> FnCx<'a> {
                 }
                 Terminator::Branch { cond, .. } => {
                     let idx = self.stmts_of(node).len();
-                    let class = match correlate.then(|| self.text_key(cond, node, idx)).flatten() {
-                        Some(key) => CondClass::Text(key, true),
-                        None if correlate => self.classify_cond(&cond.kind, node, idx),
-                        None => CondClass::Opaque,
+                    // A test of bits of a local (`flags & F`): the key a flag argument gets.
+                    let bits = match &cond.kind {
+                        CondKind::Truthy(op) if correlate => self.bit_test(op, node, idx, -1).filter(|t| t.through),
+                        _ => None,
+                    };
+                    let text_key = if correlate && bits.is_none() { self.text_key(cond, node, idx) } else { None };
+                    let class = match (bits, text_key) {
+                        (Some(t), _) => CondClass::Bits(t),
+                        (None, Some(key)) => CondClass::Text(key, true),
+                        (None, None) if correlate => self.classify_cond(&cond.kind, node, idx),
+                        (None, None) => CondClass::Opaque,
                     };
                     if let CondClass::Pure(key) = &class {
                         if let Some((on, k, _)) = value_test(key) {
@@ -876,25 +886,34 @@ impl<'a> FnCx<'a> {
             let node = DagNode(ni as u32);
             for (idx, sid) in self.stmts_of(node).iter().enumerate() {
                 let Stmt::Call { args, .. } = self.func.stmt(*sid) else { continue };
-                let flags: Vec<usize> = self.model(*sid).map(|m| flag_args(m).collect()).unwrap_or_default();
-                for flag in flags {
+                let flags: Vec<(usize, i64)> = self.model(*sid).map(|m| flag_args(m).collect()).unwrap_or_default();
+                for (flag, mask) in flags {
                     let Some(arg) = args.get(flag) else { continue };
-                    let kind = CondKind::Truthy(arg.clone());
-                    let CondClass::Pure(key) =
-                        (if correlate { self.pure_key(&kind, node, idx) } else { CondClass::Opaque })
-                    else {
-                        continue;
+                    // The bits of the flag, through `flags | OTHER` and `flags |= c ? OTHER : 0`.
+                    let (key, tested) = match self.bit_test(arg, node, idx, mask).filter(|_| correlate) {
+                        Some(t) => (self.bit_key(t), Some(t)),
+                        None if mask == -1 => {
+                            let kind = CondKind::Truthy(arg.clone());
+                            match if correlate { self.pure_key(&kind, node, idx) } else { CondClass::Opaque } {
+                                CondClass::Pure(key) => (key, None),
+                                _ => continue,
+                            }
+                        }
+                        None => continue,
                     };
                     let atom = match by_key.get(&key) {
                         Some(a) => *a,
                         None => {
                             let a = self.new_atom();
                             by_key.insert(key, a);
-                            self.note_param_test(a, arg, node, idx);
+                            match tested {
+                                Some(t) => self.note_bit_test(a, t),
+                                None => self.note_param_test(a, arg, node, idx),
+                            }
                             a
                         }
                     };
-                    self.flag_atom.insert((*sid, flag), atom);
+                    self.flag_atom.insert((*sid, flag, mask), atom);
                 }
             }
         }
@@ -954,6 +973,15 @@ impl<'a> FnCx<'a> {
                                 let a = self.new_atom();
                                 by_key.insert(key, a);
                                 (a, then_when_holds)
+                            }
+                        },
+                        CondClass::Bits(t) => match by_key.get(&self.bit_key(t)) {
+                            Some(a) => (*a, true),
+                            None => {
+                                let a = self.new_atom();
+                                by_key.insert(self.bit_key(t), a);
+                                self.note_bit_test(a, t);
+                                (a, true)
                             }
                         },
                         CondClass::Opaque => (self.new_atom(), true),
@@ -1517,8 +1545,55 @@ impl<'a> FnCx<'a> {
         if let Some(x) = op.local() {
             let entry = self.reaching_defs(x, node, idx).iter().all(|d| *d == Def::Entry);
             if self.func.local(x).kind == LocalKind::Param && entry {
-                self.param_tests.push((atom, x));
+                self.param_tests.push((atom, x, -1));
             }
+        }
+    }
+
+    /// Remember that `atom` tests bits of a parameter's entry value.
+    fn note_bit_test(&mut self, atom: AtomId, t: BitTest) {
+        let entry = self.rd_memo.borrow().0.sets[t.defs as usize].iter().all(|d| *d == Def::Entry);
+        if self.func.local(t.on).kind == LocalKind::Param && entry {
+            self.param_tests.push((atom, t.on, t.mask));
+        }
+    }
+
+    /// `op & mask` is non-zero (mask -1: `op` is) exactly when `t.on & t.mask` is, the local with
+    /// the definitions `t.defs`: through locals whose one reaching definition is a bitwise
+    /// expression that keeps those bits of another (`flags | OTHER`, `flags &= ~OTHER`), down to
+    /// a local defined otherwise. `None` when the bits are known instead, or come from memory,
+    /// or from a local that may be uninitialised (as `pure_key`).
+    fn bit_test(&self, op: &Operand, node: DagNode, idx: usize, mask: i64) -> Option<BitTest> {
+        let (mut x, mut node, mut idx, mut mask) = (op.local()?, node, idx, mask);
+        let mut through = false;
+        // Each step is a definition before the last one on a DAG path: the walk ends.
+        loop {
+            if !self.is_tracked(x) {
+                return None;
+            }
+            let defs = self.reaching_set(x, node, idx);
+            let set = self.rd_memo.borrow().0.get(defs);
+            if let [Def::At { node: dn, idx: di }] = set[..] {
+                let sid = self.stmts_of(dn)[di as usize];
+                if let Some(bits) = self.func.bits_of(sid) {
+                    let (base, m) = bits.test_of_base(mask)?;
+                    (x, node, idx, mask, through) = (base, dn, di as usize, m, true);
+                    continue;
+                }
+            }
+            if self.func.local(x).kind != LocalKind::Param && set.contains(&Def::Entry) {
+                return None;
+            }
+            return Some(BitTest { on: x, defs, mask, through });
+        }
+    }
+
+    /// The key of a bit test: a mask of -1 is `pure_key`'s test of the local itself.
+    fn bit_key(&self, t: BitTest) -> TestKey {
+        if t.mask == -1 {
+            TestKey::Pure { op: None, args: [PureArg::Local(t.on, t.defs), PureArg::Absent] }
+        } else {
+            TestKey::Bits { on: t.on, defs: t.defs, mask: t.mask }
         }
     }
 
@@ -1677,6 +1752,8 @@ enum CondClass {
     /// A test by its source text (`TestKey::Text`), and whether `then_` is taken when the
     /// tested value is non-zero.
     Text(TestKey, bool),
+    /// A test of bits of a local (`TestKey::Bits`, or `Pure` for all of them).
+    Bits(BitTest),
     Success {
         stmt: StmtId,
         then_on_success: bool,
@@ -1710,6 +1787,18 @@ enum TestKey {
     /// A test of an expression the front end could not break down (`(flags & 4) != 0`), by its
     /// source text and the reaching definitions of the locals it reads (`FnCx::text_key`).
     Text { text: String, locals: Vec<(LocalId, u32)> },
+    /// `on & mask` is non-zero, `on` with the reaching-definition set `defs` (`FnCx::bit_test`).
+    Bits { on: LocalId, defs: u32, mask: i64 },
+}
+
+/// `on & mask` is non-zero, `on` a local with the reaching-definition set `defs`; `through`: the
+/// tested operand was another local, defined by a bitwise expression.
+#[derive(Clone, Copy)]
+struct BitTest {
+    on: LocalId,
+    defs: u32,
+    mask: i64,
+    through: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

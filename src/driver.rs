@@ -533,9 +533,9 @@ fn model_at<'c, 'a>(
     provisional: &HashMap<usize, Summary>,
 ) -> Option<&'c crate::summary::Model<'a>> {
     match &func.stmts[si] {
-        crate::ir::Stmt::Call { callee, args, .. } => {
-            Some(cells[si].get_or_init(|| summaries.model(callee, summaries.direct(index, si), args, provisional)))
-        }
+        crate::ir::Stmt::Call { callee, args, .. } => Some(
+            cells[si].get_or_init(|| summaries.model(callee, summaries.direct(index, si), args, func, provisional)),
+        ),
         crate::ir::Stmt::Assign { .. } => None,
     }
 }

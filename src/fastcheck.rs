@@ -160,9 +160,9 @@ pub struct SiteVerdict {
     pub escapes: Vec<EscapeKind>,
     /// Returned to the caller on some path: the function is an allocator (FastCheck 5.6).
     pub returned: bool,
-    /// Returned only when parameter `.0` is non-zero (`.1`) or zero (`!.1`): every such test
-    /// (`if (dst == NULL) return src ? copy(src) : NULL;` is under two).
-    pub returned_if: Vec<(usize, bool)>,
+    /// Returned only when parameter `.0` masked by `.1` is non-zero (`.2`) or zero (`!.2`): every
+    /// such test (`if (dst == NULL) return src ? copy(src) : NULL;` is under two).
+    pub returned_if: Vec<(usize, i64, bool)>,
     /// Returned and also left in a parameter's object: the result is shared, not fresh.
     pub shared: bool,
     /// Never leaked here, and handed to the caller in one place other than the result: through
@@ -645,8 +645,8 @@ fn flow_site(
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
     let mut psrc = psrc;
-    if let Some((flag, when)) = cx.model(stmt).and_then(|m| m.fresh_if_arg) {
-        match cx.flag_atom.get(&(stmt, flag)) {
+    if let Some((flag, mask, when)) = cx.model(stmt).and_then(|m| m.fresh_if_arg) {
+        match cx.flag_atom.get(&(stmt, flag, mask)) {
             Some(a) => {
                 let l = guards.lit(*a, when);
                 psrc = guards.and(psrc, l);
@@ -864,10 +864,10 @@ fn judge_site(
         for e in events.iter().filter(|e| matches!(e.kind, EventKind::Return)) {
             returned_any = guards.or(returned_any, e.guard);
         }
-        for (atom, flag) in &cx.param_tests {
+        for (atom, flag, mask) in &cx.param_tests {
             let Some(index) = cx.func.params().position(|q| q == *flag) else { continue };
             for when in [true, false] {
-                flag_lits.push((index, when, guards.lit(*atom, when)));
+                flag_lits.push((index, *mask, when, guards.lit(*atom, when)));
             }
         }
     }
@@ -922,11 +922,11 @@ fn judge_site(
             }
         }
     }
-    for (index, when, lit) in flag_lits {
+    for (index, mask, when, lit) in flag_lits {
         // Returned only when the flag test holds. A site no feasible path returns is returned
         // only under every test, so the summary's choice is left to the other sites.
         if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (returned_any, true), (lit, false)]) {
-            verdict.returned_if.push((index, when));
+            verdict.returned_if.push((index, mask, when));
         }
     }
     // Returned: which error-code places below parameters are 0 wherever it is.
@@ -1424,7 +1424,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     // Allocates only under a flag: every site it returns is returned only under the same test.
     // Of several such tests, the one of the returned parameter: `if (dst == NULL) return
     // src ? copy(src) : NULL; ... return dst;` is fresh when `dst` is NULL, else `dst` itself.
-    let common: Vec<(usize, bool)> = fresh_returns.first().map_or(Vec::new(), |v| {
+    let common: Vec<(usize, i64, bool)> = fresh_returns.first().map_or(Vec::new(), |v| {
         v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
     });
     let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
@@ -1935,7 +1935,7 @@ fn free_fate(
             return ParamFate::Frees;
         }
         // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
-        for (atom, flag) in &cx.param_tests {
+        for (atom, flag, _) in cx.param_tests.iter().filter(|t| t.2 == -1) {
             let Some(flag_index) = cx.func.params().position(|q| q == *flag) else { continue };
             let (Some(lit), Some(neg)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else {
                 continue;
@@ -2025,7 +2025,7 @@ fn realloc_fate(
         }
         reallocates
     };
-    for (atom, flag) in &cx.param_tests {
+    for (atom, flag, _) in cx.param_tests.iter().filter(|t| t.2 == -1) {
         let Some(size) = cx.func.params().position(|q| q == *flag) else { continue };
         let (Some(sized), Some(zero)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else { continue };
         if unsat(solver, &[(zero, true), (freed_or_ended, false)]) && reallocates_when(solver, sized) {
@@ -2498,7 +2498,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                             weak: false,
                         }),
                     },
-                    Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag)) {
+                    Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag, -1)) {
                         Some(a) => {
                             let freed = guards.lit(*a, when);
                             let gg = guards.and(g, freed);
@@ -2570,8 +2570,8 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
             // Fresh or the argument: the argument only where the call's flag says "not fresh".
             // A list argument holding the cell is not NULL, so `append(list, x)` is the list.
             if let (Some(m), Some(i)) = (model, alias) {
-                if let Some((flag, when)) = m.fresh_if_arg.filter(|f| f.0 != i) {
-                    ret = match cx.flag_atom.get(&(sid, flag)) {
+                if let Some((flag, mask, when)) = m.fresh_if_arg.filter(|f| f.0 != i) {
+                    ret = match cx.flag_atom.get(&(sid, flag, mask)) {
                         Some(a) => {
                             let off = guards.lit(*a, !when);
                             guards.and(ret, off)
@@ -2956,7 +2956,7 @@ fn walk(
                                 }
                             }
                             Some(ArgEffect::FreesIfArg { flag, when }) => {
-                                let set = cx.flag_atom.get(&(*sid, flag)).and_then(|a| value(*a));
+                                let set = cx.flag_atom.get(&(*sid, flag, -1)).and_then(|a| value(*a));
                                 if set == Some(when) {
                                     steps.push(Step::Free { loc });
                                     frees_seen += 1;
@@ -3140,6 +3140,7 @@ mod tests {
                     stmts: Vec::new(),
                     stmt_locs: Vec::new(),
                     lowering_notes: Vec::new(),
+                    bits: Vec::new(),
                 },
             }
         }

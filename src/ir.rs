@@ -123,6 +123,10 @@ pub struct Function {
     /// Constructs the lowering could not represent faithfully (e.g. `asm goto`, computed goto), one
     /// message each. The function is still analysed; these are shown with `-v`.
     pub lowering_notes: Vec<String>,
+    /// Assignments of bitwise expressions (`flags | F`, `flags & ~F`, `x |= c ? F : 0`), by
+    /// statement, sorted: what the operators say of the value's bits, which `Rvalue::Opaque`
+    /// forgets.
+    pub bits: Vec<(StmtId, Bits)>,
 }
 
 impl Function {
@@ -143,6 +147,96 @@ impl Function {
     }
     pub fn block_ids(&self) -> impl Iterator<Item = BlockId> {
         (0..self.blocks.len()).map(BlockId::from_usize)
+    }
+    /// What the bitwise expression assignment `s` stores says of the value's bits.
+    pub fn bits_of(&self, s: StmtId) -> Option<&Bits> {
+        self.bits.binary_search_by_key(&s, |b| b.0).ok().map(|i| &self.bits[i].1)
+    }
+    /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
+    /// assigns once, by a bitwise expression (`f(s, flags | F)`).
+    pub fn operand_bits(&self, op: &Operand) -> Option<Bits> {
+        let t = match op {
+            Operand::Const(k) => return Some(Bits::constant(*k)),
+            Operand::Place(Place::Local(t)) if self.local(*t).kind == LocalKind::Temp => *t,
+            _ => return None,
+        };
+        let assigns = |s: &Stmt| match s {
+            Stmt::Assign { dst, .. } | Stmt::Call { dst: Some(dst), .. } => *dst == Place::Local(t),
+            Stmt::Call { dst: None, .. } => false,
+        };
+        let (s, bits) = self.bits.iter().find(|(s, _)| assigns(self.stmt(*s)))?;
+        let once = self.stmts.iter().enumerate().all(|(i, st)| i == s.index() || !assigns(st));
+        once.then_some(*bits)
+    }
+}
+
+/// What bitwise operators say of an integer value: bit `i` is 1 where `ones` has it, 0 where
+/// `zeros` has it, bit `i` of local `base` (read where the expression is) where `from_base` has
+/// it, and unknown elsewhere. The three masks are disjoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Bits {
+    pub base: Option<LocalId>,
+    pub from_base: i64,
+    pub ones: i64,
+    pub zeros: i64,
+}
+
+impl Bits {
+    pub const UNKNOWN: Bits = Bits { base: None, from_base: 0, ones: 0, zeros: 0 };
+
+    pub fn constant(k: i64) -> Bits {
+        Bits { base: None, from_base: 0, ones: k, zeros: !k }
+    }
+
+    pub fn local(l: LocalId) -> Bits {
+        Bits { base: Some(l), from_base: -1, ones: 0, zeros: 0 }
+    }
+
+    /// The bits of `a op b` that are a base's: those both sides take from one base, and those one
+    /// side takes from its base where the other side's bit is `keep` (0 for `|`, 1 for `&`).
+    /// Two different bases: the bits of one of them only (the others become unknown).
+    fn through(a: Bits, a_keep: i64, b: Bits, b_keep: i64) -> (Option<LocalId>, i64) {
+        let (from_a, from_b) = (a.from_base & b_keep, b.from_base & a_keep);
+        match (a.base, b.base) {
+            (Some(x), Some(y)) if x == y => (Some(x), from_a | from_b | (a.from_base & b.from_base)),
+            (Some(x), _) if from_a != 0 => (Some(x), from_a),
+            (_, Some(y)) if from_b != 0 => (Some(y), from_b),
+            _ => (None, 0),
+        }
+    }
+
+    pub fn or(a: Bits, b: Bits) -> Bits {
+        let ones = a.ones | b.ones;
+        let (base, from_base) = Bits::through(a, a.zeros, b, b.zeros);
+        Bits { base, from_base: from_base & !ones, ones, zeros: a.zeros & b.zeros }
+    }
+
+    pub fn and(a: Bits, b: Bits) -> Bits {
+        let zeros = a.zeros | b.zeros;
+        let (base, from_base) = Bits::through(a, a.ones, b, b.ones);
+        Bits { base, from_base: from_base & !zeros, ones: a.ones & b.ones, zeros }
+    }
+
+    pub fn not(a: Bits) -> Bits {
+        Bits { base: None, from_base: 0, ones: a.zeros, zeros: a.ones }
+    }
+
+    /// Whether `value & mask` is non-zero, when the known bits decide it.
+    pub fn masked(&self, mask: i64) -> Option<bool> {
+        if self.ones & mask != 0 {
+            Some(true)
+        } else if self.zeros & mask == mask {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// `value & mask` is non-zero exactly when `base & m` is: the base and `m`, when every bit of
+    /// `mask` is zero or the base's.
+    pub fn test_of_base(&self, mask: i64) -> Option<(LocalId, i64)> {
+        let m = mask & !self.zeros;
+        (m != 0 && self.ones & mask == 0 && m & !self.from_base == 0).then_some((self.base?, m))
     }
 }
 
@@ -386,5 +480,36 @@ impl Place {
             Place::Global(_) => None,
             Place::Deref(p) | Place::Field(p, _) | Place::Index(p) => p.root_local(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Bits, LocalId};
+
+    #[test]
+    fn bits_say_which_flag_tests_are_decided_and_which_are_the_bases() {
+        let (x, y) = (Bits::local(LocalId(0)), Bits::local(LocalId(1)));
+        // `x | 1`: bit 0 set, the others are x's.
+        let set = Bits::or(x, Bits::constant(1));
+        assert_eq!(set.masked(1), Some(true));
+        assert_eq!(set.masked(2), None);
+        assert_eq!(set.test_of_base(2), Some((LocalId(0), 2)));
+        assert_eq!(set.test_of_base(3), None, "bit 0 is set whatever x is");
+        // `x & ~1`: bit 0 clear.
+        let clear = Bits::and(x, Bits::not(Bits::constant(1)));
+        assert_eq!(clear.masked(1), Some(false));
+        assert_eq!(clear.test_of_base(3), Some((LocalId(0), 2)));
+        // `(x & 2) != 0` is the test of bit 1 of x.
+        assert_eq!(Bits::and(x, Bits::constant(2)).test_of_base(-1), Some((LocalId(0), 2)));
+        // Bits from two locals, or through `~` and `^`, are not one base's.
+        let both = Bits::or(Bits::and(x, Bits::constant(1)), Bits::and(y, Bits::constant(2)));
+        assert_eq!(both.test_of_base(1), Some((LocalId(0), 1)));
+        assert_eq!(both.test_of_base(3), None);
+        assert_eq!(Bits::not(x), Bits::UNKNOWN);
+        // `c ? 0x40 : 0` ORed in leaves the other bits x's.
+        let maybe = Bits::or(x, Bits { base: None, from_base: 0, ones: 0, zeros: !0x40 });
+        assert_eq!(maybe.test_of_base(1), Some((LocalId(0), 1)));
+        assert_eq!(maybe.masked(0x40), None);
     }
 }

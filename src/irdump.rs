@@ -76,7 +76,8 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
         let entry = if b == f.entry { " (entry)" } else { "" };
         let _ = writeln!(out, "  bb{}{entry}:", b.0);
         for &s in &block.stmts {
-            let _ = writeln!(out, "    {}: {}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
+            let bits = f.bits_of(s).map_or_else(String::new, |b| format!("  bits: {}", d.bits(b)));
+            let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
         let _ = writeln!(out, "    {}: {}", d.loc_short(block.term_loc), d.term(&block.term));
     }
@@ -167,6 +168,26 @@ impl<'a> Dumper<'a> {
 
     fn operands(&self, ops: &[Operand]) -> String {
         ops.iter().map(|o| self.operand(o)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `(flags & ~0x1) | 0x1`, then `?MASK` for the bits nothing says anything of.
+    fn bits(&self, b: &Bits) -> String {
+        let mask = |m: i64| if m < 0 { format!("~{:#x}", !m) } else { format!("{m:#x}") };
+        let mut parts = Vec::new();
+        match b.base {
+            Some(l) if b.from_base == -1 => parts.push(self.local(l)),
+            Some(l) if b.from_base != 0 && b.ones != 0 => {
+                parts.push(format!("({} & {})", self.local(l), mask(b.from_base)))
+            }
+            Some(l) if b.from_base != 0 => parts.push(format!("{} & {}", self.local(l), mask(b.from_base))),
+            _ => {}
+        }
+        if b.ones != 0 || parts.is_empty() {
+            parts.push(mask(b.ones));
+        }
+        let unknown = !(b.from_base | b.ones | b.zeros);
+        let unknown = if unknown != 0 { format!(" ?{}", mask(unknown)) } else { String::new() };
+        format!("{}{unknown}", parts.join(" | "))
     }
 
     fn stmt(&self, s: &Stmt) -> String {
@@ -287,6 +308,7 @@ mod tests {
             ],
             stmt_locs: vec![loc(2), loc(3)],
             lowering_notes: vec![],
+            bits: vec![],
         };
         (
             Program {

@@ -8,7 +8,7 @@
 //! call graph bottom-up), and never changes; a callee without a summary yet (a recursive call
 //! inside its own SCC) gets the conservative unknown-callee model.
 
-use crate::ir::{Callee, Operand, Program};
+use crate::ir::{Callee, Function, Operand, Program};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
@@ -85,9 +85,10 @@ pub struct Summary {
     /// How the return value tells success from failure, when a `FreesWhen` parameter depends on
     /// it: every return is a constant of one class or the other.
     pub ret_success: Option<Success>,
-    /// An allocator that returns a fresh cell only when parameter `.0` is non-zero (`.1`) or
-    /// zero (`!.1`): `return copy ? strdup(s) : (char *)s;`.
-    pub alloc_if: Option<(usize, bool)>,
+    /// An allocator that returns a fresh cell only when parameter `.0` masked by `.1` is non-zero
+    /// (`.2`) or zero (`!.2`): `return copy ? strdup(s) : (char *)s;` (mask -1, the whole value),
+    /// `return (flags & NOALLOC) ? NULL : substring(s, i, j);` (mask `NOALLOC`).
+    pub alloc_if: Option<(usize, i64, bool)>,
     /// Places below parameters where it hands back a fresh cell (`*out = p` is path `*`,
     /// `obj->buf = p` is `*.buf`), with how the return value tells that it did (the same for all
     /// of them).
@@ -483,8 +484,9 @@ impl Summaries {
         }
     }
 
-    /// What a call to `callee` does, as the checker needs it. `provisional` holds the summaries
-    /// of the current SCC's members from the previous round of its fixpoint.
+    /// What a call to `callee` with `args` in function `caller` does, as the checker needs it.
+    /// `provisional` holds the summaries of the current SCC's members from the previous round of
+    /// its fixpoint.
     /// `direct`: the callee of a direct call as `Summaries::direct` resolved it (`None`: resolve
     /// it here).
     pub fn model<'a>(
@@ -492,6 +494,7 @@ impl Summaries {
         callee: &'a Callee,
         direct: Option<Direct>,
         args: &[Operand],
+        caller: &Function,
         provisional: &HashMap<usize, Summary>,
     ) -> Model<'a> {
         let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
@@ -500,7 +503,7 @@ impl Summaries {
                 let direct = direct.unwrap_or_else(|| self.resolve(name, usr));
                 match direct {
                     Direct::Defined(i) => match get(i) {
-                        Some(s) => Model::from_summary(name, s, args),
+                        Some(s) => Model::from_summary(name, s, args, caller),
                         None => Model::unknown(name),
                     },
                     Direct::Library(lib) => Model::from_lib(lib),
@@ -523,7 +526,7 @@ impl Summaries {
                         }
                         // With one possible target, the call is to it.
                         let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
-                        Model::from_summary(name, &meet(&sums), args)
+                        Model::from_summary(name, &meet(&sums), args, caller)
                     }
                     _ => Model::unknown("a function pointer"),
                 }
@@ -614,9 +617,9 @@ pub struct Model<'a> {
     /// How the return value tells success from failure for `ArgEffect::FreesWhen` arguments of
     /// a summarised callee (library rows use the allocation's own notion).
     pub ret_success: Option<Success>,
-    /// The result is fresh only when argument `.0` is non-zero (`.1`) or zero (`!.1`), and that
-    /// argument is not a constant at this call.
-    pub fresh_if_arg: Option<(usize, bool)>,
+    /// The result is fresh only when argument `.0` masked by `.1` is non-zero (`.2`) or zero
+    /// (`!.2`), and the argument's bits do not tell at this call (`Function::operand_bits`).
+    pub fresh_if_arg: Option<(usize, i64, bool)>,
     /// With `fresh_if_arg`: the result when it is not fresh is (an alias of) this argument
     /// (`Summary::returns_param`). Append-or-create, `list = append(list, x)`, is fresh when
     /// `list` is NULL and is `list` otherwise; `return copy ? strdup(s) : s;` is `s` when the
@@ -668,16 +671,19 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// A summarised callee at a call with these arguments (a flag-guarded free is decided by a
-    /// constant flag argument).
-    pub fn from_summary(name: &'a str, s: &Summary, call_args: &[Operand]) -> Model<'a> {
-        // A flag argument: `Some(true/false)` when it is a constant, `None` when only the caller's
-        // tests of it can tell (a local), and the whole effect is unknowable otherwise.
-        let flag_value = |flag: usize| -> Result<Option<bool>, ()> {
-            match call_args.get(flag) {
-                Some(Operand::Const(k)) => Ok(Some(*k != 0)),
-                Some(Operand::Place(crate::ir::Place::Local(_))) => Ok(None),
-                _ => Err(()),
+    /// A summarised callee at a call with these arguments, in function `caller` (a flag-guarded
+    /// free or allocation is decided by a flag argument whose bits are known: `NOALLOC`,
+    /// `flags | NOALLOC`).
+    pub fn from_summary(name: &'a str, s: &Summary, call_args: &[Operand], caller: &Function) -> Model<'a> {
+        // A flag argument masked by `mask`: `Some(true/false)` when its bits tell whether that is
+        // zero, `None` when only the caller's tests of it can tell (a local), and the whole effect
+        // is unknowable otherwise.
+        let flag_value = |flag: usize, mask: i64| -> Result<Option<bool>, ()> {
+            let arg = call_args.get(flag).ok_or(())?;
+            match caller.operand_bits(arg).and_then(|b| b.masked(mask)) {
+                Some(v) => Ok(Some(v)),
+                None if matches!(arg, Operand::Place(crate::ir::Place::Local(_))) => Ok(None),
+                None => Err(()),
             }
         };
         let not_fresh = match s.returns_param {
@@ -688,11 +694,11 @@ impl<'a> Model<'a> {
         let ret = match (s.allocator, s.alloc_if) {
             (false, _) => not_fresh,
             (true, None) => RetEffect::Fresh(Success::NonNull),
-            (true, Some((flag, when))) => match flag_value(flag) {
+            (true, Some((flag, mask, when))) => match flag_value(flag, mask) {
                 Ok(Some(v)) if v == when => RetEffect::Fresh(Success::NonNull),
                 Ok(Some(_)) => not_fresh,
                 Ok(None) => {
-                    fresh_if_arg = Some((flag, when));
+                    fresh_if_arg = Some((flag, mask, when));
                     RetEffect::Fresh(Success::NonNull)
                 }
                 // Fresh or not, nobody can tell: not a source (no report either way).
@@ -709,7 +715,7 @@ impl<'a> Model<'a> {
                 ParamFate::Reads => None,
                 ParamFate::Frees => Some((i, ArgEffect::Frees)),
                 ParamFate::Escapes => Some((i, ArgEffect::Keeps)),
-                ParamFate::FreesIf { flag, when } => match flag_value(flag) {
+                ParamFate::FreesIf { flag, when } => match flag_value(flag, -1) {
                     Ok(Some(v)) if v == when => Some((i, ArgEffect::Frees)),
                     Ok(Some(_)) => None,
                     Ok(None) => Some((i, ArgEffect::FreesIfArg { flag, when })),
@@ -743,7 +749,7 @@ impl<'a> Model<'a> {
             ret_success: s.ret_success,
             fresh_if_arg,
             // Fresh when argument `i` is non-NULL, else `i`: NULL then, holding nothing.
-            else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| f != (i, true))),
+            else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| !(f.0 == i && f.2))),
             out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
             ret_zero: if matches!(ret, RetEffect::Fresh(_)) { s.ret_zero.clone() } else { Vec::new() },
@@ -818,7 +824,7 @@ impl<'a> Model<'a> {
     pub fn ret_is_arg_itself(&self, i: usize) -> bool {
         match self.ret {
             RetEffect::ArgAlias(k) => k == i && self.ret_is_arg,
-            _ => self.else_arg == Some(i) && self.fresh_if_arg == Some((i, false)),
+            _ => self.else_arg == Some(i) && self.fresh_if_arg == Some((i, -1, false)),
         }
     }
 

@@ -75,6 +75,23 @@ fn is_arith_node(s: Cursor) -> bool {
     }
 }
 
+/// The bitwise operators whose effect on bits `Bits` follows.
+#[derive(Clone, Copy)]
+enum BitOp {
+    Or,
+    And,
+    Not,
+}
+
+fn bit_op(e: Cursor) -> Option<BitOp> {
+    match e.kind() {
+        CXCursor_BinaryOperator if e.binop() == CXBinaryOperator_Or => Some(BitOp::Or),
+        CXCursor_BinaryOperator if e.binop() == CXBinaryOperator_And => Some(BitOp::And),
+        CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Not => Some(BitOp::Not),
+        _ => None,
+    }
+}
+
 impl Lowerer<'_, '_, '_> {
     /// Lower `e` for its value, as an operand (complex values go through a temporary).
     pub fn expr(&mut self, e: Cursor) -> Operand {
@@ -199,7 +216,7 @@ impl Lowerer<'_, '_, '_> {
                 self.lower(r, want)
             }
             CXBinaryOperator_LAnd | CXBinaryOperator_LOr => self.logical(e, want),
-            _ => Some(self.arith(e)),
+            _ => self.arith(e, want),
         }
     }
 
@@ -215,7 +232,7 @@ impl Lowerer<'_, '_, '_> {
             CXUnaryOperator_Deref => Some(self.lvalue(e)),
             CXUnaryOperator_LNot => self.logical(e, want),
             CXUnaryOperator_Plus | CXUnaryOperator_Extension | CXUnaryOperator_Coawait => self.lower(c, want),
-            _ => Some(self.arith(e)),
+            _ => self.arith(e, want),
         }
     }
 
@@ -400,16 +417,27 @@ impl Lowerer<'_, '_, '_> {
         let op = e.binop();
         let ptr_step = matches!(op, CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign)
             && l.type_class() == TypeClass::Pointer;
+        // `flags |= F`, `flags &= ~F`: the bits it sets or clears, and keeps from the old value.
+        let bits = match (&p, op) {
+            (Place::Local(x), CXBinaryOperator_OrAssign) => Some(Bits::or(Bits::local(*x), self.leaf_bits(r, &v))),
+            (Place::Local(x), CXBinaryOperator_AndAssign) => Some(Bits::and(Bits::local(*x), self.leaf_bits(r, &v))),
+            _ => None,
+        };
         let src =
             if ptr_step { use_(Operand::Place(p.clone())) } else { Rvalue::Opaque(vec![Operand::Place(p.clone()), v]) };
-        self.assign(p.clone(), src, loc);
+        match bits.filter(|b| *b != Bits::UNKNOWN) {
+            Some(b) => self.assign_bits(p.clone(), src, b, loc),
+            None => self.assign(p.clone(), src, loc),
+        }
         p
     }
 
     /// Arithmetic, bitwise, comparison and pointer arithmetic. Pointer ± integer is the pointer
     /// (offset forgotten); everything else is `Opaque` of the flattened leaf operands, folded to a
-    /// constant when all leaves are constants.
-    fn arith(&mut self, e: Cursor) -> Rvalue {
+    /// constant when all leaves are constants. A bitwise expression whose operators say something
+    /// of its bits (`flags | F`) is stored here, into `want`'s place or a temporary, so that its
+    /// statement carries the `Bits`.
+    fn arith(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         if e.kind() == CXCursor_BinaryOperator
             && matches!(e.binop(), CXBinaryOperator_Add | CXBinaryOperator_Sub)
             && e.type_class() == TypeClass::Pointer
@@ -419,30 +447,82 @@ impl Lowerer<'_, '_, '_> {
                 if matches!(l.type_class(), TypeClass::Pointer | TypeClass::Array) {
                     let rv = self.rvalue(l);
                     self.effect(r);
-                    return rv;
+                    return Some(rv);
                 }
                 self.effect(l);
-                return self.rvalue(r);
+                return Some(self.rvalue(r));
             }
         }
         let mut ops = Vec::new();
-        self.collect_operands(e, &mut ops);
+        let bits = self.collect_operands(e, &mut ops);
         if !ops.is_empty() && ops.iter().all(|o| matches!(o, Operand::Const(_))) {
             if let Some(v) = e.eval_int() {
-                return use_(Operand::Const(v));
+                return Some(use_(Operand::Const(v)));
             }
         }
-        Rvalue::Opaque(ops)
+        let rv = Rvalue::Opaque(ops);
+        if bits == Bits::UNKNOWN || bit_op(e).is_none() {
+            return Some(rv);
+        }
+        let loc = self.loc(e);
+        match want {
+            Want::Effect => Some(rv),
+            Want::Into(dst) => {
+                self.assign_bits(dst, rv, bits, loc);
+                None
+            }
+            Want::Value => {
+                let t = self.new_temp(e.type_class(), loc);
+                self.assign_bits(Place::Local(t), rv, bits, loc);
+                Some(use_(Operand::Place(Place::Local(t))))
+            }
+        }
     }
 
-    fn collect_operands(&mut self, e: Cursor, ops: &mut Vec<Operand>) {
+    /// Push the leaf operands of arithmetic node `e` onto `ops`, and return what its bitwise
+    /// operators say of its value's bits.
+    fn collect_operands(&mut self, e: Cursor, ops: &mut Vec<Operand>) -> Bits {
+        let first = ops.len();
+        let mut kids = Vec::with_capacity(2);
         for k in self.kids(e) {
             let s = self.strip(k);
             if is_arith_node(s) {
-                self.collect_operands(s, ops);
+                kids.push(self.collect_operands(s, ops));
             } else {
-                ops.push(self.expr(s));
+                let op = self.expr(s);
+                kids.push(self.leaf_bits(s, &op));
+                ops.push(op);
             }
+        }
+        match (bit_op(e), &kids[..]) {
+            (Some(BitOp::Or), &[a, b]) => Bits::or(a, b),
+            (Some(BitOp::And), &[a, b]) => Bits::and(a, b),
+            (Some(BitOp::Not), &[a]) => Bits::not(a),
+            // `1 << 3` inside `flags | 1 << 3`.
+            _ if ops[first..].iter().all(|o| matches!(o, Operand::Const(_))) => {
+                e.eval_int().map_or(Bits::UNKNOWN, Bits::constant)
+            }
+            _ => Bits::UNKNOWN,
+        }
+    }
+
+    /// The bits of a leaf operand `op` of a bitwise expression, lowered from `s`: a constant's,
+    /// a local's own, or those both constant arms of a `?:` agree on (`c ? F : 0`).
+    fn leaf_bits(&self, s: Cursor, op: &Operand) -> Bits {
+        match op {
+            Operand::Const(k) => Bits::constant(*k),
+            Operand::Place(Place::Local(l)) => {
+                let s = self.strip(s);
+                if s.kind() == CXCursor_ConditionalOperator {
+                    let arms: Vec<Option<i64>> =
+                        self.kids(s).into_iter().filter(|c| c.is_expression()).skip(1).map(|c| c.eval_int()).collect();
+                    if let [Some(a), Some(b)] = arms[..] {
+                        return Bits { base: None, from_base: 0, ones: a & b, zeros: !a & !b };
+                    }
+                }
+                Bits::local(*l)
+            }
+            _ => Bits::UNKNOWN,
         }
     }
 

@@ -747,6 +747,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub indirect_gotos: Vec<(BlockId, Loc)>,
     pub notes: Vec<String>,
     pub n_temps: u32,
+    /// `Function::bits`, in statement order.
+    pub bits: Vec<(StmtId, Bits)>,
 }
 
 /// Lower one function definition.
@@ -778,6 +780,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         indirect_gotos: Vec::new(),
         notes: Vec::new(),
         n_temps: 0,
+        bits: Vec::new(),
     };
     let entry = lw.new_block();
     lw.cur = Some(entry);
@@ -848,6 +851,13 @@ impl Lowerer<'_, '_, '_> {
 
     pub fn assign(&mut self, dst: Place, src: Rvalue, loc: Loc) {
         self.emit(Stmt::Assign { dst, src }, loc);
+    }
+
+    /// `dst = src`, a bitwise expression with these `bits`.
+    pub fn assign_bits(&mut self, dst: Place, src: Rvalue, bits: Bits, loc: Loc) {
+        let id = StmtId::from_usize(self.stmts.len());
+        self.assign(dst, src, loc);
+        self.bits.push((id, bits));
     }
 
     /// End the current block (no-op in unreachable code with nothing emitted).
@@ -1013,6 +1023,7 @@ impl Lowerer<'_, '_, '_> {
             stmts: self.stmts,
             stmt_locs: self.stmt_locs,
             lowering_notes: self.notes,
+            bits: self.bits,
         }
     }
 

@@ -1,0 +1,24 @@
+/* Bitwise expressions: what their operators say of the value's bits (`bits:` after the
+ * statement), which flag-conditioned callee summaries read. */
+int take(int flags);
+int g_flags;
+
+int bits(int flags, int other, int c) {
+    take(flags | 1);
+    if (flags & 2)
+        take(0);
+    if ((flags & 2) == 0)
+        take(1);
+    int masked = flags & ~4;
+    flags |= c ? 0x40 : 0;
+    flags &= ~0x10;
+    int two = (flags & 3) | (other & 4);
+    int same = (flags & 3) | (flags & 8);
+    int none = flags ^ 1;
+    int shifted = flags | (1 << 3);
+    int inverted = ~flags;
+    int nested = (flags | 1) & ~2;
+    int global = g_flags | 1;
+    int either = c ? (flags | 1) : 0;
+    return masked + two + same + none + shifted + inverted + nested + global + either;
+}
