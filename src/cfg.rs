@@ -256,6 +256,8 @@ pub struct FnCx<'a> {
     rd_memo: RefCell<(DefSets, HashMap<LocalId, HashMap<u32, u32>>)>,
     /// The constant each local asked about holds at each node's entry (`constant_at_entry`).
     const_memo: RefCell<HashMap<LocalId, HashMap<u32, Option<i64>>>>,
+    /// The caller's slots each call's callee leaves fresh cells in (`out_path_keys`).
+    out_keys_memo: RefCell<HashMap<StmtId, std::rc::Rc<[Key]>>>,
     /// Atoms that test "parameter x masked by m is non-zero" on its entry value (for flag-guarded
     /// frees, mask -1, and allocations).
     pub param_tests: Vec<(AtomId, LocalId, i64)>,
@@ -397,6 +399,7 @@ impl<'a> FnCx<'a> {
             groups: Vec::new(),
             rd_memo: RefCell::new((DefSets::default(), HashMap::new())),
             const_memo: RefCell::new(HashMap::new()),
+            out_keys_memo: RefCell::new(HashMap::new()),
             param_tests: Vec::new(),
             models,
             paths: std::cell::OnceCell::new(),
@@ -1123,6 +1126,25 @@ impl<'a> FnCx<'a> {
         }
         let id = *self.table().ids.get(path.as_str())?;
         Some(Key { root, path: id })
+    }
+
+    /// The caller's slots where the callee of call `sid` leaves fresh cells below its arguments
+    /// (`Model::out_paths`, by `callee_slot`). Once per call: every site's pass asks at every
+    /// call, and a callee that fills a large structure has hundreds of paths (vim).
+    pub fn out_path_keys(&self, sid: StmtId, args: &[Operand]) -> std::rc::Rc<[Key]> {
+        if let Some(keys) = self.out_keys_memo.borrow().get(&sid) {
+            return keys.clone();
+        }
+        let keys: std::rc::Rc<[Key]> = match self.model(sid) {
+            Some(m) => m
+                .out_paths
+                .iter()
+                .filter_map(|(i, path, _)| args.get(*i).and_then(|a| self.callee_slot(a, path)))
+                .collect(),
+            None => std::rc::Rc::from([]),
+        };
+        self.out_keys_memo.borrow_mut().insert(sid, keys.clone());
+        keys
     }
 
     /// The slot at `path` inside the object local `l` holds (a constructor's result).

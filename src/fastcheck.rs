@@ -1387,17 +1387,18 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
     });
     // Hands fresh cells back through out-parameters or inside its result: one success notion
     // per place, and one for the whole call (the return value is one value).
-    let mut handed: Vec<(HandTo, crate::libmodel::Success)> = Vec::new();
-    let mut conflicting: Vec<HandTo> = Vec::new();
+    // By place (a function filling a large structure hands over thousands): `None` where
+    // two sites disagree.
+    let mut by_place: std::collections::BTreeMap<HandTo, Option<crate::libmodel::Success>> =
+        std::collections::BTreeMap::new();
     for (to, s) in verdicts.iter().filter_map(|v| v.handed.clone()) {
-        match handed.iter().find(|o| o.0 == to) {
-            Some(o) if o.1 != s => conflicting.push(to),
-            Some(_) => {}
-            None => handed.push((to, s)),
+        let agreed = by_place.entry(to).or_insert(Some(s));
+        if *agreed != Some(s) {
+            *agreed = None;
         }
     }
-    handed.retain(|h| !conflicting.contains(&h.0));
-    handed.sort();
+    let mut handed: Vec<(HandTo, crate::libmodel::Success)> =
+        by_place.into_iter().filter_map(|(to, s)| Some((to, s?))).collect();
     let out_success: Vec<crate::libmodel::Success> =
         handed.iter().filter(|h| matches!(h.0, HandTo::Param(..))).map(|h| h.1).collect();
     if out_success.windows(2).any(|w| w[0] != w[1]) || out_success.iter().any(|o| ret_success.is_some_and(|r| r != *o))
@@ -2518,20 +2519,26 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 }
             }
             // A callee that leaves fresh cells below an argument overwrites what was there.
-            if let Some(m) = model {
-                for (i, path, _) in &m.out_paths {
-                    if let Some(k) = args.get(*i).and_then(|a| cx.callee_slot(a, path)) {
-                        redefined.push(k);
-                    }
-                }
+            if model.is_some() {
+                redefined.extend(cx.out_path_keys(sid, args).iter().copied());
             }
-            for k in redefined {
+            // Cleared slots: one by one, or in one sweep of the state when there are more of
+            // them than it holds (a callee that fills a large structure names hundreds).
+            redefined.retain(|k| {
                 if k.is_local() {
                     st.set_maybe_null(k.root, false);
                     retire_contents(cx, st, k.root, events);
                     st.rebind(k.root, None);
                 }
-                st.set_key(k, GuardId::FALSE);
+                !k.is_local() || st.get_key(*k) != GuardId::FALSE
+            });
+            if redefined.len() > st.h.len() {
+                redefined.sort_unstable();
+                st.h.retain(|e| redefined.binary_search(&e.0).is_err());
+            } else {
+                for k in redefined {
+                    st.set_key(k, GuardId::FALSE);
+                }
             }
             for (k, g) in kept_on_failure {
                 st.set_key(k, g);
