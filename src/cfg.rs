@@ -176,6 +176,14 @@ pub struct Key {
     pub path: u32,
 }
 
+/// The caller's slots a call's callee leaves fresh cells in (`FnCx::out_path_keys`): whole
+/// locals, and access paths below locals; each sorted, unique.
+#[derive(Default)]
+pub struct OutKeys {
+    pub locals: Vec<LocalId>,
+    pub paths: Vec<Key>,
+}
+
 impl Key {
     pub fn local(l: LocalId) -> Key {
         Key { root: l, path: 0 }
@@ -220,6 +228,14 @@ impl PathTable {
 /// Access paths longer than this many steps are not tracked (they escape).
 const MAX_PATH_STEPS: usize = 6;
 
+/// The steps of a path text (`*`, `.field`, `[]` each one): the callee's paths below an
+/// argument's own prefix can be longer than the caller may track, and a recursive builder of a
+/// tree (`make_snapshot_rec(fr->fr_next, &(*frp)->fr_next)`) would otherwise double its paths
+/// at every round of its cycle.
+fn path_steps(path: &str) -> usize {
+    path.bytes().filter(|b| matches!(b, b'*' | b'.' | b'[')).count()
+}
+
 /// The path id of "any field of `*p` this function does not name" (`p->…`): what a function
 /// does to the parts of an object it never mentions, for its summary.
 pub const OTHER_PATH: u32 = 1;
@@ -257,7 +273,7 @@ pub struct FnCx<'a> {
     /// The constant each local asked about holds at each node's entry (`constant_at_entry`).
     const_memo: RefCell<HashMap<LocalId, HashMap<u32, Option<i64>>>>,
     /// The caller's slots each call's callee leaves fresh cells in (`out_path_keys`).
-    out_keys_memo: RefCell<HashMap<StmtId, std::rc::Rc<[Key]>>>,
+    out_keys_memo: RefCell<HashMap<StmtId, std::rc::Rc<OutKeys>>>,
     /// Atoms that test "parameter x masked by m is non-zero" on its entry value (for flag-guarded
     /// frees, mask -1, and allocations).
     pub param_tests: Vec<(AtomId, LocalId, i64)>,
@@ -289,6 +305,9 @@ pub struct FnCx<'a> {
     /// write it: a store into it, taking its address, a call to anything but a library row. Two
     /// tests of a global with the same reaching definitions share an atom (`if (verbose)` twice).
     tested_globals: Vec<String>,
+    /// Globals whose value is fixed outside the program's way out (`globals`): tests of them
+    /// are constants.
+    pub fixed_globals: Option<&'a crate::globals::Fixed>,
 }
 
 /// Lists of items for indices `0..n`, all in one vector: building the lists of every block and
@@ -411,6 +430,7 @@ impl<'a> FnCx<'a> {
             block_defs: Grouped::empty(),
             local_defs: Grouped::empty(),
             tested_globals: Vec::new(),
+            fixed_globals: None,
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx
@@ -467,6 +487,11 @@ impl<'a> FnCx<'a> {
         for (si, st) in func.stmts.iter().enumerate() {
             match st {
                 Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } => {
+                    self.const_assigned[l.index()] = true;
+                }
+                Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(Place::Global(g))) }
+                    if self.fixed_global(g).is_some() =>
+                {
                     self.const_assigned[l.index()] = true;
                 }
                 Stmt::Call { dst: Some(Place::Local(l)), .. }
@@ -861,8 +886,34 @@ impl<'a> FnCx<'a> {
                         CondKind::Truthy(op) if correlate => self.bit_test(op, node, idx, -1).filter(|t| t.through),
                         _ => None,
                     };
-                    let text_key = if correlate && bits.is_none() { self.text_key(cond, node, idx) } else { None };
+                    // A test of a fixed global (`globals`) is a constant, whatever its text (and
+                    // without reaching definitions, so also when tests are not correlated).
+                    let fixed = match &cond.kind {
+                        CondKind::Truthy(Operand::Place(Place::Global(g))) => self.fixed_global(g).map(|k| k != 0),
+                        CondKind::Cmp(op, a, b) => {
+                            let global = |o: &Operand| match o {
+                                Operand::Place(Place::Global(g)) => self.fixed_global(g),
+                                _ => None,
+                            };
+                            let value = |o: &Operand| match o {
+                                Operand::Const(k) => Some(*k),
+                                _ => global(o),
+                            };
+                            // At least one side a fixed global, the other a constant too.
+                            match (global(a).or(global(b)), value(a), value(b)) {
+                                (Some(_), Some(x), Some(y)) => Some(op.eval(x, y)),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    let text_key = if correlate && bits.is_none() && fixed.is_none() {
+                        self.text_key(cond, node, idx)
+                    } else {
+                        None
+                    };
                     let class = match (bits, text_key) {
+                        _ if fixed.is_some() => CondClass::Const(fixed == Some(true)),
                         (Some(t), _) => CondClass::Bits(t),
                         (None, Some(key)) => CondClass::Text(key, true),
                         (None, None) if correlate => self.classify_cond(&cond.kind, node, idx),
@@ -1130,19 +1181,28 @@ impl<'a> FnCx<'a> {
 
     /// The caller's slots where the callee of call `sid` leaves fresh cells below its arguments
     /// (`Model::out_paths`, by `callee_slot`). Once per call: every site's pass asks at every
-    /// call, and a callee that fills a large structure has hundreds of paths (vim).
-    pub fn out_path_keys(&self, sid: StmtId, args: &[Operand]) -> std::rc::Rc<[Key]> {
+    /// call, and a callee that fills a large structure has thousands of paths (vim), so the
+    /// access paths come sorted for a sweep of the state rather than one lookup each.
+    pub fn out_path_keys(&self, sid: StmtId, args: &[Operand]) -> std::rc::Rc<OutKeys> {
         if let Some(keys) = self.out_keys_memo.borrow().get(&sid) {
             return keys.clone();
         }
-        let keys: std::rc::Rc<[Key]> = match self.model(sid) {
-            Some(m) => m
-                .out_paths
-                .iter()
-                .filter_map(|(i, path, _)| args.get(*i).and_then(|a| self.callee_slot(a, path)))
-                .collect(),
-            None => std::rc::Rc::from([]),
-        };
+        let mut keys = OutKeys::default();
+        if let Some(m) = self.model(sid) {
+            for k in m.out_paths.iter().filter_map(|(i, path, _)| args.get(*i).and_then(|a| self.callee_slot(a, path)))
+            {
+                if k.is_local() {
+                    keys.locals.push(k.root);
+                } else {
+                    keys.paths.push(k);
+                }
+            }
+        }
+        keys.locals.sort_unstable();
+        keys.locals.dedup();
+        keys.paths.sort_unstable();
+        keys.paths.dedup();
+        let keys = std::rc::Rc::new(keys);
         self.out_keys_memo.borrow_mut().insert(sid, keys.clone());
         keys
     }
@@ -1261,7 +1321,7 @@ impl<'a> FnCx<'a> {
             // The paths a callee's summary names below an argument are slots here too.
             let Some(model) = self.models.get(si).and_then(|m| m.as_ref()) else { continue };
             if let Some(Place::Local(l)) = dst {
-                for path in &model.ret_paths {
+                for path in model.ret_paths.iter().filter(|p| path_steps(p) <= MAX_PATH_STEPS) {
                     t.intern(*l, path, path.contains("[]"));
                 }
             }
@@ -1278,7 +1338,7 @@ impl<'a> FnCx<'a> {
             for (i, path, _) in &model.out_paths {
                 if let Some(root) = args.get(*i).and_then(|a| self.arg_prefix(a, &mut buf)) {
                     buf.push_str(&path[1..]);
-                    if !buf.is_empty() {
+                    if !buf.is_empty() && path_steps(&buf) <= MAX_PATH_STEPS {
                         t.intern(root, &buf, buf.contains("[]"));
                     }
                 }
@@ -1295,7 +1355,7 @@ impl<'a> FnCx<'a> {
                     }
                     buf.truncate(prefix_len);
                     buf.push_str(&callee_path[1..]);
-                    if !buf.is_empty() {
+                    if !buf.is_empty() && path_steps(&buf) <= MAX_PATH_STEPS {
                         t.intern(root, &buf, buf.contains("[]"));
                     }
                 }
@@ -1407,10 +1467,16 @@ impl<'a> FnCx<'a> {
         self.constant_at(op, node, self.stmts_of(node).len())
     }
 
+    /// The value of global `g` when it is fixed (`globals`).
+    pub fn fixed_global(&self, g: &str) -> Option<i64> {
+        self.fixed_globals.and_then(|f| f.get(g)).copied()
+    }
+
     /// Like `constant_value`, before statement `idx` of `node`.
     pub fn constant_at(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
         match op {
             Operand::Const(k) => Some(*k),
+            Operand::Place(Place::Global(g)) => self.fixed_global(g),
             // Reaching definitions only for locals that are assigned a constant somewhere.
             Operand::Place(Place::Local(x)) if self.is_tracked(*x) && self.const_assigned[x.index()] => {
                 match self.last_def_before(*x, node, idx) {
@@ -1428,6 +1494,7 @@ impl<'a> FnCx<'a> {
         let sid = self.stmts_of(node)[idx as usize];
         match self.func.stmt(sid) {
             Stmt::Assign { src: Rvalue::Use(Operand::Const(k)), .. } => Some(*k),
+            Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Global(g))), .. } => self.fixed_global(g),
             Stmt::Call { .. } => self.model(sid).and_then(|m| m.ret_const),
             _ => None,
         }
@@ -1544,13 +1611,19 @@ impl<'a> FnCx<'a> {
     fn invariant_constant(&self, op: &Operand, node: DagNode, idx: usize) -> Option<i64> {
         match op {
             Operand::Const(k) => Some(*k),
+            Operand::Place(Place::Global(g)) => self.fixed_global(g),
             Operand::Place(Place::Local(x)) if self.is_tracked(*x) && self.const_assigned[x.index()] => {
                 let mut value = None;
                 for d in self.reaching_defs(*x, node, idx).iter() {
                     let Def::At { node: dn, idx } = *d else { return None };
                     let sid = self.stmts_of(dn)[idx as usize];
-                    let Stmt::Call { .. } = self.func.stmt(sid) else { return None };
-                    let k = self.model(sid).and_then(|m| m.ret_const)?;
+                    let k = match self.func.stmt(sid) {
+                        Stmt::Call { .. } => self.model(sid).and_then(|m| m.ret_const)?,
+                        Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Global(g))), .. } => {
+                            self.fixed_global(g)?
+                        }
+                        _ => return None,
+                    };
                     if value.is_some_and(|v| v != k) {
                         return None;
                     }

@@ -212,6 +212,7 @@ pub fn analyze(
             // below or in a parameter that only a path-sensitive pass can classify.
             let mut cx = FnCx::prepare(func, models);
             cx.budget = budget;
+            cx.fixed_globals = Some(&summaries.fixed_globals);
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome {

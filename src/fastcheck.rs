@@ -2519,8 +2519,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 }
             }
             // A callee that leaves fresh cells below an argument overwrites what was there.
-            if model.is_some() {
-                redefined.extend(cx.out_path_keys(sid, args).iter().copied());
+            let out_keys = model.map(|_| cx.out_path_keys(sid, args));
+            if let Some(ok) = &out_keys {
+                redefined.extend(ok.locals.iter().map(|l| Key::local(*l)));
             }
             // Cleared slots: one by one, or in one sweep of the state when there are more of
             // them than it holds (a callee that fills a large structure names hundreds).
@@ -2539,6 +2540,9 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 for k in redefined {
                     st.set_key(k, GuardId::FALSE);
                 }
+            }
+            if let Some(ok) = out_keys.filter(|ok| !ok.paths.is_empty()) {
+                st.h.retain(|e| e.0.is_local() || ok.paths.binary_search(&e.0).is_err());
             }
             for (k, g) in kept_on_failure {
                 st.set_key(k, g);

@@ -319,6 +319,8 @@ mod tests {
                 library_taken: vec![],
                 field_targets: vec![],
                 open_fields: vec![],
+                scalar_globals: vec![],
+                global_addrs: vec![],
             },
             f,
         )

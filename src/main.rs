@@ -30,6 +30,7 @@ mod facts;
 mod fastcheck;
 mod files;
 mod frontend;
+mod globals;
 mod guard;
 mod ir;
 mod irdump;

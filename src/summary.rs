@@ -219,6 +219,8 @@ pub struct Summaries {
     /// library table and over definitions.
     declared: HashMap<String, &'static libmodel::LibFn>,
     names: Vec<String>,
+    /// Globals whose value is fixed outside the program's way out (`globals`).
+    pub fixed_globals: crate::globals::Fixed,
     slots: Vec<OnceLock<Summary>>,
     /// Per function, per statement: the direct call's callee, resolved once (`None` for other
     /// statements). Every check of a function asks for the model of each of its calls, and
@@ -323,6 +325,7 @@ impl Summaries {
             contract,
             declared,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
+            fixed_globals: crate::globals::fixed(program),
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
         };
@@ -409,6 +412,7 @@ impl Summaries {
             contract: Vec::new(),
             declared: HashMap::new(),
             names: Vec::new(),
+            fixed_globals: Default::default(),
             slots: Vec::new(),
             direct: Vec::new(),
         }
@@ -803,11 +807,23 @@ impl<'a> Model<'a> {
             return PathFate::Escapes;
         }
         let find = |p: &str| self.heap.iter().find(|h| h.0 == i && &*h.1 == p).map(|h| h.2);
-        find(path).or_else(|| find(crate::cfg::OTHER_PATH_TEXT)).unwrap_or(if self.heap_pure {
-            PathFate::Reads
-        } else {
-            PathFate::Escapes
-        })
+        if let Some(fate) = find(path) {
+            return fate;
+        }
+        // Below an object the callee frees or hands on (a recursive `tree_free(p)` names
+        // `p->next` one level down, not `p->next->next`): what becomes of the deeper cells is
+        // not said, so they escape rather than take the fate of the fields the callee ignores.
+        let freed_above = self.heap.iter().any(|h| {
+            h.0 == i
+                && !matches!(h.2, PathFate::Reads)
+                && path.len() > h.1.len()
+                && path.starts_with(&*h.1)
+                && path[h.1.len()..].starts_with('*')
+        });
+        if freed_above {
+            return PathFate::Escapes;
+        }
+        find(crate::cfg::OTHER_PATH_TEXT).unwrap_or(if self.heap_pure { PathFate::Reads } else { PathFate::Escapes })
     }
 
     /// The argument the result may be (an alias of): always (`RetEffect::ArgAlias`), or when it

@@ -74,6 +74,12 @@ pub(super) struct TuCtx<'t, 'i> {
     pub field_targets: Vec<(String, String)>,
     /// Function-pointer fields that may hold a value no store names (`fields.rs`).
     pub open_fields: Vec<String>,
+    /// Scalar globals (integers, enums, pointers) defined here: name and initial value (C's
+    /// zero without an initializer; `None` when it is no integer constant).
+    pub scalar_globals: Vec<(String, Option<i64>)>,
+    /// Globals whose address some code here takes (`&g` in a body or an initializer, or any
+    /// mention in a global's initializer): stores through pointers may change them.
+    pub global_addrs: Vec<String>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
     /// First declaration of a function (`Cursor::decl_key`) → its USR (`function_usr`).
@@ -152,6 +158,8 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             library_taken: Vec::new(),
             field_targets: Vec::new(),
             open_fields: Vec::new(),
+            scalar_globals: Vec::new(),
+            global_addrs: Vec::new(),
             field_keys: HashMap::new(),
             record_holds: HashMap::new(),
             type_spellings: HashMap::new(),
@@ -169,6 +177,43 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// Walk the top-level declaration `root` once; `kids` and `strip` then answer from it.
     pub fn set_root(&mut self, root: Cursor) {
         self.tree.rebuild(root);
+    }
+
+    /// Record the global `v` (a top-level variable declaration) when it is a scalar defined
+    /// here, with its initial value.
+    pub fn note_scalar_global(&mut self, v: Cursor) {
+        if !v.has_global_storage() || !v.is_definition() {
+            return;
+        }
+        if !matches!(v.type_class(), TypeClass::Pointer | TypeClass::Other) {
+            return;
+        }
+        let init = match v.var_initializer() {
+            None => Some(0),
+            Some(e) => e.eval_int(),
+        };
+        self.scalar_globals.push((v.spelling(), init));
+    }
+
+    /// Record the globals whose address the declaration the tree holds takes: `&g` anywhere in
+    /// it, and, in a global's initializer (`in_initializer`), every global it names, since a
+    /// constant initializer can use another global only by its address.
+    pub fn collect_global_addrs(&mut self, in_initializer: bool) {
+        let mut found = Vec::new();
+        for d in self.tree.descendants().iter().copied() {
+            let named = match d.kind() {
+                CXCursor_DeclRefExpr if in_initializer => Some(d),
+                CXCursor_UnaryOperator if d.unop() == CXUnaryOperator_AddrOf => {
+                    self.kids(d).first().map(|k| self.strip(*k)).filter(|k| k.kind() == CXCursor_DeclRefExpr)
+                }
+                _ => None,
+            };
+            let var = named.and_then(|n| n.referenced());
+            if let Some(v) = var.filter(|v| v.kind() == CXCursor_VarDecl && v.has_global_storage()) {
+                found.push(v.spelling());
+            }
+        }
+        self.global_addrs.extend(found);
     }
 
     /// The children of `c` (`Cursor::children`, answered from the tree when it has `c`).

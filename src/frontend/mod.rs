@@ -337,6 +337,8 @@ struct TuResult {
     library_taken: Vec<(String, String, String)>,
     field_targets: Vec<(String, String)>,
     open_fields: Vec<String>,
+    scalar_globals: Vec<(String, Option<i64>)>,
+    global_addrs: Vec<String>,
     failed: bool,
     /// No preprocessor or fatal error: the result depends only on the files in its manifest (with
     /// a missing header, the result would change once the header exists).
@@ -394,6 +396,8 @@ fn parse_tu(
         library_taken: Vec::new(),
         field_targets: Vec::new(),
         open_fields: Vec::new(),
+        scalar_globals: Vec::new(),
+        global_addrs: Vec::new(),
         failed: false,
         cacheable: true,
         errors: 0,
@@ -494,6 +498,7 @@ fn parse_tu(
     let mut cx = lower::TuCtx::new(&tu, &cmd.directory);
     for c in tu.cursor().children() {
         if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
+            cx.note_scalar_global(c);
             // A global is walked for the functions its initializer names and the stores into
             // function-pointer fields it makes. An initializer of a type without pointers (a TU's
             // large integer and character tables) names a function or a field's address only
@@ -505,6 +510,7 @@ fn parse_tu(
             cx.set_root(c);
             cx.collect_function_refs(c);
             cx.collect_field_stores(c);
+            cx.collect_global_addrs(true);
             continue;
         }
         if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || c.is_in_system_header() {
@@ -514,6 +520,7 @@ fn parse_tu(
         // Not part of the lowering: it must see the initializers of `static` locals, which are
         // not lowered, and it does not depend on the lowering of the body succeeding.
         cx.collect_field_stores(c);
+        cx.collect_global_addrs(false);
         // A bug in the lowering must cost one function, not the run.
         let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lower::lower_function(&mut cx, c)));
         match lowered {
@@ -532,6 +539,8 @@ fn parse_tu(
     r.library_taken = std::mem::take(&mut cx.library_taken);
     r.field_targets = std::mem::take(&mut cx.field_targets);
     r.open_fields = std::mem::take(&mut cx.open_fields);
+    r.scalar_globals = std::mem::take(&mut cx.scalar_globals);
+    r.global_addrs = std::mem::take(&mut cx.global_addrs);
     r.lower_time = t1.elapsed();
     let inputs = if manifest { tucache::manifest(&tu, cmd) } else { None };
     (r, inputs)
@@ -571,6 +580,10 @@ struct Merger {
     library_taken: HashSet<(String, String, String)>,
     field_targets: HashSet<(String, String)>,
     open_fields: HashSet<String>,
+    /// Name → initial value of the scalar globals defined (`None` when a definition's value is
+    /// no constant, or two definitions of the name disagree).
+    scalar_globals: HashMap<String, Option<i64>>,
+    global_addrs: HashSet<String>,
 }
 
 impl Merger {
@@ -588,6 +601,8 @@ impl Merger {
             library_taken: HashSet::new(),
             field_targets: HashSet::new(),
             open_fields: HashSet::new(),
+            scalar_globals: HashMap::new(),
+            global_addrs: HashSet::new(),
         }
     }
 
@@ -606,8 +621,17 @@ impl Merger {
             library_taken,
             field_targets,
             open_fields,
+            scalar_globals,
+            global_addrs,
         } = self;
         let verbose = *verbose;
+        for (name, init) in r.scalar_globals {
+            let value = scalar_globals.entry(name).or_insert(init);
+            if *value != init {
+                *value = None;
+            }
+        }
+        global_addrs.extend(r.global_addrs);
         if r.from_cache {
             if verbose {
                 rep.tu_notes.push(format!(
@@ -705,8 +729,14 @@ impl Merger {
             library_taken,
             field_targets,
             open_fields,
+            scalar_globals,
+            global_addrs,
             ..
         } = self;
+        prog.scalar_globals = scalar_globals.into_iter().collect();
+        prog.scalar_globals.sort();
+        prog.global_addrs = global_addrs.into_iter().collect();
+        prog.global_addrs.sort();
         let mut prog_taken: Vec<String> = address_taken.into_iter().collect();
         // Functions used as values in bodies are address-taken too.
         for f in &prog.functions {

@@ -1,0 +1,121 @@
+//! Globals whose value is fixed outside the program's way out.
+//!
+//! Input: the linked `Program`: its functions' IR, the scalar globals the front end saw defined
+//! with their initial values (`Program::scalar_globals`), and the globals whose address is taken
+//! (`Program::global_addrs`). Output: `Fixed`, name → the value the global holds.
+//! Invariants:
+//! - A global is fixed when its address is never taken, every definition of its name has the
+//!   same integer constant as initial value (C's zero when there is none), and every function
+//!   that stores to it never returns (`noreturn`). Then no store can have run on a path that has
+//!   not entered a function that ends the program, so the global holds its initial value there:
+//!   a global only written once the program has started to exit (vim's `really_exiting`, set by
+//!   `preserve_exit` before it calls `getout`), or never written at all (a configuration
+//!   constant), is its initial value in every test drip folds.
+//! - What is not said: after such a store, the functions the exiting function still calls see
+//!   the other value (vim's `vim_free` stops freeing). Their effects on that way out are judged
+//!   as in normal running; leaks there are not reported anyway (the program ends).
+//! - A function never returns (`noreturn`) when no `return` is reachable from its entry, a block
+//!   that calls a function that never returns ending its path (the front end already ends the
+//!   path at calls to `exit`, `abort` and functions declared `noreturn`). Computed as a least
+//!   fixpoint over the whole program, so a cycle of calls that may return is not noreturn.
+//! - Deterministic: independent of thread count and of the order of functions.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{BlockId, Callee, Function, Place, Program, Stmt, Terminator};
+
+/// Name → the value a fixed global holds.
+pub type Fixed = HashMap<String, i64>;
+
+/// The fixed globals of `program`.
+pub fn fixed(program: &Program) -> Fixed {
+    let candidates: HashMap<&str, i64> = program
+        .scalar_globals
+        .iter()
+        .filter(|(name, _)| program.global_addrs.binary_search(name).is_err())
+        .filter_map(|(name, init)| Some((name.as_str(), (*init)?)))
+        .collect();
+    if candidates.is_empty() {
+        return Fixed::new();
+    }
+    // The functions that store to each candidate.
+    let mut writers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in program.functions.iter().enumerate() {
+        for s in &f.stmts {
+            let dst = match s {
+                Stmt::Assign { dst, .. } => Some(dst),
+                Stmt::Call { dst, .. } => dst.as_ref(),
+            };
+            if let Some(Place::Global(g)) = dst {
+                if candidates.contains_key(g.as_str()) {
+                    writers.entry(g.as_str()).or_default().push(i);
+                }
+            }
+        }
+    }
+    let ends = if writers.is_empty() { Vec::new() } else { noreturn(program) };
+    candidates
+        .into_iter()
+        .filter(|(g, _)| writers.get(g).is_none_or(|w| w.iter().all(|i| ends[*i])))
+        .map(|(g, k)| (g.to_string(), k))
+        .collect()
+}
+
+/// Per function: it never returns (see the module's invariants).
+pub fn noreturn(program: &Program) -> Vec<bool> {
+    let by_usr: HashMap<&str, usize> =
+        program.functions.iter().enumerate().rev().map(|(i, f)| (f.usr.as_str(), i)).collect();
+    // The defined functions each function calls directly, per block.
+    let callees = |f: &Function, b: BlockId| -> Vec<usize> {
+        f.blocks[b.index()]
+            .stmts
+            .iter()
+            .filter_map(|sid| match f.stmt(*sid) {
+                Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => by_usr.get(usr.as_str()).copied(),
+                _ => None,
+            })
+            .collect()
+    };
+    let calls: Vec<Vec<Vec<usize>>> = program
+        .functions
+        .iter()
+        .map(|f| (0..f.blocks.len()).map(|b| callees(f, BlockId::from_usize(b))).collect())
+        .collect();
+    let mut ends = vec![false; program.functions.len()];
+    loop {
+        let mut changed = false;
+        for (i, f) in program.functions.iter().enumerate() {
+            if !ends[i] && !returns(f, &calls[i], &ends) {
+                ends[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return ends;
+        }
+    }
+}
+
+/// A `return` of `f` is reachable from its entry, where blocks calling a function that never
+/// returns (`ends`) go nowhere.
+fn returns(f: &Function, calls: &[Vec<usize>], ends: &[bool]) -> bool {
+    if f.blocks.is_empty() {
+        return true;
+    }
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut stack = vec![f.entry.index()];
+    while let Some(b) = stack.pop() {
+        if !seen.insert(b) {
+            continue;
+        }
+        if calls[b].iter().any(|c| ends[*c]) {
+            continue;
+        }
+        let term = &f.blocks[b].term;
+        if matches!(term, Terminator::Return(_)) {
+            return true;
+        }
+        stack.extend(term.successors().map(|s| s.index()));
+    }
+    false
+}
