@@ -41,6 +41,13 @@ pub struct Table {
     /// The followed locals, sorted: the compared ones and, through copies, where their values
     /// come from.
     locals: Vec<LocalId>,
+    /// The followed locals some copy into another followed local reads, sorted: only their own
+    /// definitions make values another name can share. Any other local's definition leaves it
+    /// holding nothing known (the same answer, for less work).
+    sources: Vec<LocalId>,
+    /// By DAG node: some tested branch can still be reached from it. Past the last one, nothing
+    /// is followed (what a pass would carry there decides nothing).
+    ahead: Vec<bool>,
 }
 
 impl Table {
@@ -85,7 +92,23 @@ impl Table {
             }
         }
         locals.truncate(MAX_LOCALS);
-        Table { tests, locals }
+        let follows = |l: LocalId| locals.binary_search(&l).is_ok();
+        let mut sources: Vec<LocalId> = func
+            .stmts
+            .iter()
+            .filter_map(copy_of)
+            .filter(|&(l, y)| l != y && follows(l) && follows(y))
+            .map(|c| c.1)
+            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let dag = &cx.dag;
+        let mut ahead = vec![false; dag.len()];
+        for n in dag.topo.iter().rev() {
+            let tested = !dag.is_copy(*n) && tests.binary_search_by_key(&dag.block[n.index()], |t| t.0).is_ok();
+            ahead[n.index()] = tested || dag.succs[n.index()].iter().any(|(s, _)| ahead[s.index()]);
+        }
+        Table { tests, locals, sources, ahead }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -127,6 +150,9 @@ impl Values {
     /// they agree on one (`FnCx::value_root`), else a value of its own.
     pub fn start(cx: &FnCx, node: DagNode, idx: usize) -> Values {
         let table = cx.equal_table();
+        if !table.ahead.get(node.index()).copied().unwrap_or(false) {
+            return Values::default();
+        }
         let mut v: Vec<(LocalId, Origin, GuardId)> = table
             .locals
             .iter()
@@ -166,7 +192,11 @@ impl Values {
                 if l != y {
                     let from: Vec<(Origin, GuardId)> = self.of(y).iter().map(|e| (e.1, e.2)).collect();
                     if from.is_empty() {
+                        // `y` holds nothing known: name its value here, which both now hold.
                         self.set(l, [(def(l), p)]);
+                        if table.follows(y) {
+                            self.set(y, [(def(l), p)]);
+                        }
                     } else {
                         self.set(l, from);
                     }
@@ -177,8 +207,10 @@ impl Values {
         let mut defined = Vec::new();
         cx.defined_locals(sid, &mut defined);
         for l in defined {
-            if table.follows(l) {
+            if table.sources.binary_search(&l).is_ok() {
                 self.set(l, [(def(l), p)]);
+            } else if table.follows(l) {
+                self.set(l, []);
             }
         }
     }
@@ -189,13 +221,17 @@ impl Values {
         if self.0.is_empty() {
             return;
         }
+        let table = cx.equal_table();
+        if !table.ahead.get(to.index()).copied().unwrap_or(true) {
+            self.0.clear();
+            return;
+        }
         // The pass made this conjunction already: remembered, not rebuilt.
         let p = guards.and(here, label);
         self.0.retain_mut(|(_, _, g)| {
             *g = if *g == here { p } else { guards.and(*g, label) };
             *g != GuardId::FALSE
         });
-        let table = cx.equal_table();
         for &l in cx.dag.kills(from, to) {
             if table.follows(l) {
                 self.set(l, [(Origin::Def(Def::Later { copy: from }, l), p)]);
