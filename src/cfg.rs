@@ -288,6 +288,9 @@ pub struct FnCx<'a> {
     /// `fastcheck::heap_paths` of this function, computed once: the summary without flow asks,
     /// and the summary after the path-sensitive pass asks again.
     heap_prechecked: std::cell::OnceCell<Option<Vec<crate::fastcheck::HeapPath>>>,
+    /// The tests of two pointer locals and the locals they depend on (`equal::Table`), built on
+    /// first use.
+    equal: std::cell::OnceCell<crate::equal::Table>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
     /// Locals that some statement assigns a constant.
@@ -424,6 +427,7 @@ impl<'a> FnCx<'a> {
             paths: std::cell::OnceCell::new(),
             prechecked: std::cell::OnceCell::new(),
             heap_prechecked: std::cell::OnceCell::new(),
+            equal: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
             const_assigned: Vec::new(),
             facts: crate::facts::Facts::default(),
@@ -570,6 +574,11 @@ impl<'a> FnCx<'a> {
 
     pub fn stmts_of(&self, n: DagNode) -> &'a [StmtId] {
         &self.func.block(self.dag.block[n.index()]).stmts
+    }
+
+    /// The tests of two pointer locals that `equal` follows.
+    pub fn equal_table(&self) -> &crate::equal::Table {
+        self.equal.get_or_init(|| crate::equal::Table::build(self))
     }
 
     pub fn is_tracked(&self, l: LocalId) -> bool {
@@ -781,7 +790,7 @@ impl<'a> FnCx<'a> {
 
     /// The one definition a local's value comes from through copies: (definition, local it
     /// defines). A parameter's entry value is its own.
-    fn value_root(&self, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Option<(Def, LocalId)> {
+    pub fn value_root(&self, x: LocalId, node: DagNode, idx: usize, depth: u32) -> Option<(Def, LocalId)> {
         if depth == 0 || !self.is_tracked(x) {
             return None;
         }

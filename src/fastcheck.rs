@@ -242,6 +242,9 @@ struct State {
     /// What is known of the values `cx.facts` follows, each with the guard under which it holds
     /// (`facts::Fact`). A branch whose outcome contradicts a fact cuts those paths.
     facts: Vec<(u32, crate::facts::Fact, GuardId)>,
+    /// The values the locals that tests of two pointers read may hold (`equal`): a test whose
+    /// two locals hold one value is not taken to its "different" side.
+    values: crate::equal::Values,
     /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
     at: (u32, u32),
 }
@@ -1028,6 +1031,7 @@ fn flow(
                 alias: Vec::new(),
                 derived: Vec::new(),
                 facts: facts.map_or(&[][..], |f| f.1).to_vec(),
+                values: crate::equal::Values::start(cx, node0, first_idx),
                 at: (node0.0, first_idx as u32),
             };
             st.set_key(x, GuardId::TRUE);
@@ -1046,6 +1050,7 @@ fn flow(
         for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
             st.at = (nd.0, i as u32);
             transfer(cx, guards, &mut st, *sid, &mut events);
+            st.values.transfer(cx, *sid, st.at, st.p);
             if let Some(followed) = followed {
                 let p = st.p;
                 followed.apply(*sid, &mut st.facts, p);
@@ -1191,6 +1196,9 @@ fn flow(
             },
             _ => None,
         };
+        // `s != t` where an assignment made them one value (`equal`): the "different" side is
+        // cut there, as above.
+        let same = st.values.equal_at(cx, guards, *nd);
         let fact_test = match &block.term {
             Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => {
                 cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten()
@@ -1235,6 +1243,17 @@ fn flow(
                         events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
                         let ns = guards.not(sep);
                         l = guards.and(l, ns);
+                    }
+                }
+            }
+            if let Some((eq, eq_is_then)) = same {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                if is_then != eq_is_then {
+                    let cut = guards.and_all([st.p, l, eq]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                        let ne = guards.not(eq);
+                        l = guards.and(l, ne);
                     }
                 }
             }
@@ -1285,6 +1304,7 @@ fn flow(
             if let Some((k, f)) = learned {
                 out.facts.push((k, f, p));
             }
+            out.values.along(cx, guards, here, l, *nd, *t);
             // Leaving a loop from its header copy: the later iteration redefined these locals,
             // so what this iteration left in them is gone (a cell they alone held is lost).
             for &l in cx.dag.kills(*nd, *t) {
@@ -2250,6 +2270,7 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             // An alias holds after a merge only if it holds on both sides.
             cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
             cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
+            cur.values.merge(guards, incoming.values, old_p, incoming.p, new_p);
             for (k, f, g) in incoming.facts {
                 match cur.facts.iter_mut().find(|c| c.0 == k && c.1 == f) {
                     // Known on every path of both sides: known wherever the merge is reached.

@@ -26,6 +26,7 @@ mod compdb;
 mod declare;
 mod diag;
 mod driver;
+mod equal;
 mod facts;
 mod fastcheck;
 mod files;
