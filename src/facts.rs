@@ -976,6 +976,23 @@ mod tests {
     }
 
     #[test]
+    fn steps_keep_the_bound_they_move_away_from() {
+        // `n = 0; n++`: at least 1, not exactly 1 (a later iteration may increment it again).
+        let up = Fact::In(0, 0).stepped(1);
+        assert_eq!(up, Some(Fact::In(1, i64::MAX)));
+        assert_eq!(up.and_then(|f| f.decides(CmpOp::Eq, 0)), Some(false));
+        assert_eq!(up.and_then(|f| f.decides(CmpOp::Gt, 0)), Some(true));
+        assert_eq!(up.and_then(|f| f.decides(CmpOp::Eq, 1)), None);
+        // `n--` after `n <= 3`: at most 2; after `n >= 1` nothing is left.
+        assert_eq!(Fact::In(i64::MIN, 3).stepped(-1), Some(Fact::In(i64::MIN, 2)));
+        assert_eq!(Fact::In(1, i64::MAX).stepped(-1), None);
+        // No lower bound to move, or only `!= c`: nothing.
+        assert_eq!(Fact::In(i64::MIN, 5).stepped(1), None);
+        assert_eq!(Fact::Ne(0).stepped(1), None);
+        assert_eq!(Fact::In(i64::MAX - 1, i64::MAX).stepped(5), Some(Fact::In(i64::MAX, i64::MAX)));
+    }
+
+    #[test]
     fn paths_and_fields() {
         assert!(starts_at_boundary("*.rc", "*"));
         assert!(!starts_at_boundary("*.rcx", "*.rc"));
