@@ -89,6 +89,21 @@ impl Fact {
     pub fn is_zero(self) -> bool {
         self == Fact::In(0, 0)
     }
+
+    /// What is left of the fact after the value is stepped by `d` (`n++`, `n -= 2`): the bound on
+    /// the side the step moves away from, moved by `d`, and nothing of the other side. Only that
+    /// bound survives because the DAG shows one loop iteration: a counter at 0 before the loop
+    /// and incremented in it is 1 on the DAG's paths but any count in the program; "at least
+    /// one more than before" holds however often a later iteration increments it again.
+    /// Wrap-around is not modelled (a counter does not overflow).
+    pub fn stepped(self, d: i64) -> Option<Fact> {
+        match self {
+            Fact::In(lo, _) if d > 0 && lo != i64::MIN => Some(Fact::In(lo.saturating_add(d), i64::MAX)),
+            Fact::In(_, hi) if d < 0 && hi != i64::MAX => Some(Fact::In(i64::MIN, hi.saturating_add(d))),
+            f if d == 0 => Some(f),
+            _ => None,
+        }
+    }
 }
 
 /// What one statement does to the fact keys.
@@ -107,6 +122,9 @@ pub enum FactGen {
     Const(u32, i64),
     /// `k = q`: `k` gets what is known of `q`.
     Copy(u32, u32),
+    /// `k = k + d` for a constant `d` (`n++`, `(*n)++`, `n -= 1`): what is known of `k` moves
+    /// (`Fact::stepped`); the statement is not among the kills of `k`.
+    Step(u32, i64),
 }
 
 /// The fact table of one function (see the module documentation): which keys are followed and
@@ -153,7 +171,7 @@ impl Facts {
         // Candidate keys: tested against a constant by some branch.
         // Per key: how many tests, whether one is after a site, whether all test one condition.
         let mut tested: HashMap<(LocalId, String), (u32, bool, bool)> = HashMap::new();
-        let mut first_kind: HashMap<(LocalId, String), &CondKind> = HashMap::new();
+        let mut first_kind: HashMap<(LocalId, String), CondKind> = HashMap::new();
         // Per tracked local key: the reaching definitions of its first test, and whether every
         // test sees the same ones.
         let mut first_defs: HashMap<LocalId, (u32, bool)> = HashMap::new();
@@ -163,7 +181,8 @@ impl Facts {
             if then_ == else_ {
                 continue;
             }
-            let (place, op, c) = match &cond.kind {
+            let kind = folded_test(cx, &cond.kind, DagNode(bi as u32));
+            let (place, op, c) = match &*kind {
                 CondKind::Truthy(Operand::Place(p)) => (p, CmpOp::Ne, 0),
                 CondKind::Cmp(op, Operand::Place(p), Operand::Const(c)) => (p, *op, *c),
                 CondKind::Cmp(op, Operand::Const(c), Operand::Place(p)) => (p, op.swapped(), *c),
@@ -179,7 +198,7 @@ impl Facts {
                 let e = first_defs.entry(k.0).or_insert((set, true));
                 e.1 &= e.0 == set;
             }
-            let same = *first_kind.entry(k.clone()).or_insert(&cond.kind) == &cond.kind;
+            let same = *first_kind.entry(k.clone()).or_insert_with(|| kind.clone().into_owned()) == *kind;
             let n = tested.entry(k.clone()).or_insert((0, false, true));
             n.0 += 1;
             n.1 |= after_site;
@@ -306,6 +325,13 @@ impl Facts {
                         Rvalue::Use(Operand::Place(q)) => match key_of(q) {
                             Some(q) if q != k => FactGen::Copy(k, q),
                             _ => FactGen::None,
+                        },
+                        Rvalue::Opaque(_) => match cx.func.step_of(sid) {
+                            Some(d) => {
+                                kills.retain(|x| *x != k);
+                                FactGen::Step(k, d)
+                            }
+                            None => FactGen::None,
                         },
                         _ => FactGen::None,
                     };
@@ -485,6 +511,18 @@ impl Followed {
         match fs.gen {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
             FactGen::Copy(k, _) => state.extend(copied.into_iter().map(|(f, g)| (k, f, g))),
+            FactGen::Step(k, d) => state.retain_mut(|f| {
+                if f.0 != k {
+                    return true;
+                }
+                match f.1.stepped(d) {
+                    Some(moved) => {
+                        f.1 = moved;
+                        true
+                    }
+                    None => false,
+                }
+            }),
             FactGen::None => {}
         }
     }
@@ -537,6 +575,23 @@ impl Followed {
             }
         }
         at
+    }
+}
+
+/// A branch's condition with a local that surely holds a constant at the branch replaced by the
+/// constant, when the other side is a place: the first test of `for (i = 0; i < n; i++)` is
+/// `0 < n`, which a counter fact on `n` decides (the loop that frees `n` stored blocks runs at
+/// least once). Only the first visit of the block is a branch facts decide (the header copy's test
+/// is no test).
+fn folded_test<'k>(cx: &FnCx, kind: &'k CondKind, node: DagNode) -> std::borrow::Cow<'k, CondKind> {
+    let CondKind::Cmp(op, a @ Operand::Place(_), b @ Operand::Place(_)) = kind else {
+        return std::borrow::Cow::Borrowed(kind);
+    };
+    let end = cx.stmts_of(node).len();
+    match (cx.constant_at(a, node, end), cx.constant_at(b, node, end)) {
+        (Some(k), None) => std::borrow::Cow::Owned(CondKind::Cmp(*op, Operand::Const(k), b.clone())),
+        (None, Some(k)) => std::borrow::Cow::Owned(CondKind::Cmp(*op, a.clone(), Operand::Const(k))),
+        _ => std::borrow::Cow::Borrowed(kind),
     }
 }
 
@@ -918,6 +973,23 @@ mod tests {
         let le1 = Fact::learned(CmpOp::Gt, 1, false);
         assert_eq!(le1, Fact::In(i64::MIN, 1));
         assert_eq!(le1.decides(CmpOp::Gt, 1), Some(false));
+    }
+
+    #[test]
+    fn steps_keep_the_bound_they_move_away_from() {
+        // `n = 0; n++`: at least 1, not exactly 1 (a later iteration may increment it again).
+        let up = Fact::In(0, 0).stepped(1);
+        assert_eq!(up, Some(Fact::In(1, i64::MAX)));
+        assert_eq!(up.and_then(|f| f.decides(CmpOp::Eq, 0)), Some(false));
+        assert_eq!(up.and_then(|f| f.decides(CmpOp::Gt, 0)), Some(true));
+        assert_eq!(up.and_then(|f| f.decides(CmpOp::Eq, 1)), None);
+        // `n--` after `n <= 3`: at most 2; after `n >= 1` nothing is left.
+        assert_eq!(Fact::In(i64::MIN, 3).stepped(-1), Some(Fact::In(i64::MIN, 2)));
+        assert_eq!(Fact::In(1, i64::MAX).stepped(-1), None);
+        // No lower bound to move, or only `!= c`: nothing.
+        assert_eq!(Fact::In(i64::MIN, 5).stepped(1), None);
+        assert_eq!(Fact::Ne(0).stepped(1), None);
+        assert_eq!(Fact::In(i64::MAX - 1, i64::MAX).stepped(5), Some(Fact::In(i64::MAX, i64::MAX)));
     }
 
     #[test]

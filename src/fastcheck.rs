@@ -3173,6 +3173,7 @@ mod tests {
                     stmt_locs: Vec::new(),
                     lowering_notes: Vec::new(),
                     bits: Vec::new(),
+                    steps: Vec::new(),
                 },
             }
         }

@@ -134,6 +134,10 @@ pub struct Function {
     /// statement, sorted: what the operators say of the value's bits, which `Rvalue::Opaque`
     /// forgets.
     pub bits: Vec<(StmtId, Bits)>,
+    /// Assignments that add a constant to the integer they store into (`n++`, `--n`, `n += 2`,
+    /// `(*n)++`: `x = x + k`), by statement, sorted, with `k`: which `Rvalue::Opaque` forgets.
+    /// Counter facts (`facts::FactGen::Step`) read them.
+    pub steps: Vec<(StmtId, i64)>,
 }
 
 impl Function {
@@ -158,6 +162,10 @@ impl Function {
     /// What the bitwise expression assignment `s` stores says of the value's bits.
     pub fn bits_of(&self, s: StmtId) -> Option<&Bits> {
         self.bits.binary_search_by_key(&s, |b| b.0).ok().map(|i| &self.bits[i].1)
+    }
+    /// The constant statement `s` adds to the integer it stores into, if it is such a step.
+    pub fn step_of(&self, s: StmtId) -> Option<i64> {
+        self.steps.binary_search_by_key(&s, |b| b.0).ok().map(|i| self.steps[i].1)
     }
     /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
     /// assigns once, by a bitwise expression (`f(s, flags | F)`).

@@ -76,7 +76,10 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
         let entry = if b == f.entry { " (entry)" } else { "" };
         let _ = writeln!(out, "  bb{}{entry}:", b.0);
         for &s in &block.stmts {
-            let bits = f.bits_of(s).map_or_else(String::new, |b| format!("  bits: {}", d.bits(b)));
+            let mut bits = f.bits_of(s).map_or_else(String::new, |b| format!("  bits: {}", d.bits(b)));
+            if let Some(k) = f.step_of(s) {
+                bits.push_str(&format!("  step: {k:+}"));
+            }
             let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
         let _ = writeln!(out, "    {}: {}", d.loc_short(block.term_loc), d.term(&block.term));
@@ -309,6 +312,7 @@ mod tests {
             stmt_locs: vec![loc(2), loc(3)],
             lowering_notes: vec![],
             bits: vec![],
+            steps: vec![],
         };
         (
             Program {

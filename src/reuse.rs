@@ -424,10 +424,11 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         stmt_locs,
         lowering_notes,
         bits,
+        steps,
     } = f;
     let mut files = FileNumbering { files, seen: Vec::new() };
     let mut w = Feed(Vec::with_capacity(4096));
-    (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits).hash(&mut w);
+    (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps).hash(&mut w);
     files.loc(*loc).hash(&mut w);
     w.write_usize(locals.len());
     for d in locals {
@@ -547,6 +548,7 @@ mod tests {
             stmt_locs: vec![loc(a, line + 1)],
             lowering_notes: Vec::new(),
             bits: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -593,6 +595,7 @@ mod tests {
             ("entry", |g| g.entry = BlockId(1)),
             ("a lowering note", |g| g.lowering_notes.push("asm goto".into())),
             ("a statement's bits", |g| g.bits.push((crate::ir::StmtId(0), crate::ir::Bits::constant(1)))),
+            ("a statement's step", |g| g.steps.push((crate::ir::StmtId(0), 1))),
             ("a local's name", |g| g.locals[0].name = "u".into()),
             ("a local's kind", |g| g.locals[0].kind = LocalKind::Var),
             ("a local's pointer flag", |g| g.locals[0].is_pointer = false),

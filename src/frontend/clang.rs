@@ -370,6 +370,12 @@ pub fn classify(t: CXType) -> TypeClass {
     }
 }
 
+/// Whether `t` is `_Bool` (or `bool`), under any typedef.
+pub fn is_bool(t: CXType) -> bool {
+    let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
+    k == CXType_Bool
+}
+
 /// Kinds that libclang gives only to types that are not sugar, so the canonical type of a type
 /// of this kind has the same kind: the builtins, and the type classes whose canonical type is of
 /// the same class (a pointer, an array, a function type, a record, an enum).

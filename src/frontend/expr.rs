@@ -385,7 +385,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// `++`/`--`. On pointers the offset is abstracted (`p = p`); on integers the new value is
-    /// opaque. Returns the expression's value.
+    /// opaque, and the statement a step by ±1 (`Function::steps`). Returns the expression's value.
     fn incdec(&mut self, e: Cursor, c: Cursor, op: CXUnaryOperatorKind, want_value: bool) -> Operand {
         let loc = self.loc(e);
         let p = self.place(c);
@@ -402,7 +402,14 @@ impl Lowerer<'_, '_, '_> {
         } else {
             Operand::Place(p.clone())
         };
-        self.assign(p.clone(), Rvalue::Opaque(vec![Operand::Place(p), Operand::Const(1)]), loc);
+        let src = Rvalue::Opaque(vec![Operand::Place(p.clone()), Operand::Const(1)]);
+        // A `_Bool` is 1 after `b++`, whatever it was: not a step; nor is a float's.
+        if class != TypeClass::Other || clang::is_bool(c.ty()) {
+            self.assign(p, src, loc);
+        } else {
+            let up = matches!(op, CXUnaryOperator_PostInc | CXUnaryOperator_PreInc);
+            self.assign_step(p, src, if up { 1 } else { -1 }, loc);
+        }
         result
     }
 
@@ -423,11 +430,19 @@ impl Lowerer<'_, '_, '_> {
             (Place::Local(x), CXBinaryOperator_AndAssign) => Some(Bits::and(Bits::local(*x), self.leaf_bits(r, &v))),
             _ => None,
         };
+        // `n += 2`, `n -= 1` on an integer: a step by a constant.
+        let step = match (op, &v) {
+            (CXBinaryOperator_AddAssign, Operand::Const(k)) => Some(*k),
+            (CXBinaryOperator_SubAssign, Operand::Const(k)) => k.checked_neg(),
+            _ => None,
+        }
+        .filter(|_| !ptr_step && l.type_class() == TypeClass::Other && !clang::is_bool(l.ty()));
         let src =
             if ptr_step { use_(Operand::Place(p.clone())) } else { Rvalue::Opaque(vec![Operand::Place(p.clone()), v]) };
-        match bits.filter(|b| *b != Bits::UNKNOWN) {
-            Some(b) => self.assign_bits(p.clone(), src, b, loc),
-            None => self.assign(p.clone(), src, loc),
+        match (bits.filter(|b| *b != Bits::UNKNOWN), step) {
+            (Some(b), _) => self.assign_bits(p.clone(), src, b, loc),
+            (None, Some(k)) => self.assign_step(p.clone(), src, k, loc),
+            (None, None) => self.assign(p.clone(), src, loc),
         }
         p
     }

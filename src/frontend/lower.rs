@@ -794,6 +794,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub n_temps: u32,
     /// `Function::bits`, in statement order.
     pub bits: Vec<(StmtId, Bits)>,
+    /// `Function::steps`, in statement order.
+    pub steps: Vec<(StmtId, i64)>,
 }
 
 /// Lower one function definition.
@@ -826,6 +828,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         notes: Vec::new(),
         n_temps: 0,
         bits: Vec::new(),
+        steps: Vec::new(),
     };
     let entry = lw.new_block();
     lw.cur = Some(entry);
@@ -903,6 +906,13 @@ impl Lowerer<'_, '_, '_> {
         let id = StmtId::from_usize(self.stmts.len());
         self.assign(dst, src, loc);
         self.bits.push((id, bits));
+    }
+
+    /// `dst = dst + k` for a constant `k`, stored as `src` (`Opaque`) with the step recorded.
+    pub fn assign_step(&mut self, dst: Place, src: Rvalue, k: i64, loc: Loc) {
+        let id = StmtId::from_usize(self.stmts.len());
+        self.assign(dst, src, loc);
+        self.steps.push((id, k));
     }
 
     /// End the current block (no-op in unreachable code with nothing emitted).
@@ -1069,6 +1079,7 @@ impl Lowerer<'_, '_, '_> {
             stmt_locs: self.stmt_locs,
             lowering_notes: self.notes,
             bits: self.bits,
+            steps: self.steps,
         }
     }
 

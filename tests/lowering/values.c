@@ -80,3 +80,23 @@ void inits(char *p) {
     struct pair *cp = &(struct pair){ p, p };
     int scalar = { 5 };
 }
+
+/* Steps by a constant (`Function::steps`): integers only, not `_Bool`, floats or pointers, and
+ * not by a variable amount. */
+void steps(unsigned *out, int k) {
+    unsigned n = 0;
+    long m = 10;
+    _Bool b = 0;
+    double f = 0;
+    char *p = 0;
+    n++;
+    --n;
+    n += 3;
+    m -= 2;
+    m += k;
+    (*out)++;
+    b++;
+    f++;
+    p++;
+    p += 2;
+}
