@@ -249,6 +249,9 @@ pub struct FnCx<'a> {
     pub flag_atom: HashMap<(StmtId, usize, i64), AtomId>,
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
+    /// Atoms that are the disjunction of others: a test of several bits of a word and the
+    /// tests of each of those bits (`split_bits`).
+    pub ors: Vec<(AtomId, Box<[AtomId]>)>,
     /// Reaching definitions at each node's entry, per local asked about (ids into `DefSets`).
     /// Per local, by node: sparse, because a search visits only the nodes between a use and the
     /// definitions that reach it (a vector as long as the DAG for each local asked about took
@@ -397,6 +400,7 @@ impl<'a> FnCx<'a> {
             success_atom: HashMap::new(),
             flag_atom: HashMap::new(),
             groups: Vec::new(),
+            ors: Vec::new(),
             rd_memo: RefCell::new((DefSets::default(), HashMap::new())),
             const_memo: RefCell::new(HashMap::new()),
             out_keys_memo: RefCell::new(HashMap::new()),
@@ -910,7 +914,10 @@ impl<'a> FnCx<'a> {
                             let a = self.new_atom();
                             by_key.insert(key, a);
                             match tested {
-                                Some(t) => self.note_bit_test(a, t),
+                                Some(t) => {
+                                    self.note_bit_test(a, t);
+                                    self.split_bits(a, t, &mut by_key);
+                                }
                                 None => self.note_param_test(a, arg, node, idx),
                             }
                             a
@@ -984,6 +991,7 @@ impl<'a> FnCx<'a> {
                                 let a = self.new_atom();
                                 by_key.insert(self.bit_key(t), a);
                                 self.note_bit_test(a, t);
+                                self.split_bits(a, t, &mut by_key);
                                 (a, true)
                             }
                         },
@@ -1608,6 +1616,37 @@ impl<'a> FnCx<'a> {
             }
             return Some(BitTest { on: x, defs, mask, through });
         }
+    }
+
+    /// `atom`, the test of several bits of a word (`flags & (A|B)`), is the disjunction of the
+    /// tests of each bit, with the atoms those tests have or will have (`by_key`): then
+    /// `if (flags & (A|B)) p = alloc(); .. if (flags & A) .. else if (flags & B) free(p);` is
+    /// exact. Masks of one bit are their own atom; masks of more than `MAX_SPLIT_BITS` bits
+    /// (`flags & ~F`) stay one atom of their own, as before.
+    fn split_bits(&mut self, atom: AtomId, t: BitTest, by_key: &mut HashMap<TestKey, AtomId>) {
+        const MAX_SPLIT_BITS: u32 = 8;
+        let n = t.mask.count_ones();
+        if t.mask == -1 || n < 2 || n > MAX_SPLIT_BITS {
+            return;
+        }
+        let mut parts = Vec::with_capacity(n as usize);
+        let mut rest = t.mask;
+        while rest != 0 {
+            let bit = rest & rest.wrapping_neg();
+            rest &= !bit;
+            let key = TestKey::Bits { on: t.on, defs: t.defs, mask: bit };
+            let a = match by_key.get(&key) {
+                Some(a) => *a,
+                None => {
+                    let a = self.new_atom();
+                    by_key.insert(key, a);
+                    self.note_bit_test(a, BitTest { mask: bit, ..t });
+                    a
+                }
+            };
+            parts.push(a);
+        }
+        self.ors.push((atom, parts.into_boxed_slice()));
     }
 
     /// The key of a bit test: a mask of -1 is `pure_key`'s test of the local itself.
