@@ -292,6 +292,12 @@ pub struct FnCx<'a> {
     /// write it: a store into it, taking its address, a call to anything but a library row. Two
     /// tests of a global with the same reaching definitions share an atom (`if (verbose)` twice).
     tested_globals: Vec<String>,
+    /// Memory places below tracked pointers that some branch tests (`p->f`, `*p`:
+    /// `facts::tested_places`), sorted. Each has a slot after the globals' in the reaching
+    /// definitions, defined by every statement that may write it (the pointer reassigned
+    /// included): two tests of one place with the same reaching definitions share their atoms,
+    /// as two tests of one local do.
+    tested_places: Vec<(LocalId, String)>,
 }
 
 /// Lists of items for indices `0..n`, all in one vector: building the lists of every block and
@@ -415,6 +421,7 @@ impl<'a> FnCx<'a> {
             block_defs: Grouped::empty(),
             local_defs: Grouped::empty(),
             tested_globals: Vec::new(),
+            tested_places: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx
@@ -425,6 +432,9 @@ impl<'a> FnCx<'a> {
     fn index_definitions(&mut self) {
         let func = self.func;
         self.tested_globals = tested_globals(func);
+        let (places, place_writes) = crate::facts::tested_places(self);
+        self.tested_places = places;
+        let first_place = func.locals.len() + self.tested_globals.len();
         let mut buf = Vec::new();
         let mut defs: Vec<(LocalId, u32)> = Vec::with_capacity(func.stmts.len());
         let mut at: Vec<u32> = Vec::with_capacity(func.blocks.len() + 1);
@@ -436,12 +446,15 @@ impl<'a> FnCx<'a> {
                 if !self.tested_globals.is_empty() {
                     self.written_global_slots(*sid, &mut buf);
                 }
+                if let Some(ks) = place_writes.get(sid.index()) {
+                    buf.extend(ks.iter().map(|k| LocalId::from_usize(first_place + *k as usize)));
+                }
                 defs.extend(buf.iter().map(|l| (*l, i as u32)));
             }
         }
         at.push(defs.len() as u32);
         // One entry per (local, block), counted first, then filled in block order.
-        let n = func.locals.len() + self.tested_globals.len();
+        let n = first_place + self.tested_places.len();
         let mut last_block = vec![u32::MAX; n];
         let mut local_at = vec![0u32; n + 1];
         for b in 0..func.blocks.len() {
@@ -719,6 +732,31 @@ impl<'a> FnCx<'a> {
     fn global_slot(&self, g: &str) -> Option<LocalId> {
         let i = self.tested_globals.binary_search_by(|t| t.as_str().cmp(g)).ok()?;
         Some(LocalId::from_usize(self.func.locals.len() + i))
+    }
+
+    /// The reaching-definition slot of a tested memory place (`tested_places`).
+    fn place_slot(&self, p: &Place) -> Option<LocalId> {
+        if self.tested_places.is_empty() {
+            return None;
+        }
+        let key = crate::facts::place_path(p)?;
+        let i = self.tested_places.binary_search(&key).ok()?;
+        Some(LocalId::from_usize(self.func.locals.len() + self.tested_globals.len() + i))
+    }
+
+    /// A local whose one reaching definition copies a tested memory place (`t = var->attributes`,
+    /// which the front end makes for a bitwise test of memory): that place's slot and its
+    /// reaching definitions at the copy, so the bits of two copies of an unchanged place agree.
+    fn copied_place(&self, x: LocalId, defs: u32) -> Option<(LocalId, u32)> {
+        if self.tested_places.is_empty() || self.func.local(x).kind != LocalKind::Temp {
+            return None;
+        }
+        let set = self.rd_memo.borrow().0.get(defs);
+        let [Def::At { node, idx }] = set[..] else { return None };
+        let sid = self.stmts_of(node)[idx as usize];
+        let Stmt::Assign { src: Rvalue::Use(Operand::Place(p)), .. } = self.func.stmt(sid) else { return None };
+        let slot = self.place_slot(p)?;
+        Some((slot, self.reaching_set(slot, node, idx as usize)))
     }
 
     /// The slots of the tested globals statement `sid` may write (`tested_globals`).
@@ -1582,6 +1620,10 @@ impl<'a> FnCx<'a> {
 
     /// Remember that `atom` tests bits of a parameter's entry value.
     fn note_bit_test(&mut self, atom: AtomId, t: BitTest) {
+        // A place's slot (`copied_place`) is no parameter.
+        if t.on.index() >= self.func.locals.len() {
+            return;
+        }
         let entry = self.rd_memo.borrow().0.sets[t.defs as usize].iter().all(|d| *d == Def::Entry);
         if self.func.local(t.on).kind == LocalKind::Param && entry {
             self.param_tests.push((atom, t.on, t.mask));
@@ -1613,6 +1655,9 @@ impl<'a> FnCx<'a> {
             }
             if self.func.local(x).kind != LocalKind::Param && set.contains(&Def::Entry) {
                 return None;
+            }
+            if let Some((slot, slot_defs)) = self.copied_place(x, defs) {
+                return Some(BitTest { on: slot, defs: slot_defs, mask, through });
             }
             return Some(BitTest { on: x, defs, mask, through });
         }
@@ -1786,6 +1831,11 @@ impl<'a> FnCx<'a> {
                 None => PureArg::Absent,
                 Some(Operand::Const(k)) => PureArg::Const(*k),
                 Some(Operand::Place(Place::Global(g))) => match self.global_slot(g) {
+                    Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
+                    None => return CondClass::Opaque,
+                },
+                // A place in memory with nothing that may write it in between (`tested_places`).
+                Some(Operand::Place(p @ (Place::Deref(_) | Place::Field(..)))) => match self.place_slot(p) {
                     Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
                     None => return CondClass::Opaque,
                 },
