@@ -1671,7 +1671,7 @@ impl<'a> FnCx<'a> {
     fn split_bits(&mut self, atom: AtomId, t: BitTest, by_key: &mut HashMap<TestKey, AtomId>) {
         const MAX_SPLIT_BITS: u32 = 8;
         let n = t.mask.count_ones();
-        if t.mask == -1 || n < 2 || n > MAX_SPLIT_BITS {
+        if t.mask == -1 || !(2..=MAX_SPLIT_BITS).contains(&n) {
             return;
         }
         let mut parts = Vec::with_capacity(n as usize);

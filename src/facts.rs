@@ -6,7 +6,8 @@
 //! access path below one, `p->rc`, `*pRc`) and which branch tests which of them against a
 //! constant; and, built only for a pass that follows facts, `Followed`: what each statement does
 //! to them, and where each is live (some later test or return may use it before anything may
-//! write it).
+//! write it). Also `tested_places`: the memory places branches test and the statements that may
+//! write them, by the same rules, for `FnCx`'s reaching definitions.
 //! Invariants:
 //! - A fact is dropped at every statement that may write its value (`FactStmt::kills`), so a
 //!   fact that survives holds. "May write" follows drip's assumption for access paths: distinct
@@ -801,12 +802,20 @@ pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
             }
         }
     }
-    for (si, st) in func.stmts.iter().enumerate() {
-        if let Stmt::Assign { dst: Place::Local(t), src: Rvalue::Use(Operand::Place(p @ (Place::Deref(_) | Place::Field(..)))) } = st {
-            let base = |b: &crate::ir::Bits| b.base == Some(*t);
-            if func.local(*t).kind == crate::ir::LocalKind::Temp
-                && func.bits.iter().any(|(s, b)| s.index() > si && base(b))
-            {
+    // Temporaries some bitwise expression takes bits from.
+    let bases: Vec<LocalId> = {
+        let mut v: Vec<LocalId> = func.bits.iter().filter_map(|(_, b)| b.base).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    for st in &func.stmts {
+        if let Stmt::Assign {
+            dst: Place::Local(t),
+            src: Rvalue::Use(Operand::Place(p @ (Place::Deref(_) | Place::Field(..)))),
+        } = st
+        {
+            if func.local(*t).kind == crate::ir::LocalKind::Temp && bases.binary_search(t).is_ok() {
                 places.push(p);
             }
         }
@@ -815,11 +824,8 @@ pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
         return (Vec::new(), Vec::new());
     }
     let fact_local = fact_locals(cx);
-    let mut keys: Vec<(LocalId, String)> = places
-        .into_iter()
-        .filter_map(|p| raw_key(cx, &fact_local, p))
-        .filter(|k| k.1.starts_with('*'))
-        .collect();
+    let mut keys: Vec<(LocalId, String)> =
+        places.into_iter().filter_map(|p| raw_key(cx, &fact_local, p)).filter(|k| k.1.starts_with('*')).collect();
     keys.sort();
     keys.dedup();
     keys.truncate(MAX_TESTED_PLACES);

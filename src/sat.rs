@@ -1,7 +1,7 @@
 //! The SAT back end: the only module that touches the solver (MiniSat through `rustsat-minisat`).
 //!
-//! Input: a `Guards` arena, its exactly-one groups, and queries given as conjunctions of guards
-//! that must hold (`true`) or fail (`false`).
+//! Input: a `Guards` arena, its exactly-one groups and atoms defined as disjunctions of others,
+//! and queries given as conjunctions of guards that must hold (`true`) or fail (`false`).
 //! Output: `Answer::Sat(model)` with a value for every atom, `Answer::Unsat`, or `Answer::Unknown`
 //! when the conflict budget ran out.
 //! Invariants: a solver is used with one guard arena (passed to each query; node ids are
