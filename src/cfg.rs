@@ -265,6 +265,9 @@ pub struct FnCx<'a> {
     pub flag_atom: HashMap<(StmtId, usize, i64), AtomId>,
     /// Exactly-one groups (switches).
     pub groups: Vec<Vec<AtomId>>,
+    /// Atoms that are the disjunction of others: a test of several bits of a word and the
+    /// tests of each of those bits (`split_bits`).
+    pub ors: Vec<(AtomId, Box<[AtomId]>)>,
     /// Reaching definitions at each node's entry, per local asked about (ids into `DefSets`).
     /// Per local, by node: sparse, because a search visits only the nodes between a use and the
     /// definitions that reach it (a vector as long as the DAG for each local asked about took
@@ -311,6 +314,12 @@ pub struct FnCx<'a> {
     /// Globals whose value is fixed outside the program's way out (`globals`): tests of them
     /// are constants.
     pub fixed_globals: Option<&'a crate::globals::Fixed>,
+    /// Memory places below tracked pointers that some branch tests (`p->f`, `*p`:
+    /// `facts::tested_places`), sorted. Each has a slot after the globals' in the reaching
+    /// definitions, defined by every statement that may write it (the pointer reassigned
+    /// included): two tests of one place with the same reaching definitions share their atoms,
+    /// as two tests of one local do.
+    tested_places: Vec<(LocalId, String)>,
 }
 
 /// Lists of items for indices `0..n`, all in one vector: building the lists of every block and
@@ -419,6 +428,7 @@ impl<'a> FnCx<'a> {
             success_atom: HashMap::new(),
             flag_atom: HashMap::new(),
             groups: Vec::new(),
+            ors: Vec::new(),
             rd_memo: RefCell::new((DefSets::default(), HashMap::new())),
             const_memo: RefCell::new(HashMap::new()),
             out_keys_memo: RefCell::new(HashMap::new()),
@@ -435,6 +445,7 @@ impl<'a> FnCx<'a> {
             local_defs: Grouped::empty(),
             tested_globals: Vec::new(),
             fixed_globals: None,
+            tested_places: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx
@@ -445,6 +456,9 @@ impl<'a> FnCx<'a> {
     fn index_definitions(&mut self) {
         let func = self.func;
         self.tested_globals = tested_globals(func);
+        let (places, place_writes) = crate::facts::tested_places(self);
+        self.tested_places = places;
+        let first_place = func.locals.len() + self.tested_globals.len();
         let mut buf = Vec::new();
         let mut defs: Vec<(LocalId, u32)> = Vec::with_capacity(func.stmts.len());
         let mut at: Vec<u32> = Vec::with_capacity(func.blocks.len() + 1);
@@ -456,12 +470,15 @@ impl<'a> FnCx<'a> {
                 if !self.tested_globals.is_empty() {
                     self.written_global_slots(*sid, &mut buf);
                 }
+                if let Some(ks) = place_writes.get(sid.index()) {
+                    buf.extend(ks.iter().map(|k| LocalId::from_usize(first_place + *k as usize)));
+                }
                 defs.extend(buf.iter().map(|l| (*l, i as u32)));
             }
         }
         at.push(defs.len() as u32);
         // One entry per (local, block), counted first, then filled in block order.
-        let n = func.locals.len() + self.tested_globals.len();
+        let n = first_place + self.tested_places.len();
         let mut last_block = vec![u32::MAX; n];
         let mut local_at = vec![0u32; n + 1];
         for b in 0..func.blocks.len() {
@@ -751,6 +768,31 @@ impl<'a> FnCx<'a> {
         Some(LocalId::from_usize(self.func.locals.len() + i))
     }
 
+    /// The reaching-definition slot of a tested memory place (`tested_places`).
+    fn place_slot(&self, p: &Place) -> Option<LocalId> {
+        if self.tested_places.is_empty() {
+            return None;
+        }
+        let key = crate::facts::place_path(p)?;
+        let i = self.tested_places.binary_search(&key).ok()?;
+        Some(LocalId::from_usize(self.func.locals.len() + self.tested_globals.len() + i))
+    }
+
+    /// A local whose one reaching definition copies a tested memory place (`t = var->attributes`,
+    /// which the front end makes for a bitwise test of memory): that place's slot and its
+    /// reaching definitions at the copy, so the bits of two copies of an unchanged place agree.
+    fn copied_place(&self, x: LocalId, defs: u32) -> Option<(LocalId, u32)> {
+        if self.tested_places.is_empty() || self.func.local(x).kind != LocalKind::Temp {
+            return None;
+        }
+        let set = self.rd_memo.borrow().0.get(defs);
+        let [Def::At { node, idx }] = set[..] else { return None };
+        let sid = self.stmts_of(node)[idx as usize];
+        let Stmt::Assign { src: Rvalue::Use(Operand::Place(p)), .. } = self.func.stmt(sid) else { return None };
+        let slot = self.place_slot(p)?;
+        Some((slot, self.reaching_set(slot, node, idx as usize)))
+    }
+
     /// The slots of the tested globals statement `sid` may write (`tested_globals`).
     fn written_global_slots(&self, sid: StmtId, out: &mut Vec<LocalId>) {
         let all = |out: &mut Vec<LocalId>| {
@@ -970,7 +1012,10 @@ impl<'a> FnCx<'a> {
                             let a = self.new_atom();
                             by_key.insert(key, a);
                             match tested {
-                                Some(t) => self.note_bit_test(a, t),
+                                Some(t) => {
+                                    self.note_bit_test(a, t);
+                                    self.split_bits(a, t, &mut by_key);
+                                }
                                 None => self.note_param_test(a, arg, node, idx),
                             }
                             a
@@ -1044,6 +1089,7 @@ impl<'a> FnCx<'a> {
                                 let a = self.new_atom();
                                 by_key.insert(self.bit_key(t), a);
                                 self.note_bit_test(a, t);
+                                self.split_bits(a, t, &mut by_key);
                                 (a, true)
                             }
                         },
@@ -1656,6 +1702,10 @@ impl<'a> FnCx<'a> {
 
     /// Remember that `atom` tests bits of a parameter's entry value.
     fn note_bit_test(&mut self, atom: AtomId, t: BitTest) {
+        // A place's slot (`copied_place`) is no parameter.
+        if t.on.index() >= self.func.locals.len() {
+            return;
+        }
         let entry = self.rd_memo.borrow().0.sets[t.defs as usize].iter().all(|d| *d == Def::Entry);
         if self.func.local(t.on).kind == LocalKind::Param && entry {
             self.param_tests.push((atom, t.on, t.mask));
@@ -1688,8 +1738,42 @@ impl<'a> FnCx<'a> {
             if self.func.local(x).kind != LocalKind::Param && set.contains(&Def::Entry) {
                 return None;
             }
+            if let Some((slot, slot_defs)) = self.copied_place(x, defs) {
+                return Some(BitTest { on: slot, defs: slot_defs, mask, through });
+            }
             return Some(BitTest { on: x, defs, mask, through });
         }
+    }
+
+    /// `atom`, the test of several bits of a word (`flags & (A|B)`), is the disjunction of the
+    /// tests of each bit, with the atoms those tests have or will have (`by_key`): then
+    /// `if (flags & (A|B)) p = alloc(); .. if (flags & A) .. else if (flags & B) free(p);` is
+    /// exact. Masks of one bit are their own atom; masks of more than `MAX_SPLIT_BITS` bits
+    /// (`flags & ~F`) stay one atom of their own, as before.
+    fn split_bits(&mut self, atom: AtomId, t: BitTest, by_key: &mut HashMap<TestKey, AtomId>) {
+        const MAX_SPLIT_BITS: u32 = 8;
+        let n = t.mask.count_ones();
+        if t.mask == -1 || !(2..=MAX_SPLIT_BITS).contains(&n) {
+            return;
+        }
+        let mut parts = Vec::with_capacity(n as usize);
+        let mut rest = t.mask;
+        while rest != 0 {
+            let bit = rest & rest.wrapping_neg();
+            rest &= !bit;
+            let key = TestKey::Bits { on: t.on, defs: t.defs, mask: bit };
+            let a = match by_key.get(&key) {
+                Some(a) => *a,
+                None => {
+                    let a = self.new_atom();
+                    by_key.insert(key, a);
+                    self.note_bit_test(a, BitTest { mask: bit, ..t });
+                    a
+                }
+            };
+            parts.push(a);
+        }
+        self.ors.push((atom, parts.into_boxed_slice()));
     }
 
     /// The key of a bit test: a mask of -1 is `pure_key`'s test of the local itself.
@@ -1829,6 +1913,11 @@ impl<'a> FnCx<'a> {
                 None => PureArg::Absent,
                 Some(Operand::Const(k)) => PureArg::Const(*k),
                 Some(Operand::Place(Place::Global(g))) => match self.global_slot(g) {
+                    Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
+                    None => return CondClass::Opaque,
+                },
+                // A place in memory with nothing that may write it in between (`tested_places`).
+                Some(Operand::Place(p @ (Place::Deref(_) | Place::Field(..)))) => match self.place_slot(p) {
                     Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
                     None => return CondClass::Opaque,
                 },

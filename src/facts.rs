@@ -6,7 +6,8 @@
 //! access path below one, `p->rc`, `*pRc`) and which branch tests which of them against a
 //! constant; and, built only for a pass that follows facts, `Followed`: what each statement does
 //! to them, and where each is live (some later test or return may use it before anything may
-//! write it).
+//! write it). Also `tested_places`: the memory places branches test and the statements that may
+//! write them, by the same rules, for `FnCx`'s reaching definitions.
 //! Invariants:
 //! - A fact is dropped at every statement that may write its value (`FactStmt::kills`), so a
 //!   fact that survives holds. "May write" follows drip's assumption for access paths: distinct
@@ -827,6 +828,99 @@ impl KeyIndex {
         });
         out.extend_from_slice(ks);
     }
+}
+
+/// Memory places below a pointer the function tracks (`p->f`, `*p`, `p->s.f`; never through an
+/// array, whose indices are one place) that a branch tests or that a temporary copies for a
+/// bitwise test (`t = var->attributes; t & F`), sorted and unique, at most `MAX_TESTED_PLACES`;
+/// and per statement the indices (into that list) of the places it may write, by the rules facts
+/// are killed by (`Facts::stmt_effect`: a store to the place, to an overlapping path of an object
+/// of the same group, through an unknown pointer, to a field of the same name; the root
+/// reassigned; a call given a pointer from which the object may be reached), except that a
+/// callee whose summary touches no memory but its own locals (`Summary::heap_pure`) writes
+/// nothing. `FnCx` gives each place a reaching-definition slot, so two tests of one place with
+/// nothing in between that may write it share their atoms.
+pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
+    const MAX_TESTED_PLACES: usize = 64;
+    let func = cx.func;
+    let mut places: Vec<&Place> = Vec::new();
+    for b in &func.blocks {
+        let Terminator::Branch { cond, .. } = &b.term else { continue };
+        let ops: [Option<&Operand>; 2] = match &cond.kind {
+            CondKind::Truthy(a) => [Some(a), None],
+            CondKind::Cmp(_, a, c) => [Some(a), Some(c)],
+            CondKind::Opaque => [None, None],
+        };
+        for op in ops.into_iter().flatten() {
+            if let Operand::Place(p @ (Place::Deref(_) | Place::Field(..))) = op {
+                places.push(p);
+            }
+        }
+    }
+    // Temporaries some bitwise expression takes bits from.
+    let bases: Vec<LocalId> = {
+        let mut v: Vec<LocalId> = func.bits.iter().filter_map(|(_, b)| b.base).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    for st in &func.stmts {
+        if let Stmt::Assign {
+            dst: Place::Local(t),
+            src: Rvalue::Use(Operand::Place(p @ (Place::Deref(_) | Place::Field(..)))),
+        } = st
+        {
+            if func.local(*t).kind == crate::ir::LocalKind::Temp && bases.binary_search(t).is_ok() {
+                places.push(p);
+            }
+        }
+    }
+    if places.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let fact_local = fact_locals(cx);
+    let mut keys: Vec<(LocalId, String)> =
+        places.into_iter().filter_map(|p| raw_key(cx, &fact_local, p)).filter(|k| k.1.starts_with('*')).collect();
+    keys.sort();
+    keys.dedup();
+    keys.truncate(MAX_TESTED_PLACES);
+    if keys.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let index: HashMap<(LocalId, String), u32> = keys.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
+    let table = Facts { keys, index, tests: Vec::new(), ret_keys: Vec::new() };
+    let groups = Groups::new(cx);
+    let mut ix = KeyIndex::new(&table.keys, &groups);
+    ix.fresh = fresh_blocks(cx);
+    let writes = (0..func.stmts.len())
+        .map(|si| {
+            let sid = StmtId::from_usize(si);
+            let pure_call = cx.model(sid).is_some_and(|m| !m.lib && m.heap_pure);
+            let mut kills: Vec<u32> = Vec::new();
+            match func.stmt(sid) {
+                Stmt::Assign { dst, .. } => table.store_kills(&groups, &ix, dst, &mut kills),
+                Stmt::Call { dst, args, .. } => {
+                    if let Some(d) = dst {
+                        table.store_kills(&groups, &ix, d, &mut kills);
+                    }
+                    if !pure_call {
+                        for a in args {
+                            table.arg_kills(cx, &groups, &ix, a, &mut kills);
+                        }
+                    }
+                }
+            }
+            kills.sort_unstable();
+            kills.dedup();
+            kills
+        })
+        .collect();
+    (table.keys, writes)
+}
+
+/// (root local, path text) of a place below a local (`*.f` for `p->f`), whatever the local.
+pub fn place_path(place: &Place) -> Option<(LocalId, String)> {
+    raw_path(place)
 }
 
 /// Which locals may name the same object (copies of each other: one group), and which objects

@@ -482,7 +482,7 @@ fn check_sites(
         }
         prepared.push(p);
     }
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts).with_ors(&cx.ors);
     solver.set_budget(cx.budget.clone());
     let started = std::time::Instant::now();
     let any_inside = prepared
@@ -1543,7 +1543,7 @@ pub fn returned_constant(func: &crate::ir::Function) -> Option<i64> {
 fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
     let mut guards = Guards::with_capacity(config.max_guard_nodes_per_site, 2 * cx.dag.len());
     guards.set_budget(cx.budget.clone());
-    let mut solver = Solver::new(&cx.groups, config.sat_conflicts);
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts).with_ors(&cx.ors);
     solver.set_budget(cx.budget.clone());
     (guards, solver)
 }

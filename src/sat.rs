@@ -1,7 +1,7 @@
 //! The SAT back end: the only module that touches the solver (MiniSat through `rustsat-minisat`).
 //!
-//! Input: a `Guards` arena, its exactly-one groups, and queries given as conjunctions of guards
-//! that must hold (`true`) or fail (`false`).
+//! Input: a `Guards` arena, its exactly-one groups and atoms defined as disjunctions of others,
+//! and queries given as conjunctions of guards that must hold (`true`) or fail (`false`).
 //! Output: `Answer::Sat(model)` with a value for every atom, `Answer::Unsat`, or `Answer::Unknown`
 //! when the conflict budget ran out.
 //! Invariants: a solver is used with one guard arena (passed to each query; node ids are
@@ -62,6 +62,11 @@ pub struct Solver<'g> {
     groups: &'g [Vec<AtomId>],
     group_of: HashMap<AtomId, usize>,
     groups_added: Vec<bool>,
+    /// Atoms defined as the disjunction of others (`FnCx::ors`), and for each atom the
+    /// definitions it takes part in: added, like groups, when one of their atoms first appears.
+    ors: &'g [(AtomId, Box<[AtomId]>)],
+    or_of: HashMap<AtomId, SmallVec<[u32; 2]>>,
+    ors_added: Vec<bool>,
     /// The function's work budget: past it, every query is `Unknown` without a search.
     budget: Option<std::sync::Arc<crate::budget::Budget>>,
 }
@@ -89,7 +94,39 @@ impl<'g> Solver<'g> {
             groups,
             group_of,
             groups_added: vec![false; groups.len()],
+            ors: &[],
+            or_of: HashMap::new(),
+            ors_added: Vec::new(),
             budget: None,
+        }
+    }
+
+    /// Atoms that stand for the disjunction of others (`a ≡ b₁ ∨ … ∨ bₙ`: a test of several bits
+    /// of one word is the disjunction of the tests of each bit). A definition's clauses are added
+    /// when one of its atoms first appears in a query, so every query that mentions two related
+    /// atoms has the relation.
+    pub fn with_ors(mut self, ors: &'g [(AtomId, Box<[AtomId]>)]) -> Solver<'g> {
+        for (i, (a, parts)) in ors.iter().enumerate() {
+            for x in std::iter::once(a).chain(parts.iter()) {
+                self.or_of.entry(*x).or_default().push(i as u32);
+            }
+        }
+        self.ors = ors;
+        self.ors_added = vec![false; ors.len()];
+        self
+    }
+
+    fn add_or(&mut self, i: usize) {
+        self.ors_added[i] = true;
+        let (a, parts) = &self.ors[i];
+        let a = self.atom(*a);
+        let parts: Vec<Lit> = parts.iter().map(|b| self.atom(*b)).collect();
+        // a → ⋁ bᵢ, and each bᵢ → a.
+        let mut clause = vec![!a];
+        clause.extend_from_slice(&parts);
+        self.add(&clause);
+        for b in parts {
+            self.add(&[!b, a]);
         }
     }
 
@@ -161,6 +198,13 @@ impl<'g> Solver<'g> {
         if let Some(&gi) = self.group_of.get(&a) {
             if !self.groups_added[gi] {
                 self.add_group(gi);
+            }
+        }
+        if let Some(defs) = self.or_of.get(&a).cloned() {
+            for i in defs {
+                if !self.ors_added[i as usize] {
+                    self.add_or(i as usize);
+                }
             }
         }
         l
@@ -337,6 +381,28 @@ mod tests {
             Answer::Sat(m) => assert_eq!((m.value(AtomId(0)), m.value(AtomId(1))), (Some(true), Some(true))),
             _ => panic!("¬¬(a ∧ b) is a ∧ b"),
         }
+    }
+
+    #[test]
+    fn an_atom_defined_as_a_disjunction_agrees_with_its_parts() {
+        // Atom 0 is "bit 1 or bit 2", atoms 1 and 2 the bits: a query mentioning only some of
+        // them still gets the definition.
+        let mut g = Guards::new(100);
+        let either = g.lit(AtomId(0), true);
+        let neither = g.lit(AtomId(0), false);
+        let b1 = g.lit(AtomId(1), true);
+        let nb1 = g.lit(AtomId(1), false);
+        let nb2 = g.lit(AtomId(2), false);
+        let ors = [(AtomId(0), vec![AtomId(1), AtomId(2)].into_boxed_slice())];
+        let mut s = Solver::new(&[], 10_000).with_ors(&ors);
+        assert!(matches!(s.check(&g, &[(either, true), (nb1, true), (nb2, true)]), Answer::Unsat));
+        assert!(matches!(s.check(&g, &[(neither, true), (b1, true)]), Answer::Unsat));
+        match s.check(&g, &[(either, true), (nb1, true)]) {
+            Answer::Sat(m) => assert_eq!(m.value(AtomId(2)), Some(true)),
+            _ => panic!("the other bit is set"),
+        }
+        let mut fresh = Solver::new(&[], 10_000).with_ors(&ors);
+        assert!(matches!(fresh.check(&g, &[(b1, true), (neither, true)]), Answer::Unsat), "a part first");
     }
 
     #[test]

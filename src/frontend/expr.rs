@@ -504,7 +504,20 @@ impl Lowerer<'_, '_, '_> {
             if is_arith_node(s) {
                 kids.push(self.collect_operands(s, ops));
             } else {
-                let op = self.expr(s);
+                let mut op = self.expr(s);
+                // `p->flags & F`: the word is read into a temporary, whose bits the result keeps,
+                // so that the test is one of bits of a local copied from a place (the checker
+                // ties two copies of an unchanged place: `FnCx::copied_place`). Without it
+                // `p->flags & F` and `~p->flags & F` would both be "bits of F, unknown".
+                if matches!(bit_op(e), Some(BitOp::And))
+                    && matches!(op, Operand::Place(Place::Deref(_) | Place::Field(..)))
+                    && matches!(s.type_class(), TypeClass::Other)
+                {
+                    let loc = self.loc(s);
+                    let t = self.new_temp(TypeClass::Other, loc);
+                    self.assign(Place::Local(t), use_(op), loc);
+                    op = Operand::Place(Place::Local(t));
+                }
                 kids.push(self.leaf_bits(s, &op));
                 ops.push(op);
             }
