@@ -470,11 +470,11 @@ fn run(args: &Args) -> i32 {
         let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).collect();
         lines.sort();
         for m in lines {
-            eprintln!("{m}");
+            eprintln!("{}", crate::terminal::escape(m));
         }
     } else {
         for m in &fe.failures {
-            eprintln!("{m}");
+            eprintln!("{}", crate::terminal::escape(m));
         }
     }
     let at = Locator::new(&program, &cwd);
@@ -517,7 +517,7 @@ fn run(args: &Args) -> i32 {
             budgets.function_time_ms
         );
         for f in &out.timed_out_functions[..shown] {
-            eprintln!("drip:   {f}");
+            eprintln!("drip:   {}", crate::terminal::escape(f));
         }
         if shown < n {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
@@ -532,7 +532,7 @@ fn run(args: &Args) -> i32 {
             budgets.function_memory_mb
         );
         for f in &out.over_size_functions[..shown] {
-            eprintln!("drip:   {f}");
+            eprintln!("drip:   {}", crate::terminal::escape(f));
         }
         if shown < n {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
@@ -706,7 +706,7 @@ fn replay(
     // Only runs without failed TUs are recorded, so there are no failures to show without -v.
     if args.verbose {
         for m in &rec.messages {
-            eprintln!("{m}");
+            eprintln!("{}", crate::terminal::escape(m));
         }
         eprintln!("drip: note: no translation unit and no option changed since the last run: its result is reused from the cache");
         let s = &rec.stats;
