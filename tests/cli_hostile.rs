@@ -149,3 +149,51 @@ fn a_build_word_that_is_not_utf8_reaches_the_build_untouched() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("not UTF-8"), "{}", stderr(&out));
 }
+
+/// A compile database written for clang-cl (where `/X` words are options: `/showIncludes`
+/// prints on drip's standard output, `/FI` includes a file) is read as GCC's driver reads it,
+/// with the entry's file as the only input: the report is the only thing on stdout, the forced
+/// include does not happen, and nothing is written outside the cache.
+#[test]
+fn a_database_for_another_driver_mode_is_read_as_gccs() {
+    let dir = scratch("driver-mode");
+    std::fs::write(
+        dir.join("a.c"),
+        "#include <stdlib.h>\n#ifdef EVIL\nvoid evil(void) { char *p = malloc(4); p[0] = 0; }\n#endif\n\
+         void seen(int n) { char *p = malloc(n); if (!p) return; if (n > 3) return; free(p); }\n",
+    )
+    .expect("source");
+    std::fs::write(dir.join("evil.h"), "#define EVIL 1\n").expect("header");
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("ls")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.retain(|n| n != "cache");
+        names.sort();
+        names
+    };
+    for compiler in ["clang-cl", "/opt/llvm/bin/clang-cl-19", "cl.exe", "clang-cpp"] {
+        let args =
+            [compiler, "/c", "a.c", "/showIncludes", "/FIevil.h", "/sourceDependencies", "deps.json", "/Fo", "a.obj"];
+        let db = serde_json::json!([{ "directory": dir.display().to_string(), "file": "a.c", "arguments": args }]);
+        std::fs::write(dir.join("compile_commands.json"), db.to_string()).expect("database");
+        let before = listing();
+        let out = drip()
+            .current_dir(&dir)
+            .args(["check", "-p", ".", "--cache-dir", "cache", "--format", "json"])
+            .output()
+            .expect("run drip");
+        assert_eq!(listing(), before, "{compiler}: files written outside the cache");
+        assert_eq!(out.status.code(), Some(1), "{compiler}: {}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("only the report on stdout");
+        let functions: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter_map(|d| d["function"].as_str())
+            .collect();
+        assert_eq!(functions, ["seen"], "{compiler}: EVIL must stay undefined");
+    }
+}
