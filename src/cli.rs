@@ -1049,7 +1049,8 @@ fn print_stats(s: &Stats) {
     let declared = if s.allocators_declared.is_empty() {
         String::new()
     } else {
-        format!(" ({})", s.allocators_declared.join(", "))
+        // Names from .drip.toml, printed as text for a terminal.
+        format!(" ({})", crate::terminal::escape(&s.allocators_declared.join(", ")))
     };
     let _ = writeln!(
         e,
