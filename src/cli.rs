@@ -1,6 +1,6 @@
 //! The command line: argument parsing, the `check` and `dump-ir` commands, exit codes.
 //!
-//! Input: `std::env::args`. Output: rendered findings on stdout (or `-o FILE`), messages and the
+//! Input: `std::env::args_os` (words need not be UTF-8). Output: rendered findings on stdout (or `-o FILE`), messages and the
 //! summary on stderr, and the exit code: 0 clean, 1 findings, 2 usage or input error, 3 internal
 //! error (the highest that applies wins).
 //! Invariants: this is the only module besides `report` that writes to the terminal; every input
@@ -14,7 +14,9 @@ use crate::driver::{self, PhaseTimes, Stats};
 use crate::frontend::{self, FrontendOptions};
 use crate::report::{self, Notification, NotificationLevel, RenderOptions, ToolInfo};
 use crate::reuse::{self, SccReuse};
+use std::ffi::{OsStr, OsString};
 use std::io::{IsTerminal, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -92,10 +94,14 @@ struct Args {
     source_root: Option<PathBuf>,
 }
 
-fn parse_args(argv: &[String]) -> Result<Args, String> {
+/// `argv` as the process received it: words need not be UTF-8. Paths stay as the bytes given;
+/// what must be text (option names, formats, numbers, budgets, function names, and the compiler
+/// flags, which reach libclang as C strings of our UTF-8 `CompileCommand`) is a usage error
+/// naming the word when it is not.
+fn parse_args(argv: &[OsString]) -> Result<Args, String> {
     let mut it = argv.iter().skip(1);
     let command = match it.next() {
-        Some(c) => c.clone(),
+        Some(c) => c.to_string_lossy().into_owned(),
         None => return Err("missing command".to_string()),
     };
     let mut a = Args {
@@ -121,15 +127,34 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         source_root: None,
     };
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        match arg.as_str() {
+        let bytes = arg.as_bytes();
+        // `--name=value` is `--name value`; `-pPATH` and `-jN` are `-p PATH` and `-j N`.
+        let (name, mut attached) = match bytes.iter().position(|&b| b == b'=') {
+            Some(i) if bytes.starts_with(b"--") => (&bytes[..i], Some(OsStr::from_bytes(&bytes[i + 1..]).to_owned())),
+            _ if bytes.len() > 2 && (bytes.starts_with(b"-p") || bytes.starts_with(b"-j")) => {
+                (&bytes[..2], Some(OsStr::from_bytes(&bytes[2..]).to_owned()))
+            }
+            _ => (bytes, None),
+        };
+        let Ok(name) = std::str::from_utf8(name) else {
+            if bytes.starts_with(b"-") {
+                return Err(format!("unknown option '{}'", shown(arg)));
+            }
+            a.files.push(PathBuf::from(arg));
+            continue;
+        };
+        let mut value =
+            |name: &str| attached.take().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value"));
+        match name {
             "--" => {
-                a.flags = it.by_ref().cloned().collect();
+                for f in it.by_ref() {
+                    a.flags.push(text(f, "the compiler flag")?);
+                }
                 break;
             }
             "-p" => a.compdb = Some(PathBuf::from(value("-p")?)),
             "--format" => {
-                a.format = match value("--format")?.as_str() {
+                a.format = match text(&value("--format")?, "--format")?.as_str() {
                     "text" => Format::Text,
                     "sarif" => Format::Sarif,
                     "json" => Format::Json,
@@ -138,17 +163,14 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             }
             "-o" => a.output = Some(PathBuf::from(value("-o")?)),
             "-j" => {
-                let v = value("-j")?;
+                let v = text(&value("-j")?, "-j")?;
                 a.jobs = v
                     .parse()
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
             }
-            "--stats" => a.stats = true,
-            "--all-categories" => a.all_categories = true,
-            "-v" | "--verbose" => a.verbose = true,
-            "--function" => a.function = Some(value("--function")?),
+            "--function" => a.function = Some(text(&value("--function")?, "--function")?),
             "--cache-dir" => {
                 // An unset variable (`--cache-dir "$DIR"`) must not mean the current directory.
                 let dir = value("--cache-dir")?;
@@ -157,57 +179,50 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
                 }
                 a.cache_dir = Some(PathBuf::from(dir));
             }
-            "--no-cache" => a.no_cache = true,
-            "-h" | "--help" => a.help = true,
-            "-V" | "--version" => a.version = true,
             "--config" => a.config = Some(PathBuf::from(value("--config")?)),
-            "--budget" => a.budgets.push(value("--budget")?),
+            "--budget" => a.budgets.push(text(&value("--budget")?, "--budget")?),
             "--baseline" => a.baseline = Some(PathBuf::from(value("--baseline")?)),
             "--write-baseline" => a.write_baseline = Some(PathBuf::from(value("--write-baseline")?)),
             "--source-root" => a.source_root = Some(PathBuf::from(value("--source-root")?)),
-            s if s.starts_with("--baseline=") => return parse_args(&rewrite(argv, s, "--baseline")),
-            s if s.starts_with("--write-baseline=") => return parse_args(&rewrite(argv, s, "--write-baseline")),
-            s if s.starts_with("--source-root=") => return parse_args(&rewrite(argv, s, "--source-root")),
-            s if s.starts_with("--budget=") => a.budgets.push(s["--budget=".len()..].to_string()),
-            s if s.starts_with("--config=") => a.config = Some(PathBuf::from(&s["--config=".len()..])),
-            s if s.starts_with("-p") && s.len() > 2 => a.compdb = Some(PathBuf::from(&s[2..])),
-            s if s.starts_with("-j") && s.len() > 2 => {
-                a.jobs = s[2..]
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
-            }
-            s if s.starts_with("--format=") => {
-                return parse_args(&rewrite(argv, s, "--format"));
-            }
-            s if s.starts_with("--cache-dir=") => {
-                return parse_args(&rewrite(argv, s, "--cache-dir"));
-            }
-            s if s.starts_with('-') => return Err(format!("unknown option '{s}'")),
-            file => a.files.push(PathBuf::from(file)),
+            // Options without a value; `--stats=1` is none of them.
+            _ if attached.is_some() => return Err(format!("unknown option '{}'", shown(arg))),
+            "--stats" => a.stats = true,
+            "--all-categories" => a.all_categories = true,
+            "-v" | "--verbose" => a.verbose = true,
+            "--no-cache" => a.no_cache = true,
+            "-h" | "--help" => a.help = true,
+            "-V" | "--version" => a.version = true,
+            s if s.starts_with('-') => return Err(format!("unknown option '{}'", shown(arg))),
+            _ => a.files.push(PathBuf::from(arg)),
         }
     }
     Ok(a)
 }
 
-/// Turn `--opt=value` into `--opt value` and parse again.
-fn rewrite(argv: &[String], arg: &str, opt: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for a in argv {
-        if a == arg {
-            out.push(opt.to_string());
-            out.push(arg[opt.len() + 1..].to_string());
-        } else {
-            out.push(a.clone());
+/// A word of the command line that must be text, or the usage error naming it.
+fn text(word: &OsStr, what: &str) -> Result<String, String> {
+    word.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{what} '{}' is not UTF-8 (drip needs it as text)", shown(word)))
+}
+
+/// A word of the command line as a message shows it: bytes that are not UTF-8 as `\xNN`,
+/// control characters escaped.
+fn shown(word: &OsStr) -> String {
+    let lossless: String = word.as_bytes().utf8_chunks().fold(String::new(), |mut out, c| {
+        out.push_str(c.valid());
+        for b in c.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
         }
-    }
-    out
+        out
+    });
+    crate::terminal::escape(&lossless).into_owned()
 }
 
 pub fn main() -> i32 {
-    let argv: Vec<String> = std::env::args().collect();
-    match argv.get(1).map(String::as_str) {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    // A command that is not UTF-8 is no command drip knows: `parse_args` names it.
+    match argv.get(1).map(|a| a.to_str().unwrap_or("")) {
         // Capture has options of its own and passes the rest to check (`--check`).
         Some("capture") => return crate::capture::main(&argv[2..]),
         None | Some("-h") | Some("--help") | Some("help") => {
@@ -265,8 +280,8 @@ fn version_text() -> String {
 }
 
 /// Are these valid `drip check` options for `drip capture --check` (which supplies `-p`)?
-pub fn check_options(opts: &[String]) -> Result<(), String> {
-    let mut argv = vec!["drip".to_string(), "check".to_string()];
+pub fn check_options(opts: &[OsString]) -> Result<(), String> {
+    let mut argv = vec![OsString::from("drip"), OsString::from("check")];
     argv.extend_from_slice(opts);
     let a = parse_args(&argv)?;
     if a.compdb.is_some() || !a.files.is_empty() {
@@ -276,8 +291,8 @@ pub fn check_options(opts: &[String]) -> Result<(), String> {
 }
 
 /// `drip check` with these options on the database `cdb` (for `drip capture --check`).
-pub fn check_database(opts: &[String], cdb: &Path) -> i32 {
-    let mut argv = vec!["drip".to_string(), "check".to_string()];
+pub fn check_database(opts: &[OsString], cdb: &Path) -> i32 {
+    let mut argv = vec![OsString::from("drip"), OsString::from("check")];
     argv.extend_from_slice(opts);
     match parse_args(&argv) {
         Ok(mut a) => {
@@ -302,6 +317,20 @@ fn load_compdb(args: &Args) -> Result<(CompDb, String, PathBuf), String> {
         let missing: Vec<String> = args.files.iter().filter(|f| !f.exists()).map(|f| f.display().to_string()).collect();
         if !missing.is_empty() {
             return Err(format!("no such file: {}", missing.join(", ")));
+        }
+        // libclang takes the file's name, and the reports give it, as UTF-8 text.
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let not_text: Vec<String> = args
+            .files
+            .iter()
+            .filter(|f| compdb::absolute(f, &cwd).to_str().is_none())
+            .map(|f| shown(f.as_os_str()))
+            .collect();
+        if !not_text.is_empty() {
+            return Err(format!(
+                "file names that are not UTF-8 are not supported (libclang and the reports take them as text): {}",
+                not_text.join(", ")
+            ));
         }
         return Ok((
             compdb::from_files(&args.files, &args.flags),
@@ -470,11 +499,11 @@ fn run(args: &Args) -> i32 {
         let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).collect();
         lines.sort();
         for m in lines {
-            eprintln!("{m}");
+            eprintln!("{}", crate::terminal::escape(m));
         }
     } else {
         for m in &fe.failures {
-            eprintln!("{m}");
+            eprintln!("{}", crate::terminal::escape(m));
         }
     }
     let at = Locator::new(&program, &cwd);
@@ -517,7 +546,7 @@ fn run(args: &Args) -> i32 {
             budgets.function_time_ms
         );
         for f in &out.timed_out_functions[..shown] {
-            eprintln!("drip:   {f}");
+            eprintln!("drip:   {}", crate::terminal::escape(f));
         }
         if shown < n {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
@@ -532,7 +561,7 @@ fn run(args: &Args) -> i32 {
             budgets.function_memory_mb
         );
         for f in &out.over_size_functions[..shown] {
-            eprintln!("drip:   {f}");
+            eprintln!("drip:   {}", crate::terminal::escape(f));
         }
         if shown < n {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
@@ -706,7 +735,7 @@ fn replay(
     // Only runs without failed TUs are recorded, so there are no failures to show without -v.
     if args.verbose {
         for m in &rec.messages {
-            eprintln!("{m}");
+            eprintln!("{}", crate::terminal::escape(m));
         }
         eprintln!("drip: note: no translation unit and no option changed since the last run: its result is reused from the cache");
         let s = &rec.stats;
@@ -1020,7 +1049,8 @@ fn print_stats(s: &Stats) {
     let declared = if s.allocators_declared.is_empty() {
         String::new()
     } else {
-        format!(" ({})", s.allocators_declared.join(", "))
+        // Names from .drip.toml, printed as text for a terminal.
+        format!(" ({})", crate::terminal::escape(&s.allocators_declared.join(", ")))
     };
     let _ = writeln!(
         e,

@@ -6,11 +6,14 @@
 
 /// `eprintln!` that never panics: a message that cannot be written (stderr closed, or a full disk
 /// behind `2>file`) is dropped, and the run goes on to write its report and set its exit code.
-/// Defined before the modules, so it is the `eprintln!` they all see.
+/// Messages quote file names, compiler diagnostics and configuration entries: their control
+/// characters other than line breaks and tabs are escaped (`terminal`), so none reaches the
+/// terminal as a command. Defined before the modules, so it is the `eprintln!` they all see.
 macro_rules! eprintln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", crate::terminal::escape_lines(&line));
     }};
 }
 
@@ -44,6 +47,7 @@ mod reuse;
 mod sat;
 mod settings;
 mod summary;
+mod terminal;
 
 // The analysis allocates millions of small, short-lived vectors (guard children, flow states);
 // glibc's allocator spent about 40% of the analysis's instructions on them (callgrind, SQLite).

@@ -24,6 +24,8 @@ mod wrappers;
 
 use crate::cli::{EXIT_INTERNAL, EXIT_USAGE};
 use argv::Lang;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -54,11 +56,17 @@ struct Options {
     compilers: Vec<String>,
     jobs: usize,
     verbose: bool,
-    check: Option<Vec<String>>,
-    build: Vec<String>,
+    /// `drip check`'s options and the build command: words as given, not necessarily UTF-8.
+    check: Option<Vec<OsString>>,
+    build: Vec<OsString>,
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
+/// A capture option's word that must be text (a compiler name, a number), or the error.
+fn text(word: &OsStr) -> Result<&str, String> {
+    word.to_str().ok_or_else(|| format!("capture option '{}' is not UTF-8", word.to_string_lossy()))
+}
+
+fn parse(args: &[OsString]) -> Result<Options, String> {
     let mut o = Options {
         cdb: PathBuf::from("compile_commands.json"),
         compilers: Vec::new(),
@@ -71,15 +79,21 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let mut saw_separator = false;
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        match a.as_str() {
+        // The `--cdb=` and `-o` paths may be any bytes; every other capture option is text.
+        if let Some(cdb) = a.as_bytes().strip_prefix(b"--cdb=") {
+            o.cdb = PathBuf::from(OsStr::from_bytes(cdb));
+            continue;
+        }
+        match text(a)? {
             "--" => {
                 saw_separator = true;
                 break;
             }
-            "--cdb" | "-o" => o.cdb = PathBuf::from(value(a)?),
-            "--compiler" => o.compilers.push(value("--compiler")?),
+            name @ ("--cdb" | "-o") => o.cdb = PathBuf::from(value(name)?),
+            "--compiler" => o.compilers.push(text(&value("--compiler")?)?.to_string()),
             "-j" => {
                 let v = value("-j")?;
+                let v = text(&v)?;
                 o.jobs = v
                     .parse()
                     .ok()
@@ -106,7 +120,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .filter(|n| *n > 0)
                     .ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
             }
-            s if s.starts_with("--cdb=") => o.cdb = PathBuf::from(&s[6..]),
             s if s.starts_with("--compiler=") => o.compilers.push(s[11..].to_string()),
             s => return Err(format!("unknown capture option '{s}' (the build command goes after `--`)")),
         }
@@ -118,14 +131,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
     if o.build.is_empty() {
         return Err("no build command after `--`".to_string());
     }
+    // An unset variable (`--cdb "$DB"`) must not mean the current directory.
+    if o.cdb.as_os_str().is_empty() {
+        return Err("--cdb needs a path, got an empty string".to_string());
+    }
     if let Some(n) = o.compilers.iter().find(|n| n.is_empty() || n.contains('/')) {
         return Err(format!("--compiler expects a compiler's name, not a path: '{n}' (set CC to a path instead)"));
     }
     Ok(o)
 }
 
-/// `drip capture …`: `args` are the arguments after `capture`.
-pub fn main(args: &[String]) -> i32 {
+/// `drip capture …`: `args` are the arguments after `capture`, as the process got them.
+pub fn main(args: &[OsString]) -> i32 {
     if args.first().is_some_and(|a| a == "-h" || a == "--help") {
         print!("{USAGE}");
         return 0;
@@ -316,7 +333,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 /// Run the build and wait for it. `Ok(status)` (128 + N for a build killed by signal N), or
 /// the status and message for a build that could not be started, as a shell would give.
 fn run_build(
-    build: &[String],
+    build: &[OsString],
     env: &[(String, std::ffi::OsString)],
     remove: &[&str],
     journal: &Path,
@@ -338,7 +355,7 @@ fn run_build(
     let result = match cmd.spawn() {
         Err(e) => {
             let code = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
-            Err((code, format!("cannot run the build command '{}': {e}", build[0])))
+            Err((code, format!("cannot run the build command '{}': {e}", build[0].to_string_lossy())))
         }
         Ok(mut child) => {
             BUILD_PID.store(child.id() as i32, Ordering::SeqCst);
@@ -524,9 +541,10 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStringExt;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(str::to_string).collect()
+    fn args(s: &str) -> Vec<OsString> {
+        s.split_whitespace().map(OsString::from).collect()
     }
 
     #[test]
@@ -555,5 +573,10 @@ mod tests {
         assert!(parse(&args("-j 0 -- make")).is_err());
         assert!(parse(&args("--compiler /usr/bin/tcc -- make")).is_err_and(|e| e.contains("not a path")));
         assert!(parse(&args("--frob -- make")).is_err_and(|e| e.contains("unknown capture option")));
+        assert!(parse(&[OsString::from("--cdb="), "--".into(), "make".into()]).is_err_and(|e| e.contains("empty")));
+        let latin1 = OsString::from_vec(b"cc\xe9".to_vec());
+        assert!(parse(&["--compiler".into(), latin1, "--".into(), "make".into()]).is_err_and(|e| e.contains("UTF-8")));
+        let o = parse(&["--".into(), "make".into(), OsString::from_vec(b"CFLAGS=\xe9".to_vec())]).expect("parse");
+        assert_eq!(o.build[1].as_bytes(), b"CFLAGS=\xe9", "the build's words as they are");
     }
 }

@@ -23,7 +23,6 @@ pub mod suppress;
 mod text;
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use json::render_json;
@@ -106,7 +105,8 @@ impl SourceCache {
             .files
             .entry(path.to_path_buf())
             .or_insert_with(|| {
-                fs::read(path).ok().map(|c| {
+                // Only a regular file: the source may have been replaced by a FIFO since.
+                crate::files::read(path).ok().map(|c| {
                     let starts = lines::line_starts(&c);
                     (c, starts)
                 })

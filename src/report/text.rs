@@ -6,12 +6,17 @@
 //! parsers expect), an optional source snippet with a line-number gutter and caret, and clang's
 //! colors. The allocation note is not repeated as a `note:` when it sits at the warning's own
 //! location, since the warning line already points there.
+//!
+//! File names, messages (which quote source expressions) and source lines come from the input:
+//! their control characters are printed as escapes (`crate::terminal`), so an escape sequence in
+//! a file name never reaches the terminal and a newline in one never forges a line.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use super::{RenderOptions, SourceCache};
 use crate::diag::{Diagnostic, NoteKind, SrcLoc};
+use crate::terminal::escape;
 
 // clang's palette (TextDiagnostic.cpp): bold locations and messages, bold magenta "warning:",
 // bold cyan "note:", bold green caret.
@@ -38,7 +43,7 @@ pub fn render_text(diags: &[Diagnostic], opts: &RenderOptions, out: &mut dyn Wri
             paint.start(MAGENTA),
             paint.end(),
             paint.start(BOLD),
-            d.message,
+            escape(&d.message),
             d.rule.id(),
             paint.end(),
         )?;
@@ -60,7 +65,7 @@ pub fn render_text(diags: &[Diagnostic], opts: &RenderOptions, out: &mut dyn Wri
                 paint.end(),
                 paint.start(CYAN),
                 paint.end(),
-                note.message,
+                escape(&note.message),
             )?;
         }
     }
@@ -88,10 +93,11 @@ impl Paint {
 
 /// `file:line:col:`, dropping the parts that are unknown (0) rather than printing a bogus 0.
 fn location(loc: &SrcLoc) -> String {
+    let file = escape(&loc.file);
     match (loc.line, loc.col) {
-        (0, _) => format!("{}:", loc.file),
-        (line, 0) => format!("{}:{line}:", loc.file),
-        (line, col) => format!("{}:{line}:{col}:", loc.file),
+        (0, _) => format!("{file}:"),
+        (line, 0) => format!("{file}:{line}:"),
+        (line, col) => format!("{file}:{line}:{col}:"),
     }
 }
 
@@ -112,7 +118,8 @@ fn write_snippet(out: &mut dyn Write, paint: Paint, line_no: u32, col: u32, line
     Ok(())
 }
 
-/// The line as displayed (invalid UTF-8 replaced, tabs expanded to `TAB_STOP`) and the 0-based
+/// The line as displayed (invalid UTF-8 replaced, tabs expanded to `TAB_STOP`, other control
+/// characters escaped, each escape as wide as it is long) and the 0-based
 /// display column of byte column `col` (1-based; 0 = unknown). A column past the end of the line
 /// (clang points just past the last character for some end locations) stays past the end.
 ///
@@ -135,6 +142,9 @@ fn expand_line(line: &[u8], col: u32) -> (String, Option<usize>) {
             let pad = TAB_STOP - width % TAB_STOP;
             shown.extend(std::iter::repeat_n(' ', pad));
             width += pad;
+        } else if let std::borrow::Cow::Owned(e) = escape(ch.encode_utf8(&mut [0; 4])) {
+            shown.push_str(&e);
+            width += e.len();
         } else {
             shown.push(ch);
             width += 1;
@@ -253,5 +263,25 @@ tests/report/no such file.c:22:21: warning: memory allocated by 'strdup' is neve
         assert_eq!(expand_line(b"ab", 5), ("ab".to_string(), Some(4)));
         assert_eq!(expand_line(b"ab", 0), ("ab".to_string(), None));
         assert_eq!(expand_line(b"", 1), (String::new(), Some(0)));
+        // An escaped control character is as wide as its escape.
+        assert_eq!(expand_line(b"a\x1b[2Jp", 6), ("a\\x1b[2Jp".to_string(), Some(8)));
+    }
+
+    #[test]
+    fn control_characters_from_the_input_are_escaped() {
+        let evil = "evil\x1b]0;owned\x07\nforged.c";
+        let mut d = fixtures::double_free();
+        d.loc.file = evil.to_string();
+        for n in &mut d.path {
+            n.loc.file = evil.to_string();
+        }
+        d.message = "freed when 'c == '\r'' is true".to_string();
+        d.path[1].message = "note\u{202e}txt".to_string();
+        let text = render(&[d], false, false);
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{text:?}");
+        assert_eq!(text.lines().count(), 3, "one warning and two notes: {text}");
+        let shown = "evil\\x1b]0;owned\\x07\\nforged.c";
+        assert!(text.starts_with(&format!("{shown}:16:15: warning: freed when 'c == '\\r'' is true")), "{text}");
+        assert!(text.contains(&format!("{shown}:17:5: note: note\\u{{202e}}txt\n")), "{text}");
     }
 }
