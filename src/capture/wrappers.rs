@@ -93,7 +93,8 @@ pub fn install(state: &Path, wrapper_exe: &Path, extra_names: &[String], env: &B
         let Ok(entries) = std::fs::read_dir(d) else { continue };
         for e in entries.flatten() {
             let Some(name) = e.file_name().to_str().map(str::to_string) else { continue };
-            if is_compiler_name(&name) && is_executable(&e.path()) {
+            // Archivers too: which objects make which library is what `drip check` links by.
+            if (is_compiler_name(&name) || super::links::is_archiver_name(&name)) && is_executable(&e.path()) {
                 names.push(name);
             }
         }
