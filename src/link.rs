@@ -331,21 +331,23 @@ pub fn resolve(prog: &mut Program, origins: &mut Vec<Vec<u32>>, links: Option<&L
         v
     };
     let fn_units: Vec<Vec<u32>> = (0..n).map(units_of).collect();
-    // The definition of duplicated name `a` in unit `u`: the one linked first.
-    let defined_in = origins.clone();
-    let choice = |u: u32, a: usize| -> Option<usize> {
-        let l = links?;
-        let unit = &l.units[u as usize];
-        dups[a]
-            .defs
+    // The definition of duplicated name `a` in unit `u`: the one linked first. A table, since
+    // every function asks it for each unit and name it reaches.
+    let table: Vec<Vec<Option<usize>>> = links.map_or_else(Vec::new, |l| {
+        l.units
             .iter()
-            .enumerate()
-            .filter_map(|(k, &d)| {
-                defined_in[d].iter().filter_map(|t| unit.tus.iter().position(|x| x == t)).min().map(|p| (p, k))
+            .map(|unit| {
+                let pos: HashMap<u32, usize> = unit.tus.iter().enumerate().map(|(p, &t)| (t, p)).collect();
+                dups.iter()
+                    .map(|d| {
+                        let first = |k: usize| origins[d.defs[k]].iter().filter_map(|t| pos.get(t).copied()).min();
+                        (0..d.defs.len()).filter_map(|k| first(k).map(|p| (p, k))).min().map(|(_, k)| k)
+                    })
+                    .collect()
             })
-            .min()
-            .map(|(_, k)| k)
-    };
+            .collect()
+    });
+    let choice = |u: u32, a: usize| -> Option<usize> { table.get(u as usize).and_then(|row| row[a]) };
     // The duplicated names each function reaches through its callees: its variants differ only
     // in those.
     let mut reach: Vec<BTreeSet<usize>> = direct_dups.clone();

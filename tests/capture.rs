@@ -522,6 +522,9 @@ fn link_steps_are_recorded_and_each_program_is_linked_from_its_own_objects() {
     assert_eq!(diags[0]["function"], "word_len");
     assert_eq!(report["notifications"], serde_json::json!([]), "no duplicate resolved without link information");
     assert!(!stderr(&out).contains("defined more than once"), "{}", stderr(&out));
+    // Clones and their deduplicated findings do not depend on the number of threads.
+    let text = |j: &str| drip().current_dir(&dir).args(["check", "--no-cache", "-j", j]).output().expect("drip").stdout;
+    assert_eq!(text("1"), text("2"));
     // Without the link file the same check says it had to choose.
     std::fs::remove_file(dir.join("drip_links.json")).expect("rm");
     let out = drip().current_dir(&dir).args(["check", "--no-cache", "--format", "json"]).output().expect("drip");
@@ -530,4 +533,10 @@ fn link_steps_are_recorded_and_each_program_is_linked_from_its_own_objects() {
     let ids: Vec<&str> =
         report["notifications"].as_array().expect("notifications").iter().filter_map(|n| n["id"].as_str()).collect();
     assert_eq!(ids, ["duplicate-definition", "duplicate-definition"], "{report}");
+    let out = drip().current_dir(&dir).args(["check", "--format", "sarif"]).output().expect("drip");
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).expect("sarif");
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().map(Vec::len), Some(2), "{sarif}");
+    assert_eq!(notes[0]["descriptor"]["id"], "duplicate-definition");
+    assert!(notes[1]["message"]["text"].as_str().is_some_and(|t| t.contains("`xmalloc`")), "{notes}");
 }

@@ -12,10 +12,13 @@
 //!   function drops that function and is reported.
 //! - The result does not depend on thread scheduling: TUs are parsed in parallel, their results
 //!   collected in compile-command order, then merged sequentially.
-//! - A function is in the program once: definitions are deduplicated by USR (the first in
-//!   compile-command order wins). Internal-linkage functions get the defining file's path
-//!   appended to their USR (see `TuCtx::function_usr`), so `static` functions of different
-//!   files never merge, while a `static inline` function of a shared header is kept once.
+//! - A function is in the program once per defining file: definitions of one USR in the same
+//!   file merge (the first in compile-command order is kept; `Merger::origins` lists every TU
+//!   that defined it), definitions in different files are all kept and `link::resolve` gives
+//!   each its own USR and points every call at one of them (by link unit, else by directory).
+//!   Internal-linkage functions get the defining file's path appended to their USR (see
+//!   `TuCtx::function_usr`), so `static` functions of different files never merge, while a
+//!   `static inline` function of a shared header is kept once.
 //! - `Program::files` holds only files that some kept location names, deduplicated by path.
 //! - With a cache (`build_program_cached`), a TU whose entry is valid is loaded instead of
 //!   parsed (`tucache.rs`); what it contributes to the program is the same either way, since the
