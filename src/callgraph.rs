@@ -1,7 +1,7 @@
 //! The call graph of the linked program, split into strongly connected components and
 //! scheduled bottom-up.
 //!
-//! Input: `&Program` (functions deduplicated by USR by the front end) and the USR index of
+//! Input: `&Program` (one function per USR: the front end and `link::resolve` see to it) and the USR index of
 //! `Summaries`. Output: `CallGraph::sccs` in bottom-up order (every SCC's callee SCCs come
 //! before it), with each SCC's callers (`dependents`) and number of callee SCCs (`pending`), so a
 //! scheduler can start an SCC as soon as its callees are done; and the names of functions called

@@ -462,7 +462,8 @@ fn run(args: &Args) -> i32 {
     let digests = ContentDigests::default();
     // What every analysis result depends on besides the program, and the names of this compile
     // database's entries (one per set of options; see `reuse`).
-    let env = reuse::env_digest(&config, &policy, &settings.declared, &cwd);
+    let links = crate::link::load_for(args.files.is_empty(), &default_cache_dir, &db.commands);
+    let env = reuse::env_digest(&config, &policy, &settings.declared, &cwd).and_then(|e| crate::link::mix(e, &links));
     let slot = |what: &str| {
         let mut h = Hasher::new(what);
         h.digest(env?).str(&origin);
@@ -483,7 +484,7 @@ fn run(args: &Args) -> i32 {
     let drawing = crate::progress::draw(&progress);
     let (program, fe) = frontend::build_program_cached(
         &db.commands,
-        &FrontendOptions { jobs: args.jobs, verbose: args.verbose, progress: Some(progress.clone()) },
+        &FrontendOptions { jobs: args.jobs, verbose: args.verbose, progress: Some(progress.clone()), links },
         &cache,
         &digests,
     );
@@ -505,6 +506,7 @@ fn run(args: &Args) -> i32 {
         for m in &fe.failures {
             eprintln!("{}", crate::terminal::escape(m));
         }
+        crate::link::summary_line(&fe.messages).into_iter().for_each(|l| eprintln!("{l}"));
     }
     let at = Locator::new(&program, &cwd);
     if args.command == "dump-ir" {
@@ -751,6 +753,8 @@ fn replay(
         for n in cache.notes() {
             eprintln!("{n}");
         }
+    } else {
+        crate::link::summary_line(&rec.messages).into_iter().for_each(|l| eprintln!("{l}"));
     }
     // Suppressions are not in the run key (a `[[suppress]]` entry changes no analysis): mark the
     // findings again under this run's comments and entries.
@@ -880,6 +884,9 @@ fn notifications(
     // Errors in TUs that were parsed: clang recovered, and drip analysed what it recovered.
     for m in messages.iter().filter(|m| m.contains(": error: ") && !failures.contains(m)) {
         add(NotificationLevel::Warning, "parse-error", m.clone());
+    }
+    for m in messages.iter().filter(|m| m.contains(crate::link::DUPLICATE)) {
+        add(NotificationLevel::Warning, "duplicate-definition", m.clone());
     }
     for e in internal_errors {
         add(NotificationLevel::Error, "internal-error", e.clone());

@@ -151,3 +151,16 @@ impl Diagnostic {
 pub fn sort(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then_with(|| a.path.cmp(&b.path)));
 }
+
+/// Drop repeated findings from a sorted list: equal ones have equal sort keys, so each is
+/// compared with the run of its key only.
+pub fn dedup(diags: &mut Vec<Diagnostic>) {
+    let mut kept: Vec<Diagnostic> = Vec::with_capacity(diags.len());
+    for d in diags.drain(..) {
+        let seen = kept.iter().rev().take_while(|k| k.sort_key() == d.sort_key()).any(|k| *k == d);
+        if !seen {
+            kept.push(d);
+        }
+    }
+    *diags = kept;
+}

@@ -396,6 +396,9 @@ pub fn analyze(
     }
     out.categories = Category::ALL.iter().map(|c| c.id()).zip(categories).collect();
     diag::sort(&mut out.diagnostics);
+    // A function analysed once per group of programs (`link::resolve`) may find the same bug in
+    // each: it is reported once.
+    diag::dedup(&mut out.diagnostics);
     out.timed_out_functions.sort();
     out.over_size_functions.sort();
     out

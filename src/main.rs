@@ -40,6 +40,7 @@ mod ir;
 mod irdump;
 mod libmodel;
 mod lines;
+mod link;
 mod progress;
 mod reach;
 mod report;

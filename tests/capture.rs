@@ -473,3 +473,70 @@ fn tus_prepared_during_the_build_are_loaded_not_parsed_by_check() {
     assert_eq!(report["stats"]["cache"]["tus_parsed"], 0, "{}", report["stats"]);
     assert_eq!(report["stats"]["cache"]["tus_loaded"], 3, "{}", report["stats"]);
 }
+
+/// Two programs with their own `xmalloc` (one mallocs, one hands out a static buffer) and a
+/// shared archive: the link steps (`ar`, `cc -o`, `-L`/`-l`) are recorded in drip_links.json,
+/// and `drip check` links each program from its own objects: the shared function's leak, real
+/// only with the shell's xmalloc, is reported once, and nothing is resolved by guesswork.
+#[test]
+fn link_steps_are_recorded_and_each_program_is_linked_from_its_own_objects() {
+    let dir = scratch("links");
+    let header = "#include <stdlib.h>\n#include <string.h>\nvoid *xmalloc(size_t n);\n";
+    write(&dir, "common/words.c", &format!("{header}int word_len(const char *s) {{\n  char *w = xmalloc(strlen(s) + 1);\n  strcpy(w, s);\n  if (w[0] == 0) return 0;\n  int n = (int)strlen(w);\n  free(w);\n  return n;\n}}\n"));
+    write(
+        &dir,
+        "shell/xmalloc.c",
+        &format!("{header}void *xmalloc(size_t n) {{\n  void *p = malloc(n);\n  if (!p) abort();\n  return p;\n}}\n"),
+    );
+    write(&dir, "tool/xmalloc.c", &format!("{header}static char arena[64];\nvoid *xmalloc(size_t n) {{\n  if (n > sizeof arena) abort();\n  return arena;\n}}\n"));
+    let main = format!("{header}int word_len(const char *s);\nint main(int argc, char **argv) {{\n  return argc > 1 ? word_len(argv[1]) : 0;\n}}\n");
+    write(&dir, "shell/main.c", &main);
+    write(&dir, "tool/main.c", &main);
+    write(
+        &dir,
+        "Makefile",
+        "all: shell/sh tool/mk\n\
+         %.o: %.c\n\tcc -c -o $@ $<\n\
+         common/libwords.a: common/words.o\n\tar rcs $@ $^\n\
+         shell/sh: shell/main.o shell/xmalloc.o common/libwords.a\n\tcc -o $@ shell/main.o shell/xmalloc.o -Lcommon -lwords\n\
+         tool/mk: tool/main.o tool/xmalloc.o common/libwords.a\n\tcc -o $@ $^\n",
+    );
+    let out = capture(&dir, &["--check", "--format", "json", "-o", "report.json"], &["make"]);
+    assert_eq!(out.status.code(), Some(1), "one finding: {}", stderr(&out));
+    let links: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("drip_links.json")).expect("drip_links.json written"))
+            .expect("a JSON array");
+    let out_of = |r: &serde_json::Value| field(r, "output");
+    let outputs: Vec<String> = links.iter().map(out_of).collect();
+    let p = |n: &str| dir.join(n).display().to_string();
+    assert_eq!(outputs, [p("common/libwords.a"), p("shell/sh"), p("tool/mk")], "{links:?}");
+    assert_eq!(links[0]["kind"], "archive");
+    assert_eq!(links[0]["inputs"], serde_json::json!([p("common/words.o")]));
+    assert_eq!(links[1]["kind"], "executable");
+    assert_eq!(links[1]["libraries"], serde_json::json!(["words"]));
+    assert_eq!(links[2]["inputs"][2], p("common/libwords.a"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report")).expect("json");
+    let diags = report["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diags.len(), 1, "{report}");
+    assert_eq!(diags[0]["function"], "word_len");
+    assert_eq!(report["notifications"], serde_json::json!([]), "no duplicate resolved without link information");
+    assert!(!stderr(&out).contains("defined more than once"), "{}", stderr(&out));
+    // Clones and their deduplicated findings do not depend on the number of threads.
+    let text = |j: &str| drip().current_dir(&dir).args(["check", "--no-cache", "-j", j]).output().expect("drip").stdout;
+    assert_eq!(text("1"), text("2"));
+    // Without the link file the same check says it had to choose.
+    std::fs::remove_file(dir.join("drip_links.json")).expect("rm");
+    let out = drip().current_dir(&dir).args(["check", "--no-cache", "--format", "json"]).output().expect("drip");
+    assert!(stderr(&out).contains("2 function names are defined more than once"), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ids: Vec<&str> =
+        report["notifications"].as_array().expect("notifications").iter().filter_map(|n| n["id"].as_str()).collect();
+    assert_eq!(ids, ["duplicate-definition", "duplicate-definition"], "{report}");
+    let out = drip().current_dir(&dir).args(["check", "--format", "sarif"]).output().expect("drip");
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).expect("sarif");
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().map(Vec::len), Some(2), "{sarif}");
+    assert_eq!(notes[0]["descriptor"]["id"], "duplicate-definition");
+    assert!(notes[1]["message"]["text"].as_str().is_some_and(|t| t.contains("`xmalloc`")), "{notes}");
+}

@@ -554,6 +554,34 @@ fn compare(fx: &Fixture, diags: &[Diag], report: &mut Report) {
     }
 }
 
+/// A project's `links.txt` (`NAME: FILE...` lines: the programs and their sources) as the
+/// `drip_links.json` that `drip capture` writes for `cc -o NAME FILE...`; none without it.
+fn write_links(dir: &Path, project: &Path) -> std::io::Result<()> {
+    let out = dir.join("drip_links.json");
+    let text = match std::fs::read_to_string(project.join("links.txt")) {
+        Ok(t) => t,
+        Err(_) => {
+            let _ = std::fs::remove_file(&out);
+            return Ok(());
+        }
+    };
+    let records: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(name, files)| {
+            let inputs: Vec<String> = files.split_whitespace().map(|f| project.join(f).display().to_string()).collect();
+            serde_json::json!({
+                "output": dir.join(name.trim()).display().to_string(),
+                "kind": "executable",
+                "directory": project.display().to_string(),
+                "inputs": inputs,
+            })
+        })
+        .collect();
+    std::fs::write(out, serde_json::to_string_pretty(&records).expect("serialise"))
+}
+
 fn write_compile_commands(dir: &Path, fixtures_dir: &Path, group: &[&Fixture]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let entries: Vec<Value> = group
@@ -601,6 +629,10 @@ fn fixtures() {
         let gdir = tmp.join(format!("group-{gi}"));
         if let Err(e) = write_compile_commands(&gdir, &dir, &group) {
             report.run_errors.push(format!("group {names:?}: writing compile_commands.json: {e}"));
+            continue;
+        }
+        if let Err(e) = write_links(&gdir, &dir.join(project)) {
+            report.run_errors.push(format!("group {names:?}: writing drip_links.json: {e}"));
             continue;
         }
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_drip"));

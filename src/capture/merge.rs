@@ -70,6 +70,8 @@ pub struct Captured {
     pub skipped: BTreeMap<&'static str, usize>,
     /// Journal lines that are not records (a torn write on a file system without atomic appends).
     pub unreadable: usize,
+    /// Link steps (executables, shared libraries, archives), in journal order (`links.rs`).
+    pub links: Vec<crate::link::LinkRecord>,
 }
 
 /// The translation units of one compiler run, with absolute paths.
@@ -105,6 +107,11 @@ pub fn read_journal(text: &str) -> Captured {
             continue;
         };
         c.runs += 1;
+        c.links.extend(super::links::link_of(&record));
+        if record.arguments.first().and_then(|a| a.rsplit('/').next()).is_some_and(super::links::is_archiver_name) {
+            *c.skipped.entry("archive").or_default() += 1;
+            continue;
+        }
         match entries_of(&record) {
             Err(reason) => *c.skipped.entry(reason.name()).or_default() += 1,
             Ok(entries) => {

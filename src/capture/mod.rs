@@ -18,6 +18,7 @@
 
 mod argv;
 mod background;
+mod links;
 mod merge;
 mod record;
 mod wrappers;
@@ -253,8 +254,13 @@ pub fn main(args: &[OsString]) -> i32 {
         String::new()
     });
     let errors_text = std::fs::read_to_string(run_dir.join(record::ERRORS_FILE)).unwrap_or_default();
-    let captured = merge::read_journal(&journal_text);
+    let mut captured = merge::read_journal(&journal_text);
     let written = write_database(&cdb, &state, &captured);
+    match links::write(&cdb, std::mem::take(&mut captured.links)) {
+        Ok(n) if opts.verbose && n > 0 => eprintln!("drip capture: {n} link steps in {}", crate::link::FILE_NAME),
+        Ok(_) => {}
+        Err(e) => eprintln!("drip capture: warning: {e}; duplicate definitions will be resolved without it"),
+    }
     let _ = std::fs::remove_dir_all(&run_dir);
 
     let recording_failures: Vec<&str> = errors_text.lines().filter(|l| !l.is_empty()).collect();

@@ -93,7 +93,8 @@ pub fn install(state: &Path, wrapper_exe: &Path, extra_names: &[String], env: &B
         let Ok(entries) = std::fs::read_dir(d) else { continue };
         for e in entries.flatten() {
             let Some(name) = e.file_name().to_str().map(str::to_string) else { continue };
-            if is_compiler_name(&name) && is_executable(&e.path()) {
+            // Archivers too: which objects make which library is what `drip check` links by.
+            if (is_compiler_name(&name) || super::links::is_archiver_name(&name)) && is_executable(&e.path()) {
                 names.push(name);
             }
         }
@@ -258,7 +259,8 @@ mod tests {
         };
         let state = d.join(".drip");
         let inst = install(&state, &exe, &["tcc".to_string()], &env).expect("install");
-        assert_eq!(inst.names, ["gcc", "gcc-12", "mycc", "tcc", "x86_64-linux-gnu-gcc"]);
+        // Archivers too: the link steps say which objects make which program.
+        assert_eq!(inst.names, ["gcc", "gcc-12", "gcc-ar-12", "mycc", "tcc", "x86_64-linux-gnu-gcc"]);
         assert_eq!(std::fs::read_link(inst.dir.join("gcc")).expect("link"), PathBuf::from(WRAPPER_NAME));
         assert!(is_executable(&inst.dir.join(WRAPPER_NAME)));
         let get = |k: &str| inst.env.iter().find(|(n, _)| n == k).map(|(_, v)| v.to_string_lossy().into_owned());
@@ -270,7 +272,7 @@ mod tests {
         // Installing again changes nothing and does not wrap the wrapper directory itself.
         let env2 = BuildEnv { path: Some(OsString::from(get("PATH").expect("PATH"))), ..env };
         let again = install(&state, &exe, &[], &env2).expect("install again");
-        assert_eq!(again.names, ["gcc", "gcc-12", "mycc", "x86_64-linux-gnu-gcc"]);
+        assert_eq!(again.names, ["gcc", "gcc-12", "gcc-ar-12", "mycc", "x86_64-linux-gnu-gcc"]);
         let _ = std::fs::remove_dir_all(&d);
     }
 

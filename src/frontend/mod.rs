@@ -12,10 +12,13 @@
 //!   function drops that function and is reported.
 //! - The result does not depend on thread scheduling: TUs are parsed in parallel, their results
 //!   collected in compile-command order, then merged sequentially.
-//! - A function is in the program once: definitions are deduplicated by USR (the first in
-//!   compile-command order wins). Internal-linkage functions get the defining file's path
-//!   appended to their USR (see `TuCtx::function_usr`), so `static` functions of different
-//!   files never merge, while a `static inline` function of a shared header is kept once.
+//! - A function is in the program once per defining file: definitions of one USR in the same
+//!   file merge (the first in compile-command order is kept; `Merger::origins` lists every TU
+//!   that defined it), definitions in different files are all kept and `link::resolve` gives
+//!   each its own USR and points every call at one of them (by link unit, else by directory).
+//!   Internal-linkage functions get the defining file's path appended to their USR (see
+//!   `TuCtx::function_usr`), so `static` functions of different files never merge, while a
+//!   `static inline` function of a shared header is kept once.
 //! - `Program::files` holds only files that some kept location names, deduplicated by path.
 //! - With a cache (`build_program_cached`), a TU whose entry is valid is loaded instead of
 //!   parsed (`tucache.rs`); what it contributes to the program is the same either way, since the
@@ -66,6 +69,9 @@ pub struct FrontendOptions {
     pub verbose: bool,
     /// Counts TUs as they are done, for the progress line.
     pub progress: Option<std::sync::Arc<crate::progress::Progress>>,
+    /// The programs of the compile database (`drip_links.json`), which decide where a call to a
+    /// name defined more than once goes (`link::resolve`).
+    pub links: Option<std::sync::Arc<crate::link::Links>>,
 }
 
 #[derive(Debug, Default)]
@@ -132,7 +138,7 @@ pub fn build_program_cached(
     // Parsing and lowering both recurse over the AST (an `else if` chain is as deep as it is
     // long): give workers a large stack (address space only; pages are touched on demand).
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.jobs).stack_size(256 << 20).build();
-    let mut merger = Merger::new(cmds.len(), opts.verbose);
+    let mut merger = Merger::new(cmds.len(), opts.verbose, opts.links.clone());
     let mut digests_out = Vec::with_capacity(cmds.len());
     match pool {
         Ok(pool) => {
@@ -557,7 +563,7 @@ fn error_name(code: CXErrorCode) -> &'static str {
 
 /// A path as messages show it: relative to the current directory when below it (as the rest of
 /// drip's output does), absolute otherwise.
-fn shown_path(p: &std::path::Path) -> String {
+pub(crate) fn shown_path(p: &std::path::Path) -> String {
     let rel = std::env::current_dir().ok().and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.to_path_buf()));
     rel.unwrap_or_else(|| p.to_path_buf()).display().to_string()
 }
@@ -569,9 +575,15 @@ struct Merger {
     rep: FrontendReport,
     verbose: bool,
     file_ids: HashMap<PathBuf, FileId>,
-    /// USR → file of the kept definition, to report clashes between different definitions.
-    kept: HashMap<String, Option<PathBuf>>,
-    clash_reported: HashSet<String>,
+    /// USR → the kept definitions (their file and function index): a definition of the same
+    /// USR in the same file is one function (a header's `static inline`, a file compiled twice),
+    /// one in another file is a duplicate that `link::resolve` sorts out.
+    kept: HashMap<String, Vec<(Option<PathBuf>, usize)>>,
+    /// Per kept function: the compile commands (indices) that defined it, sorted.
+    origins: Vec<Vec<u32>>,
+    /// The index of the next TU `add` gets.
+    next_tu: u32,
+    links: Option<std::sync::Arc<crate::link::Links>>,
     /// Rendered messages, and the program-wide name lists, deduplicated as they come: each TU
     /// repeats those of the headers it includes.
     messages: HashSet<String>,
@@ -587,14 +599,16 @@ struct Merger {
 }
 
 impl Merger {
-    fn new(tus_total: usize, verbose: bool) -> Merger {
+    fn new(tus_total: usize, verbose: bool, links: Option<std::sync::Arc<crate::link::Links>>) -> Merger {
         Merger {
             prog: Program::default(),
             rep: FrontendReport { tus_total, ..Default::default() },
             verbose,
             file_ids: HashMap::new(),
             kept: HashMap::new(),
-            clash_reported: HashSet::new(),
+            origins: Vec::new(),
+            next_tu: 0,
+            links,
             messages: HashSet::new(),
             address_taken: HashSet::new(),
             cast_targets: HashSet::new(),
@@ -614,7 +628,9 @@ impl Merger {
             verbose,
             file_ids,
             kept,
-            clash_reported,
+            origins,
+            next_tu,
+            links: _,
             messages,
             address_taken,
             cast_targets,
@@ -632,6 +648,8 @@ impl Merger {
             }
         }
         global_addrs.extend(r.global_addrs);
+        let tu = *next_tu;
+        *next_tu += 1;
         if r.from_cache {
             if verbose {
                 rep.tu_notes.push(format!(
@@ -681,19 +699,15 @@ impl Merger {
             } else {
                 f.usr.clone()
             };
-            if let Some(first) = kept.get(&key) {
-                if *first != def_file && clash_reported.insert(key.clone()) {
-                    let show = |p: &Option<PathBuf>| p.as_deref().map_or_else(|| "?".to_string(), shown_path);
-                    messages.insert(format!(
-                        "{}: warning: function `{}` is also defined in {}; only the first definition (in compile-command order) is analysed",
-                        show(&def_file),
-                        f.name,
-                        show(first)
-                    ));
+            let defs = kept.entry(key).or_default();
+            if let Some(&(_, i)) = defs.iter().find(|d| d.0 == def_file) {
+                if origins[i].last() != Some(&tu) {
+                    origins[i].push(tu);
                 }
                 continue;
             }
-            kept.insert(key, def_file);
+            defs.push((def_file, prog.functions.len()));
+            origins.push(vec![tu]);
             let mut map = |l: Loc| -> Loc {
                 let Some(slot) = remap.get_mut(l.file.index()) else { return l };
                 let id = *slot.get_or_insert_with(|| {
@@ -731,6 +745,8 @@ impl Merger {
             open_fields,
             scalar_globals,
             global_addrs,
+            mut origins,
+            links,
             ..
         } = self;
         prog.scalar_globals = scalar_globals.into_iter().collect();
@@ -766,7 +782,9 @@ impl Merger {
         prog.open_fields = open_fields.into_iter().collect();
         prog.open_fields.sort();
         let mut messages: Vec<String> = messages.into_iter().collect();
+        messages.extend(crate::link::resolve(&mut prog, &mut origins, links.as_deref()));
         messages.sort();
+        messages.dedup();
         rep.messages = messages;
         rep.tu_notes.sort();
         rep.functions = prog.functions.len();

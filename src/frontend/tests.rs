@@ -46,7 +46,7 @@ impl Drop for TempDir {
 }
 
 fn opts(jobs: usize) -> FrontendOptions {
-    FrontendOptions { progress: None, jobs, verbose: false }
+    FrontendOptions { progress: None, jobs, verbose: false, links: None }
 }
 
 fn lower_src(src: &str) -> (Program, FrontendReport) {
@@ -281,14 +281,38 @@ fn header_functions_are_kept_once_and_statics_stay_apart() {
 }
 
 #[test]
-fn conflicting_definitions_are_reported() {
+fn conflicting_definitions_are_all_kept_and_calls_go_to_the_nearest() {
     let dir = TempDir::new();
     let a = dir.write("a.c", "int main(void) { return 0; }\n");
     let b = dir.write("b.c", "int main(void) { return 1; }\n");
-    let db = compdb::from_files(&[a, b], &[]);
+    // Without link information a caller gets the definition in its own directory tree, whatever
+    // the order of the database.
+    let top = dir.write("pick.c", "int pick(void) { return 2; }\n");
+    let lib = dir.write("lib/pick.c", "int pick(void) { return 1; }\n");
+    let user = dir.write("lib/use.c", "int pick(void);\nint use(void) { return pick(); }\n");
+    let db = compdb::from_files(&[a, b, top, lib, user], &[]);
     let (prog, rep) = build_program(&db.commands, &opts(1));
-    assert_eq!(prog.functions.len(), 1);
-    assert!(rep.messages.iter().any(|m| m.contains("warning: function `main` is also defined")), "{:?}", rep.messages);
+    let mains: Vec<&str> = prog.functions.iter().filter(|f| f.name == "main").map(|f| f.usr.as_str()).collect();
+    assert_eq!(mains.len(), 2, "every main is analysed");
+    assert_ne!(mains[0], mains[1]);
+    let called: Vec<&str> = prog
+        .functions
+        .iter()
+        .filter(|f| f.name == "use")
+        .flat_map(|f| f.stmts.iter())
+        .filter_map(|s| match s {
+            Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => Some(usr.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(called.len(), 1);
+    assert!(called[0].ends_with("lib/pick.c"), "{called:?}");
+    let warned: Vec<&String> = rep.messages.iter().filter(|m| m.contains(crate::link::DUPLICATE)).collect();
+    assert_eq!(warned.len(), 2, "{:?}", rep.messages);
+    assert!(
+        warned.iter().any(|m| m.contains("`pick`") && m.contains("0 to ") && m.contains("lib/pick.c)")),
+        "{warned:?}"
+    );
 }
 
 #[test]
