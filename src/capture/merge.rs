@@ -167,26 +167,10 @@ fn existing_key(v: &Value, db_dir: &Path) -> Option<(PathBuf, Option<PathBuf>, P
                 (_, Some(cmd)) => shell_words::split(cmd).ok()?,
                 _ => return None,
             };
-            explicit_output(&args)
+            crate::link::explicit_output(&args)
         }
     };
     Some((file, output.map(|o| compdb::absolute(Path::new(&o), &directory)), directory))
-}
-
-/// The `-o` value of an argv, if it names one.
-fn explicit_output(args: &[String]) -> Option<String> {
-    let mut it = args.iter().skip(1);
-    let mut out = None;
-    while let Some(a) = it.next() {
-        if a == "-o" || a == "--output" {
-            out = it.next().cloned();
-        } else if let Some(o) = a.strip_prefix("--output=") {
-            out = Some(o.to_string());
-        } else if let Some(o) = a.strip_prefix("-o").filter(|o| !o.is_empty() && !a.starts_with("-objc")) {
-            out = Some(o.to_string());
-        }
-    }
-    out
 }
 
 /// Merge captured units into the existing database (`existing`: its parsed JSON array, if any).
