@@ -491,6 +491,10 @@ fn run(args: &Args) -> i32 {
     // The IR lives until the process exits, and is left to the exit: freeing its millions of
     // small allocations one by one cost 53 M instructions on SQLite (5% of the analysis). clang's
     // own driver does the same with its AST (`-disable-free`).
+    let mut program = program;
+    if db.skipped_non_c > 0 || fe.tus_failed > 0 {
+        crate::globals::seen_partly(&mut program);
+    }
     let program = std::mem::ManuallyDrop::new(program);
     let cpu_front_end = driver::process_cpu().saturating_sub(cpu_started);
     if let Some(d) = drawing {

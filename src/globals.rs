@@ -18,6 +18,9 @@
 //!   that calls a function that never returns ending its path (the front end already ends the
 //!   path at calls to `exit`, `abort` and functions declared `noreturn`). Computed as a least
 //!   fixpoint over the whole program, so a cycle of calls that may return is not noreturn.
+//! - A run that did not see every TU of the database (one failed to parse, or was C++ and
+//!   skipped) may miss a writer of an external global: then only `static` globals can be fixed
+//!   (`seen_partly`, called by the command line).
 //! - Deterministic: independent of thread count and of the order of functions.
 
 use std::collections::{HashMap, HashSet};
@@ -32,8 +35,8 @@ pub fn fixed(program: &Program) -> Fixed {
     let candidates: HashMap<&str, i64> = program
         .scalar_globals
         .iter()
-        .filter(|(name, _)| program.global_addrs.binary_search(name).is_err())
-        .filter_map(|(name, init)| Some((name.as_str(), (*init)?)))
+        .filter(|(name, _, _)| program.global_addrs.binary_search(name).is_err())
+        .filter_map(|(name, init, _)| Some((name.as_str(), (*init)?)))
         .collect();
     if candidates.is_empty() {
         return Fixed::new();
@@ -59,6 +62,12 @@ pub fn fixed(program: &Program) -> Fixed {
         .filter(|(g, _)| writers.get(g).is_none_or(|w| w.iter().all(|i| ends[*i])))
         .map(|(g, k)| (g.to_string(), k))
         .collect()
+}
+
+/// Only `static` globals stay candidates: some code of the program was not seen, and it may
+/// store to the others.
+pub fn seen_partly(program: &mut Program) {
+    program.scalar_globals.retain(|g| g.2);
 }
 
 /// Per function: it never returns (see the module's invariants).

@@ -92,10 +92,11 @@ pub struct Program {
     /// back to the signature-based targets. Whole-struct copies do not open a field. Sorted,
     /// unique.
     pub open_fields: Vec<String>,
-    /// (name, initial value) of every scalar global the program defines (`None`: not an integer
-    /// constant, or definitions of the name disagree). By name: two `static`s of one name in
-    /// different files are one entry, which only makes it less often fixed. Sorted, unique.
-    pub scalar_globals: Vec<(String, Option<i64>)>,
+    /// (name, initial value, internal linkage) of every scalar global the program defines
+    /// (`None`: not an integer constant, or definitions of the name disagree; internal: every
+    /// definition of the name is `static`). By name: two `static`s of one name in different
+    /// files are one entry, which only makes it less often fixed. Sorted, unique.
+    pub scalar_globals: Vec<(String, Option<i64>, bool)>,
     /// Globals whose address is taken somewhere (`&g`, or named in a global's initializer).
     /// Sorted, unique.
     pub global_addrs: Vec<String>,

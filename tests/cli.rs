@@ -159,6 +159,53 @@ fn non_c_entries_are_skipped_and_counted() {
     assert!(stderr(&out).contains("1 non-C"), "{}", stderr(&out));
 }
 
+/// A global only a function that never returns writes is fixed (`globals.rs`), so a free
+/// guarded by it is a free; when a TU of the database was skipped (C++ here, which may write
+/// it), only a `static` global can be fixed.
+#[test]
+fn a_global_is_fixed_only_when_every_writer_is_seen() {
+    let dir = scratch("fixed-global");
+    let guarded = r#"#include <stdlib.h>
+int exiting = 0;
+static int quiet = 0;
+void quit(int code) {
+    exiting = 1;
+    quiet = 1;
+    exit(code);
+}
+void release(void *x) {
+    if (x != NULL && !exiting)
+        free(x);
+}
+void release_quietly(void *x) {
+    if (x != NULL && !quiet)
+        free(x);
+}
+void twice(void) {
+    char *p = malloc(8);
+    release(p);
+    release(p);
+}
+void twice_quietly(void) {
+    char *q = malloc(8);
+    release_quietly(q);
+    release_quietly(q);
+}
+"#;
+    write(&dir, "a.c", guarded);
+    compdb(&dir, &["a.c"]);
+    let out = drip().args(["check", "--no-cache", "-p"]).arg(&dir).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out).matches("[double-free]").count(), 2, "{}", stdout(&out));
+    write(&dir, "b.cpp", "extern \"C\" int exiting;\nvoid stop() { exiting = 1; }\n");
+    compdb(&dir, &["a.c", "b.cpp"]);
+    let out = drip().args(["check", "--no-cache", "-p"]).arg(&dir).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("[double-free]").count(), 1, "{text}");
+    assert!(text.contains("twice_quietly") || text.contains(":25:"), "{text}");
+}
+
 /// The SARIF log without the parts that say how and when drip ran (its command line and start
 /// and end times), which differ between any two runs; everything else must not.
 fn without_invocation_details(sarif: &str) -> String {

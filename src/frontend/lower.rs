@@ -74,9 +74,9 @@ pub(super) struct TuCtx<'t, 'i> {
     pub field_targets: Vec<(String, String)>,
     /// Function-pointer fields that may hold a value no store names (`fields.rs`).
     pub open_fields: Vec<String>,
-    /// Scalar globals (integers, enums, pointers) defined here: name and initial value (C's
-    /// zero without an initializer; `None` when it is no integer constant).
-    pub scalar_globals: Vec<(String, Option<i64>)>,
+    /// Scalar globals (integers, enums, pointers) defined here: name, initial value (C's zero
+    /// without an initializer; `None` when it is no integer constant), internal linkage.
+    pub scalar_globals: Vec<(String, Option<i64>, bool)>,
     /// Globals whose address some code here takes (`&g` in a body or an initializer, or any
     /// mention in a global's initializer): stores through pointers may change them.
     pub global_addrs: Vec<String>,
@@ -192,7 +192,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             None => Some(0),
             Some(e) => e.eval_int(),
         };
-        self.scalar_globals.push((v.spelling(), init));
+        self.scalar_globals.push((v.spelling(), init, v.linkage() == CXLinkage_Internal));
     }
 
     /// Record the globals whose address the declaration the tree holds takes: `&g` anywhere in

@@ -343,7 +343,7 @@ struct TuResult {
     library_taken: Vec<(String, String, String)>,
     field_targets: Vec<(String, String)>,
     open_fields: Vec<String>,
-    scalar_globals: Vec<(String, Option<i64>)>,
+    scalar_globals: Vec<(String, Option<i64>, bool)>,
     global_addrs: Vec<String>,
     failed: bool,
     /// No preprocessor or fatal error: the result depends only on the files in its manifest (with
@@ -593,8 +593,9 @@ struct Merger {
     field_targets: HashSet<(String, String)>,
     open_fields: HashSet<String>,
     /// Name → initial value of the scalar globals defined (`None` when a definition's value is
-    /// no constant, or two definitions of the name disagree).
-    scalar_globals: HashMap<String, Option<i64>>,
+    /// no constant, or two definitions of the name disagree), and whether every definition of
+    /// the name has internal linkage.
+    scalar_globals: HashMap<String, (Option<i64>, bool)>,
     global_addrs: HashSet<String>,
 }
 
@@ -641,11 +642,12 @@ impl Merger {
             global_addrs,
         } = self;
         let verbose = *verbose;
-        for (name, init) in r.scalar_globals {
-            let value = scalar_globals.entry(name).or_insert(init);
-            if *value != init {
-                *value = None;
+        for (name, init, internal) in r.scalar_globals {
+            let value = scalar_globals.entry(name).or_insert((init, internal));
+            if value.0 != init {
+                value.0 = None;
             }
+            value.1 &= internal;
         }
         global_addrs.extend(r.global_addrs);
         let tu = *next_tu;
@@ -749,7 +751,8 @@ impl Merger {
             links,
             ..
         } = self;
-        prog.scalar_globals = scalar_globals.into_iter().collect();
+        prog.scalar_globals =
+            scalar_globals.into_iter().map(|(name, (init, internal))| (name, init, internal)).collect();
         prog.scalar_globals.sort();
         prog.global_addrs = global_addrs.into_iter().collect();
         prog.global_addrs.sort();
