@@ -90,19 +90,26 @@ pub fn noreturn(program: &Program) -> Vec<bool> {
         .iter()
         .map(|f| (0..f.blocks.len()).map(|b| callees(f, BlockId::from_usize(b))).collect())
         .collect();
-    let mut ends = vec![false; program.functions.len()];
-    loop {
-        let mut changed = false;
-        for (i, f) in program.functions.iter().enumerate() {
-            if !ends[i] && !returns(f, &calls[i], &ends) {
-                ends[i] = true;
-                changed = true;
+    // A worklist over callers: a function is looked at again only when one of its callees
+    // turned out never to return, so a long chain of such functions costs one pass each.
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); program.functions.len()];
+    for (i, blocks) in calls.iter().enumerate() {
+        for c in blocks.iter().flatten() {
+            if callers[*c].last() != Some(&i) {
+                callers[*c].push(i);
             }
         }
-        if !changed {
-            return ends;
-        }
     }
+    let mut ends = vec![false; program.functions.len()];
+    let mut work: Vec<usize> = (0..program.functions.len()).rev().collect();
+    while let Some(i) = work.pop() {
+        if ends[i] || returns(&program.functions[i], &calls[i], &ends) {
+            continue;
+        }
+        ends[i] = true;
+        work.extend(callers[i].iter().copied().filter(|c| !ends[*c]));
+    }
+    ends
 }
 
 /// A `return` of `f` is reachable from its entry, where blocks calling a function that never
