@@ -314,6 +314,9 @@ pub struct FnCx<'a> {
     /// Globals whose value is fixed outside the program's way out (`globals`): tests of them
     /// are constants.
     pub fixed_globals: Option<&'a crate::globals::Fixed>,
+    /// Scalar globals whose address is never taken (`globals::unaliased`): no pointer leads to
+    /// them. `None`: not known, every global may be reached through a pointer.
+    pub unaliased_globals: Option<&'a std::collections::HashSet<String>>,
     /// Memory places below tracked pointers that some branch tests (`p->f`, `*p`:
     /// `facts::tested_places`), sorted. Each has a slot after the globals' in the reaching
     /// definitions, defined by every statement that may write it (the pointer reassigned
@@ -445,6 +448,7 @@ impl<'a> FnCx<'a> {
             local_defs: Grouped::empty(),
             tested_globals: Vec::new(),
             fixed_globals: None,
+            unaliased_globals: None,
             tested_places: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
@@ -1525,6 +1529,11 @@ impl<'a> FnCx<'a> {
     /// The value of global `g` when it is fixed (`globals`).
     pub fn fixed_global(&self, g: &str) -> Option<i64> {
         self.fixed_globals.and_then(|f| f.get(g)).copied()
+    }
+
+    /// Global `g` is a scalar no pointer leads to (`globals::unaliased`).
+    pub fn unaliased_global(&self, g: &str) -> bool {
+        self.unaliased_globals.is_some_and(|u| u.contains(g))
     }
 
     /// Like `constant_value`, before statement `idx` of `node`.

@@ -213,6 +213,7 @@ pub fn analyze(
             let mut cx = FnCx::prepare(func, models);
             cx.budget = budget;
             cx.fixed_globals = Some(&summaries.fixed_globals);
+            cx.unaliased_globals = Some(&summaries.unaliased_globals);
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome {

@@ -87,8 +87,12 @@ impl Fact {
         }
     }
 
-    pub fn is_zero(self) -> bool {
-        self == Fact::In(0, 0)
+    /// The fact a summary's `Held` value states.
+    pub fn held(h: crate::summary::Held) -> Fact {
+        match h {
+            crate::summary::Held::Zero => Fact::In(0, 0),
+            crate::summary::Held::NonZero => Fact::Ne(0),
+        }
     }
 
     /// What is left of the fact after the value is stepped by `d` (`n++`, `n -= 2`): the bound on
@@ -138,8 +142,9 @@ pub struct Facts {
     index: HashMap<(LocalId, String), u32>,
     /// Per block: the branch's test of a key against a constant, as `key op constant`.
     pub tests: Vec<Option<(u32, CmpOp, i64)>>,
-    /// Keys below a pointer parameter (`p->rc`, `*pRc`) of a function that returns a pointer:
-    /// their value where a fresh cell is returned goes into the summary (`Summary::ret_zero`).
+    /// Keys below a pointer parameter (`p->rc`, `*pRc`, `*mustfree`) of a function that returns
+    /// a pointer: their value where a fresh cell is returned goes into the summary
+    /// (`Summary::ret_values`).
     pub ret_keys: Vec<u32>,
 }
 
@@ -206,7 +211,8 @@ impl Facts {
             n.2 &= same;
             block_tests[bi] = Some((k, op, c));
         }
-        if tested.is_empty() {
+        let returns_pointer = func.returns_pointer;
+        if tested.is_empty() && !returns_pointer {
             return Facts::default();
         }
         // Worth following: tested twice, or given a value this function can name (a constant, a
@@ -230,7 +236,7 @@ impl Facts {
                 }
                 Stmt::Call { args, .. } => {
                     let Some(m) = cx.model(StmtId::from_usize(si)) else { continue };
-                    for (i, path) in m.ret_zero.iter() {
+                    for (i, path, _) in m.ret_values.iter() {
                         let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
                         let text = format!("{prefix}{}", &path[1..]);
                         assigned.entry((root, text)).or_default().push(None);
@@ -238,7 +244,6 @@ impl Facts {
                 }
             }
         }
-        let returns_pointer = func.returns_pointer;
         let mut chosen: Vec<(LocalId, String)> = tested
             .iter()
             .filter(|(k, (n, after_site, one_cond))| {
@@ -251,6 +256,16 @@ impl Facts {
             })
             .map(|(k, _)| k.clone())
             .collect();
+        // A place below a pointer parameter that a pointer-returning function gives a value
+        // (`*mustfree = TRUE` where it allocates) may be what its callers test of the result.
+        if returns_pointer {
+            chosen.extend(
+                assigned
+                    .keys()
+                    .filter(|k| cx.param_index(k.0).is_some() && k.1.starts_with('*') && !tested.contains_key(*k))
+                    .cloned(),
+            );
+        }
         // What is copied into a followed key is followed too.
         let mut i = 0;
         while i < chosen.len() {
@@ -319,7 +334,7 @@ impl Facts {
         };
         match cx.func.stmt(sid) {
             Stmt::Assign { dst, src } => {
-                self.store_kills(groups, ix, dst, &mut kills);
+                self.store_kills(cx, groups, ix, dst, &mut kills);
                 if let Some(k) = key_of(dst) {
                     gen = match src {
                         Rvalue::Use(Operand::Const(c)) => FactGen::Const(k, *c),
@@ -340,7 +355,7 @@ impl Facts {
             }
             Stmt::Call { dst, args, .. } => {
                 if let Some(d) = dst {
-                    self.store_kills(groups, ix, d, &mut kills);
+                    self.store_kills(cx, groups, ix, d, &mut kills);
                 }
                 for a in args {
                     self.arg_kills(cx, groups, ix, a, &mut kills);
@@ -353,7 +368,14 @@ impl Facts {
     }
 
     /// Keys a store to `dst` may change.
-    fn store_kills(&self, groups: &Groups, ix: &KeyIndex, dst: &Place, out: &mut Vec<u32>) {
+    fn store_kills(&self, cx: &FnCx, groups: &Groups, ix: &KeyIndex, dst: &Place, out: &mut Vec<u32>) {
+        // A scalar global whose address is never taken is no object a key (rooted at a local)
+        // reaches: `didset = TRUE` changes nothing a pointer leads to.
+        if let Place::Global(g) = dst {
+            if cx.unaliased_global(g) {
+                return;
+            }
+        }
         if let Place::Local(l) = dst {
             // The local and everything named below its old value.
             if let Some(ks) = ix.by_root.get(l) {
@@ -898,10 +920,10 @@ pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
             let pure_call = cx.model(sid).is_some_and(|m| !m.lib && m.heap_pure);
             let mut kills: Vec<u32> = Vec::new();
             match func.stmt(sid) {
-                Stmt::Assign { dst, .. } => table.store_kills(&groups, &ix, dst, &mut kills),
+                Stmt::Assign { dst, .. } => table.store_kills(cx, &groups, &ix, dst, &mut kills),
                 Stmt::Call { dst, args, .. } => {
                     if let Some(d) = dst {
-                        table.store_kills(&groups, &ix, d, &mut kills);
+                        table.store_kills(cx, &groups, &ix, d, &mut kills);
                     }
                     if !pure_call {
                         for a in args {
@@ -1058,7 +1080,7 @@ mod tests {
         assert_eq!(ne0.decides(CmpOp::Eq, 0), Some(false));
         assert_eq!(ne0.decides(CmpOp::Eq, 3), None);
         let zero = Fact::learned(CmpOp::Ne, 0, false);
-        assert!(zero.is_zero());
+        assert!(zero.implies(Fact::held(crate::summary::Held::Zero)));
         assert_eq!(zero.decides(CmpOp::Ne, 0), Some(false));
         let gt1 = Fact::learned(CmpOp::Gt, 1, true);
         assert_eq!(gt1.decides(CmpOp::Eq, 0), Some(false));

@@ -35,7 +35,7 @@ use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
-use crate::summary::{AllocOrigin, ParamFate, PathFate, Summary};
+use crate::summary::{AllocOrigin, Held, ParamFate, PathFate, Summary};
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -174,8 +174,9 @@ pub struct SiteVerdict {
     /// For a leak: the other allocations of this function that form, with this one, a cycle of
     /// cells pointing to each other that nothing else reaches (`reach`).
     pub cycle_with: Vec<StmtId>,
-    /// Returned: the places below parameters that hold 0 wherever it is (`Summary::ret_zero`).
-    pub ret_zero: Vec<(usize, std::sync::Arc<str>)>,
+    /// Returned: the places below parameters that hold one value wherever it is
+    /// (`Summary::ret_values`).
+    pub ret_values: Vec<(usize, std::sync::Arc<str>, Held)>,
 }
 
 #[derive(Clone, Debug)]
@@ -438,7 +439,7 @@ pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut T
 }
 
 /// A verdict that following facts may change: a leak, a double free, or a cell handed to the
-/// caller (whether the function is an allocator, and `Summary::ret_zero`, depend on which paths
+/// caller (whether the function is an allocator, and `Summary::ret_values`, depend on which paths
 /// really return it).
 fn facts_may_matter(v: &SiteVerdict) -> bool {
     v.leak.is_some() || v.double_free.is_some() || v.returned || v.handed.is_some()
@@ -542,9 +543,9 @@ struct Flowed {
     verdict: SiteVerdict,
     events: Vec<Event>,
     rets: Vec<(DagNode, GuardId, Option<i64>)>,
-    /// Per `cx.facts.ret_keys` key: the guard of returning the cell where the key is not known
-    /// to be 0.
-    unzero: Vec<(u32, GuardId)>,
+    /// Per `cx.facts.ret_keys` key and value: the guard of returning the cell where the key is
+    /// not known to hold that value.
+    unknown_held: Vec<(u32, Held, GuardId)>,
     psrc: GuardId,
     x: Key,
     fold: Option<(AtomId, bool)>,
@@ -643,7 +644,7 @@ fn flow_site(
         handed: None,
         sat_queries: 0,
         cycle_with: Vec::new(),
-        ret_zero: Vec::new(),
+        ret_values: Vec::new(),
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
@@ -745,16 +746,16 @@ fn flow_site(
         }
     }
     if let (SiteSlot::Result, Some(m), true) = (slot, cx.model(stmt), with_facts) {
-        for (i, path) in &m.ret_zero {
+        for (i, path, held) in &m.ret_values {
             let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
             if let Some(k) = cx.facts.key(root, &format!("{prefix}{}", &path[1..])) {
                 init.retain(|f| f.0 != k);
-                init.push((k, crate::facts::Fact::In(0, 0), GuardId::TRUE));
+                init.push((k, crate::facts::Fact::held(*held), GuardId::TRUE));
             }
         }
     }
     let mut rets = Vec::new();
-    let mut unzero = Vec::new();
+    let mut unknown_held = Vec::new();
     let events = flow(
         cx,
         guards,
@@ -765,7 +766,7 @@ fn flow_site(
         Some(&mut rets),
         false,
         must.map(|(f, _)| (f, &init[..])),
-        Some(&mut unzero),
+        Some(&mut unknown_held),
     );
     if guards.over_budget() {
         guards.reset_budget();
@@ -774,7 +775,7 @@ fn flow_site(
     }
 
     timings.value_flow += started.elapsed();
-    Prepared::Flowed(Flowed { verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: slot.clone() })
+    Prepared::Flowed(Flowed { verdict, events, rets, unknown_held, psrc, x, fold, node0, idx0, slot: slot.clone() })
 }
 
 /// The queries of one site, once the held-by resolution has said when the objects its cell
@@ -791,7 +792,7 @@ fn judge_site(
     timings: &mut Timings,
 ) -> SiteVerdict {
     let started = std::time::Instant::now();
-    let Flowed { mut verdict, events, rets, unzero, psrc, x, fold, node0, idx0, slot: _ } = f;
+    let Flowed { mut verdict, events, rets, unknown_held, psrc, x, fold, node0, idx0, slot: _ } = f;
     guards.allow_more(config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
@@ -932,14 +933,14 @@ fn judge_site(
             verdict.returned_if.push((index, mask, when));
         }
     }
-    // Returned: which error-code places below parameters are 0 wherever it is.
+    // Returned: which places below parameters (error codes, flags) hold one value wherever it is.
     if verdict.returned {
-        for (k, bad) in &unzero {
+        for (k, held, bad) in &unknown_held {
             if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat)
             {
                 let (root, path) = &cx.facts.keys[*k as usize];
                 if let Some(i) = cx.param_index(*root) {
-                    verdict.ret_zero.push((i, path.as_str().into()));
+                    verdict.ret_values.push((i, path.as_str().into(), *held));
                 }
             }
         }
@@ -1005,7 +1006,7 @@ fn flow(
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
     facts: Option<(&crate::facts::Followed, &[(u32, crate::facts::Fact, GuardId)])>,
-    mut unzero: Option<&mut Vec<(u32, GuardId)>>,
+    mut unknown_held: Option<&mut Vec<(u32, Held, GuardId)>>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     // The state waiting at each node: an index into `waiting` plus one, 0 for none. The node
@@ -1075,17 +1076,23 @@ fn flow(
                     let g = value_guard(cx, &st, op);
                     if g != GuardId::FALSE {
                         events.push(Event { kind: EventKind::Return, guard: g, weak: false });
-                        if let Some(unzero) = unzero.as_deref_mut() {
+                        if let Some(unknown_held) = unknown_held.as_deref_mut() {
                             for &k in &cx.facts.ret_keys {
-                                let mut zero = GuardId::FALSE;
-                                for f in st.facts.iter().filter(|f| f.0 == k && f.1.is_zero()) {
-                                    zero = guards.or(zero, f.2);
-                                }
-                                let nz = guards.not(zero);
-                                let bad = guards.and(g, nz);
-                                match unzero.iter_mut().find(|u| u.0 == k) {
-                                    Some(u) => u.1 = guards.or(u.1, bad),
-                                    None => unzero.push((k, bad)),
+                                for held in [Held::Zero, Held::NonZero] {
+                                    let mut known = GuardId::FALSE;
+                                    for f in st
+                                        .facts
+                                        .iter()
+                                        .filter(|f| f.0 == k && f.1.implies(crate::facts::Fact::held(held)))
+                                    {
+                                        known = guards.or(known, f.2);
+                                    }
+                                    let unknown = guards.not(known);
+                                    let bad = guards.and(g, unknown);
+                                    match unknown_held.iter_mut().find(|u| u.0 == k && u.1 == held) {
+                                        Some(u) => u.2 = guards.or(u.2, bad),
+                                        None => unknown_held.push((k, held, bad)),
+                                    }
                                 }
                             }
                         }
@@ -1466,7 +1473,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         } else {
             std::sync::Arc::from([])
         },
-        ret_zero: if allocator { ret_zero(&fresh_returns) } else { Vec::new() },
+        ret_values: if allocator { ret_values(&fresh_returns) } else { Vec::new() },
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
         ret_const: returned_constant(func),
@@ -1577,11 +1584,11 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     })
 }
 
-/// The places below parameters that every returned fresh cell proves to be 0.
-fn ret_zero(fresh_returns: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>)> {
+/// The places below parameters that hold one value wherever any fresh cell is returned.
+fn ret_values(fresh_returns: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>, Held)> {
     let Some((first, rest)) = fresh_returns.split_first() else { return Vec::new() };
-    let mut out = first.ret_zero.clone();
-    out.retain(|z| rest.iter().all(|v| v.ret_zero.contains(z)));
+    let mut out = first.ret_values.clone();
+    out.retain(|z| rest.iter().all(|v| v.ret_values.contains(z)));
     out.sort();
     out.dedup();
     out

@@ -5,8 +5,10 @@
 //! (`Program::global_addrs`). Output: `Fixed`, name → the value the global holds.
 //! Invariants:
 //! - A global is fixed when its address is never taken, every definition of its name has the
-//!   same integer constant as initial value (C's zero when there is none), and every function
-//!   that stores to it never returns (`noreturn`). Then no store can have run on a path that has
+//!   same integer constant as initial value (C's zero when there is none, `int n;` included),
+//!   and every function that stores to it never returns (`noreturn`) because it ends the program
+//!   (some block calls `exit` or a function that never returns) and is not `main` (whose stores
+//!   run before the rest of the program: scp's options) — `on_the_way_out`. Then no store can have run on a path that has
 //!   not entered a function that ends the program, so the global holds its initial value there:
 //!   a global only written once the program has started to exit (vim's `really_exiting`, set by
 //!   `preserve_exit` before it calls `getout`), or never written at all (a configuration
@@ -57,10 +59,47 @@ pub fn fixed(program: &Program) -> Fixed {
         }
     }
     let ends = if writers.is_empty() { Vec::new() } else { noreturn(program) };
+    let by_usr: HashMap<&str, usize> =
+        program.functions.iter().enumerate().rev().map(|(i, f)| (f.usr.as_str(), i)).collect();
     candidates
         .into_iter()
-        .filter(|(g, _)| writers.get(g).is_none_or(|w| w.iter().all(|i| ends[*i])))
+        .filter(|(g, _)| writers.get(g).is_none_or(|w| w.iter().all(|i| on_the_way_out(program, &by_usr, &ends, *i))))
         .map(|(g, k)| (g.to_string(), k))
+        .collect()
+}
+
+/// A store in function `i` runs only once the program has started to end: `i` never returns,
+/// and it is not `main` (whose stores run before everything it calls: scp's `iamrecursive = 1`
+/// while reading options) nor a function that only loops forever (an event loop's `got_signal =
+/// 0`): some block of it ends the program (a call to `exit` or to a function that never
+/// returns).
+fn on_the_way_out(program: &Program, by_usr: &HashMap<&str, usize>, ends: &[bool], i: usize) -> bool {
+    let f = &program.functions[i];
+    if !ends[i] || f.name == "main" {
+        return false;
+    }
+    f.blocks.iter().any(|b| {
+        matches!(b.term, Terminator::NoReturn)
+            || b.stmts.iter().any(|sid| match f.stmt(*sid) {
+                Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => {
+                    by_usr.get(usr.as_str()).is_some_and(|c| ends[*c])
+                }
+                _ => false,
+            })
+    })
+}
+
+/// The scalar globals whose address is never taken: a store through a pointer cannot write
+/// them, and a store to them writes nothing a pointer leads to. Only the scalars the front end
+/// saw defined (`Program::scalar_globals`, which `seen_partly` narrows to `static`s when some
+/// code was not seen): an array decays to a pointer and a struct's field can have its address
+/// taken without `&` naming the global, so neither is ever in the set.
+pub fn unaliased(program: &Program) -> HashSet<String> {
+    program
+        .scalar_globals
+        .iter()
+        .filter(|(name, _, _)| program.global_addrs.binary_search(name).is_err())
+        .map(|(name, _, _)| name.clone())
         .collect()
 }
 

@@ -101,11 +101,12 @@ pub struct Summary {
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     /// The function frees, keeps and overwrites nothing reachable from its parameters.
     pub heap_pure: bool,
-    /// For an allocator: places below parameters (`*pRc`, `p->rc`) that hold 0 on every path
-    /// that returns a fresh cell (an error code, as `sqlite3Fts5MallocZero(&rc, n)` and
-    /// `fts5DataRead(p, ..)` leave it). A caller's test of that place after the call is then the
-    /// allocation's success.
-    pub ret_zero: Vec<(usize, Arc<str>)>,
+    /// For an allocator: places below parameters (`*pRc`, `p->rc`, `*mustfree`) that hold one
+    /// value on every path that returns a fresh cell: 0 for an error code, as
+    /// `sqlite3Fts5MallocZero(&rc, n)` and `fts5DataRead(p, ..)` leave it, non-zero for a flag
+    /// that says the result was allocated, as vim's `vim_getenv(name, &mustfree)` sets it. A
+    /// caller's test of that place after the call then goes one way wherever the cell exists.
+    pub ret_values: Vec<(usize, Arc<str>, Held)>,
     /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
     /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
     pub writes: Arc<[crate::alias::Write]>,
@@ -115,6 +116,14 @@ pub struct Summary {
     /// An allocator whose result is never NULL (`xmalloc` ends the program when `malloc` fails):
     /// a caller's test of the result for NULL takes the non-NULL side only.
     pub never_null: bool,
+}
+
+/// A value an allocator leaves in a place below a parameter wherever it returns a fresh cell
+/// (`Summary::ret_values`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Held {
+    Zero,
+    NonZero,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,7 +152,7 @@ impl Summary {
             ret_fresh: Vec::new(),
             heap: Arc::from([]),
             heap_pure: true,
-            ret_zero: Vec::new(),
+            ret_values: Vec::new(),
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
@@ -221,6 +230,8 @@ pub struct Summaries {
     names: Vec<String>,
     /// Globals whose value is fixed outside the program's way out (`globals`).
     pub fixed_globals: crate::globals::Fixed,
+    /// Scalar globals whose address is never taken (`globals::unaliased`).
+    pub unaliased_globals: std::collections::HashSet<String>,
     slots: Vec<OnceLock<Summary>>,
     /// Per function, per statement: the direct call's callee, resolved once (`None` for other
     /// statements). Every check of a function asks for the model of each of its calls, and
@@ -326,6 +337,7 @@ impl Summaries {
             declared,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
             fixed_globals: crate::globals::fixed(program),
+            unaliased_globals: crate::globals::unaliased(program),
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
         };
@@ -413,6 +425,7 @@ impl Summaries {
             declared: HashMap::new(),
             names: Vec::new(),
             fixed_globals: Default::default(),
+            unaliased_globals: Default::default(),
             slots: Vec::new(),
             direct: Vec::new(),
         }
@@ -593,7 +606,11 @@ fn meet(sums: &[&Summary]) -> Summary {
         // Heap effects must agree exactly; otherwise nothing is known about them.
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Arc::from([]) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
-        ret_zero: if sums.iter().all(|s| s.ret_zero == first.ret_zero) { first.ret_zero.clone() } else { Vec::new() },
+        ret_values: if sums.iter().all(|s| s.ret_values == first.ret_values) {
+            first.ret_values.clone()
+        } else {
+            Vec::new()
+        },
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
         ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
         never_null: allocator && sums.iter().all(|s| s.never_null),
@@ -634,8 +651,8 @@ pub struct Model<'a> {
     /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
     pub out_paths: Vec<(usize, Arc<str>, Success)>,
     pub ret_paths: Vec<Arc<str>>,
-    /// `Summary::ret_zero` of a summarised callee whose result is fresh here.
-    pub ret_zero: Vec<(usize, Arc<str>)>,
+    /// `Summary::ret_values` of a summarised callee whose result is fresh here.
+    pub ret_values: Vec<(usize, Arc<str>, Held)>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
@@ -665,7 +682,7 @@ impl<'a> Model<'a> {
             else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
-            ret_zero: Vec::new(),
+            ret_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),
@@ -756,7 +773,7 @@ impl<'a> Model<'a> {
             else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| !(f.0 == i && f.2))),
             out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
-            ret_zero: if matches!(ret, RetEffect::Fresh(_)) { s.ret_zero.clone() } else { Vec::new() },
+            ret_values: if matches!(ret, RetEffect::Fresh(_)) { s.ret_values.clone() } else { Vec::new() },
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
@@ -781,7 +798,7 @@ impl<'a> Model<'a> {
             else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
-            ret_zero: Vec::new(),
+            ret_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),

@@ -182,7 +182,10 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// Record the global `v` (a top-level variable declaration) when it is a scalar defined
     /// here, with its initial value.
     pub fn note_scalar_global(&mut self, v: Cursor) {
-        if !v.has_global_storage() || !v.is_definition() {
+        // `static int n;` and `int n;` at file scope are tentative definitions, which libclang
+        // does not call definitions: a declaration is one unless it says `extern`.
+        let tentative = v.var_initializer().is_none() && v.storage_class() != CX_SC_Extern;
+        if !v.has_global_storage() || !(v.is_definition() || tentative) {
             return;
         }
         if !matches!(v.type_class(), TypeClass::Pointer | TypeClass::Other) {
