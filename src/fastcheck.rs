@@ -163,6 +163,9 @@ pub struct SiteVerdict {
     /// Returned only when parameter `.0` masked by `.1` is non-zero (`.2`) or zero (`!.2`): every
     /// such test (`if (dst == NULL) return src ? copy(src) : NULL;` is under two).
     pub returned_if: Vec<(usize, i64, bool)>,
+    /// Handed to the caller below a parameter only when these flag tests hold (as
+    /// `returned_if`).
+    pub handed_if: Vec<(usize, i64, bool)>,
     /// Returned and also left in a parameter's object: the result is shared, not fresh.
     pub shared: bool,
     /// Never leaked here, and handed to the caller in one place other than the result: through
@@ -640,6 +643,7 @@ fn flow_site(
         escapes: Vec::new(),
         returned: false,
         returned_if: Vec::new(),
+        handed_if: Vec::new(),
         shared: false,
         handed: None,
         sat_queries: 0,
@@ -868,6 +872,8 @@ fn judge_site(
         for e in events.iter().filter(|e| matches!(e.kind, EventKind::Return)) {
             returned_any = guards.or(returned_any, e.guard);
         }
+    }
+    if has_ret || stored_any != GuardId::FALSE {
         for (atom, flag, mask) in &cx.param_tests {
             let Some(index) = cx.func.params().position(|q| q == *flag) else { continue };
             for when in [true, false] {
@@ -926,7 +932,7 @@ fn judge_site(
             }
         }
     }
-    for (index, mask, when, lit) in flag_lits {
+    for &(index, mask, when, lit) in flag_lits.iter().filter(|_| has_ret) {
         // Returned only when the flag test holds. A site no feasible path returns is returned
         // only under every test, so the summary's choice is left to the other sites.
         if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (returned_any, true), (lit, false)]) {
@@ -956,6 +962,15 @@ fn judge_site(
             }
             HandTo::Param(..) => out_success(cx, solver, guards_ro, psrc, stored_any, &rets).map(|s| (to.clone(), s)),
         };
+        // Stored for the caller only under a flag: `if (hint) grow(sb, hint);` in git's
+        // `strbuf_init (sb, 0)`, which allocates nothing.
+        if let Some((HandTo::Param(..), _)) = &verdict.handed {
+            for &(index, mask, when, lit) in &flag_lits {
+                if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (stored_any, true), (lit, false)]) {
+                    verdict.handed_if.push((index, mask, when));
+                }
+            }
+        }
     }
     verdict.sat_queries = solver.queries - queries_before;
     timings.sat += sat_started.elapsed();
@@ -1448,6 +1463,15 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         })
         .collect();
     let fresh_places: Vec<(usize, std::sync::Arc<str>)> = out_fresh.iter().map(|o| (o.0, o.1.clone())).collect();
+    // Hands cells out only under a flag: every handed site is stored only under the same test.
+    let handed_sites: Vec<&SiteVerdict> =
+        verdicts.iter().filter(|v| matches!(v.handed, Some((HandTo::Param(..), _)))).collect();
+    let out_fresh_if = match handed_sites.split_first() {
+        Some((first, rest)) if !out_fresh.is_empty() => {
+            first.handed_if.iter().copied().find(|f| rest.iter().all(|w| w.handed_if.contains(f)))
+        }
+        _ => None,
+    };
     let writes = crate::alias::writes(cx, &fresh_places).into();
     // Allocates only under a flag: every site it returns is returned only under the same test.
     // Of several such tests, the one of the returned parameter: `if (dst == NULL) return
@@ -1467,6 +1491,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         ret_success,
         alloc_if,
         out_fresh,
+        out_fresh_if,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
         heap: if heap_needed {
             heap_effects(cx, Some(config)).unwrap_or_default().into()

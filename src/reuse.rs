@@ -273,6 +273,7 @@ impl<'a> SccReuse<'a> {
                 ret_success,
                 alloc_if,
                 out_fresh,
+                out_fresh_if,
                 ret_fresh,
                 heap,
                 heap_pure,
@@ -284,7 +285,8 @@ impl<'a> SccReuse<'a> {
             let mut w = Feed(Vec::with_capacity(256));
             (allocator, always_fresh, params, returns_param, returns_param_itself, noreturn, ret_success, alloc_if)
                 .hash(&mut w);
-            (out_fresh, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null).hash(&mut w);
+            (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
+                .hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

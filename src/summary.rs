@@ -93,6 +93,10 @@ pub struct Summary {
     /// `obj->buf = p` is `*.buf`), with how the return value tells that it did (the same for all
     /// of them).
     pub out_fresh: Vec<(usize, Arc<str>, Success)>,
+    /// Hands those cells out only when parameter `.0` masked by `.1` is non-zero (`.2`) or zero
+    /// (`!.2`), as `alloc_if` for the result: git's `strbuf_init(sb, hint)` grows `sb->buf`
+    /// only `if (hint)`, so `strbuf_init(sb, 0)` allocates nothing.
+    pub out_fresh_if: Option<(usize, i64, bool)>,
     /// Paths inside the returned object that hold fresh cells (a constructor's fields).
     pub ret_fresh: Vec<Arc<str>>,
     /// Heap effects: (parameter, access path below it, fate), sorted. A path not listed takes the
@@ -149,6 +153,7 @@ impl Summary {
             ret_success: None,
             alloc_if: None,
             out_fresh: Vec::new(),
+            out_fresh_if: None,
             ret_fresh: Vec::new(),
             heap: Arc::from([]),
             heap_pure: true,
@@ -598,6 +603,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         } else {
             Vec::new()
         },
+        out_fresh_if: first.out_fresh_if.filter(|a| sums.iter().all(|s| s.out_fresh_if == Some(*a))),
         ret_fresh: if allocator && sums.iter().all(|s| s.ret_fresh == first.ret_fresh) {
             first.ret_fresh.clone()
         } else {
@@ -727,11 +733,18 @@ impl<'a> Model<'a> {
             },
         };
         let fresh_result = ret == RetEffect::Fresh(Success::NonNull);
+        // Cells handed out below the arguments: none when the flag argument says so. A flag
+        // only the caller's tests can tell is taken as handing them out (as before flags were
+        // known here).
+        let out_fresh: &[(usize, Arc<str>, Success)] = match s.out_fresh_if.map(|(f, m, w)| (flag_value(f, m), w)) {
+            Some((Ok(Some(v)), when)) if v != when => &[],
+            _ => &s.out_fresh,
+        };
         let mut args: Vec<(usize, ArgEffect)> = s
             .params
             .iter()
             .enumerate()
-            .filter(|(i, _)| !s.out_fresh.iter().any(|o| o.0 == *i && &*o.1 == "*"))
+            .filter(|(i, _)| !out_fresh.iter().any(|o| o.0 == *i && &*o.1 == "*"))
             .filter_map(|(i, f)| match *f {
                 ParamFate::Reads => None,
                 ParamFate::Frees => Some((i, ArgEffect::Frees)),
@@ -755,7 +768,7 @@ impl<'a> Model<'a> {
                 },
             })
             .collect();
-        args.extend(s.out_fresh.iter().filter(|o| &*o.1 == "*").map(|(i, _, succ)| (*i, ArgEffect::OutFresh(*succ))));
+        args.extend(out_fresh.iter().filter(|o| &*o.1 == "*").map(|(i, _, succ)| (*i, ArgEffect::OutFresh(*succ))));
         args.sort_by_key(|a| a.0);
         let escape_from = s.params.len();
         Model {
@@ -771,7 +784,7 @@ impl<'a> Model<'a> {
             fresh_if_arg,
             // Fresh when argument `i` is non-NULL, else `i`: NULL then, holding nothing.
             else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| !(f.0 == i && f.2))),
-            out_paths: s.out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
+            out_paths: out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
             ret_values: if matches!(ret, RetEffect::Fresh(_)) { s.ret_values.clone() } else { Vec::new() },
             heap: s.heap.clone(),
