@@ -2719,9 +2719,6 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
         if !(prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])) {
             continue;
         }
-        if prefix == "*" && rest.is_empty() {
-            continue; // the pointer itself: the argument's own effect covers it
-        }
         out.push((*k, format!("*{rest}")));
     }
     out
