@@ -830,9 +830,12 @@ impl<'a> FnCx<'a> {
                     }
                 }
             }
-            Stmt::Call { dst, .. } => {
+            Stmt::Call { dst, callee, .. } => {
                 if let Some(g) = dst.as_ref().and_then(global_root) {
                     of_root(g, out);
+                }
+                if matches!(callee, Callee::Direct { name, .. } if crate::global_writes::is_builtin(name)) {
+                    return;
                 }
                 // Library rows write none of the program's globals (an address passed to them
                 // was taken first, which counts above); a summarised callee writes those its

@@ -11,8 +11,8 @@
 //!   itself or any path below it: `conv.vc_type = ..` writes `conv`), directly or through a
 //!   callee; a callee without a summary (defined nowhere, not yet summarised, its check failed)
 //!   or an indirect call with no known target may write every global (`All`). Library rows write
-//!   no global of the program: what they write they are handed a pointer to, and taking a
-//!   global's address counts below.
+//!   no global of the program, and neither do compiler builtins (`is_builtin`): what they write
+//!   they are handed a pointer to, and taking a global's address counts below.
 //! - Address-taken globals are left out of the sets: anything that writes through a pointer may
 //!   write them, so a caller takes every call to the program's functions as a write of them
 //!   (`is_address_taken`), as before the summaries existed.
@@ -72,6 +72,12 @@ impl GlobalWrites {
         }
         GlobalWrites::Only(names.into())
     }
+}
+
+/// A compiler builtin (`__builtin_constant_p`, `__builtin_expect`): it calls no code of the
+/// program, so it writes no global but through a pointer it is handed, as a library row.
+pub fn is_builtin(name: &str) -> bool {
+    name.starts_with("__builtin_")
 }
 
 /// The global a place is part of (`g`, `g.f`, `g[i]`), not through a pointer it holds.
@@ -144,7 +150,7 @@ pub fn of_scc(program: &Program, summaries: &Summaries, members: &[usize], taken
                         Callee::Direct { name, usr } => match summaries.direct_callee(m, si, name, usr) {
                             Direct::Defined(j) => callee_set(j),
                             Direct::Library(_) => true,
-                            Direct::Undefined => false,
+                            Direct::Undefined => is_builtin(name),
                         },
                         Callee::Indirect { sig, field, .. } => {
                             let targets = summaries.targets(sig, field.as_deref());
