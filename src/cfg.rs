@@ -2091,7 +2091,6 @@ fn encloses(t: &str) -> bool {
     false
 }
 
-
 /// The path of a global or of a field of one (`g`, `g.f.h`); `None` through an array element
 /// (all indices are one place) or a pointer.
 fn global_path(p: &Place) -> Option<String> {

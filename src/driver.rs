@@ -11,11 +11,11 @@
 //! check's, and they are exactly what the check would produce (see `reuse`).
 
 use crate::callgraph::{self, CallGraph, Scc};
-use crate::global_writes;
 use crate::cfg::{self, FnCx};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
 use crate::fastcheck::{self, Config, Timings};
+use crate::global_writes;
 use crate::ir::Program;
 use crate::reuse::{Outcome, SccReuse, SiteCounts};
 use crate::summary::{Summaries, Summary};
@@ -264,8 +264,7 @@ pub fn analyze(
     let check_scc = |scc: &Scc| -> SccResult {
         // The globals the members may write, one set for the SCC, in every summary it makes
         // (provisional ones too: a member's call to another member may write what either does).
-        let written =
-            global_writes::of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
+        let written = global_writes::of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
         let check = |i: usize, provisional: &HashMap<usize, Summary>| {
             check(i, provisional).map(|mut fr| {
                 fr.out.summary.globals_written = written.clone();

@@ -12,7 +12,8 @@
 //!   members (recursion), and for every other callee its USR, name and *summary* (plus the
 //!   allocation origins the diagnostics follow down wrapper chains), direct or through the
 //!   indirect-call targets the program-level facts give; whether another SCC calls each member
-//!   (which decides whether its summary has heap effects); and `env_digest`. Keying on callee
+//!   (which decides whether its summary has heap effects); the program-wide facts about globals
+//!   (which are fixed, which are address-taken); and `env_digest`. Keying on callee
 //!   summaries, not on callee keys, cuts off early: an edit that leaves a summary unchanged
 //!   re-checks only the edited function's SCC.
 //! - Diagnostics are stored as rendered (paths as displayed for the working directory, which is
