@@ -15,6 +15,7 @@
 //! - Atoms are created here, site-independently; `fastcheck` only folds the success atom of the
 //!   allocation it is checking.
 
+use crate::global_writes::global_root;
 use crate::guard::AtomId;
 use crate::ir::{
     BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId, Terminator,
@@ -306,10 +307,14 @@ pub struct FnCx<'a> {
     /// Per local, the blocks that define it, each with the index of its last definition there
     /// (sorted by block): reaching definitions of one local visit only these.
     local_defs: Grouped<(BlockId, u32)>,
-    /// Globals some branch or switch tests, sorted. Each has a slot after the locals
-    /// (`LocalId(locals + i)`) in the reaching definitions, defined by every statement that may
-    /// write it: a store into it, taking its address, a call to anything but a library row. Two
-    /// tests of a global with the same reaching definitions share an atom (`if (verbose)` twice).
+    /// Globals and fields of globals some branch or switch tests, directly or in an expression
+    /// the front end could not break down (`State & F`), by path (`verbose`, `conv.vc_type`),
+    /// sorted. Each has a slot after the locals (`LocalId(locals + i)`) in the reaching
+    /// definitions, defined by every statement that may write it: a store into its global or
+    /// taking the global's address, a call whose callee may write the global (its summary's
+    /// `globals_written`, or any call to the program's functions for an address-taken global).
+    /// Two tests of a global with the same reaching definitions share an atom (`if (verbose)`
+    /// twice).
     tested_globals: Vec<String>,
     /// Globals whose value is fixed outside the program's way out (`globals`): tests of them
     /// are constants.
@@ -317,6 +322,9 @@ pub struct FnCx<'a> {
     /// Scalar globals whose address is never taken (`globals::unaliased`): no pointer leads to
     /// them. `None`: not known, every global may be reached through a pointer.
     pub unaliased_globals: Option<&'a std::collections::HashSet<String>>,
+    /// Globals whose address the program takes (`global_writes::address_taken`); `None`: take
+    /// every global as address-taken (any call to the program's functions may write it).
+    pub address_taken_globals: Option<&'a [String]>,
     /// Memory places below tracked pointers that some branch tests (`p->f`, `*p`:
     /// `facts::tested_places`), sorted. Each has a slot after the globals' in the reaching
     /// definitions, defined by every statement that may write it (the pointer reassigned
@@ -449,6 +457,7 @@ impl<'a> FnCx<'a> {
             tested_globals: Vec::new(),
             fixed_globals: None,
             unaliased_globals: None,
+            address_taken_globals: None,
             tested_places: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
@@ -766,9 +775,15 @@ impl<'a> FnCx<'a> {
         at[&node.0]
     }
 
-    /// The reaching-definition slot of a tested global (`tested_globals`).
-    fn global_slot(&self, g: &str) -> Option<LocalId> {
-        let i = self.tested_globals.binary_search_by(|t| t.as_str().cmp(g)).ok()?;
+    /// The reaching-definition slot of a tested global or field of a global (`tested_globals`).
+    fn global_slot(&self, p: &Place) -> Option<LocalId> {
+        if self.tested_globals.is_empty() {
+            return None;
+        }
+        let i = match p {
+            Place::Global(g) => self.tested_globals.binary_search_by(|t| t.as_str().cmp(g)).ok()?,
+            _ => self.tested_globals.binary_search(&global_path(p)?).ok()?,
+        };
         Some(LocalId::from_usize(self.func.locals.len() + i))
     }
 
@@ -799,29 +814,51 @@ impl<'a> FnCx<'a> {
 
     /// The slots of the tested globals statement `sid` may write (`tested_globals`).
     fn written_global_slots(&self, sid: StmtId, out: &mut Vec<LocalId>) {
-        let all = |out: &mut Vec<LocalId>| {
-            out.extend((0..self.tested_globals.len()).map(|i| LocalId::from_usize(self.func.locals.len() + i)))
+        let first = self.func.locals.len();
+        // Every tested path of global `root` (`conv`, `conv.vc_type`).
+        let of_root = |root: &str, out: &mut Vec<LocalId>| {
+            for (i, t) in self.tested_globals.iter().enumerate() {
+                if path_root(t) == root {
+                    out.push(LocalId::from_usize(first + i));
+                }
+            }
         };
         match self.func.stmt(sid) {
             Stmt::Assign { dst, src } => {
-                if let Some(slot) = global_root(dst).and_then(|g| self.global_slot(g)) {
-                    out.push(slot);
+                if let Some(g) = global_root(dst) {
+                    of_root(g, out);
                 }
                 if let Rvalue::AddrOf(p) = src {
-                    if let Some(slot) = global_root(p).and_then(|g| self.global_slot(g)) {
-                        out.push(slot);
+                    if let Some(g) = global_root(p) {
+                        of_root(g, out);
                     }
                 }
             }
-            Stmt::Call { dst, .. } => {
+            Stmt::Call { dst, callee, .. } => {
+                if let Some(g) = dst.as_ref().and_then(global_root) {
+                    of_root(g, out);
+                }
+                if matches!(callee, Callee::Direct { name, .. } if crate::global_writes::is_builtin(name)) {
+                    return;
+                }
                 // Library rows write none of the program's globals (an address passed to them
-                // was taken first, which counts above); anything else may write any.
-                if self.model(sid).is_some_and(|m| m.lib) {
-                    if let Some(slot) = dst.as_ref().and_then(global_root).and_then(|g| self.global_slot(g)) {
-                        out.push(slot);
+                // was taken first, which counts above); a summarised callee writes those its
+                // summary says, and any global whose address is taken (through a pointer); an
+                // unknown callee may write any.
+                match self.model(sid) {
+                    Some(m) if m.lib => {}
+                    Some(m) if m.known => {
+                        for (i, t) in self.tested_globals.iter().enumerate() {
+                            let g = path_root(t);
+                            let taken = self
+                                .address_taken_globals
+                                .is_none_or(|taken| crate::global_writes::is_address_taken(taken, g));
+                            if taken || m.globals_written.may_write(g) {
+                                out.push(LocalId::from_usize(first + i));
+                            }
+                        }
                     }
-                } else {
-                    all(out);
+                    _ => out.extend((0..self.tested_globals.len()).map(|i| LocalId::from_usize(first + i))),
                 }
             }
         }
@@ -1651,6 +1688,12 @@ impl<'a> FnCx<'a> {
         for op in ops {
             match op {
                 Operand::Const(_) => {}
+                // A global or a field of one (`State & F`), unchanged where no statement may
+                // write it (`tested_globals`).
+                Operand::Place(p @ (Place::Global(_) | Place::Field(..))) => {
+                    let slot = self.global_slot(p)?;
+                    locals.push((slot, self.reaching_set(slot, *dn, *di as usize)));
+                }
                 Operand::Place(Place::Local(l)) if self.is_tracked(*l) => {
                     let set = self.reaching_set(*l, *dn, *di as usize);
                     if self.func.local(*l).kind != LocalKind::Param
@@ -1921,7 +1964,12 @@ impl<'a> FnCx<'a> {
             *arg = match operand {
                 None => PureArg::Absent,
                 Some(Operand::Const(k)) => PureArg::Const(*k),
-                Some(Operand::Place(Place::Global(g))) => match self.global_slot(g) {
+                Some(Operand::Place(p @ Place::Global(_))) => match self.global_slot(p) {
+                    Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
+                    None => return CondClass::Opaque,
+                },
+                // A field of a global (`conv.vc_type`), as the global itself.
+                Some(Operand::Place(p @ Place::Field(..))) if global_root(p).is_some() => match self.global_slot(p) {
                     Some(slot) => PureArg::Local(slot, self.reaching_set(slot, node, idx)),
                     None => return CondClass::Opaque,
                 },
@@ -2052,35 +2100,65 @@ fn encloses(t: &str) -> bool {
     false
 }
 
-/// The global a place is part of (`g`, `g.f`, `g[i]`), not through a pointer it holds.
-fn global_root(p: &Place) -> Option<&str> {
+/// The path of a global or of a field of one (`g`, `g.f.h`); `None` through an array element
+/// (all indices are one place) or a pointer.
+fn global_path(p: &Place) -> Option<String> {
     match p {
-        Place::Global(g) => Some(g),
-        Place::Field(b, _) | Place::Index(b) => global_root(b),
-        Place::Local(_) | Place::Deref(_) => None,
+        Place::Global(g) => Some(g.clone()),
+        Place::Field(b, f) => {
+            let mut s = global_path(b)?;
+            s.push('.');
+            s.push_str(f);
+            Some(s)
+        }
+        Place::Local(_) | Place::Deref(_) | Place::Index(_) => None,
     }
 }
 
-/// The globals a branch or a switch of `func` tests directly, sorted, unique.
+/// The global a path of `global_path` is in.
+fn path_root(path: &str) -> &str {
+    path.split_once('.').map_or(path, |(g, _)| g)
+}
+
+/// The globals and fields of globals (`global_path`) that a branch or a switch of `func` tests,
+/// directly or through a temporary the front end computed from them (`t = opaque(@State, 4);
+/// branch t`), sorted, unique.
 fn tested_globals(func: &Function) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
-    let mut note = |op: &Operand| {
-        if let Operand::Place(Place::Global(g)) = op {
-            v.push(g.clone());
-        }
+    let mut tested_temps: Vec<LocalId> = Vec::new();
+    let mut note = |op: &Operand, temps: &mut Vec<LocalId>| match op {
+        Operand::Place(Place::Local(t)) => temps.push(*t),
+        Operand::Place(p) => v.extend(global_path(p)),
+        _ => {}
     };
     for b in &func.blocks {
         match &b.term {
             Terminator::Branch { cond, .. } => match &cond.kind {
-                CondKind::Truthy(a) => note(a),
+                CondKind::Truthy(a) => note(a, &mut tested_temps),
                 CondKind::Cmp(_, a, c) => {
-                    note(a);
-                    note(c);
+                    note(a, &mut tested_temps);
+                    note(c, &mut tested_temps);
                 }
                 CondKind::Opaque => {}
             },
-            Terminator::Switch { on, .. } => note(on),
+            Terminator::Switch { on, .. } => note(on, &mut tested_temps),
             _ => {}
+        }
+    }
+    tested_temps.retain(|t| func.local(*t).kind == LocalKind::Temp);
+    if !tested_temps.is_empty() {
+        tested_temps.sort_unstable();
+        tested_temps.dedup();
+        for st in &func.stmts {
+            if let Stmt::Assign { dst: Place::Local(t), src: Rvalue::Opaque(ops) } = st {
+                if tested_temps.binary_search(t).is_ok() {
+                    for op in ops {
+                        if let Operand::Place(p) = op {
+                            v.extend(global_path(p));
+                        }
+                    }
+                }
+            }
         }
     }
     v.sort_unstable();

@@ -15,6 +15,7 @@ use crate::cfg::{self, FnCx};
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
 use crate::fastcheck::{self, Config, Timings};
+use crate::global_writes;
 use crate::ir::Program;
 use crate::reuse::{Outcome, SccReuse, SiteCounts};
 use crate::summary::{Summaries, Summary};
@@ -214,6 +215,7 @@ pub fn analyze(
             cx.budget = budget;
             cx.fixed_globals = Some(&summaries.fixed_globals);
             cx.unaliased_globals = Some(&summaries.unaliased_globals);
+            cx.address_taken_globals = Some(&summaries.address_taken_globals);
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome {
@@ -261,6 +263,15 @@ pub fn analyze(
     // against unknown callees instead, so an unfinished fixpoint costs precision, never a false
     // "freed".
     let check_scc = |scc: &Scc| -> SccResult {
+        // The globals the members may write, one set for the SCC, in every summary it makes
+        // (provisional ones too: a member's call to another member may write what either does).
+        let written = global_writes::of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
+        let check = |i: usize, provisional: &HashMap<usize, Summary>| {
+            check(i, provisional).map(|mut fr| {
+                fr.out.summary.globals_written = written.clone();
+                fr
+            })
+        };
         let run_all =
             |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
                 members.par_iter().map(|&i| (i, check(i, provisional))).collect()
@@ -279,7 +290,11 @@ pub fn analyze(
         let mut provisional: HashMap<usize, Summary> = scc
             .members
             .iter()
-            .map(|&i| (i, without_heap(Summary::plain(program.functions[i].n_params as usize, false))))
+            .map(|&i| {
+                let mut s = Summary::plain(program.functions[i].n_params as usize, false);
+                s.globals_written = written.clone();
+                (i, without_heap(s))
+            })
             .collect();
         presolve_escapes(program, &summaries, &graph.callees, &scc.members, &mut provisional);
         let budget = config.max_scc_rounds.max(1) * scc.members.len();

@@ -1503,6 +1503,8 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         writes,
         ret_const: returned_constant(func),
         never_null: allocator && alloc_if.is_none() && returns_only_fresh(cx) && returns_never_null(cx),
+        // The driver writes the SCC's set (`global_writes::of_scc`).
+        globals_written: crate::global_writes::GlobalWrites::All,
     }
 }
 

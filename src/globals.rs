@@ -89,16 +89,16 @@ fn on_the_way_out(program: &Program, by_usr: &HashMap<&str, usize>, ends: &[bool
     })
 }
 
-/// The scalar globals whose address is never taken: a store through a pointer cannot write
-/// them, and a store to them writes nothing a pointer leads to. Only the scalars the front end
-/// saw defined (`Program::scalar_globals`, which `seen_partly` narrows to `static`s when some
-/// code was not seen): an array decays to a pointer and a struct's field can have its address
-/// taken without `&` naming the global, so neither is ever in the set.
-pub fn unaliased(program: &Program) -> HashSet<String> {
+/// The scalar globals whose address is never taken (`taken`: `global_writes::address_taken`):
+/// a store through a pointer cannot write them, and a store to them writes nothing a pointer
+/// leads to. Only the scalars the front end saw defined (`Program::scalar_globals`, which
+/// `seen_partly` narrows to `static`s when some code was not seen): an array decays to a pointer
+/// without `&`, so none is ever in the set.
+pub fn unaliased(program: &Program, taken: &[String]) -> HashSet<String> {
     program
         .scalar_globals
         .iter()
-        .filter(|(name, _, _)| program.global_addrs.binary_search(name).is_err())
+        .filter(|(name, _, _)| !crate::global_writes::is_address_taken(taken, name))
         .map(|(name, _, _)| name.clone())
         .collect()
 }

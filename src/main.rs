@@ -34,6 +34,7 @@ mod facts;
 mod fastcheck;
 mod files;
 mod frontend;
+mod global_writes;
 mod globals;
 mod guard;
 mod ir;

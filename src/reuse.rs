@@ -12,7 +12,8 @@
 //!   members (recursion), and for every other callee its USR, name and *summary* (plus the
 //!   allocation origins the diagnostics follow down wrapper chains), direct or through the
 //!   indirect-call targets the program-level facts give; whether another SCC calls each member
-//!   (which decides whether its summary has heap effects); and `env_digest`. Keying on callee
+//!   (which decides whether its summary has heap effects); the program-wide facts about globals
+//!   (which are fixed, which are address-taken); and `env_digest`. Keying on callee
 //!   summaries, not on callee keys, cuts off early: an edit that leaves a summary unchanged
 //!   re-checks only the edited function's SCC.
 //! - Diagnostics are stored as rendered (paths as displayed for the working directory, which is
@@ -137,6 +138,7 @@ pub struct SccReuse<'a> {
     summary_digests: Vec<OnceLock<Option<Digest>>>,
     direct_callee_digests: Vec<OnceLock<Option<Digest>>>,
     indirect_callee_digests: Vec<OnceLock<Option<Digest>>>,
+    globals_digest: OnceLock<Option<Digest>>,
 }
 
 impl<'a> SccReuse<'a> {
@@ -161,6 +163,7 @@ impl<'a> SccReuse<'a> {
             summary_digests: (0..n).map(|_| OnceLock::new()).collect(),
             direct_callee_digests: (0..n).map(|_| OnceLock::new()).collect(),
             indirect_callee_digests: (0..n).map(|_| OnceLock::new()).collect(),
+            globals_digest: OnceLock::new(),
         }
     }
 
@@ -170,7 +173,7 @@ impl<'a> SccReuse<'a> {
     /// summary has heap effects.
     pub fn key(&self, scc: &Scc, summaries: &Summaries, called_from_outside: &[bool]) -> Option<Digest> {
         let mut h = Hasher::new("drip scc key");
-        h.digest(self.env).u64(scc.members.len() as u64);
+        h.digest(self.env).digest(self.globals_digest(summaries)?).u64(scc.members.len() as u64);
         for &m in &scc.members {
             h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
             for (si, s) in self.program.functions[m].stmts.iter().enumerate() {
@@ -250,6 +253,24 @@ impl<'a> SccReuse<'a> {
         })
     }
 
+    /// The program-wide facts about globals every check reads: which globals are fixed, with
+    /// their values (`globals`), which are address-taken (`global_writes`), so a call may
+    /// write them whatever its callee's summary says, and which scalars no pointer reaches
+    /// (`globals::unaliased`), whose stores kill no fact. An edit elsewhere can change any.
+    fn globals_digest(&self, summaries: &Summaries) -> Option<Digest> {
+        *self.globals_digest.get_or_init(|| {
+            let mut fixed: Vec<(&String, &i64)> = summaries.fixed_globals.iter().collect();
+            fixed.sort_unstable();
+            let mut w = Feed(Vec::with_capacity(1024));
+            let mut unaliased: Vec<&String> = summaries.unaliased_globals.iter().collect();
+            unaliased.sort_unstable();
+            (fixed, &summaries.address_taken_globals, unaliased).hash(&mut w);
+            let mut h = Hasher::new("drip program globals");
+            h.bytes(&w.0);
+            h.finish()
+        })
+    }
+
     fn fn_digest(&self, i: usize) -> Option<Digest> {
         *self.fn_digests[i].get_or_init(|| function_digest(&self.program.functions[i], &self.program.files))
     }
@@ -281,12 +302,14 @@ impl<'a> SccReuse<'a> {
                 writes,
                 ret_const,
                 never_null,
+                globals_written,
             } = s;
             let mut w = Feed(Vec::with_capacity(256));
             (allocator, always_fresh, params, returns_param, returns_param_itself, noreturn, ret_success, alloc_if)
                 .hash(&mut w);
             (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
                 .hash(&mut w);
+            globals_written.hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

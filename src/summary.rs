@@ -8,6 +8,7 @@
 //! call graph bottom-up), and never changes; a callee without a summary yet (a recursive call
 //! inside its own SCC) gets the conservative unknown-callee model.
 
+use crate::global_writes::GlobalWrites;
 use crate::ir::{Callee, Function, Operand, Program};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use hashbrown::HashMap;
@@ -120,6 +121,9 @@ pub struct Summary {
     /// An allocator whose result is never NULL (`xmalloc` ends the program when `malloc` fails):
     /// a caller's test of the result for NULL takes the non-NULL side only.
     pub never_null: bool,
+    /// The globals the function may write, through its callees too (`global_writes`): set by
+    /// the driver for its whole SCC; `All` in any summary made elsewhere.
+    pub globals_written: GlobalWrites,
 }
 
 /// A value an allocator leaves in a place below a parameter wherever it returns a fresh cell
@@ -161,6 +165,7 @@ impl Summary {
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
+            globals_written: GlobalWrites::All,
         }
     }
 
@@ -169,6 +174,7 @@ impl Summary {
     /// flag-conditioned frees).
     pub fn of_library(lib: &libmodel::LibFn, n_params: usize) -> Option<Summary> {
         let mut s = Summary::plain(n_params, lib.noreturn);
+        s.globals_written = GlobalWrites::none();
         match lib.ret {
             RetEffect::Plain => {}
             RetEffect::Fresh(Success::NonNull) => {
@@ -235,8 +241,11 @@ pub struct Summaries {
     names: Vec<String>,
     /// Globals whose value is fixed outside the program's way out (`globals`).
     pub fixed_globals: crate::globals::Fixed,
-    /// Scalar globals whose address is never taken (`globals::unaliased`).
+    /// Scalar globals whose address is never taken (`globals::unaliased`). In the SCCs' cache key
+    /// with the address-taken ones (`reuse`).
     pub unaliased_globals: std::collections::HashSet<String>,
+    /// Globals whose address the program takes (`global_writes::address_taken`).
+    pub address_taken_globals: Vec<String>,
     slots: Vec<OnceLock<Summary>>,
     /// Per function, per statement: the direct call's callee, resolved once (`None` for other
     /// statements). Every check of a function asks for the model of each of its calls, and
@@ -332,6 +341,7 @@ impl Summaries {
             v.sort_unstable_by_key(|l| l.name);
             v.dedup_by_key(|l| l.name);
         }
+        let address_taken = crate::global_writes::address_taken(program);
         let mut summaries = Summaries {
             by_usr,
             by_sig,
@@ -342,7 +352,8 @@ impl Summaries {
             declared,
             names: program.functions.iter().map(|f| f.name.clone()).collect(),
             fixed_globals: crate::globals::fixed(program),
-            unaliased_globals: crate::globals::unaliased(program),
+            unaliased_globals: crate::globals::unaliased(program, &address_taken),
+            address_taken_globals: address_taken,
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
         };
@@ -431,6 +442,7 @@ impl Summaries {
             names: Vec::new(),
             fixed_globals: Default::default(),
             unaliased_globals: Default::default(),
+            address_taken_globals: Vec::new(),
             slots: Vec::new(),
             direct: Vec::new(),
         }
@@ -620,6 +632,8 @@ fn meet(sums: &[&Summary]) -> Summary {
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
         ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
         never_null: allocator && sums.iter().all(|s| s.never_null),
+        // Any target may be the one called.
+        globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
     }
 }
 
@@ -670,6 +684,9 @@ pub struct Model<'a> {
     pub never_null: bool,
     /// An `ArgAlias` result is the argument itself (`Summary::returns_param_itself`).
     pub ret_is_arg: bool,
+    /// The globals the call may write (`Summary::globals_written`; none for a library row, all
+    /// for an unknown callee).
+    pub globals_written: GlobalWrites,
 }
 
 impl<'a> Model<'a> {
@@ -695,6 +712,7 @@ impl<'a> Model<'a> {
             ret_const: None,
             never_null: false,
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
+            globals_written: GlobalWrites::none(),
         }
     }
 
@@ -793,6 +811,7 @@ impl<'a> Model<'a> {
             ret_const: s.ret_const,
             never_null: s.never_null && fresh_if_arg.is_none() && matches!(ret, RetEffect::Fresh(_)),
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
+            globals_written: s.globals_written.clone(),
         }
     }
 
@@ -818,6 +837,7 @@ impl<'a> Model<'a> {
             ret_const: None,
             never_null: false,
             ret_is_arg: false,
+            globals_written: GlobalWrites::All,
         }
     }
 

@@ -305,6 +305,39 @@ fn an_edit_that_changes_a_summary_rechecks_the_sccs_above_it() {
 }
 
 #[test]
+fn a_callee_that_starts_writing_a_tested_global_rechecks_its_caller() {
+    // `modal` tests `mode` before and after calling `refresh`, in another TU: while `refresh`
+    // writes only `other`, the two tests go the same way and nothing leaks. Once it writes
+    // `mode`, its summary's globals change, and `modal` must be checked again.
+    let dir = project("global-writes");
+    edit(
+        &dir,
+        "item.c",
+        "void item_free(",
+        "int mode;\nint other;\n\nvoid set_mode(int m) {\n    mode = m;\n    other = m;\n}\n\nvoid refresh(void) {\n    other = 1;\n}\n\nvoid item_free(",
+    );
+    edit(
+        &dir,
+        "main.c",
+        "int leaky(",
+        "extern int mode;\nvoid refresh(void);\n\nint modal(void) {\n    char *saved = 0;\n    if (mode)\n        saved = xstrdup(\"x\");\n    refresh();\n    if (mode)\n        free(saved);\n    return 0;\n}\n\nint leaky(",
+    );
+    let before = drip(&dir, &[]);
+    assert!(!before.sarif.contains("modal"), "no leak in modal yet: {}", before.sarif);
+    edit(&dir, "item.c", "    other = 1;\n", "    mode = 0;\n");
+    let want = reference(&dir);
+    assert!(want.sarif.contains("modal"), "the fresh run reports modal: {}", want.sarif);
+    let run = drip(&dir, &[]);
+    assert_same_output(&run, &want, "after refresh starts writing mode");
+    assert_eq!(
+        (run.cache.tus_parsed, run.cache.sccs_checked, run.cache.sccs_reused),
+        (1, 2, FUNCTIONS + 1),
+        "item.c parsed; refresh and modal checked: {}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_function_that_gains_its_first_caller_is_summarised_again() {
     // Nobody calls item_drop_name at first, so its summary leaves out heap effects (no caller
     // would read them). Once main.c calls it, the double free below is only seen through the
