@@ -2323,10 +2323,25 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
 fn separated(cx: &FnCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
     let sure =
         |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
+    // The address of a named object (`&glob_error_return`, `&local.f`): no block, and not NULL,
+    // so any holder of the cell differs from it (bash's `GLOB_FAILED (sl->list)`).
+    let names_object = |o: &Operand| {
+        o.local().and_then(|t| cx.addr_temps.get(&t)).is_some_and(|p| {
+            let mut q = p;
+            loop {
+                match q {
+                    Place::Global(_) | Place::Local(_) => break true,
+                    Place::Field(inner, _) | Place::Index(inner) => q = inner,
+                    Place::Deref(_) => break false,
+                }
+            }
+        })
+    };
     let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
     let mut sep = GuardId::FALSE;
     for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
-        if g != GuardId::FALSE && sure(holder) {
+        let object = if std::ptr::eq(holder, a) { b } else { a };
+        if g != GuardId::FALSE && (sure(holder) || (names_object(object) && !st.is_weak(holder))) {
             let n = guards.not(other);
             let only = guards.and(g, n);
             sep = guards.or(sep, only);
