@@ -170,6 +170,21 @@ impl Function {
     }
     /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
     /// assigns once, by a bitwise expression (`f(s, flags | F)`).
+    /// The operand is a temporary assigned once the address of an object (`&buf` of a local
+    /// array, `&g`, `&s.f`, `p->name` of an array member): never NULL in a program that runs.
+    /// Not `&*p`, which is `p`.
+    pub fn is_object_address(&self, op: &Operand) -> bool {
+        let Operand::Place(Place::Local(t)) = op else { return false };
+        if self.local(*t).kind != LocalKind::Temp {
+            return false;
+        }
+        let mut defs = self.stmts.iter().filter(|s| match s {
+            Stmt::Assign { dst, .. } | Stmt::Call { dst: Some(dst), .. } => *dst == Place::Local(*t),
+            Stmt::Call { dst: None, .. } => false,
+        });
+        matches!((defs.next(), defs.next()), (Some(Stmt::Assign { src: Rvalue::AddrOf(p), .. }), None) if !matches!(p, Place::Deref(_)))
+    }
+
     pub fn operand_bits(&self, op: &Operand) -> Option<Bits> {
         let t = match op {
             Operand::Const(k) => return Some(Bits::constant(*k)),

@@ -725,6 +725,10 @@ impl<'a> Model<'a> {
         // is unknowable otherwise.
         let flag_value = |flag: usize, mask: i64| -> Result<Option<bool>, ()> {
             let arg = call_args.get(flag).ok_or(())?;
+            // A buffer of the caller's own (`realpath(path, resolved)` given a local array).
+            if mask == -1 && caller.is_object_address(arg) {
+                return Ok(Some(true));
+            }
             match caller.operand_bits(arg).and_then(|b| b.masked(mask)) {
                 Some(v) => Ok(Some(v)),
                 None if matches!(arg, Operand::Place(crate::ir::Place::Local(_))) => Ok(None),
