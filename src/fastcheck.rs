@@ -29,7 +29,7 @@
 //!   remove reports. A budget hit (guard size, SAT conflicts) yields `Category::OverBudget`,
 //!   never a silent "no bug".
 
-use crate::cfg::{DagNode, EdgeLabel, FnCx, Key};
+use crate::cfg::{DagNode, EdgeLabel, FnCx, Key, LaterIteration};
 use crate::diag::Category;
 use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
@@ -1207,8 +1207,24 @@ fn flow(
         };
         let succs = &cx.dag.succs[nd.index()];
         let here = st.p;
+        // A header copy that jumps to the body's exits: the later iteration it stands for.
+        let later = cx.dag.later.get(&nd.0).map(|it| Later::new(cx, guards, *nd, it, fold));
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
+            if let Some(later) = &later {
+                // Only an exit the later iteration can reach, its loop-invariant tests going
+                // the way this iteration's went.
+                // The paths cut here end, as the other cuts below.
+                let reached = later.exit(guards, *t);
+                if reached != GuardId::TRUE {
+                    let unreached = guards.not(reached);
+                    let cut = guards.and_all([st.p, l, unreached]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                    }
+                    l = guards.and(l, reached);
+                }
+            }
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
             }
@@ -1305,6 +1321,9 @@ fn flow(
                 out.facts.push((k, f, p));
             }
             out.values.along(cx, guards, here, l, *nd, *t);
+            if let Some(later) = &later {
+                later.leave(cx, guards, &mut out, *t, &mut events);
+            }
             // Leaving a loop from its header copy: the later iteration redefined these locals,
             // so what this iteration left in them is gone (a cell they alone held is lost).
             for &l in cx.dag.kills(*nd, *t) {
@@ -2750,6 +2769,174 @@ fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
 /// `contents` paths (when the value is a local).
 #[allow(clippy::too_many_arguments)]
 /// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
+/// The later iteration a header copy stands for (`cfg::LaterIteration`), as guards of one pass:
+/// the guard under which the iteration reaches each edge of its body, from the header (which
+/// the copy runs itself) on. A loop-invariant test's edges keep their labels, so the later
+/// iteration goes the way the first one went there; every other edge may be taken.
+struct Later<'c> {
+    copy: DagNode,
+    it: &'c LaterIteration,
+    /// DAG node → its position in `it.nodes`.
+    pos: hashbrown::HashMap<u32, usize>,
+    /// Per position, its out edges (target, guard that the later iteration takes it).
+    edges: Vec<Vec<(DagNode, GuardId)>>,
+}
+
+impl<'c> Later<'c> {
+    fn new(
+        cx: &FnCx,
+        guards: &mut Guards,
+        copy: DagNode,
+        it: &'c LaterIteration,
+        fold: Option<(AtomId, bool)>,
+    ) -> Later<'c> {
+        let pos: hashbrown::HashMap<u32, usize> = it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
+        let mut reach = vec![GuardId::FALSE; it.nodes.len()];
+        if let Some(r) = reach.first_mut() {
+            *r = GuardId::TRUE;
+        }
+        let mut edges = Vec::with_capacity(it.nodes.len());
+        for (i, v) in it.nodes.iter().enumerate() {
+            guards.tick();
+            let mut out = Vec::with_capacity(cx.dag.succs[v.index()].len());
+            for (t, label) in &cx.dag.succs[v.index()] {
+                let e = if reach[i] == GuardId::FALSE {
+                    GuardId::FALSE
+                } else if it.invariant[i] {
+                    let lab = label_guard(guards, label, fold);
+                    guards.and(reach[i], lab)
+                } else {
+                    reach[i]
+                };
+                if let Some(&j) = pos.get(&t.0) {
+                    // Forward edges only: a back edge inside the body goes to a copy, which is
+                    // in the body only for nested loops (later in the order).
+                    if j > i {
+                        reach[j] = guards.or(reach[j], e);
+                    }
+                }
+                out.push((*t, e));
+            }
+            edges.push(out);
+        }
+        Later { copy, it, pos, edges }
+    }
+
+    /// The guard under which the later iteration reaches exit `t`.
+    fn exit(&self, guards: &mut Guards, t: DagNode) -> GuardId {
+        let mut g = GuardId::FALSE;
+        for out in &self.edges {
+            for (v, e) in out {
+                if *v == t {
+                    g = guards.or(g, *e);
+                }
+            }
+        }
+        g
+    }
+
+    /// The guard under which every path of the later iteration that reaches `t` does something
+    /// to local `x` after the header: with `frees`, frees it before any statement defines it;
+    /// without, defines it.
+    fn surely(&self, cx: &FnCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
+        // Per position, for the paths into it so far: all of them have done it (`done`), and
+        // (`frees` only) none of them defined `x` first (`clean`), as guards.
+        let n = self.it.nodes.len();
+        let mut into = vec![(GuardId::TRUE, GuardId::TRUE); n];
+        let mut at_t = (GuardId::TRUE, GuardId::TRUE);
+        for (i, v) in self.it.nodes.iter().enumerate() {
+            guards.tick();
+            let (done, clean) = if i == 0 {
+                (GuardId::FALSE, GuardId::TRUE)
+            } else {
+                let (done, clean) = into[i];
+                match (later_effect(cx, *v, x, frees), frees) {
+                    (None, _) => (done, clean),
+                    (Some(true), true) => (clean, clean),
+                    (Some(false), _) => (done, done),
+                    (Some(true), false) => (GuardId::TRUE, GuardId::TRUE),
+                }
+            };
+            for (u, e) in &self.edges[i] {
+                let to = if *u == t {
+                    &mut at_t
+                } else {
+                    match self.pos.get(&u.0) {
+                        Some(&j) if j > i => &mut into[j],
+                        _ => continue,
+                    }
+                };
+                let skipped = guards.not(*e);
+                let d = guards.or(skipped, done);
+                to.0 = guards.and(to.0, d);
+                if frees {
+                    let c = guards.or(skipped, clean);
+                    to.1 = guards.and(to.1, c);
+                }
+            }
+        }
+        at_t.0
+    }
+
+    /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
+    /// later iteration to `t` frees before it redefines it is freed there; one every such path
+    /// redefines no longer holds the cell (the unconditional case is `Dag::exit_kills`, applied
+    /// by the caller; this adds the redefinitions under loop-invariant tests).
+    fn leave(&self, cx: &FnCx, guards: &mut Guards, st: &mut State, t: DagNode, events: &mut Vec<Event>) {
+        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+        held.retain(|x| cx.is_tracked(*x) && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false));
+        if held.is_empty() {
+            return;
+        }
+        for x in held {
+            let freed = self.surely(cx, guards, t, x, true);
+            if freed != GuardId::FALSE {
+                let g = guards.and(st.get(x), freed);
+                if g != GuardId::FALSE {
+                    events.push(Event { kind: EventKind::Free, guard: g, weak: false });
+                }
+            }
+            let defined = self.surely(cx, guards, t, x, false);
+            if defined == GuardId::FALSE || cx.dag.kills(self.copy, t).contains(&x) {
+                // Nothing, or what `exit_kills` removes anyway.
+                continue;
+            }
+            let kept = guards.not(defined);
+            let keys: Vec<(Key, GuardId)> = st.h.iter().filter(|(k, _)| k.root == x).copied().collect();
+            for (k, g) in keys {
+                let g = guards.and(g, kept);
+                st.set_key(k, g);
+            }
+        }
+    }
+}
+
+/// What node `v`'s statements do to local `x` first, for `Later::surely`: with `frees`, a free
+/// of `x` (`Some(true)`) or a definition (`Some(false)`); without, any definition (`Some(true)`).
+fn later_effect(cx: &FnCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
+    let mut defs = Vec::new();
+    for sid in cx.stmts_of(v) {
+        if frees {
+            if let Stmt::Call { args, .. } = cx.func.stmt(*sid) {
+                let model = cx.model(*sid);
+                let freed = args.iter().enumerate().any(|(i, a)| {
+                    matches!(a, Operand::Place(Place::Local(y)) if *y == x)
+                        && model.is_some_and(|m| m.arg_effect(i) == Some(ArgEffect::Frees))
+                });
+                if freed {
+                    return Some(true);
+                }
+            }
+        }
+        defs.clear();
+        cx.defined_locals(*sid, &mut defs);
+        if defs.contains(&x) {
+            return Some(!frees);
+        }
+    }
+    None
+}
+
 fn redefine_unknown(cx: &FnCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
     if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
         return;
