@@ -1208,7 +1208,7 @@ fn flow(
         let succs = &cx.dag.succs[nd.index()];
         let here = st.p;
         // A header copy that jumps to the body's exits: the later iteration it stands for.
-        let later = cx.dag.later.get(&nd.0).map(|it| Later::new(cx, guards, *nd, it, fold));
+        let later = cx.dag.later.get(&nd.0).map(|it| Later::new(cx, guards, &st, *nd, it, fold));
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if let Some(later) = &later {
@@ -2783,9 +2783,14 @@ struct Later<'c> {
 }
 
 impl<'c> Later<'c> {
+    /// `st`: the state at the copy, after the header's statements. A local that holds the
+    /// cell there and that the later iteration has not redefined is non-NULL where it holds it:
+    /// its NULL test goes that way (`if (buf != NULL) break;` of a two-pass loop whose first
+    /// pass allocates `buf`).
     fn new(
         cx: &FnCx,
         guards: &mut Guards,
+        st: &State,
         copy: DagNode,
         it: &'c LaterIteration,
         fold: Option<(AtomId, bool)>,
@@ -2799,8 +2804,24 @@ impl<'c> Later<'c> {
         for (i, v) in it.nodes.iter().enumerate() {
             guards.tick();
             let mut out = Vec::with_capacity(cx.dag.succs[v.index()].len());
+            // A NULL test of a local holding the cell since the header: (guard it holds the
+            // cell, the non-NULL side's block).
+            let held_test = match &cx.func.block(cx.dag.block[v.index()]).term {
+                Terminator::Branch { cond, then_, .. } if !cx.dag.is_copy(*v) && reach[i] != GuardId::FALSE => {
+                    match &cond.kind {
+                        CondKind::Truthy(Operand::Place(Place::Local(x))) if !st.maybe_null.contains(x) => {
+                            let g = st.get(*x);
+                            let redefined =
+                                || it.nodes[1..=i].iter().any(|w| later_effect(cx, *w, *x, false).is_some());
+                            (g != GuardId::FALSE && !redefined()).then_some((g, *then_))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
             for (t, label) in &cx.dag.succs[v.index()] {
-                let e = if reach[i] == GuardId::FALSE {
+                let mut e = if reach[i] == GuardId::FALSE {
                     GuardId::FALSE
                 } else if it.invariant[i] {
                     let lab = label_guard(guards, label, fold);
@@ -2808,6 +2829,12 @@ impl<'c> Later<'c> {
                 } else {
                     reach[i]
                 };
+                if let Some((held, then_)) = held_test {
+                    if cx.dag.block[t.index()] != then_ {
+                        let not_held = guards.not(held);
+                        e = guards.and(e, not_held);
+                    }
+                }
                 if let Some(&j) = pos.get(&t.0) {
                     // Forward edges only: a back edge inside the body goes to a copy, which is
                     // in the body only for nested loops (later in the order).
