@@ -2778,8 +2778,9 @@ struct Later<'c> {
     it: &'c LaterIteration,
     /// DAG node → its position in `it.nodes`.
     pos: hashbrown::HashMap<u32, usize>,
-    /// Per position, its out edges (target, guard that the later iteration takes it).
-    edges: Vec<Vec<(DagNode, GuardId)>>,
+    /// Per position, its out edges (target, guard that the later iteration takes it, the local
+    /// the edge frees: the side of a `realloc`'s test in the same node where it succeeded).
+    edges: Vec<Vec<(DagNode, GuardId, Option<LocalId>)>>,
 }
 
 impl<'c> Later<'c> {
@@ -2820,7 +2821,31 @@ impl<'c> Later<'c> {
                 }
                 _ => None,
             };
+            // `tmp = realloc(x, n); if (tmp == NULL)`: the call freed `x` on its success side.
+            let mut freed_by: Vec<(AtomId, bool, LocalId)> = Vec::new();
+            if !cx.dag.is_copy(*v) {
+                for sid in cx.stmts_of(*v) {
+                    let (Stmt::Call { args, .. }, Some(model), Some(atom)) =
+                        (cx.func.stmt(*sid), cx.model(*sid), cx.success_atom.get(sid))
+                    else {
+                        continue;
+                    };
+                    for (i, a) in args.iter().enumerate() {
+                        if let (Some(ArgEffect::FreesWhen { on_success, .. }), Some(x)) =
+                            (model.arg_effect(i), a.local())
+                        {
+                            freed_by.push((*atom, on_success, x));
+                        }
+                    }
+                }
+            }
             for (t, label) in &cx.dag.succs[v.index()] {
+                let frees = match label {
+                    EdgeLabel::Lit { atom, positive } => {
+                        freed_by.iter().find(|f| f.0 == *atom && f.1 == *positive).map(|f| f.2)
+                    }
+                    _ => None,
+                };
                 let mut e = if reach[i] == GuardId::FALSE {
                     GuardId::FALSE
                 } else if it.invariant[i] {
@@ -2842,7 +2867,7 @@ impl<'c> Later<'c> {
                         reach[j] = guards.or(reach[j], e);
                     }
                 }
-                out.push((*t, e));
+                out.push((*t, e, frees));
             }
             edges.push(out);
         }
@@ -2853,7 +2878,7 @@ impl<'c> Later<'c> {
     fn exit(&self, guards: &mut Guards, t: DagNode) -> GuardId {
         let mut g = GuardId::FALSE;
         for out in &self.edges {
-            for (v, e) in out {
+            for (v, e, _) in out {
                 if *v == t {
                     g = guards.or(g, *e);
                 }
@@ -2884,7 +2909,8 @@ impl<'c> Later<'c> {
                     (Some(true), false) => (GuardId::TRUE, GuardId::TRUE),
                 }
             };
-            for (u, e) in &self.edges[i] {
+            for (u, e, edge_frees) in &self.edges[i] {
+                let (done, clean) = if frees && *edge_frees == Some(x) { (clean, clean) } else { (done, clean) };
                 let to = if *u == t {
                     &mut at_t
                 } else {
