@@ -79,6 +79,9 @@ pub struct LaterIteration {
     pub nodes: Box<[DagNode]>,
     /// Parallel to `nodes`: the node's branch tests only what no statement of the loop writes.
     pub invariant: Box<[bool]>,
+    /// The locals some statement of the body may free (sorted): only they can be freed on the
+    /// way to an exit.
+    pub freed: Box<[LocalId]>,
 }
 
 impl Dag {
@@ -1197,12 +1200,29 @@ impl<'a> FnCx<'a> {
     /// and gets the same atom, in every iteration.
     fn mark_invariant(&mut self, reads: &[Option<Vec<LocalId>>]) {
         let mut defined: Vec<LocalId> = Vec::new();
+        let mut freed: Vec<LocalId> = Vec::new();
         let Dag { later, n_blocks, .. } = &mut self.dag;
         for it in later.values_mut() {
             defined.clear();
+            freed.clear();
             for v in it.nodes.iter().filter(|v| v.index() < *n_blocks) {
                 defined.extend(self.block_defs.of(v.index()).iter().map(|d| d.0));
+                for sid in &self.func.blocks[v.index()].stmts {
+                    let (Stmt::Call { args, .. }, Some(Some(model))) =
+                        (self.func.stmt(*sid), self.models.get(sid.index()))
+                    else {
+                        continue;
+                    };
+                    for (i, a) in args.iter().enumerate() {
+                        if matches!(model.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. })) {
+                            freed.extend(a.local());
+                        }
+                    }
+                }
             }
+            freed.sort_unstable();
+            freed.dedup();
+            it.freed = freed.as_slice().into();
             defined.sort_unstable();
             defined.dedup();
             let mut invariant = Vec::with_capacity(it.nodes.len());
@@ -2644,7 +2664,7 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
         .map(|(c, mut nodes)| {
             nodes.sort_unstable_by_key(|v| order[v.index()]);
             let invariant = vec![false; nodes.len()].into();
-            (c, LaterIteration { nodes: nodes.into(), invariant })
+            (c, LaterIteration { nodes: nodes.into(), invariant, freed: Box::new([]) })
         })
         .collect();
     Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later }

@@ -1208,14 +1208,16 @@ fn flow(
         let succs = &cx.dag.succs[nd.index()];
         let here = st.p;
         // A header copy that jumps to the body's exits: the later iteration it stands for.
-        let later = cx.dag.later.get(&nd.0).map(|it| Later::new(cx, guards, &st, *nd, it, fold));
+        // (Nothing after the loop concerns a cell nothing holds.)
+        let later =
+            cx.dag.later.get(&nd.0).filter(|_| !st.h.is_empty()).map(|it| Later::new(cx, guards, &st, *nd, it, fold));
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if let Some(later) = &later {
                 // Only an exit the later iteration can reach, its loop-invariant tests going
                 // the way this iteration's went.
                 // The paths cut here end, as the other cuts below.
-                let reached = later.exit(guards, *t);
+                let reached = later.exit(*t);
                 if reached != GuardId::TRUE {
                     let unreached = guards.not(reached);
                     let cut = guards.and_all([st.p, l, unreached]);
@@ -2781,6 +2783,13 @@ struct Later<'c> {
     /// Per position, its out edges (target, guard that the later iteration takes it, the local
     /// the edge frees: the side of a `realloc`'s test in the same node where it succeeded).
     edges: Vec<Vec<(DagNode, GuardId, Option<LocalId>)>>,
+    /// Every edge is taken either way: every exit is reached, and what the iteration surely
+    /// defines is `Dag::exit_kills`.
+    plain: bool,
+    /// Exit (a node outside the body) → the guard under which the iteration reaches it.
+    exits: hashbrown::HashMap<u32, GuardId>,
+    /// (local, frees) → `surely`'s answer for every exit, computed on first use.
+    memo: std::cell::RefCell<hashbrown::HashMap<(LocalId, bool), std::rc::Rc<hashbrown::HashMap<u32, GuardId>>>>,
 }
 
 impl<'c> Later<'c> {
@@ -2802,6 +2811,10 @@ impl<'c> Later<'c> {
             *r = GuardId::TRUE;
         }
         let mut edges = Vec::with_capacity(it.nodes.len());
+        let mut plain = true;
+        let mut exits: hashbrown::HashMap<u32, GuardId> = hashbrown::HashMap::new();
+        // Local → the first position after the header whose statements define it.
+        let mut first_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
         for (i, v) in it.nodes.iter().enumerate() {
             guards.tick();
             let mut out = Vec::with_capacity(cx.dag.succs[v.index()].len());
@@ -2812,8 +2825,14 @@ impl<'c> Later<'c> {
                     match &cond.kind {
                         CondKind::Truthy(Operand::Place(Place::Local(x))) if !st.maybe_null.contains(x) => {
                             let g = st.get(*x);
-                            let redefined =
-                                || it.nodes[1..=i].iter().any(|w| later_effect(cx, *w, *x, false).is_some());
+                            let mut redefined = || {
+                                let first = *first_def.entry(*x).or_insert_with(|| {
+                                    (1..it.nodes.len())
+                                        .find(|&j| later_effect(cx, it.nodes[j], *x, false).is_some())
+                                        .unwrap_or(usize::MAX)
+                                });
+                                first <= i
+                            };
                             (g != GuardId::FALSE && !redefined()).then_some((g, *then_))
                         }
                         _ => None,
@@ -2860,42 +2879,57 @@ impl<'c> Later<'c> {
                         e = guards.and(e, not_held);
                     }
                 }
-                if let Some(&j) = pos.get(&t.0) {
+                plain &= e == GuardId::TRUE;
+                match pos.get(&t.0) {
                     // Forward edges only: a back edge inside the body goes to a copy, which is
                     // in the body only for nested loops (later in the order).
-                    if j > i {
-                        reach[j] = guards.or(reach[j], e);
+                    Some(&j) if j > i => reach[j] = guards.or(reach[j], e),
+                    Some(_) => {}
+                    None => {
+                        let x = exits.entry(t.0).or_insert(GuardId::FALSE);
+                        *x = guards.or(*x, e);
                     }
                 }
                 out.push((*t, e, frees));
             }
             edges.push(out);
         }
-        Later { copy, it, pos, edges }
+        Later { copy, it, pos, edges, plain, exits, memo: Default::default() }
     }
 
     /// The guard under which the later iteration reaches exit `t`.
-    fn exit(&self, guards: &mut Guards, t: DagNode) -> GuardId {
-        let mut g = GuardId::FALSE;
-        for out in &self.edges {
-            for (v, e, _) in out {
-                if *v == t {
-                    g = guards.or(g, *e);
-                }
-            }
+    fn exit(&self, t: DagNode) -> GuardId {
+        if self.plain {
+            return GuardId::TRUE;
         }
-        g
+        self.exits.get(&t.0).copied().unwrap_or(GuardId::FALSE)
+    }
+
+    /// `surely` for exit `t`, from one pass for every exit.
+    fn surely_at(&self, cx: &FnCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
+        let memo = self.memo.borrow().get(&(x, frees)).cloned();
+        let all = match memo {
+            Some(m) => m,
+            None => {
+                let m = std::rc::Rc::new(self.surely(cx, guards, x, frees));
+                self.memo.borrow_mut().insert((x, frees), m.clone());
+                m
+            }
+        };
+        // An exit no edge of the body reaches is reached by no path: vacuously true, but the
+        // copy's edge to it is cut then anyway.
+        all.get(&t.0).copied().unwrap_or(GuardId::FALSE)
     }
 
     /// The guard under which every path of the later iteration that reaches `t` does something
     /// to local `x` after the header: with `frees`, frees it before any statement defines it;
     /// without, defines it.
-    fn surely(&self, cx: &FnCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
+    fn surely(&self, cx: &FnCx, guards: &mut Guards, x: LocalId, frees: bool) -> hashbrown::HashMap<u32, GuardId> {
         // Per position, for the paths into it so far: all of them have done it (`done`), and
-        // (`frees` only) none of them defined `x` first (`clean`), as guards.
+        // (`frees` only) none of them defined `x` first (`clean`), as guards; the same per exit.
         let n = self.it.nodes.len();
         let mut into = vec![(GuardId::TRUE, GuardId::TRUE); n];
-        let mut at_t = (GuardId::TRUE, GuardId::TRUE);
+        let mut at_exit: hashbrown::HashMap<u32, (GuardId, GuardId)> = hashbrown::HashMap::new();
         for (i, v) in self.it.nodes.iter().enumerate() {
             guards.tick();
             let (done, clean) = if i == 0 {
@@ -2911,13 +2945,10 @@ impl<'c> Later<'c> {
             };
             for (u, e, edge_frees) in &self.edges[i] {
                 let (done, clean) = if frees && *edge_frees == Some(x) { (clean, clean) } else { (done, clean) };
-                let to = if *u == t {
-                    &mut at_t
-                } else {
-                    match self.pos.get(&u.0) {
-                        Some(&j) if j > i => &mut into[j],
-                        _ => continue,
-                    }
+                let to = match self.pos.get(&u.0) {
+                    Some(&j) if j > i => &mut into[j],
+                    Some(_) => continue,
+                    None => at_exit.entry(u.0).or_insert((GuardId::TRUE, GuardId::TRUE)),
                 };
                 let skipped = guards.not(*e);
                 let d = guards.or(skipped, done);
@@ -2928,7 +2959,7 @@ impl<'c> Later<'c> {
                 }
             }
         }
-        at_t.0
+        at_exit.into_iter().map(|(t, g)| (t, g.0)).collect()
     }
 
     /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
@@ -2942,16 +2973,24 @@ impl<'c> Later<'c> {
             return;
         }
         for x in held {
-            let freed = self.surely(cx, guards, t, x, true);
+            let freed = if self.it.freed.binary_search(&x).is_ok() {
+                self.surely_at(cx, guards, t, x, true)
+            } else {
+                GuardId::FALSE
+            };
             if freed != GuardId::FALSE {
                 let g = guards.and(st.get(x), freed);
                 if g != GuardId::FALSE {
                     events.push(Event { kind: EventKind::Free, guard: g, weak: false });
                 }
             }
-            let defined = self.surely(cx, guards, t, x, false);
-            if defined == GuardId::FALSE || cx.dag.kills(self.copy, t).contains(&x) {
-                // Nothing, or what `exit_kills` removes anyway.
+            // With every edge taken either way, what is surely defined is `exit_kills`, which
+            // the caller removes.
+            if self.plain || cx.dag.kills(self.copy, t).contains(&x) {
+                continue;
+            }
+            let defined = self.surely_at(cx, guards, t, x, false);
+            if defined == GuardId::FALSE {
                 continue;
             }
             let kept = guards.not(defined);
