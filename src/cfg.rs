@@ -9,7 +9,10 @@
 //! - The DAG bounds every loop to one iteration, as FastCheck does (section 5.4): a back edge
 //!   `u → h` is redirected to a copy `h*` of the loop header whose only successors are the loop's
 //!   exits, reached with guard `true` (the exit test of the second visit is dropped, because the
-//!   analysis cannot tell two dynamic instances of one test apart).
+//!   analysis cannot tell two dynamic instances of one test apart). For a header with no exit
+//!   of its own, the copy's edges go to the body's exits, and `Dag::later` describes the later
+//!   iteration those edges skip (its nodes and which of its tests the loop cannot change), which
+//!   `fastcheck` follows for the cell (ARCHITECTURE.md, `src/cfg.rs`).
 //! - Every DAG node is either an original block (`DagNode(b)` = `BlockId(b)`) or a header copy
 //!   (index ≥ number of blocks). `topo` lists all nodes so that every edge goes forward.
 //! - Atoms are created here, site-independently; `fastcheck` only folds the success atom of the
