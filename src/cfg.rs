@@ -9,7 +9,10 @@
 //! - The DAG bounds every loop to one iteration, as FastCheck does (section 5.4): a back edge
 //!   `u → h` is redirected to a copy `h*` of the loop header whose only successors are the loop's
 //!   exits, reached with guard `true` (the exit test of the second visit is dropped, because the
-//!   analysis cannot tell two dynamic instances of one test apart).
+//!   analysis cannot tell two dynamic instances of one test apart). For a header with no exit
+//!   of its own, the copy's edges go to the body's exits, and `Dag::later` describes the later
+//!   iteration those edges skip (its nodes and which of its tests the loop cannot change), which
+//!   `fastcheck` follows for the cell (ARCHITECTURE.md, `src/cfg.rs`).
 //! - Every DAG node is either an original block (`DagNode(b)` = `BlockId(b)`) or a header copy
 //!   (index ≥ number of blocks). `topo` lists all nodes so that every edge goes forward.
 //! - Atoms are created here, site-independently; `fastcheck` only folds the success atom of the
@@ -64,6 +67,25 @@ pub struct Dag {
     /// without those statements, so the locals hold that iteration's (unknown) values, not what
     /// the first iteration left in them. Only loops whose header has no exit of its own.
     pub exit_kills: HashMap<(u32, u32), Box<[LocalId]>>,
+    /// Header copy → the later iteration it stands for, for loops whose header has no exit of
+    /// its own (the copy then jumps to the body's exits): `LaterIteration`.
+    pub later: HashMap<u32, LaterIteration>,
+}
+
+/// The statements a header copy's exit skips: the nodes of one loop's body (original blocks,
+/// and the copies of the loops nested in it) in topological order, the header first. A path
+/// that leaves from the copy ran the header again and then some path through these nodes to
+/// the exit; which one is not known, except that every test the loop cannot change goes the
+/// way the first iteration went (`invariant`: the edges out of that node keep their labels,
+/// every other edge is taken either way). `fastcheck` follows the later iteration this far:
+/// which exits it can reach, and which locals it surely defines or frees on the way.
+pub struct LaterIteration {
+    pub nodes: Box<[DagNode]>,
+    /// Parallel to `nodes`: the node's branch tests only what no statement of the loop writes.
+    pub invariant: Box<[bool]>,
+    /// The locals some statement of the body may free (sorted): only they can be freed on the
+    /// way to an exit.
+    pub freed: Box<[LocalId]>,
 }
 
 impl Dag {
@@ -78,6 +100,7 @@ impl Dag {
             dropped_edges: 0,
             n_blocks: 0,
             exit_kills: HashMap::new(),
+            later: HashMap::new(),
         }
     }
 
@@ -1066,6 +1089,9 @@ impl<'a> FnCx<'a> {
                 }
             }
         }
+        // Per original node: the locals and slots its branch test reads, when its atoms are
+        // keyed by them alone (`None`: a test whose atom is new each time it runs).
+        let mut reads: Vec<Option<Vec<LocalId>>> = vec![None; self.dag.n_blocks];
         for ni in 0..n_nodes {
             let node = DagNode(ni as u32);
             if self.dag.is_copy(node) {
@@ -1086,6 +1112,19 @@ impl<'a> FnCx<'a> {
                 Terminator::Branch { cond, then_, else_ } => {
                     let idx = self.stmts_of(node).len();
                     let class = classes[ni].take().unwrap_or(CondClass::Opaque);
+                    reads[ni] = class_reads(&class).map(|mut r| {
+                        // What holds of the first iteration's locals is folded into the key or
+                        // the side (`len == cap` with `len = 0` before the loop, `p == mesg`
+                        // after `p = mesg`): the test reads them.
+                        if matches!(class, CondClass::Pure(_) | CondClass::Const(_)) {
+                            match &cond.kind {
+                                CondKind::Cmp(_, a, b) => r.extend(a.local().into_iter().chain(b.local())),
+                                CondKind::Truthy(a) => r.extend(a.local()),
+                                CondKind::Opaque => {}
+                            }
+                        }
+                        r
+                    });
                     let (atom, positive) = match class {
                         CondClass::Const(holds) => {
                             for (target, label) in self.dag.succs[ni].iter_mut() {
@@ -1152,6 +1191,9 @@ impl<'a> FnCx<'a> {
                     // A switch on a value known here goes to one target.
                     if let Some(k) = self.invariant_constant(on, node, self.stmts_of(node).len()).filter(|_| correlate)
                     {
+                        // A constant the first iteration's local holds is not one of a later
+                        // iteration.
+                        reads[ni] = Some(on.local().into_iter().collect());
                         let to = cases.iter().find(|c| c.0 == k).map_or(*default, |c| c.1);
                         let Dag { succs, block: blocks, .. } = &mut self.dag;
                         for (target, label) in succs[ni].iter_mut() {
@@ -1164,6 +1206,7 @@ impl<'a> FnCx<'a> {
                         continue;
                     }
                     let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
+                    reads[ni] = key_reads(&key);
                     let (universe, group) = self.switch_group(key, &switch_universe, &mut switch_atoms);
                     // Target → the value atoms that lead there; default also takes every value this
                     // switch does not list, and "none of the values". One pass over the universe:
@@ -1191,6 +1234,47 @@ impl<'a> FnCx<'a> {
                 }
                 _ => {}
             }
+        }
+        self.mark_invariant(&reads);
+    }
+
+    /// Which tests of each loop's later iteration go the way the first iteration's went
+    /// (`LaterIteration::invariant`): those whose atom is keyed by locals and slots (globals,
+    /// places) that no statement of the loop defines, so the test sees the same definitions,
+    /// and gets the same atom, in every iteration.
+    fn mark_invariant(&mut self, reads: &[Option<Vec<LocalId>>]) {
+        let mut defined: Vec<LocalId> = Vec::new();
+        let mut freed: Vec<LocalId> = Vec::new();
+        let Dag { later, n_blocks, .. } = &mut self.dag;
+        for it in later.values_mut() {
+            defined.clear();
+            freed.clear();
+            for v in it.nodes.iter().filter(|v| v.index() < *n_blocks) {
+                defined.extend(self.block_defs.of(v.index()).iter().map(|d| d.0));
+                for sid in &self.func.blocks[v.index()].stmts {
+                    let (Stmt::Call { args, .. }, Some(Some(model))) =
+                        (self.func.stmt(*sid), self.models.get(sid.index()))
+                    else {
+                        continue;
+                    };
+                    for (i, a) in args.iter().enumerate() {
+                        if matches!(model.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. })) {
+                            freed.extend(a.local());
+                        }
+                    }
+                }
+            }
+            freed.sort_unstable();
+            freed.dedup();
+            it.freed = freed.as_slice().into();
+            defined.sort_unstable();
+            defined.dedup();
+            let mut invariant = Vec::with_capacity(it.nodes.len());
+            for v in it.nodes.iter() {
+                let r = reads.get(v.index()).and_then(|r| r.as_ref());
+                invariant.push(r.is_some_and(|r| r.iter().all(|x| defined.binary_search(x).is_err())));
+            }
+            it.invariant = invariant.into();
         }
     }
 
@@ -2012,6 +2096,32 @@ enum CondClass {
     Opaque,
 }
 
+/// The locals and slots a test's atom is keyed by (`None`: an atom of its own each time).
+fn class_reads(class: &CondClass) -> Option<Vec<LocalId>> {
+    match class {
+        CondClass::Const(_) => Some(Vec::new()),
+        CondClass::Text(key, _) | CondClass::Pure(key) => key_reads(key),
+        CondClass::Bits(t) => Some(vec![t.on]),
+        CondClass::Success { .. } | CondClass::Opaque => None,
+    }
+}
+
+fn key_reads(key: &TestKey) -> Option<Vec<LocalId>> {
+    match key {
+        TestKey::Pure { args, .. } => Some(
+            args.iter()
+                .filter_map(|a| match a {
+                    PureArg::Local(x, _) => Some(*x),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        TestKey::Switch { on, .. } | TestKey::Bits { on, .. } => Some(vec![*on]),
+        TestKey::Text { locals, .. } => Some(locals.iter().map(|l| l.0).collect()),
+        TestKey::SwitchAt(_) => None,
+    }
+}
+
 /// A test of a local against a constant (`x == k`, `x != k`) as the switch key of that local,
 /// the constant, and whether the test holds when the local equals it.
 fn value_test(key: &TestKey) -> Option<(TestKey, i64, bool)> {
@@ -2489,6 +2599,7 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
         }
     }
     let mut exit_kills: HashMap<(u32, u32), Box<[LocalId]>> = HashMap::new();
+    let mut later: HashMap<u32, Vec<DagNode>> = HashMap::new();
     // Loop bodies are marked with their header's position in `headers`, plus one.
     let mut body_mark = vec![0usize; n];
     let mut body: Vec<usize> = Vec::new();
@@ -2548,6 +2659,11 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
                     .filter(move |&p| body_mark[p] == mark && back.binary_search(&(p, b)).is_err())
             };
             defined_before = Some(must_defined(func, h, &body, forward_preds));
+            let mut nodes: Vec<DagNode> = body.iter().map(|&b| DagNode(b as u32)).collect();
+            nodes.extend(
+                body.iter().filter(|&&b| b != h && copy_of[b] != usize::MAX).map(|&b| DagNode(copy_of[b] as u32)),
+            );
+            later.insert(c as u32, nodes);
         }
         for (u, s) in exits {
             let t = DagNode(target_of(u, s) as u32);
@@ -2631,7 +2747,17 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
         }
     }
     exit_kills.retain(|_, k| !k.is_empty());
-    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills }
+    // In topological order (the header comes first: every other node of the body is reached
+    // from it by forward edges); invariance is filled in once the edges have their atoms.
+    let later = later
+        .into_iter()
+        .map(|(c, mut nodes)| {
+            nodes.sort_unstable_by_key(|v| order[v.index()]);
+            let invariant = vec![false; nodes.len()].into();
+            (c, LaterIteration { nodes: nodes.into(), invariant, freed: Box::new([]) })
+        })
+        .collect();
+    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@
 //!   remove reports. A budget hit (guard size, SAT conflicts) yields `Category::OverBudget`,
 //!   never a silent "no bug".
 
-use crate::cfg::{DagNode, EdgeLabel, FnCx, Key};
+use crate::cfg::{DagNode, EdgeLabel, FnCx, Key, LaterIteration};
 use crate::diag::Category;
 use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
@@ -1229,8 +1229,26 @@ fn flow(
         };
         let succs = &cx.dag.succs[nd.index()];
         let here = st.p;
+        // A header copy that jumps to the body's exits: the later iteration it stands for.
+        // (Nothing after the loop concerns a cell nothing holds.)
+        let later =
+            cx.dag.later.get(&nd.0).filter(|_| !st.h.is_empty()).map(|it| Later::new(cx, guards, &st, *nd, it, fold));
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
+            if let Some(later) = &later {
+                // Only an exit the later iteration can reach, its loop-invariant tests going
+                // the way this iteration's went.
+                // The paths cut here end, as the other cuts below.
+                let reached = later.exit(*t);
+                if reached != GuardId::TRUE {
+                    let unreached = guards.not(reached);
+                    let cut = guards.and_all([st.p, l, unreached]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                    }
+                    l = guards.and(l, reached);
+                }
+            }
             if sure_then {
                 l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
             }
@@ -1327,6 +1345,9 @@ fn flow(
                 out.facts.push((k, f, p));
             }
             out.values.along(cx, guards, here, l, *nd, *t);
+            if let Some(later) = &later {
+                later.leave(cx, guards, &mut out, *t, &mut events);
+            }
             // Leaving a loop from its header copy: the later iteration redefined these locals,
             // so what this iteration left in them is gone (a cell they alone held is lost).
             for &l in cx.dag.kills(*nd, *t) {
@@ -2796,6 +2817,264 @@ fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
 /// `contents` paths (when the value is a local).
 #[allow(clippy::too_many_arguments)]
 /// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
+/// The later iteration a header copy stands for (`cfg::LaterIteration`), as guards of one pass:
+/// the guard under which the iteration reaches each edge of its body, from the header (which
+/// the copy runs itself) on. A loop-invariant test's edges keep their labels, so the later
+/// iteration goes the way the first one went there; every other edge may be taken.
+struct Later<'c> {
+    copy: DagNode,
+    it: &'c LaterIteration,
+    /// DAG node → its position in `it.nodes`.
+    pos: hashbrown::HashMap<u32, usize>,
+    /// Per position, its out edges (target, guard that the later iteration takes it, the local
+    /// the edge frees: the side of a `realloc`'s test in the same node where it succeeded).
+    edges: Vec<Vec<(DagNode, GuardId, Option<LocalId>)>>,
+    /// Every edge is taken either way: every exit is reached, and what the iteration surely
+    /// defines is `Dag::exit_kills`.
+    plain: bool,
+    /// Exit (a node outside the body) → the guard under which the iteration reaches it.
+    exits: hashbrown::HashMap<u32, GuardId>,
+    /// (local, frees) → `surely`'s answer for every exit, computed on first use.
+    memo: std::cell::RefCell<hashbrown::HashMap<(LocalId, bool), std::rc::Rc<hashbrown::HashMap<u32, GuardId>>>>,
+}
+
+impl<'c> Later<'c> {
+    /// `st`: the state at the copy, after the header's statements. A local that holds the
+    /// cell there and that the later iteration has not redefined is non-NULL where it holds it:
+    /// its NULL test goes that way (`if (buf != NULL) break;` of a two-pass loop whose first
+    /// pass allocates `buf`).
+    fn new(
+        cx: &FnCx,
+        guards: &mut Guards,
+        st: &State,
+        copy: DagNode,
+        it: &'c LaterIteration,
+        fold: Option<(AtomId, bool)>,
+    ) -> Later<'c> {
+        let pos: hashbrown::HashMap<u32, usize> = it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
+        let mut reach = vec![GuardId::FALSE; it.nodes.len()];
+        if let Some(r) = reach.first_mut() {
+            *r = GuardId::TRUE;
+        }
+        let mut edges = Vec::with_capacity(it.nodes.len());
+        let mut plain = true;
+        let mut exits: hashbrown::HashMap<u32, GuardId> = hashbrown::HashMap::new();
+        // Local → the first position after the header whose statements define it.
+        let mut first_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
+        for (i, v) in it.nodes.iter().enumerate() {
+            guards.tick();
+            let mut out = Vec::with_capacity(cx.dag.succs[v.index()].len());
+            // A NULL test of a local holding the cell since the header: (guard it holds the
+            // cell, the non-NULL side's block).
+            let held_test = match &cx.func.block(cx.dag.block[v.index()]).term {
+                Terminator::Branch { cond, then_, .. } if !cx.dag.is_copy(*v) && reach[i] != GuardId::FALSE => {
+                    match &cond.kind {
+                        CondKind::Truthy(Operand::Place(Place::Local(x))) if !st.maybe_null.contains(x) => {
+                            let g = st.get(*x);
+                            let mut redefined = || {
+                                let first = *first_def.entry(*x).or_insert_with(|| {
+                                    (1..it.nodes.len())
+                                        .find(|&j| later_effect(cx, it.nodes[j], *x, false).is_some())
+                                        .unwrap_or(usize::MAX)
+                                });
+                                first <= i
+                            };
+                            (g != GuardId::FALSE && !redefined()).then_some((g, *then_))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            // `tmp = realloc(x, n); if (tmp == NULL)`: the call freed `x` on its success side.
+            let mut freed_by: Vec<(AtomId, bool, LocalId)> = Vec::new();
+            if !cx.dag.is_copy(*v) {
+                for sid in cx.stmts_of(*v) {
+                    let (Stmt::Call { args, .. }, Some(model), Some(atom)) =
+                        (cx.func.stmt(*sid), cx.model(*sid), cx.success_atom.get(sid))
+                    else {
+                        continue;
+                    };
+                    for (i, a) in args.iter().enumerate() {
+                        if let (Some(ArgEffect::FreesWhen { on_success, .. }), Some(x)) =
+                            (model.arg_effect(i), a.local())
+                        {
+                            freed_by.push((*atom, on_success, x));
+                        }
+                    }
+                }
+            }
+            for (t, label) in &cx.dag.succs[v.index()] {
+                let frees = match label {
+                    EdgeLabel::Lit { atom, positive } => {
+                        freed_by.iter().find(|f| f.0 == *atom && f.1 == *positive).map(|f| f.2)
+                    }
+                    _ => None,
+                };
+                let mut e = if reach[i] == GuardId::FALSE {
+                    GuardId::FALSE
+                } else if it.invariant[i] {
+                    let lab = label_guard(guards, label, fold);
+                    guards.and(reach[i], lab)
+                } else {
+                    reach[i]
+                };
+                if let Some((held, then_)) = held_test {
+                    if cx.dag.block[t.index()] != then_ {
+                        let not_held = guards.not(held);
+                        e = guards.and(e, not_held);
+                    }
+                }
+                plain &= e == GuardId::TRUE;
+                match pos.get(&t.0) {
+                    // Forward edges only: a back edge inside the body goes to a copy, which is
+                    // in the body only for nested loops (later in the order).
+                    Some(&j) if j > i => reach[j] = guards.or(reach[j], e),
+                    Some(_) => {}
+                    None => {
+                        let x = exits.entry(t.0).or_insert(GuardId::FALSE);
+                        *x = guards.or(*x, e);
+                    }
+                }
+                out.push((*t, e, frees));
+            }
+            edges.push(out);
+        }
+        Later { copy, it, pos, edges, plain, exits, memo: Default::default() }
+    }
+
+    /// The guard under which the later iteration reaches exit `t`.
+    fn exit(&self, t: DagNode) -> GuardId {
+        if self.plain {
+            return GuardId::TRUE;
+        }
+        self.exits.get(&t.0).copied().unwrap_or(GuardId::FALSE)
+    }
+
+    /// `surely` for exit `t`, from one pass for every exit.
+    fn surely_at(&self, cx: &FnCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
+        let memo = self.memo.borrow().get(&(x, frees)).cloned();
+        let all = match memo {
+            Some(m) => m,
+            None => {
+                let m = std::rc::Rc::new(self.surely(cx, guards, x, frees));
+                self.memo.borrow_mut().insert((x, frees), m.clone());
+                m
+            }
+        };
+        // An exit no edge of the body reaches is reached by no path: vacuously true, but the
+        // copy's edge to it is cut then anyway.
+        all.get(&t.0).copied().unwrap_or(GuardId::FALSE)
+    }
+
+    /// The guard under which every path of the later iteration that reaches `t` does something
+    /// to local `x` after the header: with `frees`, frees it before any statement defines it;
+    /// without, defines it.
+    fn surely(&self, cx: &FnCx, guards: &mut Guards, x: LocalId, frees: bool) -> hashbrown::HashMap<u32, GuardId> {
+        // Per position, for the paths into it so far: all of them have done it (`done`), and
+        // (`frees` only) none of them defined `x` first (`clean`), as guards; the same per exit.
+        let n = self.it.nodes.len();
+        let mut into = vec![(GuardId::TRUE, GuardId::TRUE); n];
+        let mut at_exit: hashbrown::HashMap<u32, (GuardId, GuardId)> = hashbrown::HashMap::new();
+        for (i, v) in self.it.nodes.iter().enumerate() {
+            guards.tick();
+            let (done, clean) = if i == 0 {
+                (GuardId::FALSE, GuardId::TRUE)
+            } else {
+                let (done, clean) = into[i];
+                match (later_effect(cx, *v, x, frees), frees) {
+                    (None, _) => (done, clean),
+                    (Some(true), true) => (clean, clean),
+                    (Some(false), _) => (done, done),
+                    (Some(true), false) => (GuardId::TRUE, GuardId::TRUE),
+                }
+            };
+            for (u, e, edge_frees) in &self.edges[i] {
+                let (done, clean) = if frees && *edge_frees == Some(x) { (clean, clean) } else { (done, clean) };
+                let to = match self.pos.get(&u.0) {
+                    Some(&j) if j > i => &mut into[j],
+                    Some(_) => continue,
+                    None => at_exit.entry(u.0).or_insert((GuardId::TRUE, GuardId::TRUE)),
+                };
+                let skipped = guards.not(*e);
+                let d = guards.or(skipped, done);
+                to.0 = guards.and(to.0, d);
+                if frees {
+                    let c = guards.or(skipped, clean);
+                    to.1 = guards.and(to.1, c);
+                }
+            }
+        }
+        at_exit.into_iter().map(|(t, g)| (t, g.0)).collect()
+    }
+
+    /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
+    /// later iteration to `t` frees before it redefines it is freed there; one every such path
+    /// redefines no longer holds the cell (the unconditional case is `Dag::exit_kills`, applied
+    /// by the caller; this adds the redefinitions under loop-invariant tests).
+    fn leave(&self, cx: &FnCx, guards: &mut Guards, st: &mut State, t: DagNode, events: &mut Vec<Event>) {
+        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+        held.retain(|x| cx.is_tracked(*x) && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false));
+        if held.is_empty() {
+            return;
+        }
+        for x in held {
+            let freed = if self.it.freed.binary_search(&x).is_ok() {
+                self.surely_at(cx, guards, t, x, true)
+            } else {
+                GuardId::FALSE
+            };
+            if freed != GuardId::FALSE {
+                let g = guards.and(st.get(x), freed);
+                if g != GuardId::FALSE {
+                    events.push(Event { kind: EventKind::Free, guard: g, weak: false });
+                }
+            }
+            // With every edge taken either way, what is surely defined is `exit_kills`, which
+            // the caller removes.
+            if self.plain || cx.dag.kills(self.copy, t).contains(&x) {
+                continue;
+            }
+            let defined = self.surely_at(cx, guards, t, x, false);
+            if defined == GuardId::FALSE {
+                continue;
+            }
+            let kept = guards.not(defined);
+            let keys: Vec<(Key, GuardId)> = st.h.iter().filter(|(k, _)| k.root == x).copied().collect();
+            for (k, g) in keys {
+                let g = guards.and(g, kept);
+                st.set_key(k, g);
+            }
+        }
+    }
+}
+
+/// What node `v`'s statements do to local `x` first, for `Later::surely`: with `frees`, a free
+/// of `x` (`Some(true)`) or a definition (`Some(false)`); without, any definition (`Some(true)`).
+fn later_effect(cx: &FnCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
+    let mut defs = Vec::new();
+    for sid in cx.stmts_of(v) {
+        if frees {
+            if let Stmt::Call { args, .. } = cx.func.stmt(*sid) {
+                let model = cx.model(*sid);
+                let freed = args.iter().enumerate().any(|(i, a)| {
+                    matches!(a, Operand::Place(Place::Local(y)) if *y == x)
+                        && model.is_some_and(|m| m.arg_effect(i) == Some(ArgEffect::Frees))
+                });
+                if freed {
+                    return Some(true);
+                }
+            }
+        }
+        defs.clear();
+        cx.defined_locals(*sid, &mut defs);
+        if defs.contains(&x) {
+            return Some(!frees);
+        }
+    }
+    None
+}
+
 fn redefine_unknown(cx: &FnCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
     if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
         return;
