@@ -308,7 +308,6 @@ pub struct Cache {
     /// restores it read-only) is still used for loading.
     writable: AtomicBool,
     format: u64,
-    tmp_counter: AtomicU64,
     rejected: AtomicUsize,
     write_failures: AtomicUsize,
     load_ns: AtomicU64,
@@ -344,6 +343,16 @@ impl Cache {
     /// disabled; if it exists but cannot be written, it is only read. `warning()` says which.
     pub fn open(dir: &Path) -> Cache {
         let cache = Cache::new(dir.to_path_buf(), true);
+        // Another user's folder could hold links planted to make drip write or delete elsewhere
+        // (git's `safe.directory` reasoning): not used, and said so.
+        if let Some(owner) = foreign_owner(dir) {
+            cache.disable(format!(
+                "the cache directory {} belongs to another user (uid {owner}); running without the cache \
+                 (choose one of your own with --cache-dir)",
+                dir.display()
+            ));
+            return cache;
+        }
         if let Err(e) = cache.prepare() {
             if Kind::ALL.iter().all(|k| dir.join(k.dir()).is_dir()) {
                 // A cache that exists but cannot be written: read it, store nothing.
@@ -379,7 +388,6 @@ impl Cache {
             enabled: AtomicBool::new(enabled),
             writable: AtomicBool::new(enabled),
             format: format_version(),
-            tmp_counter: AtomicU64::new(0),
             rejected: AtomicUsize::new(0),
             write_failures: AtomicUsize::new(0),
             load_ns: AtomicU64::new(0),
@@ -401,17 +409,17 @@ impl Cache {
         for k in Kind::ALL {
             std::fs::create_dir_all(self.dir.join(k.dir()))?;
         }
-        let tag = self.dir.join("CACHEDIR.TAG");
-        if !tag.exists() {
-            // The standard marker that tells backup tools to skip the directory.
-            std::fs::write(
-                &tag,
-                "Signature: 8a477f597d28d172789f06886806bc55\n# drip's incremental cache; see ARCHITECTURE.md\n",
-            )?;
+        // The standard marker that tells backup tools to skip the directory. Created only if
+        // nothing is there (`O_EXCL`): a link at that name is not followed.
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(self.dir.join("CACHEDIR.TAG")) {
+            Ok(mut f) => f.write_all(
+                b"Signature: 8a477f597d28d172789f06886806bc55\n# drip's incremental cache; see ARCHITECTURE.md\n",
+            )?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
         }
-        let probe = self.dir.join(format!(".probe-{}", std::process::id()));
-        std::fs::write(&probe, b"")?;
-        std::fs::remove_file(&probe)
+        // A probe under an unpredictable name, created exclusively and removed on drop.
+        tempfile::Builder::new().prefix(".probe-").tempfile_in(&self.dir).map(drop)
     }
 
     fn disable(&self, why: String) {
@@ -549,8 +557,6 @@ impl Cache {
         }
         Self::timed(&self.store_ns, || {
             let path = self.path(kind, name);
-            let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
-            let tmp = self.dir.join(kind.dir()).join(format!(".tmp-{}-{n}-{}", std::process::id(), name.hex()));
             let mut h = Vec::with_capacity(HEADER_LEN);
             h.extend_from_slice(MAGIC);
             h.extend_from_slice(&self.format.to_le_bytes());
@@ -562,18 +568,18 @@ impl Cache {
             h.extend_from_slice(&Digest::of(meta).0.to_le_bytes());
             h.extend_from_slice(&Digest::of(body).0.to_le_bytes());
             debug_assert_eq!(h.len(), HEADER_LEN);
+            // A temporary file under an unpredictable name, created exclusively (`O_EXCL`, so
+            // never through a planted link), renamed over the entry; removed if anything fails.
             let written = (|| -> std::io::Result<()> {
-                let mut f = File::create(&tmp)?;
+                let mut f = tempfile::Builder::new().prefix(".tmp-").tempfile_in(self.dir.join(kind.dir()))?;
                 f.write_all(&h)?;
                 f.write_all(meta)?;
                 f.write_all(body)?;
-                drop(f);
-                std::fs::rename(&tmp, &path)
+                f.persist(&path).map(drop).map_err(|e| e.error)
             })();
             match written {
                 Ok(()) => true,
                 Err(e) => {
-                    let _ = std::fs::remove_file(&tmp);
                     self.write_failures.fetch_add(1, Ordering::Relaxed);
                     self.note(format!("drip: cache: cannot write {}: {e}", path.display()));
                     false
@@ -629,7 +635,12 @@ impl Cache {
             let name = e.file_name();
             let name = name.to_string_lossy();
             let is_tmp = name.starts_with(".tmp-");
-            if !is_tmp && u128::from_str_radix(&name, 16).is_ok_and(|v| live.contains(&Digest(v))) {
+            let digest = (name.len() == 32).then(|| u128::from_str_radix(&name, 16).ok()).flatten();
+            if !is_tmp && digest.is_none_or(|v| live.contains(&Digest(v))) {
+                continue; // live, or not a name drip gives its entries
+            }
+            // Only plain files drip wrote: an entry starts with drip's magic.
+            if !e.file_type().is_ok_and(|t| t.is_file()) || (!is_tmp && !starts_with_magic(&e.path())) {
                 continue;
             }
             let grace = if is_tmp { Duration::from_secs(3600) } else { GRACE };
@@ -639,6 +650,21 @@ impl Cache {
             }
         }
     }
+}
+
+/// The uid owning `dir` when it exists and is not the effective user's.
+fn foreign_owner(dir: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = std::fs::metadata(dir).ok()?.uid();
+    // SAFETY: plain FFI, no arguments.
+    let me = unsafe { libc::geteuid() };
+    (owner != me).then_some(owner)
+}
+
+/// The file begins with an entry header's magic (`MAGIC`).
+fn starts_with_magic(path: &Path) -> bool {
+    let mut head = [0u8; 8];
+    File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == MAGIC
 }
 
 /// An entry whose header and meta section passed every check; the body is read on demand.

@@ -155,6 +155,61 @@ fn sweep_removes_only_old_entries_of_dead_slots() {
 }
 
 #[test]
+fn sweep_leaves_files_drip_did_not_write() {
+    let dir = scratch("sweep-foreign");
+    let cache = Cache::open(&dir);
+    let old = SystemTime::now() - GRACE - Duration::from_secs(60);
+    let tu = cache.dir.join("tu");
+    // A digest-named file without drip's header, a file of another name, and a link.
+    let foreign = tu.join(format!("{:032x}", 9u128));
+    let other = tu.join("notes.txt");
+    for f in [&foreign, &other] {
+        std::fs::write(f, b"someone else's").expect("write");
+        File::options().write(true).open(f).and_then(|h| h.set_modified(old)).expect("age");
+    }
+    let target = scratch("sweep-foreign-target");
+    std::fs::write(&target, b"outside").expect("write target");
+    let link = tu.join(format!("{:032x}", 10u128));
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    cache.sweep(Kind::Tu, &HashSet::new());
+    assert!(foreign.exists() && other.exists(), "not drip's entries: left alone");
+    assert!(link.symlink_metadata().is_ok() && target.exists(), "a link is neither followed nor removed");
+}
+
+#[test]
+fn writes_never_follow_links_planted_in_the_folder() {
+    let dir = scratch("links");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let target = scratch("links-target");
+    std::os::unix::fs::symlink(&target, dir.join("CACHEDIR.TAG")).expect("symlink");
+    let cache = Cache::open(&dir);
+    assert!(cache.enabled(), "{:?}", cache.warning());
+    assert!(cache.store(Kind::Tu, NAME, "manifest", &vec![1u64, 2, 3]));
+    assert!(!target.exists(), "the tag is not written through a link");
+    let names: Vec<String> = std::fs::read_dir(dir.join("tu"))
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec![NAME.hex()], "only the entry: temporary files are renamed or removed");
+}
+
+#[test]
+fn a_folder_of_another_user_is_not_used() {
+    // SAFETY: plain FFI.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // only root can give a folder away; CI runs as root
+    }
+    let dir = scratch("foreign-owner");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).expect("chown");
+    let cache = Cache::open(&dir);
+    assert!(!cache.enabled());
+    assert!(cache.warning().is_some_and(|w| w.contains("another user")), "{:?}", cache.warning());
+    assert!(std::fs::read_dir(&dir).expect("list").next().is_none(), "nothing created in it");
+}
+
+#[test]
 fn reading_an_entry_body_marks_it_used() {
     let (cache, path) = with_entry("touch");
     let old = SystemTime::now() - GRACE - Duration::from_secs(60);
