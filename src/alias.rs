@@ -230,6 +230,12 @@ pub fn overwritten_in_callee(
     let pos = model.writes.iter().position(|w| w.param == param && &*w.path == path && w.from == WriteFrom::Fresh)?;
     let mine = args.get(param)?;
     for w in &model.writes[pos + 1..] {
+        // The same argument twice is one name, not two: where the callee's own stores to that
+        // place leave its fresh cell is already in its summary (a fresh cell from a nested call
+        // is placed at the callee's last direct store, which may come before it).
+        if w.param == param {
+            continue;
+        }
         let other = args.get(w.param)?;
         if same_slot(cx, mine, path, other, &w.path, node, idx) {
             let k = cx.callee_slot(mine, path);
