@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const RULES: [&str; 2] = ["leak", "double-free"];
+const RULES: [&str; 3] = ["leak", "double-free", "leak-on-realloc-failure"];
 
 /// What a fixture function's name says about the diagnostics it should get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
