@@ -399,10 +399,11 @@ fn a_progress_line_is_drawn_on_a_terminal_only() {
         .expect("script(1) from util-linux");
     assert_eq!(status.code(), Some(0));
     let seen = std::fs::read_to_string(&typescript).expect("typescript");
-    assert!(seen.contains("\rdrip: 0/1 TUs | ") || seen.contains("\rdrip: 1/1 TUs | "), "{seen:?}");
+    // indicatif redraws with `\r` and the erase-line sequence.
+    assert!(seen.contains("\r\x1b[2Kdrip: 0/1 TUs | ") || seen.contains("\r\x1b[2Kdrip: 1/1 TUs | "), "{seen:?}");
     let summary = seen.find("drip: 1 TUs, 16000 functions").expect("summary line");
     let erased = seen[..summary].rfind('\r').expect("the line is erased before the summary");
-    assert!(seen[erased + 1..summary].trim().is_empty(), "{seen:?}");
+    assert!(seen[erased + 1..summary].replace("\x1b[2K", "").trim().is_empty(), "{seen:?}");
 }
 
 #[test]
