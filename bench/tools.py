@@ -200,7 +200,7 @@ def cmd_report(path):
         print("ok=0")
         return
     diags, st = doc.get("diagnostics") or [], doc.get("stats") or {}
-    leaks = sum(1 for d in diags if d.get("rule") == "leak" and d.get("category") in DEFAULT_LEAK)
+    leaks = sum(1 for d in diags if d.get("rule") in ("leak", "leak-on-realloc-failure") and d.get("category") in DEFAULT_LEAK)
     dfree = sum(1 for d in diags if d.get("rule") == "double-free")
     t, cats = st.get("time_ms", {}), st.get("categories", {})
     print("ok=1")

@@ -1,5 +1,5 @@
-//! The two rules, `leak` and `double-free`: which site verdicts become diagnostics, and how they
-//! read.
+//! The rules, `leak`, `leak-on-realloc-failure` and `double-free`: which site verdicts become
+//! diagnostics, and how they read.
 //!
 //! Input: `SiteVerdict`s of one function, the `Program` (for names and locations) and the
 //! reporting policy. Output: `Diagnostic`s (unsorted; the driver sorts).
@@ -7,6 +7,9 @@
 //! `main`, conditional leaks and double frees are reported; `--all-categories` adds never-freed in
 //! `main`, never-freed not-local, unknown and over-budget sites. Freed-always and returned sites
 //! are never findings. Messages name the allocator and the decisive branches of the SAT model.
+//! A leak whose path ends where a failed `realloc`'s NULL overwrites the last pointer to the
+//! old block (`p = realloc(p, n)`) is `leak-on-realloc-failure`; every other leak is `leak`.
+//! Which rules are reported at all is decided later, at report time (`rules`).
 
 use crate::cfg::FnCx;
 use crate::diag::{Category, Diagnostic, Note, NoteKind, Rule, SrcLoc};
@@ -93,7 +96,16 @@ pub fn diagnostics(
         alloc_notes.extend(wrapper_chain(func, v, at, summaries));
         if policy.reports(v.category) {
             let steps = v.leak.as_deref().unwrap_or(&[]);
-            let mut message = leak_message(func, v, steps, at);
+            let realloc = realloc_overwrite(steps);
+            let mut message = match realloc {
+                Some((call, what)) => format!(
+                    "memory allocated by '{}' leaks when '{}' at {} fails: the NULL it returns overwrites '{what}', the last pointer to the old block",
+                    v.allocator,
+                    callee(func, call.0),
+                    at.short(call.1)
+                ),
+                None => leak_message(func, v, steps, at),
+            };
             if !v.cycle_with.is_empty() && v.leak.is_some() {
                 let others: Vec<String> = v.cycle_with.iter().map(|s| at.short(func.stmt_loc(*s))).collect();
                 message.push_str(&format!(
@@ -103,7 +115,7 @@ pub fn diagnostics(
             }
             let mut path = alloc_notes.clone();
             path.extend(notes(func, steps, at, v));
-            out.push(base(Rule::Leak, message, path));
+            out.push(base(if realloc.is_some() { Rule::LeakOnReallocFailure } else { Rule::Leak }, message, path));
         }
         if let Some(steps) = &v.double_free {
             let frees: Vec<Loc> = steps
@@ -129,6 +141,20 @@ pub fn diagnostics(
         }
     }
     out
+}
+
+/// The failing call (statement and location) and the slot it overwrites, when a leak's path
+/// ends with the last reference overwritten right after a `realloc`-like call failed with the
+/// cell as its old block, with no branch or free in between: `p = realloc(p, n)`, also
+/// `s->buf = realloc(s->buf, n)` and `q = realloc(p, n); p = q;`. A path that tests the result
+/// first and then returns (`q = realloc(p, n); if (!q) return -1;`) kept the old pointer and
+/// lost it later: that is an ordinary `leak`.
+fn realloc_overwrite(steps: &[Step]) -> Option<((crate::ir::StmtId, Loc), &str)> {
+    let Some((Step::Lost { how: Lost::Overwritten(what), .. }, before)) = steps.split_last() else { return None };
+    match before.last() {
+        Some(Step::CallFails { stmt, loc }) => Some(((*stmt, *loc), what.as_str())),
+        _ => None,
+    }
 }
 
 /// For an allocation through wrappers: where each wrapper gets the memory from, down to the

@@ -58,6 +58,9 @@ options:
   --config FILE      settings, declared allocators and suppressions (default: the nearest
                      .drip.toml from the compile database's directory up to the repository root)
   --budget NAME=N    override one analysis budget (see README)
+  --enable RULES     report these rules (comma-separated; all are on unless switched off)
+  --disable RULES    do not report these rules: leak, double-free, leak-on-realloc-failure
+                     (repeatable; the last word on a rule wins, over .drip.toml's [rules])
   -v, --verbose      show parse errors and other per-TU messages
   -h, --help         this help
 
@@ -87,6 +90,8 @@ struct Args {
     no_cache: bool,
     config: Option<PathBuf>,
     budgets: Vec<String>,
+    /// `--enable`/`--disable` in the order given (`true`: enable).
+    rule_switches: Vec<crate::settings::RuleSwitch>,
     help: bool,
     version: bool,
     baseline: Option<PathBuf>,
@@ -120,6 +125,7 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
         no_cache: false,
         config: None,
         budgets: Vec::new(),
+        rule_switches: Vec::new(),
         help: false,
         version: false,
         baseline: None,
@@ -181,6 +187,14 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
             }
             "--config" => a.config = Some(PathBuf::from(value("--config")?)),
             "--budget" => a.budgets.push(text(&value("--budget")?, "--budget")?),
+            "--enable" | "--disable" => {
+                let on = name == "--enable";
+                let list = text(&value(name)?, name)?;
+                // Checked now, so that a misspelt rule fails before any work (and before the
+                // build of `drip capture --check`); applied over `.drip.toml` by `settings`.
+                crate::rules::Switches::default().switch(&list, on)?;
+                a.rule_switches.push((on, list));
+            }
             "--baseline" => a.baseline = Some(PathBuf::from(value("--baseline")?)),
             "--write-baseline" => a.write_baseline = Some(PathBuf::from(value("--write-baseline")?)),
             "--source-root" => a.source_root = Some(PathBuf::from(value("--source-root")?)),
@@ -431,14 +445,21 @@ fn run(args: &Args) -> i32 {
         eprintln!("drip: warning: {w}");
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let ending = Ending { cwd: cwd.clone(), source_root, baseline, started: std::time::SystemTime::now() };
+    let mut ending = Ending {
+        cwd: cwd.clone(),
+        source_root,
+        baseline,
+        started: std::time::SystemTime::now(),
+        rules: crate::rules::Switches::default(),
+    };
     // `.drip.toml` beside the compile database (the cache directory's parent) or above it, unless
     // --config.
     let search_from = match default_cache_dir.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => cwd.clone(),
     };
-    let settings = match crate::settings::load(args.config.as_deref(), &search_from, &args.budgets) {
+    let settings = match crate::settings::load(args.config.as_deref(), &search_from, &args.budgets, &args.rule_switches)
+    {
         Ok(s) => s,
         Err(e) => {
             eprintln!("drip: error: {e}");
@@ -456,6 +477,7 @@ fn run(args: &Args) -> i32 {
             (None, None) => {}
         }
     }
+    ending.rules = settings.rules.clone();
     let budgets = settings.budgets.clone();
     let config = budgets.config();
     let policy = Policy { all_categories: args.all_categories };
@@ -631,6 +653,10 @@ fn run(args: &Args) -> i32 {
         categories: out.categories.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
+        findings_leak_on_realloc_failure: driver::count(&out.diagnostics, Rule::LeakOnReallocFailure),
+        // Set at the end (`Ending::finish`), which drops the findings of rules switched off.
+        disabled: 0,
+        rules_off: Vec::new(),
         sat_queries: out.sat_queries,
         time_ms: PhaseTimes {
             parse: driver::ms(fe.parse_time),
@@ -772,6 +798,7 @@ fn replay(
     stats.suppressed = applied.suppressed;
     stats.findings_leak = driver::count(&rec.diagnostics, Rule::Leak);
     stats.findings_double_free = driver::count(&rec.diagnostics, Rule::DoubleFree);
+    stats.findings_leak_on_realloc_failure = driver::count(&rec.diagnostics, Rule::LeakOnReallocFailure);
     // Entries that are not TUs are not in the run key: count them now.
     stats.entries_skipped_non_c = db.skipped_non_c;
     stats.entries_duplicate = db.duplicates;
@@ -798,6 +825,9 @@ struct Ending {
     baseline: Option<report::baseline::Baseline>,
     /// When the run started, for SARIF's `invocations[0]`.
     started: std::time::SystemTime,
+    /// The rules switched off: their findings are dropped here, after the analysis (or its
+    /// replay), so switching rules never invalidates the cache.
+    rules: crate::rules::Switches,
 }
 
 impl Ending {
@@ -810,11 +840,20 @@ impl Ending {
         mut stats: Stats,
         notes: &[Notification],
     ) -> Result<usize, i32> {
-        // Over every finding, so that the baseline written and the one read number alike.
+        // Over every finding, so that the baseline written and the one read number alike, and
+        // switching a rule off renumbers no other finding.
         let fingerprints = report::fingerprint::compute(diags, &self.source_root, &self.cwd);
+        // Findings of rules switched off are no findings of this run: not in any report, not in
+        // the baseline written, not counted but in `disabled`.
+        let all = diags.len();
+        let (diags, fingerprints): (Vec<crate::diag::Diagnostic>, Vec<report::fingerprint::Fingerprint>) =
+            diags.iter().cloned().zip(fingerprints).filter(|(d, _)| self.rules.enabled(d.rule)).unzip();
+        stats.disabled = all - diags.len();
+        stats.rules_off = self.rules.disabled().iter().map(|r| r.id().to_string()).collect();
+        stats.suppressed = diags.iter().filter(|d| d.suppression.is_some()).count();
         if let Some(path) = &args.write_baseline {
             let written = std::fs::File::create(path).map(std::io::BufWriter::new).and_then(|mut w| {
-                report::render_sarif(diags, &fingerprints, &self.tool_info(notes), &mut w)?;
+                report::render_sarif(&diags, &fingerprints, &self.tool_info(notes), &mut w)?;
                 w.flush()
             });
             if let Err(e) = written {
@@ -834,6 +873,7 @@ impl Ending {
         let hidden = diags.len() - shown.len();
         stats.findings_leak = driver::count(&shown, Rule::Leak);
         stats.findings_double_free = driver::count(&shown, Rule::DoubleFree);
+        stats.findings_leak_on_realloc_failure = driver::count(&shown, Rule::LeakOnReallocFailure);
         report_output(args, self.write_output(args, &shown, &shown_fps, &stats, notes))?;
         if args.stats {
             print_stats(&stats);
@@ -988,8 +1028,8 @@ fn summary(s: &Stats) -> String {
         s.tus_parsed,
         s.functions_analysed,
         s.sources,
-        s.findings_leak,
-        if s.findings_leak == 1 { "" } else { "s" },
+        s.findings_leak + s.findings_leak_on_realloc_failure,
+        if s.findings_leak + s.findings_leak_on_realloc_failure == 1 { "" } else { "s" },
         s.findings_double_free,
         if s.findings_double_free == 1 { "" } else { "s" },
     );
@@ -1103,8 +1143,13 @@ fn print_stats(s: &Stats) {
     );
     let _ = writeln!(
         e,
-        "  findings            {} leak, {} double-free; {} suppressed (comments and .drip.toml entries)",
-        s.findings_leak, s.findings_double_free, s.suppressed
+        "  findings            {} leak, {} leak-on-realloc-failure, {} double-free; {} suppressed (comments, attributes and .drip.toml entries); {} of rules switched off{}",
+        s.findings_leak,
+        s.findings_leak_on_realloc_failure,
+        s.findings_double_free,
+        s.suppressed,
+        s.disabled,
+        if s.rules_off.is_empty() { String::new() } else { format!(" ({})", s.rules_off.join(", ")) }
     );
     let _ = writeln!(e, "  SAT queries         {}", s.sat_queries);
     let c = &s.cache;

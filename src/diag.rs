@@ -12,16 +12,46 @@ use serde::{Deserialize, Serialize};
 pub enum Rule {
     Leak,
     DoubleFree,
+    /// `p = realloc(p, n)`: when the call fails it returns NULL into the only pointer to the old
+    /// block, which is still allocated (cppcheck's `memleakOnRealloc`). A leak, kept apart so
+    /// that it can be switched and silenced on its own.
+    LeakOnReallocFailure,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 2] = [Rule::Leak, Rule::DoubleFree];
+    /// Every rule, in the order SARIF lists them (`ruleIndex`): new rules go at the end, so an
+    /// index means the same in every log.
+    pub const ALL: [Rule; 3] = [Rule::Leak, Rule::DoubleFree, Rule::LeakOnReallocFailure];
 
     pub fn id(self) -> &'static str {
         match self {
             Rule::Leak => "leak",
             Rule::DoubleFree => "double-free",
+            Rule::LeakOnReallocFailure => "leak-on-realloc-failure",
         }
+    }
+
+    /// A leak of either kind (the summary line counts them together as leaks).
+    pub fn is_leak(self) -> bool {
+        matches!(self, Rule::Leak | Rule::LeakOnReallocFailure)
+    }
+
+    /// The rule named `id`, or an error naming the known rules and the nearest one to a typo.
+    pub fn parse(id: &str) -> Result<Rule, String> {
+        if let Some(r) = Rule::ALL.into_iter().find(|r| r.id() == id) {
+            return Ok(r);
+        }
+        let known: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+        // A typo is a few edits away from the rule meant; anything further is no guess.
+        let nearest = Rule::ALL
+            .iter()
+            .map(|r| (strsim::levenshtein(id, r.id()), r.id()))
+            .filter(|(d, name)| *d <= 3.max(name.len() / 4))
+            .min()
+            // Part of one rule's id (`realloc`).
+            .or_else(|| Rule::ALL.iter().find(|r| id.len() >= 4 && r.id().contains(id)).map(|r| (0, r.id())));
+        let hint = nearest.map_or_else(String::new, |(_, name)| format!("; did you mean '{name}'?"));
+        Err(format!("unknown rule '{}' (known: {}){hint}", crate::terminal::escape(id), known.join(", ")))
     }
 }
 

@@ -95,8 +95,17 @@ pub struct Stats {
     pub categories: BTreeMap<String, usize>,
     pub findings_leak: usize,
     pub findings_double_free: usize,
-    /// Findings a `drip: ignore` comment silences (`report::suppress`), not in the two above.
+    #[serde(default)]
+    pub findings_leak_on_realloc_failure: usize,
+    /// Findings a `drip: ignore` comment silences (`report::suppress`), not in the three above.
     pub suppressed: usize,
+    /// Findings of rules switched off (`--disable`, `[rules]`): not reported anywhere, not in
+    /// the counts above.
+    #[serde(default)]
+    pub disabled: usize,
+    /// The rules switched off, by id.
+    #[serde(default)]
+    pub rules_off: Vec<String>,
     pub sat_queries: u64,
     pub time_ms: PhaseTimes,
     /// The incremental cache: what was reused, rejected, and what loading and storing cost.

@@ -46,6 +46,7 @@ mod progress;
 mod reach;
 mod report;
 mod reuse;
+mod rules;
 mod sat;
 mod settings;
 mod summary;

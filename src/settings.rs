@@ -2,11 +2,11 @@
 //!
 //! Input: a TOML file (`--config FILE`, else the nearest `.drip.toml` from the directory holding
 //! the compile database upward to the repository's root — or from the current directory when
-//! files are given on the command line; no file is fine) and `--budget NAME=VALUE` options,
-//! which win over the file. Output: `Settings`: the `Budgets`, which become the check's
+//! files are given on the command line; no file is fine), `--budget NAME=VALUE` options,
+//! which win over the file, and `--enable`/`--disable RULES`, which win over its `[rules]`. Output: `Settings`: the `Budgets`, which become the check's
 //! `fastcheck::Config` and are shown by `--stats` and in the JSON report; the declared memory API
 //! (`[allocators]`, `[deallocators]`, `[noreturn]`: `declare`); the `[[suppress]]` entries
-//! (`report::suppress`).
+//! (`report::suppress`); the rules switched off (`[rules]`: `rules`).
 //! Invariants: every budget is listed once, in `BUDGETS`, with its name, default and meaning;
 //! an unknown section, key or name, a malformed value or an unreadable file is a usage error
 //! (exit 2) naming it, never silently ignored, because a typo would otherwise change nothing
@@ -106,6 +106,8 @@ pub struct Settings {
     pub declared: Declarations,
     /// `[[suppress]]` entries.
     pub suppress: FileRules,
+    /// `[rules]`, with `--enable`/`--disable` applied.
+    pub rules: crate::rules::Switches,
     /// The file they came from, if any.
     pub file: Option<PathBuf>,
     /// Where the search for `.drip.toml` started (none with `--config`).
@@ -134,11 +136,20 @@ pub fn find(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// The settings for this run: defaults, then the configuration file, then `--budget` options.
+/// A command-line rule switch: `--enable LIST` (`true`) or `--disable LIST`.
+pub type RuleSwitch = (bool, String);
+
+/// The settings for this run: defaults, then the configuration file, then `--budget` options
+/// and rule switches (in their order).
 /// `config_file`: `--config`, which must exist; otherwise the nearest `.drip.toml` from
 /// `search_from` (the directory holding the compile database) upward (`find`), when there is
 /// one.
-pub fn load(config_file: Option<&Path>, search_from: &Path, overrides: &[String]) -> Result<Settings, String> {
+pub fn load(
+    config_file: Option<&Path>,
+    search_from: &Path,
+    overrides: &[String],
+    switches: &[RuleSwitch],
+) -> Result<Settings, String> {
     let mut s = Settings::default();
     // An absolute start, so that the search can walk up from `.` or from a relative `-p build`.
     let start = std::path::absolute(search_from).unwrap_or_else(|_| search_from.to_path_buf());
@@ -163,11 +174,14 @@ pub fn load(config_file: Option<&Path>, search_from: &Path, overrides: &[String]
             value.trim().parse().map_err(|_| format!("--budget {name}: '{value}' is not a whole number"))?;
         s.budgets.set(name.trim(), value, "--budget")?;
     }
+    for (on, list) in switches {
+        s.rules.switch(list, *on)?;
+    }
     s.file = file;
     Ok(s)
 }
 
-const SECTIONS: &str = "budgets, allocators, deallocators, noreturn, suppress";
+const SECTIONS: &str = "budgets, allocators, deallocators, noreturn, rules, suppress";
 
 fn apply_file(s: &mut Settings, text: &str, origin: &str) -> Result<(), String> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("{origin}: {}", e.message()))?;
@@ -177,14 +191,16 @@ fn apply_file(s: &mut Settings, text: &str, origin: &str) -> Result<(), String> 
             ("suppress", _) => {
                 return Err(format!("{origin}: write suppressions as [[suppress]] entries (an array of tables)"))
             }
-            ("budgets" | "allocators" | "deallocators" | "noreturn", toml::Value::Table(t)) => {
+            ("budgets" | "allocators" | "deallocators" | "noreturn" | "rules", toml::Value::Table(t)) => {
                 if section == "budgets" {
                     apply_budgets(&mut s.budgets, t, origin)?;
+                } else if section == "rules" {
+                    s.rules.add_table(t, origin)?;
                 } else {
                     s.declared.add_table(section, t, origin)?;
                 }
             }
-            ("budgets" | "allocators" | "deallocators" | "noreturn", _) => {
+            ("budgets" | "allocators" | "deallocators" | "noreturn" | "rules", _) => {
                 return Err(format!("{origin}: '{section}' must be a table ([{section}])"))
             }
             _ => return Err(format!("{origin}: unknown section '{section}' (known: {SECTIONS})")),
@@ -228,7 +244,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let f = dir.path().join(".drip.toml");
         std::fs::write(&f, "[budgets]\nsat-conflicts = 7\nscc-rounds = 2\n").expect("write");
-        let s = load(None, dir.path(), &["scc-rounds=3".to_string()]).expect("loads");
+        let s = load(None, dir.path(), &["scc-rounds=3".to_string()], &[]).expect("loads");
         assert_eq!(s.file.as_deref(), Some(f.as_path()));
         assert_eq!((s.budgets.sat_conflicts, s.budgets.scc_rounds), (7, 3));
         assert_eq!(s.budgets.config().max_scc_rounds, 3);
@@ -257,7 +273,7 @@ mod tests {
         std::fs::create_dir_all(&loose).expect("dirs");
         assert_eq!(find(&loose), Some(dir.path().join(FILE_NAME)));
         std::fs::remove_file(root.join(FILE_NAME)).expect("remove");
-        let none = load(None, &root.join("absent"), &[]).expect("no file is fine");
+        let none = load(None, &root.join("absent"), &[], &[]).expect("no file is fine");
         assert_eq!((none.budgets, none.file), (Budgets::default(), None));
     }
 
@@ -273,13 +289,18 @@ mod tests {
             ("[budgets\n", "t.toml"),
             ("budgets = 3\n", "must be a table"),
             ("[suppress]\nrule = \"leak\"\n", "[[suppress]]"),
+            ("rules = [\"leak\"]\n", "'rules' must be a table"),
+            ("[rules]\nleek = false\n", "did you mean 'leak'?"),
         ] {
             let e = parse(bad).err().unwrap_or_else(|| panic!("{bad:?} must be refused"));
             assert!(e.contains(says), "{bad:?}: {e}");
         }
-        assert!(load(Some(Path::new("/nonexistent/drip.toml")), Path::new("/x"), &[]).is_err(), "--config must exist");
+        assert!(
+            load(Some(Path::new("/nonexistent/drip.toml")), Path::new("/x"), &[], &[]).is_err(),
+            "--config must exist"
+        );
         for bad in ["scc-rounds", "scc-rounds=x", "rounds=3"] {
-            assert!(load(None, Path::new("/nonexistent"), &[bad.to_string()]).is_err(), "{bad}");
+            assert!(load(None, Path::new("/nonexistent"), &[bad.to_string()], &[]).is_err(), "{bad}");
         }
     }
 }

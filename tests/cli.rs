@@ -399,10 +399,11 @@ fn a_progress_line_is_drawn_on_a_terminal_only() {
         .expect("script(1) from util-linux");
     assert_eq!(status.code(), Some(0));
     let seen = std::fs::read_to_string(&typescript).expect("typescript");
-    assert!(seen.contains("\rdrip: 0/1 TUs | ") || seen.contains("\rdrip: 1/1 TUs | "), "{seen:?}");
+    // indicatif redraws with `\r` and the erase-line sequence.
+    assert!(seen.contains("\r\x1b[2Kdrip: 0/1 TUs | ") || seen.contains("\r\x1b[2Kdrip: 1/1 TUs | "), "{seen:?}");
     let summary = seen.find("drip: 1 TUs, 16000 functions").expect("summary line");
     let erased = seen[..summary].rfind('\r').expect("the line is erased before the summary");
-    assert!(seen[erased + 1..summary].trim().is_empty(), "{seen:?}");
+    assert!(seen[erased + 1..summary].replace("\x1b[2K", "").trim().is_empty(), "{seen:?}");
 }
 
 #[test]
@@ -753,6 +754,42 @@ fn inline_suppressions() {
     )
     .expect("write");
     assert_eq!(run("text").status.code(), Some(0));
+}
+
+/// `[[clang::suppress]]` on the allocation's statement silences its findings as an inline
+/// comment does (SARIF kind `inSource`, no justification); its twin without the attribute is
+/// reported, and with every finding silenced the run is clean.
+#[test]
+fn clang_suppress_attribute() {
+    let dir = scratch("suppress-attr");
+    let source = "#include <stdlib.h>\n\
+         void silenced(int n) {\n\
+         \x20   [[clang::suppress]] char *p = malloc(n);\n\
+         \x20   if (p) p[0] = 0;\n\
+         }\n\
+         void twin(int n) {\n\
+         \x20   char *p = malloc(n);\n\
+         \x20   if (p) p[0] = 0;\n\
+         }\n";
+    write(&dir, "s.c", source);
+    let run = |fmt: &str| {
+        drip().current_dir(&dir).args(["check", "--no-cache", "--format", fmt, "s.c", "--"]).output().expect("run drip")
+    };
+    let text = run("text");
+    assert_eq!(text.status.code(), Some(1), "{}", stderr(&text));
+    assert!(stdout(&text).contains("s.c:7:") && !stdout(&text).contains("s.c:3:"), "{}", stdout(&text));
+    assert!(stderr(&text).contains("1 leak, 0 double frees, 1 suppressed"), "{}", stderr(&text));
+    let sarif: serde_json::Value = serde_json::from_slice(&run("sarif").stdout).expect("sarif");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let suppressions: Vec<&serde_json::Value> = results.iter().filter_map(|r| r.get("suppressions")).collect();
+    assert_eq!((results.len(), suppressions.len()), (2, 1));
+    assert_eq!(suppressions[0], &serde_json::json!([{ "kind": "inSource" }]));
+    write(
+        &dir,
+        "s.c",
+        &source.replace("    char *p = malloc(n);", "    [[clang::suppress(\"leak\")]] char *p = malloc(n);"),
+    );
+    assert_eq!(run("text").status.code(), Some(0), "{}", stderr(&run("text")));
 }
 
 #[test]

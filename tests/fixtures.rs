@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const RULES: [&str; 2] = ["leak", "double-free"];
+const RULES: [&str; 3] = ["leak", "double-free", "leak-on-realloc-failure"];
 
 /// What a fixture function's name says about the diagnostics it should get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -395,6 +395,11 @@ fn parse_diagnostics(stdout: &[u8]) -> Result<Vec<Diag>, String> {
         v.get("diagnostics").and_then(Value::as_array).ok_or_else(|| "JSON has no `diagnostics` array".to_string())?;
     let mut out = Vec::new();
     for d in arr {
+        // A finding silenced in the source (`drip: ignore`, `[[clang::suppress]]`) is not
+        // reported: the function it is in reads as drip's user sees it.
+        if d.get("suppression").is_some_and(|s| !s.is_null()) {
+            continue;
+        }
         let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
         let loc = d.get("loc");
         let line = loc.and_then(|l| l.get("line")).and_then(Value::as_u64);

@@ -6,7 +6,10 @@
 //! Output: one [`Fingerprint`] per finding, in the same order.
 //!
 //! What a fingerprint covers:
-//! - the rule;
+//! - the rule, with `leak-on-realloc-failure` hashed as `leak`: it was reported as a `leak`
+//!   before it became a rule of its own, and one allocation site has at most one leak finding,
+//!   so a baseline written before the split (or a finding whose path changes from one kind of
+//!   leak to the other) still matches;
 //! - the file, relative to the source root when below it (else its absolute path);
 //! - the enclosing function's name and the allocating function's name;
 //! - the text of the allocation's line, and for a double free of each free's line, with
@@ -69,8 +72,9 @@ pub fn compute(diags: &[Diagnostic], root: &Path, cwd: &Path) -> Vec<Fingerprint
 /// gives the normalised text of a line of the finding's file.
 fn input(d: &Diagnostic, file: &str, line: &mut dyn FnMut(u32) -> Option<String>) -> Vec<u8> {
     let mut text = |l: u32, fallback: u32| line(l).unwrap_or_else(|| format!("@{fallback}"));
+    let rule = if d.rule.is_leak() { Rule::Leak } else { d.rule };
     let mut fields = vec![
-        d.rule.id().to_string(),
+        rule.id().to_string(),
         file.to_string(),
         d.function.clone(),
         d.allocator.clone(),
@@ -231,6 +235,10 @@ mod tests {
             change(&mut other[0]);
             assert_ne!(fp(&original, &other)[0], before[0]);
         }
+        // A leak that became a leak-on-realloc-failure is the finding it was.
+        let mut renamed = diags.clone();
+        renamed[0].rule = Rule::LeakOnReallocFailure;
+        assert_eq!(fp(&original, &renamed)[0], before[0]);
 
         // Two findings with the same input are numbered, and the first keeps its fingerprint.
         let twins = fp(&original, &[diags[0].clone(), diags[0].clone()]);

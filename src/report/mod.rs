@@ -15,6 +15,7 @@
 //! - `SrcLoc` columns are clang's: 1-based *byte* offsets within the line; 0 means "unknown".
 //!   Text keeps bytes (what editors' quickfix expects); SARIF converts to code points.
 
+mod attribute;
 pub mod baseline;
 pub mod fingerprint;
 mod json;
@@ -101,6 +102,13 @@ impl SourceCache {
     /// be read or is shorter. Lines are counted as clang counts them (see `crate::lines`), so the
     /// line quoted is the one the location names.
     fn line(&mut self, path: &Path, line: u32) -> Option<&[u8]> {
+        let (content, starts) = self.file(path)?;
+        lines::line(content, starts, line)
+    }
+
+    /// The contents of `path` and the offset of each line's start, or `None` when it cannot be
+    /// read.
+    fn file(&mut self, path: &Path) -> Option<(&[u8], &[u32])> {
         let (content, starts) = self
             .files
             .entry(path.to_path_buf())
@@ -112,7 +120,7 @@ impl SourceCache {
                 })
             })
             .as_ref()?;
-        lines::line(content, starts, line)
+        Some((content, starts))
     }
 }
 

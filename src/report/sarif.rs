@@ -1,11 +1,12 @@
 //! SARIF 2.1.0 (OASIS), for code-scanning services and IDE viewers.
 //!
-//! One run. `tool.driver.rules` always lists every rule (`leak` at index 0, `double-free` at 1) so
-//! `ruleIndex` means the same in every log, each with the metadata GitHub code scanning reads
+//! One run. `tool.driver.rules` always lists every rule, switched off or not (`leak` at index 0,
+//! `double-free` at 1, `leak-on-realloc-failure` at 2: `Rule::ALL`'s order) so `ruleIndex` means
+//! the same in every log, each with the metadata GitHub code scanning reads
 //! (`defaultConfiguration.level`, `helpUri`, `help.markdown`, and `properties` `precision`,
 //! `problem.severity`, `security-severity` and `tags` with the CWE). Each diagnostic becomes one
 //! result:
-//! - `level`: `error` for a double free, `warning` for a leak; a site `--all-categories` lists that
+//! - `level`: `error` for a double free, `warning` for a leak of either rule; a site `--all-categories` lists that
 //!   the default policy does not report (`checkers::Policy`) is `kind: informational` with level
 //!   `none`, since SARIF (§3.27.10) allows no other level beside a kind other than `fail`;
 //! - `locations`: the allocation site, with the enclosing function as a logical location; regions
@@ -54,7 +55,7 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";
 
 /// `tool.driver.rules`, in `ruleIndex` order.
-const RULES: [Rule; 2] = [Rule::Leak, Rule::DoubleFree];
+const RULES: [Rule; 3] = Rule::ALL;
 
 /// Writes one SARIF log for `diags`, whose fingerprints (`report::fingerprint::compute`, over
 /// the whole run's findings, so that leaving some out changes no other's) are `fingerprints`.
@@ -125,7 +126,7 @@ fn build_log(diags: &[Diagnostic], fingerprints: &[Fingerprint], tool: &ToolInfo
 /// wastes memory.
 fn rule_level(rule: Rule) -> &'static str {
     match rule {
-        Rule::Leak => "warning",
+        Rule::Leak | Rule::LeakOnReallocFailure => "warning",
         Rule::DoubleFree => "error",
     }
 }
@@ -141,6 +142,17 @@ fn rule_descriptor(rule: Rule) -> Value {
              ownership on (return it, or store it in a structure that is freed later). The code \
              flow shows the allocation, the branches taken and the point where the last \
              reference to the memory is lost.",
+            "external/cwe/cwe-401",
+        ),
+        Rule::LeakOnReallocFailure => (
+            "MemoryLeakOnReallocFailure",
+            "Memory leak when realloc fails",
+            "The result of a realloc-like call is assigned to the only pointer to the block it \
+             resizes. When the call fails it returns NULL and leaves the old block allocated, \
+             and the assignment loses the last reference to it.",
+            "Assign the result to a temporary, and on failure free (or keep using) the old \
+             block before replacing the pointer. The code flow shows the allocation of the old \
+             block and the failing call whose NULL result overwrites the pointer.",
             "external/cwe/cwe-401",
         ),
         Rule::DoubleFree => (
@@ -161,6 +173,9 @@ fn rule_descriptor(rule: Rule) -> Value {
     // few known shapes (bench/README.md, "Findings"), so neither is `high` or `very-high`.
     let (security_severity, precision, cwe_number, example) = match rule {
         Rule::Leak => ("3.0", "medium", 401, LEAK_EXAMPLE),
+        // Its shape is the bug itself, so precision is high; the cost is a leak's, on a path that
+        // runs only when memory runs out.
+        Rule::LeakOnReallocFailure => ("3.0", "high", 401, REALLOC_EXAMPLE),
         Rule::DoubleFree => ("7.5", "medium", 415, DOUBLE_FREE_EXAMPLE),
     };
     let cwe_uri = format!("https://cwe.mitre.org/data/definitions/{cwe_number}.html");
@@ -199,6 +214,15 @@ char *copy_name(const char *name) {
     return strcpy(buf, name);
 }
 ";
+const REALLOC_EXAMPLE: &str = "\
+int grow(struct vec *v, size_t cap) {
+    v->items = realloc(v->items, cap * sizeof *v->items);
+    if (!v->items)        /* leak: the old v->items is lost when realloc fails */
+        return -1;        /* use: void *tmp = realloc(...); if (!tmp) return -1; v->items = tmp; */
+    v->cap = cap;
+    return 0;
+}
+";
 const DOUBLE_FREE_EXAMPLE: &str = "\
 void reset(struct conn *c) {
     free(c->buf);         /* c->buf still points to the freed memory */
@@ -226,7 +250,7 @@ fn result(d: &Diagnostic, files: &mut Files, fp: &Fingerprint) -> Value {
     });
     let obj = result.as_object_mut().expect("built as an object");
     // A site only `--all-categories` lists: information about the program, not a finding.
-    if d.rule == Rule::Leak && !(Policy { all_categories: false }).reports(d.category) {
+    if d.rule.is_leak() && !(Policy { all_categories: false }).reports(d.category) {
         obj.insert("kind".into(), "informational".into());
         obj.insert("level".into(), "none".into());
     }
@@ -660,8 +684,10 @@ mod tests {
         assert!(driver.get("informationUri").is_none());
         let rules = driver["rules"].as_array().unwrap();
         let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-        assert_eq!(ids, ["leak", "double-free"]);
-        for (rule, (level, cwe)) in rules.iter().zip([("warning", "cwe-401"), ("error", "cwe-415")]) {
+        assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure"]);
+        let expected =
+            [("warning", "cwe-401", "medium"), ("error", "cwe-415", "medium"), ("warning", "cwe-401", "high")];
+        for (rule, (level, cwe, precision)) in rules.iter().zip(expected) {
             for field in ["shortDescription", "fullDescription", "help"] {
                 assert!(!rule[field]["text"].as_str().unwrap().is_empty(), "{field}");
             }
@@ -673,7 +699,8 @@ mod tests {
             assert_eq!(props["problem.severity"], level);
             let severity: f64 = props["security-severity"].as_str().unwrap().parse().unwrap();
             assert!((0.0..=10.0).contains(&severity));
-            assert_eq!(props["precision"], "medium");
+            assert_eq!(props["precision"], precision);
+            assert!(markdown.contains(&format!("drip: ignore[{}]", rule["id"].as_str().unwrap())), "{markdown}");
             let tags = props["tags"].as_array().unwrap();
             assert!(tags.contains(&json!("security")) && tags.contains(&json!(format!("external/cwe/{cwe}"))));
         }
@@ -695,7 +722,7 @@ mod tests {
             assert_eq!(r["ruleId"], d.rule.id());
             let index = r["ruleIndex"].as_u64().unwrap() as usize;
             assert_eq!(rules[index]["id"], r["ruleId"], "ruleIndex points at ruleId");
-            assert_eq!(r["level"], if d.rule == Rule::Leak { "warning" } else { "error" });
+            assert_eq!(r["level"], if d.rule.is_leak() { "warning" } else { "error" });
             assert!(r.get("kind").is_none(), "a finding is of the default kind, fail");
             assert_eq!(r["message"]["text"], d.message.as_str());
             assert_eq!(r["properties"]["category"], d.category.id());

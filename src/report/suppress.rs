@@ -9,6 +9,11 @@
 //! Comments (kind `inSource`): on the allocation's line or the line before it, in a `//` or `/* */`
 //! comment: `drip: ignore` (every rule), `drip: ignore[leak]`, `drip: ignore[leak, double-free]`,
 //! each with an optional reason after `--`.
+//! Attributes (kind `inSource`, no justification): clang's `[[clang::suppress]]` on the statement
+//! that holds the allocation or on one enclosing it (`report::attribute`); with string arguments,
+//! only the rules they name. Unlike comments they are not listed as stale: the same attribute
+//! silences clang's own analyser, so one that silences no drip finding may still be doing its
+//! job.
 //! Entries (kind `external`), for code the user cannot edit (generated or vendored): `rule` (a rule
 //! id, or `"*"` for every rule) and `file` (a glob matched against the finding's path relative to
 //! the directory holding `.drip.toml`, or against its absolute path when it is outside that
@@ -159,6 +164,9 @@ pub fn apply(diags: &mut [Diagnostic], rules: &FileRules, cwd: &Path) -> Applied
                 break;
             }
         }
+        if d.suppression.is_none() && attribute_covers(&mut sources, d) {
+            d.suppression = Some(Suppression { kind: SuppressionKind::InSource, justification: None });
+        }
         for (i, r) in rules.entries.iter().enumerate() {
             if rules.covers(r, d, cwd) {
                 a.used_entries[i] = true;
@@ -171,6 +179,18 @@ pub fn apply(diags: &mut [Diagnostic], rules: &FileRules, cwd: &Path) -> Applied
         a.suppressed += usize::from(d.suppression.is_some());
     }
     a
+}
+
+/// Is `d`'s allocation in a statement a `[[clang::suppress]]` covers, for its rule
+/// (`report::attribute`)? The source is read from the function's first line on.
+fn attribute_covers(sources: &mut SourceCache, d: &Diagnostic) -> bool {
+    let Some((text, starts)) = sources.file(Path::new(&d.loc.file)) else { return false };
+    let offset = |line: u32| starts.get((line as usize).checked_sub(1)?).map(|s| *s as usize);
+    let Some(line_start) = offset(d.loc.line) else { return false };
+    let at = line_start + (d.loc.col.max(1) as usize - 1);
+    let from = offset(d.loc.line.saturating_sub(d.line_in_function).max(1)).unwrap_or(0);
+    super::attribute::covering(text, from, at.min(text.len()))
+        .is_some_and(|names| names.is_empty() || names.iter().any(|n| n == d.rule.id()))
 }
 
 /// The suppressions that matched no finding, as `-v` notes: the `[[suppress]]` entries, and the
