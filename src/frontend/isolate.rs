@@ -18,11 +18,14 @@
 //! - The worker's stdout is moved to a private descriptor before anything runs, and descriptor 1
 //!   then points at stderr: whatever libclang or a panic prints reaches the user's stderr and
 //!   can never corrupt a frame.
-//! - libclang's own crash recovery (`CrashRecoveryContext`, on unless
-//!   `LIBCLANG_DISABLE_CRASH_RECOVERY` is set) does not save the process from a stack overflow:
-//!   its handlers run on the overflowed stack (no `SA_ONSTACK`), so the process dies of SIGSEGV
-//!   (measured with libclang 19; with recovery disabled, Rust's guard-page handler aborts it
-//!   instead). Only a separate process survives that.
+//! - A crash ends a worker the same way whatever state it is in: by its signal, silently. In
+//!   drip's own process the 50,000 `!` kill the run with SIGSEGV; in a fresh worker, libclang's
+//!   crash recovery (`CrashRecoveryContext`) caught the same overflow on its first TU, printed a
+//!   dump of the command and returned `CXError_Crashed`, and caught it no longer once the worker
+//!   had parsed another TU (libclang 19, measured). Output must not depend on which worker got
+//!   the TU, and a process that went on after a recovered crash is not one to trust with the
+//!   next TU, so workers run with `LIBCLANG_DISABLE_CRASH_RECOVERY` and with SIGSEGV and SIGBUS
+//!   at their default action (Rust's handler would print a message naming a thread id).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -272,6 +275,14 @@ fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
 /// the requests, 3 when the protocol breaks (not meant to be run by hand).
 pub fn worker_main() -> i32 {
     super::prepare_process();
+    // Before libclang is used (it reads the variable when an index is created) and before any
+    // thread starts (`set_var`).
+    std::env::set_var("LIBCLANG_DISABLE_CRASH_RECOVERY", "1");
+    // SAFETY: resets two signals to their default action, which needs no handler code.
+    unsafe {
+        libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+        libc::signal(libc::SIGBUS, libc::SIG_DFL);
+    }
     // The frames go to a private copy of stdout; descriptor 1 becomes stderr, so that nothing
     // printed in this process (libclang, a panic message) can corrupt them.
     // SAFETY: plain descriptor calls on descriptors this process owns; `proto` is owned by the

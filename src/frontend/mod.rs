@@ -169,9 +169,8 @@ pub fn build_program_cached(
                         for i in job_rx {
                             // A panic is re-raised on this thread, in order, so it cannot leave
                             // the merge waiting for a result that never comes.
-                            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                work(&cmds[i], &mut parser)
-                            }));
+                            let r =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&cmds[i], &mut parser)));
                             if res_tx.send((i, r)).is_err() {
                                 break;
                             }
