@@ -40,7 +40,7 @@ pub struct Budgets {
     pub tu_time_ms: u64,
 }
 
-/// `tu-time-ms` by default: a minute, thirty times what SQLite's 250,000-line amalgamation takes.
+/// `tu-time-ms` by default: a minute, about twenty times what SQLite's 270,000-line amalgamation takes.
 pub const DEFAULT_TU_TIME_MS: u64 = 60_000;
 
 /// Name in files and on the command line, meaning, and the field it sets.

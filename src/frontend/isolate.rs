@@ -61,11 +61,37 @@ struct Request {
 
 type Manifest = Option<Vec<(PathBuf, Digest)>>;
 
-#[derive(Serialize, Deserialize)]
+/// The worker's answer. The result travels as its encoding for the cache (`cache::encode`), so
+/// that drip stores those bytes as they are instead of encoding the result a second time.
+#[derive(Serialize)]
 struct Response {
-    result: TuResult,
+    result: Vec<u8>,
     inputs: Manifest,
 }
+
+/// `Response` as drip reads it: the result's encoding stays in the frame it came in.
+#[derive(Deserialize)]
+struct ResponseRef<'a> {
+    #[serde(borrow)]
+    result: &'a [u8],
+    inputs: Manifest,
+}
+
+/// A result's cache encoding, where it lies in the frame it came in (no copy of a TU's IR).
+pub(super) struct Encoded {
+    frame: Vec<u8>,
+    range: std::ops::Range<usize>,
+}
+
+impl Encoded {
+    pub(super) fn bytes(&self) -> &[u8] {
+        &self.frame[self.range.clone()]
+    }
+}
+
+/// What `Parser::parse` gives: the result, the manifest, and the result's cache encoding when
+/// it came from a worker.
+pub(super) type Parsed = (TuResult, Manifest, Option<Encoded>);
 
 /// Parses TUs, in this process (`isolation` `None`: the library's callers, the unit tests) or
 /// in one worker process at a time.
@@ -88,9 +114,10 @@ impl<'a> Parser<'a> {
         argv: &[String],
         dropped: &[String],
         manifest: bool,
-    ) -> (TuResult, Manifest) {
+    ) -> Parsed {
         let Some(iso) = self.isolation.filter(|_| self.cannot_start.is_none()) else {
-            return parse_tu(cmd, argv, dropped, manifest);
+            let (r, m) = parse_tu(cmd, argv, dropped, manifest);
+            return (r, m, None);
         };
         if self.worker.is_none() {
             match Worker::start(&iso.exe) {
@@ -104,13 +131,13 @@ impl<'a> Parser<'a> {
                         &cmd.file,
                         format!("note: {why}: parsed in drip's own process, without the tu-time-ms budget"),
                     ));
-                    return (r, m);
+                    return (r, m, None);
                 }
             }
         }
         let worker = self.worker.as_mut().expect("started above");
         match worker.parse(cmd, manifest, iso.budget) {
-            Ok(r) => (r.result, r.inputs),
+            Ok(answer) => answer,
             Err(end) => {
                 // The worker is gone (or in an unknown state): the next TU gets a new one.
                 if let Some(w) = self.worker.take() {
@@ -128,7 +155,7 @@ impl<'a> Parser<'a> {
                 let mut r = TuResult::new(cmd, dropped);
                 r.failed = true;
                 r.messages.push(TuMessage::new(&cmd.file, text));
-                (r, None)
+                (r, None, None)
             }
         }
     }
@@ -178,7 +205,7 @@ impl Worker {
         Ok(Worker { child, stdin, frames })
     }
 
-    fn parse(&mut self, cmd: &CompileCommand, manifest: bool, budget: Option<Duration>) -> Result<Response, End> {
+    fn parse(&mut self, cmd: &CompileCommand, manifest: bool, budget: Option<Duration>) -> Result<Parsed, End> {
         let req = Request {
             directory: cmd.directory.clone(),
             file: cmd.file.clone(),
@@ -197,7 +224,12 @@ impl Worker {
             },
             None => self.frames.recv().map_err(|_| End::Died(self.status()))?,
         };
-        postcard::from_bytes(&frame).map_err(|e| End::Died(format!("an answer drip cannot read: {e}")))
+        let unreadable = |e: postcard::Error| End::Died(format!("an answer drip cannot read: {e}"));
+        let answer: ResponseRef = postcard::from_bytes(&frame).map_err(unreadable)?;
+        let result: TuResult = postcard::from_bytes(answer.result).map_err(unreadable)?;
+        let start = answer.result.as_ptr() as usize - frame.as_ptr() as usize;
+        let range = start..start + answer.result.len();
+        Ok((result, answer.inputs, Some(Encoded { frame, range })))
     }
 
     /// How the worker ended, once its stdout closed.
@@ -316,6 +348,7 @@ fn serve(out: std::fs::File) -> std::io::Result<()> {
         let cmd = CompileCommand { directory: req.directory, file: req.file, arguments: req.arguments };
         let (argv, dropped) = super::compile_argv(&cmd);
         let (result, inputs) = parse_tu(&cmd, &argv, &dropped, req.manifest);
+        let result = crate::cache::encode(&result).ok_or_else(|| std::io::Error::other("cannot encode a result"))?;
         let bytes = postcard::to_stdvec(&Response { result, inputs }).map_err(std::io::Error::other)?;
         write_frame(&mut out, &bytes)?;
     }

@@ -419,10 +419,13 @@ fn process_tu(
             return (r, Some(digest));
         }
     }
-    let (r, inputs) = parser.parse(cmd, &argv, &dropped, key.is_some());
+    let (r, inputs, encoded) = parser.parse(cmd, &argv, &dropped, key.is_some());
     cache.tus_parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stored = match (key, inputs) {
-        (Some(key), Some(inputs)) if r.cacheable && !r.failed => tucache::store(cache, key, inputs, &r),
+        (Some(key), Some(inputs)) if r.cacheable && !r.failed => match encoded {
+            Some(body) => tucache::store_encoded(cache, key, inputs, body.bytes()),
+            None => tucache::store(cache, key, inputs, &r),
+        },
         (Some(_), _) => {
             cache.tus_not_cacheable.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             None
