@@ -289,10 +289,16 @@ fn write_frame(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
 /// The next frame, `None` at a clean end of the stream.
 fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
     let mut len = [0u8; 8];
-    match r.read_exact(&mut len) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
+    let mut got = 0;
+    while got < len.len() {
+        match r.read(&mut len[got..]) {
+            // The end between two frames is the clean one.
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "a truncated frame")),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
     let len = u64::from_le_bytes(len);
     let mut buf = Vec::new();
@@ -353,4 +359,33 @@ fn serve(out: std::fs::File) -> std::io::Result<()> {
         write_frame(&mut out, &bytes)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_a_torn_one_is_an_error() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, b"first").expect("write");
+        write_frame(&mut buf, b"").expect("write");
+        let mut r = buf.as_slice();
+        assert_eq!(read_frame(&mut r).expect("read"), Some(b"first".to_vec()));
+        assert_eq!(read_frame(&mut r).expect("read"), Some(Vec::new()));
+        assert_eq!(read_frame(&mut r).expect("read"), None, "a clean end");
+        // A worker killed while writing: a length with fewer bytes behind it.
+        let mut torn = Vec::new();
+        write_frame(&mut torn, b"0123456789").expect("write");
+        torn.truncate(12);
+        assert!(read_frame(&mut torn.as_slice()).is_err());
+        assert!(read_frame(&mut [1u8, 2].as_slice()).is_err(), "half a length is torn too");
+    }
+
+    #[test]
+    fn signals_are_named() {
+        assert_eq!(signal_name(libc::SIGSEGV), "SIGSEGV");
+        assert!(signal_name(libc::SIGKILL).starts_with("SIGKILL"));
+        assert_eq!(signal_name(64), "signal 64");
+    }
 }
