@@ -1029,12 +1029,11 @@ fn summary(s: &Stats) -> String {
         if s.tus_failed_files.len() > NAMED {
             names.push_str(&format!(" and {} more", s.tus_failed_files.len() - NAMED));
         }
+        let names = if names.is_empty() { names } else { format!(" ({})", crate::terminal::escape(&names)) };
         problems.push(format!(
-            "{} TU{} failed to parse{}{}",
+            "{} TU{} failed to parse{names}",
             s.tus_failed,
-            if s.tus_failed == 1 { "" } else { "s" },
-            if names.is_empty() { "" } else { ": " },
-            crate::terminal::escape(&names)
+            if s.tus_failed == 1 { "" } else { "s" }
         ));
     }
     if s.tus_with_errors > 0 {
