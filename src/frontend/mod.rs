@@ -10,6 +10,9 @@
 //! - One failing translation unit never aborts the run: parse failures are counted and
 //!   reported; TUs with errors are still lowered (libclang's KeepGoing); a panic while lowering a
 //!   function drops that function and is reported.
+//! - With `FrontendOptions::isolation` (as `drip check` runs), TUs are parsed and lowered in
+//!   worker processes (`isolate.rs`): a TU whose parse crashes or runs past the `tu-time-ms`
+//!   budget is a failed TU like one libclang cannot parse, and the next TU gets a new worker.
 //! - The result does not depend on thread scheduling: TUs are parsed in parallel, their results
 //!   collected in compile-command order, then merged sequentially.
 //! - A function is in the program once per defining file: definitions of one USR in the same
