@@ -239,6 +239,8 @@ pub fn main() -> i32 {
     match argv.get(1).map(|a| a.to_str().unwrap_or("")) {
         // Capture has options of its own and passes the rest to check (`--check`).
         Some("capture") => return crate::capture::main(&argv[2..]),
+        // The front end's parse worker (`frontend/isolate.rs`), started by `drip check` itself.
+        Some(frontend::WORKER_COMMAND) if argv.len() == 2 => return frontend::worker_main(),
         None | Some("-h") | Some("--help") | Some("help") => {
             print!("{USAGE}");
             return if argv.len() < 2 { EXIT_USAGE } else { EXIT_CLEAN };
@@ -278,6 +280,18 @@ pub fn main() -> i32 {
         other => {
             eprintln!("drip: error: unknown command '{other}'\n\n{USAGE}");
             EXIT_USAGE
+        }
+    }
+}
+
+/// Parse TUs in worker processes started from this executable, each within the `tu-time-ms`
+/// budget; `None` (parse in this process, unbounded) when the executable cannot be found.
+fn isolation(budgets: &crate::settings::Budgets) -> Option<frontend::Isolation> {
+    match std::env::current_exe() {
+        Ok(exe) => Some(frontend::Isolation { exe, budget: budgets.tu_time() }),
+        Err(e) => {
+            eprintln!("drip: warning: cannot find drip's own executable ({e}): TUs are parsed in this process, so one that crashes libclang ends the run, and tu-time-ms is not enforced");
+            None
         }
     }
 }
@@ -500,13 +514,21 @@ fn run(args: &Args) -> i32 {
             return replay(args, rec, &db, &cache, &ending, &settings, started);
         }
     }
-    let cpu_started = driver::process_cpu();
+    // The parse workers are children of this process: their CPU time counts once they are waited
+    // for, which the front end does before it returns.
+    let cpu_started = driver::process_cpu() + driver::children_cpu();
     // The progress line, on a terminal only; stopped before anything else is printed.
     let progress = crate::progress::Progress::new();
     let drawing = crate::progress::draw(&progress);
     let (program, fe) = frontend::build_program_cached(
         &db.commands,
-        &FrontendOptions { jobs: args.jobs, verbose: args.verbose, progress: Some(progress.clone()), links },
+        &FrontendOptions {
+            jobs: args.jobs,
+            verbose: args.verbose,
+            progress: Some(progress.clone()),
+            links,
+            isolation: isolation(&settings.budgets),
+        },
         &cache,
         &digests,
     );
@@ -518,7 +540,7 @@ fn run(args: &Args) -> i32 {
         crate::globals::seen_partly(&mut program);
     }
     let program = std::mem::ManuallyDrop::new(program);
-    let cpu_front_end = driver::process_cpu().saturating_sub(cpu_started);
+    let cpu_front_end = (driver::process_cpu() + driver::children_cpu()).saturating_sub(cpu_started);
     if let Some(d) = drawing {
         d.finish();
     }
@@ -618,6 +640,7 @@ fn run(args: &Args) -> i32 {
         tus_total: fe.tus_total,
         tus_parsed: fe.tus_parsed,
         tus_failed: fe.tus_failed,
+        tus_failed_files: fe.failed_files.clone(),
         tus_with_errors: fe.tus_with_errors,
         parse_errors: fe.parse_errors,
         entries_skipped_non_c: db.skipped_non_c,
@@ -795,6 +818,8 @@ fn replay(
         }
     }
     let mut stats = rec.stats;
+    // Not in the run key: it bounds parsing, and a replayed run parses nothing.
+    stats.budgets.tu_time_ms = settings.budgets.tu_time_ms;
     stats.suppressed = applied.suppressed;
     stats.findings_leak = driver::count(&rec.diagnostics, Rule::Leak);
     stats.findings_double_free = driver::count(&rec.diagnostics, Rule::DoubleFree);
@@ -1038,7 +1063,18 @@ fn summary(s: &Stats) -> String {
     }
     let mut problems = Vec::new();
     if s.tus_failed > 0 {
-        problems.push(format!("{} TU{} failed to parse", s.tus_failed, if s.tus_failed == 1 { "" } else { "s" }));
+        // Named here too: a TU that is not analysed at all is the first thing to look at.
+        const NAMED: usize = 3;
+        let mut names = s.tus_failed_files.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ");
+        if s.tus_failed_files.len() > NAMED {
+            names.push_str(&format!(" and {} more", s.tus_failed_files.len() - NAMED));
+        }
+        let names = if names.is_empty() { names } else { format!(" ({})", crate::terminal::escape(&names)) };
+        problems.push(format!(
+            "{} TU{} failed to parse{names}",
+            s.tus_failed,
+            if s.tus_failed == 1 { "" } else { "s" }
+        ));
     }
     if s.tus_with_errors > 0 {
         problems.push(format!(

@@ -32,6 +32,10 @@ pub struct Stats {
     pub tus_total: usize,
     pub tus_parsed: usize,
     pub tus_failed: usize,
+    /// The main files of the TUs that failed, as messages show them, in compile-command order
+    /// (for the summary line; not in the JSON `stats`, whose `notifications` name them).
+    #[serde(skip)]
+    pub tus_failed_files: Vec<String>,
     pub tus_with_errors: usize,
     pub parse_errors: usize,
     pub entries_skipped_non_c: usize,
@@ -132,6 +136,17 @@ pub struct PhaseTimes {
     /// programs load the machine, so it is what ratios between the phases are best taken from.
     pub cpu_front_end: u64,
     pub cpu_analysis: u64,
+}
+
+/// CPU time of this process's children that were waited for (the front end's parse workers).
+pub fn children_cpu() -> Duration {
+    // SAFETY: `getrusage` writes only the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 /// CPU time used so far by the whole process, all threads.

@@ -35,7 +35,13 @@ pub struct Budgets {
     pub sat_conflicts: u64,
     /// Checks per member of a recursive call cycle before its fixpoint gives up.
     pub scc_rounds: u64,
+    /// Wall-clock milliseconds parsing and lowering one TU may take (0: no limit). Not part of
+    /// the check's `Config`: the front end enforces it by killing the TU's parse worker.
+    pub tu_time_ms: u64,
 }
+
+/// `tu-time-ms` by default: a minute, about twenty times what SQLite's 270,000-line amalgamation takes.
+pub const DEFAULT_TU_TIME_MS: u64 = 60_000;
 
 /// Name in files and on the command line, meaning, and the field it sets.
 type Field = fn(&mut Budgets) -> &mut u64;
@@ -52,6 +58,7 @@ pub const BUDGETS: &[(&str, &str, Field)] = &[
     }),
     ("sat-conflicts", "SAT solver conflicts per query", |b| &mut b.sat_conflicts),
     ("scc-rounds", "checks per member of a recursive call cycle", |b| &mut b.scc_rounds),
+    ("tu-time-ms", "wall-clock time parsing and lowering one TU may take, in ms (0: no limit)", |b| &mut b.tu_time_ms),
 ];
 
 impl Default for Budgets {
@@ -69,7 +76,13 @@ impl Budgets {
             guard_nodes_per_function: c.max_guard_nodes_entry as u64,
             sat_conflicts: u64::from(c.sat_conflicts),
             scc_rounds: c.max_scc_rounds as u64,
+            tu_time_ms: DEFAULT_TU_TIME_MS,
         }
+    }
+
+    /// The `tu-time-ms` budget as the front end takes it.
+    pub fn tu_time(&self) -> Option<Duration> {
+        (self.tu_time_ms > 0).then(|| Duration::from_millis(self.tu_time_ms))
     }
 
     /// The check configuration these budgets give.
@@ -90,7 +103,7 @@ impl Budgets {
             let known: Vec<&str> = BUDGETS.iter().map(|b| b.0).collect();
             return Err(format!("{origin}: unknown budget '{name}' (known: {})", known.join(", ")));
         };
-        if value == 0 && !matches!(name, "function-time-ms" | "function-memory-mb") {
+        if value == 0 && !matches!(name, "function-time-ms" | "function-memory-mb" | "tu-time-ms") {
             return Err(format!("{origin}: budget '{name}' must be at least 1"));
         }
         *field(self) = value;

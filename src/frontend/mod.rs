@@ -10,6 +10,9 @@
 //! - One failing translation unit never aborts the run: parse failures are counted and
 //!   reported; TUs with errors are still lowered (libclang's KeepGoing); a panic while lowering a
 //!   function drops that function and is reported.
+//! - With `FrontendOptions::isolation` (as `drip check` runs), TUs are parsed and lowered in
+//!   worker processes (`isolate.rs`): a TU whose parse crashes or runs past the `tu-time-ms`
+//!   budget is a failed TU like one libclang cannot parse, and the next TU gets a new worker.
 //! - The result does not depend on thread scheduling: TUs are parsed in parallel, their results
 //!   collected in compile-command order, then merged sequentially.
 //! - A function is in the program once per defining file: definitions of one USR in the same
@@ -41,6 +44,7 @@ mod clang;
 mod expr;
 mod fields;
 mod init;
+mod isolate;
 mod lower;
 #[cfg(test)]
 mod tests;
@@ -60,6 +64,7 @@ use crate::cache::{Cache, ContentDigests, Digest};
 use crate::compdb::CompileCommand;
 use crate::ir::{FileId, Function, Loc, Operand, Program, Rvalue, Stmt};
 use args::compile_argv;
+pub use isolate::{worker_main, Isolation, WORKER_COMMAND};
 use serde::{Deserialize, Serialize};
 
 pub struct FrontendOptions {
@@ -72,6 +77,9 @@ pub struct FrontendOptions {
     /// The programs of the compile database (`drip_links.json`), which decide where a call to a
     /// name defined more than once goes (`link::resolve`).
     pub links: Option<std::sync::Arc<crate::link::Links>>,
+    /// Parse in worker processes (`isolate.rs`): a TU that crashes libclang or runs past its
+    /// time budget fails alone. `None`: in this process, as the unit tests do.
+    pub isolation: Option<Isolation>,
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +100,8 @@ pub struct FrontendReport {
     /// The error lines of TUs that could not be parsed at all (also in `messages`): shown even
     /// without `-v`, since their functions are missing from the analysis.
     pub failures: Vec<String>,
+    /// The main files of those TUs, as messages show them, in compile-command order.
+    pub failed_files: Vec<String>,
     /// Functions in the program.
     pub functions: usize,
     /// Time spent in libclang parsing, summed over worker threads (so it can exceed wall time).
@@ -128,8 +138,8 @@ pub fn build_program_cached(
     if let Some(p) = &opts.progress {
         p.start_tus(cmds.len());
     }
-    let work = |c: &CompileCommand| {
-        let r = process_tu(c, cache, digests);
+    let work = |c: &CompileCommand, parser: &mut isolate::Parser| {
+        let r = process_tu(c, cache, digests, parser);
         if let Some(p) = &opts.progress {
             p.tu_done();
         }
@@ -155,11 +165,15 @@ pub fn build_program_cached(
                 let (res_tx, res_rx) = crossbeam_channel::unbounded();
                 for _ in 0..threads {
                     let (job_rx, res_tx, work) = (job_rx.clone(), res_tx.clone(), &work);
+                    let isolation = opts.isolation.as_ref();
                     s.spawn(move |_| {
+                        // One worker process per thread at most, reused for its TUs.
+                        let mut parser = isolate::Parser::new(isolation);
                         for i in job_rx {
                             // A panic is re-raised on this thread, in order, so it cannot leave
                             // the merge waiting for a result that never comes.
-                            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&cmds[i])));
+                            let r =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&cmds[i], &mut parser)));
                             if res_tx.send((i, r)).is_err() {
                                 break;
                             }
@@ -191,8 +205,9 @@ pub fn build_program_cached(
         }
         // Cannot spawn threads: do the same work on this one.
         Err(_) => {
+            let mut parser = isolate::Parser::new(opts.isolation.as_ref());
             for c in cmds {
-                let (r, d) = work(c);
+                let (r, d) = work(c, &mut parser);
                 merger.add(r);
                 digests_out.push(d);
             }
@@ -270,7 +285,7 @@ pub fn extract_tu(cmd: &CompileCommand, cache: &Cache) -> Extracted {
                     return Extracted::AlreadyCached;
                 }
             }
-            let (r, digest) = process_tu(cmd, cache, &digests);
+            let (r, digest) = process_tu(cmd, cache, &digests, &mut isolate::Parser::new(None));
             let first_error =
                 || r.messages.iter().find(|m| m.text.starts_with("error: ")).map(|m| m.render()).unwrap_or_default();
             if r.failed {
@@ -358,9 +373,46 @@ struct TuResult {
     from_cache: bool,
 }
 
+impl TuResult {
+    /// An empty result for `cmd`, with the note on the arguments `dropped` from its command.
+    fn new(cmd: &CompileCommand, dropped: &[String]) -> TuResult {
+        let mut r = TuResult {
+            main_file: cmd.file.clone(),
+            files: Vec::new(),
+            functions: Vec::new(),
+            address_taken: Vec::new(),
+            cast_targets: Vec::new(),
+            library_taken: Vec::new(),
+            field_targets: Vec::new(),
+            open_fields: Vec::new(),
+            scalar_globals: Vec::new(),
+            global_addrs: Vec::new(),
+            failed: false,
+            cacheable: true,
+            errors: 0,
+            messages: Vec::new(),
+            parse_time: Duration::ZERO,
+            lower_time: Duration::ZERO,
+            from_cache: false,
+        };
+        if !dropped.is_empty() {
+            r.messages.push(TuMessage::new(
+                &cmd.file,
+                format!("note: left out of the arguments handed to libclang (not needed to parse, or able to write files, load code or read a configuration): {}", dropped.join(" ")),
+            ));
+        }
+        r
+    }
+}
+
 /// Load `cmd`'s TU from the cache, or parse and lower it (and store it when it can be cached).
 /// Also returns the content digest of its cache entry, when there is a valid one.
-fn process_tu(cmd: &CompileCommand, cache: &Cache, digests: &ContentDigests) -> (TuResult, Option<Digest>) {
+fn process_tu(
+    cmd: &CompileCommand,
+    cache: &Cache,
+    digests: &ContentDigests,
+    parser: &mut isolate::Parser,
+) -> (TuResult, Option<Digest>) {
     let (argv, dropped) = compile_argv(cmd);
     let key = if cache.enabled() { tucache::tu_key(&argv, &cmd.file, &clang::clang_version()) } else { None };
     if let Some(key) = key {
@@ -370,10 +422,13 @@ fn process_tu(cmd: &CompileCommand, cache: &Cache, digests: &ContentDigests) -> 
             return (r, Some(digest));
         }
     }
-    let (r, inputs) = parse_tu(cmd, &argv, &dropped, key.is_some());
+    let (r, inputs, encoded) = parser.parse(cmd, &argv, &dropped, key.is_some());
     cache.tus_parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stored = match (key, inputs) {
-        (Some(key), Some(inputs)) if r.cacheable && !r.failed => tucache::store(cache, key, inputs, &r),
+        (Some(key), Some(inputs)) if r.cacheable && !r.failed => match encoded {
+            Some(body) => tucache::store_encoded(cache, key, inputs, body.bytes()),
+            None => tucache::store(cache, key, inputs, &r),
+        },
         (Some(_), _) => {
             cache.tus_not_cacheable.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             None
@@ -393,32 +448,8 @@ fn parse_tu(
     dropped: &[String],
     manifest: bool,
 ) -> (TuResult, Option<Vec<(PathBuf, Digest)>>) {
-    let mut r = TuResult {
-        main_file: cmd.file.clone(),
-        files: Vec::new(),
-        functions: Vec::new(),
-        address_taken: Vec::new(),
-        cast_targets: Vec::new(),
-        library_taken: Vec::new(),
-        field_targets: Vec::new(),
-        open_fields: Vec::new(),
-        scalar_globals: Vec::new(),
-        global_addrs: Vec::new(),
-        failed: false,
-        cacheable: true,
-        errors: 0,
-        messages: Vec::new(),
-        parse_time: Duration::ZERO,
-        lower_time: Duration::ZERO,
-        from_cache: false,
-    };
+    let mut r = TuResult::new(cmd, dropped);
     let path = cmd.file.as_path();
-    if !dropped.is_empty() {
-        r.messages.push(TuMessage::new(
-            path,
-            format!("note: left out of the arguments handed to libclang (not needed to parse, or able to write files, load code or read a configuration): {}", dropped.join(" ")),
-        ));
-    }
     // libclang would open a FIFO and wait for a writer forever.
     // A file libclang cannot read is named with the reason (permissions, a symbolic-link loop),
     // not as a parse failure.
@@ -679,6 +710,7 @@ impl Merger {
         messages.extend(r.messages.iter().map(TuMessage::render));
         if r.failed {
             rep.tus_failed += 1;
+            rep.failed_files.push(shown_path(&r.main_file));
             return;
         }
         rep.tus_parsed += 1;

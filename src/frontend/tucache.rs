@@ -87,6 +87,14 @@ pub(super) fn store(cache: &Cache, key: Digest, inputs: Vec<(PathBuf, Digest)>, 
     cache.store(Kind::Tu, key, &m, r).then_some(digest)
 }
 
+/// Store a parsed TU given as its encoding (`cache::encode` of the `TuResult`, as a parse worker
+/// sends it). Returns the entry's content digest if it was written.
+pub(super) fn store_encoded(cache: &Cache, key: Digest, inputs: Vec<(PathBuf, Digest)>, body: &[u8]) -> Option<Digest> {
+    let m = Manifest { inputs };
+    let digest = content_digest(key, &m)?;
+    cache.store_encoded(Kind::Tu, key, &m, body).then_some(digest)
+}
+
 /// The manifest of a parsed TU: every file it read (absolute paths), with the digest of the
 /// contents libclang parsed, or of the file on disk when libclang does not hold them. `None` if a
 /// file cannot be read at all: then the TU is not cached.
