@@ -51,6 +51,8 @@ pub const INDEX: &str = "index.html";
 const FULL_FILE_LINES: u32 = 3000;
 /// Lines shown unfolded before the first and after the last step in the finding's own file.
 const CONTEXT: u32 = 12;
+/// Fewer lines than this before or after the unfolded part are not folded.
+const MIN_FOLD: u32 = 6;
 /// Lines shown before the first and after the last step of a file longer than FULL_FILE_LINES.
 const WINDOW: u32 = 40;
 /// Lines shown around a step in another file (an allocator wrapper's body).
@@ -273,7 +275,7 @@ header h1 { font-size: 20px; margin: 4px 0; font-weight: 600; }
 nav.pages { font-size: 14px; display: flex; gap: 16px; }
 h2 { font-size: 17px; margin: 24px 0 8px; }
 h2 code, td code { font-size: 14px; }
-code, .src { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+code, .src, .source .gap { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 table { border-collapse: collapse; }
 .counts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 .counts table, table.findings, table.facts { background: #fff; border: 1px solid #e5e7eb; }
@@ -305,7 +307,8 @@ ol.steps li { margin: 2px 0; }
 .src td.ln { text-align: right; color: var(--muted); user-select: none; width: 7ch; min-width: 7ch; border-right: 1px solid #e5e7eb; }
 .src tr.hl td.code { background: #fef9c3; }
 .src tr.step td.code { white-space: normal; padding-top: 2px; padding-bottom: 4px; }
-.source .gap { color: var(--muted); background: #f3f4f6; padding: 0 8px; width: 7ch; text-align: right; }
+.source .gap { color: var(--muted); background: #f3f4f6; padding: 0 8px; font-size: 13px; }
+.source .gap span { display: inline-block; width: 7ch; text-align: right; }
 .source details summary { cursor: pointer; color: var(--muted); background: #f3f4f6; padding: 1px 8px; font-family: system-ui, sans-serif; font-size: 13px; }
 .bubble { display: inline-block; border: 1px solid; border-left-width: 4px; border-radius: 4px; padding: 2px 8px; background: #fff; font-family: system-ui, sans-serif; font-size: 13px; max-width: 90ch; }
 .k-alloc .bubble { border-color: var(--alloc); background: #eff6ff; }
@@ -566,7 +569,14 @@ fn segments(lines: &[u32], count: u32, main: bool) -> Vec<Segment> {
         if count > FULL_FILE_LINES {
             return vec![open(first.saturating_sub(WINDOW).max(1), (last + WINDOW).min(count))];
         }
-        let (lo, hi) = (first.saturating_sub(CONTEXT).max(1), (last + CONTEXT).min(count));
+        let (mut lo, mut hi) = (first.saturating_sub(CONTEXT).max(1), (last + CONTEXT).min(count));
+        // Folding a few lines saves nothing.
+        if lo <= MIN_FOLD {
+            lo = 1;
+        }
+        if count - hi < MIN_FOLD {
+            hi = count;
+        }
         let mut out = Vec::new();
         if lo > 1 {
             out.push(Segment { lo: 1, hi: lo - 1, folded: true });
@@ -655,7 +665,7 @@ fn source_view(
         div.source {
             @for (i, seg) in segs.iter().enumerate() {
                 // Lines left out between excerpts, or before the first and after the last.
-                @if seg.lo > 1 && (i == 0 || segs[i - 1].hi + 1 < seg.lo) { div.gap { "⋮" } }
+                @if seg.lo > 1 && (i == 0 || segs[i - 1].hi + 1 < seg.lo) { div.gap { span { "⋮" } } }
                 @if seg.folded {
                     details {
                         summary { "lines " (seg.lo) "–" (seg.hi) }
@@ -664,7 +674,7 @@ fn source_view(
                 } @else {
                     (lines(seg))
                 }
-                @if i + 1 == segs.len() && seg.hi < count { div.gap { "⋮" } }
+                @if i + 1 == segs.len() && seg.hi < count { div.gap { span { "⋮" } } }
             }
         }
         @for (k, n) in past_end {
@@ -737,7 +747,7 @@ fn finding_page(d: &Diagnostic, i: usize, names: &[String], sources: &mut Source
             @for (file, main, nums, m) in &views {
                 h2 {
                     code { (escape(file)) }
-                    @if !main { " (steps " (nums.join(", ")) ", in another file)" }
+                    @if !main { " (" (if nums.len() == 1 { "step " } else { "steps " }) (nums.join(", ")) ", in another file)" }
                 }
                 (m)
             }
@@ -813,7 +823,7 @@ mod tests {
         wrapper.loc.file = "tests/report/golden.sarif".to_string();
         d.path.insert(1, wrapper);
         let page = &site(&[d]).pages[1].1;
-        assert!(page.contains("(steps 2, in another file)"));
+        assert!(page.contains("(step 2, in another file)"));
         assert!(after_line(page, 1, 17).contains("id=\"s2\""));
         assert!(page.contains("id=\"f1-L14\"") && page.contains("id=\"f1-L20\""));
         assert!(!page.contains("id=\"f1-L13\"") && !page.contains("id=\"f1-L21\""), "three lines around the step");
@@ -825,6 +835,8 @@ mod tests {
         assert_eq!(segments(&[5000, 5010], 9000, true), [seg(4960, 5050, false)]);
         assert_eq!(segments(&[50, 40], 100, true), [seg(1, 27, true), seg(28, 62, false), seg(63, 100, true)]);
         assert_eq!(segments(&[5], 10, true), [seg(1, 10, false)]);
+        assert_eq!(segments(&[17, 18], 23, true), [seg(1, 23, false)], "folds of 5 lines");
+        assert_eq!(segments(&[19, 19], 37, true), [seg(1, 6, true), seg(7, 31, false), seg(32, 37, true)]);
         assert_eq!(segments(&[0, 200], 100, true), [seg(1, 100, false)]);
         assert_eq!(segments(&[2, 20, 8], 100, false), [seg(1, 11, false), seg(17, 23, false)]);
         assert_eq!(segments(&[0, 200], 100, false), []);
