@@ -329,3 +329,29 @@ fn html_is_identical_across_thread_counts() {
     // And again into the same directory: the same pages.
     assert_eq!(run("2", "j1"), one);
 }
+
+#[test]
+fn html_counts_suppressed_and_baseline_hidden_findings() {
+    let tmp = scratch();
+    let dir = tmp.path();
+    write(dir, "util.c", UTIL);
+    write(
+        dir,
+        "use.c",
+        &USE.replace("char *p = xstrdup(s);", "char *p = xstrdup(s); // drip: ignore[leak] -- <kept> on purpose"),
+    );
+    let o = check(dir, &["--format", "html", "-o", "first", "--write-baseline", "base.sarif"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let index = std::fs::read_to_string(dir.join("first/index.html")).unwrap();
+    assert!(index.contains("1 reported, 1 suppressed."), "{index}");
+    assert!(index.contains("<tr class=\"suppressed\">"), "{index}");
+    assert!(index.contains("suppressed by a drip: ignore comment: &lt;kept&gt; on purpose"), "{index}");
+
+    // The double free is in the baseline: counted, on no page; the suppressed leak stays.
+    let o = check(dir, &["--format", "html", "-o", "second", "--baseline", "base.sarif"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let index = std::fs::read_to_string(dir.join("second/index.html")).unwrap();
+    assert!(index.contains("0 reported, 1 suppressed, 1 hidden by the baseline (on no page)."), "{index}");
+    assert!(index.contains("1 suppressed, 1 hidden by the baseline</div>"), "the summary line: {index}");
+    assert_eq!(files(&dir.join("second")).len(), 3, "index, the suppressed leak's page, the marker");
+}
