@@ -288,12 +288,15 @@ table.findings { width: 100%; }
 table.findings tr.group th { background: #eef2ff; font-weight: 600; }
 table.findings tr.suppressed td { color: var(--muted); }
 table.findings td.cat, table.findings td.n { white-space: nowrap; }
+table.findings th.msg { width: 45%; }
+table.findings td code { overflow-wrap: anywhere; }
 table.facts th { width: 9em; color: #374151; font-weight: 600; }
 .rule { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 13px; color: #fff; white-space: nowrap; }
 .rule.leak { background: #c2410c; }
 .rule.double-free { background: #7e22ce; }
 .tag { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; background: #e5e7eb; color: #374151; }
 ul.notes li.error { color: var(--lost); }
+details.notes summary { cursor: pointer; }
 ol.steps { background: #fff; border: 1px solid #e5e7eb; padding: 8px 8px 8px 36px; }
 ol.steps li { margin: 2px 0; }
 .kind { font-size: 12px; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; margin-right: 4px; }
@@ -372,6 +375,11 @@ fn location(file: &str, line: u32, col: u32) -> String {
         (l, 0) => format!("{file}:{l}"),
         (l, c) => format!("{file}:{l}:{c}"),
     }
+}
+
+/// `1 error`, `2 errors`.
+fn count_of(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 fn suppression_text(d: &Diagnostic) -> Option<String> {
@@ -477,12 +485,18 @@ fn index_page(diags: &[Diagnostic], names: &[String], info: &HtmlInfo) -> Markup
         main {
             @if !info.notifications.is_empty() {
                 h2 { "Problems of the run" }
+                @let errors = info.notifications.iter().filter(|n| n.level == NotificationLevel::Error).count();
+                // Open when part of the input was not analysed; warnings alone stay folded, so
+                // that a long list does not push the findings down.
+                details.notes open[errors > 0] {
+                summary { (count_of(errors, "error")) ", " (count_of(info.notifications.len() - errors, "warning")) }
                 ul.notes {
                     @for n in info.notifications {
                         li class=(match n.level { NotificationLevel::Error => "error", NotificationLevel::Warning => "warning" }) {
                             span.tag { (n.id) } " " (escape_lines(&n.message))
                         }
                     }
+                }
                 }
             }
             h2 { "Counts" }
@@ -505,7 +519,7 @@ fn index_page(diags: &[Diagnostic], names: &[String], info: &HtmlInfo) -> Markup
             } @else {
                 table.findings {
                     thead {
-                        tr { th { "#" } th { "line" } th { "rule" } th { "category" } th { "function" } th { "allocator" } th { "message" } th { "steps" } }
+                        tr { th { "#" } th { "line" } th { "rule" } th { "category" } th { "function" } th { "allocator" } th.msg { "message" } th { "steps" } }
                     }
                     @for (g, file) in files.iter().enumerate() {
                         tbody {
@@ -523,7 +537,7 @@ fn index_page(diags: &[Diagnostic], names: &[String], info: &HtmlInfo) -> Markup
                                     td.cat { (d.category.id()) }
                                     td { code { (escape(&d.function)) } }
                                     td { code { (escape(&d.allocator)) } }
-                                    td {
+                                    td.msg {
                                         a href=(names[i]) { (escape(&d.message)) }
                                         @if let Some(s) = suppression_text(d) { " " span.tag { (s) } }
                                     }
@@ -887,6 +901,20 @@ mod tests {
         assert!(index.contains("suppressed by a drip: ignore comment: on purpose"));
         assert!(index.contains(&format!("<code>{FILE}</code> (3)")));
         assert!(s.pages[1].1.contains("href=\"index.html\""));
+    }
+
+    #[test]
+    fn problems_of_the_run_are_folded_unless_one_is_an_error() {
+        let note = |level, id: &'static str| Notification { level, id, message: format!("<{id}>") };
+        let warn = [note(NotificationLevel::Warning, "site-budget")];
+        let info = HtmlInfo { summary: "", hidden_by_baseline: None, notifications: &warn };
+        let index = render_html(&[], &[], &info).pages.remove(0).1;
+        assert!(index.contains("<details class=\"notes\"><summary>0 errors, 1 warning</summary>"), "{index}");
+        assert!(index.contains("&lt;site-budget&gt;") && index.contains("No findings."));
+        let both = [note(NotificationLevel::Error, "tu-failed"), warn[0].clone()];
+        let info = HtmlInfo { notifications: &both, ..info };
+        let index = render_html(&[], &[], &info).pages.remove(0).1;
+        assert!(index.contains("<details class=\"notes\" open><summary>1 error, 1 warning</summary>"), "{index}");
     }
 
     #[test]
