@@ -40,8 +40,9 @@ With neither -p nor files, drip looks for compile_commands.json in . and then bu
 
 options:
   -p PATH            compile database, or the directory holding compile_commands.json
-  --format FORMAT    text (default), sarif, or json
-  -o FILE            write the findings to FILE instead of standard output
+  --format FORMAT    text (default), sarif, json, or html (a directory of pages: needs -o DIR)
+  -o FILE            write the findings to FILE instead of standard output (html: to the
+                     directory DIR, which must be new, empty, or an earlier drip HTML report)
   --baseline FILE    report only findings not in FILE, a SARIF log of an earlier run (the
                      exit code counts only the new ones)
   --write-baseline FILE
@@ -72,6 +73,8 @@ enum Format {
     Text,
     Sarif,
     Json,
+    /// A directory of pages (`report::html`); needs `-o`.
+    Html,
 }
 
 struct Args {
@@ -164,7 +167,8 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
                     "text" => Format::Text,
                     "sarif" => Format::Sarif,
                     "json" => Format::Json,
-                    other => return Err(format!("unknown format '{other}' (expected text, sarif or json)")),
+                    "html" => Format::Html,
+                    other => return Err(format!("unknown format '{other}' (expected text, sarif, json or html)")),
                 }
             }
             "-o" => a.output = Some(PathBuf::from(value("-o")?)),
@@ -209,6 +213,9 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
             s if s.starts_with('-') => return Err(format!("unknown option '{}'", shown(arg))),
             _ => a.files.push(PathBuf::from(arg)),
         }
+    }
+    if a.format == Format::Html && a.output.is_none() && !a.help && !a.version {
+        return Err("--format html needs -o DIR: the HTML report is a directory of pages".to_string());
     }
     Ok(a)
 }
@@ -387,7 +394,13 @@ fn run(args: &Args) -> i32 {
     let started = Instant::now();
     // An output file that cannot be written fails now, not after the analysis. It is opened
     // without truncating: a run that fails later leaves the previous report as it was.
-    if let Some(p) = &args.output {
+    if let (Some(dir), Format::Html) = (&args.output, args.format) {
+        // New, empty, or a report drip wrote: never a directory of someone else's files.
+        if let Err(e) = report::html::prepare_dir(dir) {
+            eprintln!("drip: error: {e}");
+            return EXIT_USAGE;
+        }
+    } else if let Some(p) = &args.output {
         // The database this run reads (as `load_compdb` finds it), or the files it names.
         let db = match &args.compdb {
             Some(d) if d.is_dir() => Some(d.join("compile_commands.json")),
@@ -899,13 +912,18 @@ impl Ending {
         stats.findings_leak = driver::count(&shown, Rule::Leak);
         stats.findings_double_free = driver::count(&shown, Rule::DoubleFree);
         stats.findings_leak_on_realloc_failure = driver::count(&shown, Rule::LeakOnReallocFailure);
-        report_output(args, self.write_output(args, &shown, &shown_fps, &stats, notes))?;
-        if args.stats {
-            print_stats(&stats);
-        }
         let mut line = summary(&stats);
         if self.baseline.is_some() {
             line.push_str(&format!(", {hidden} hidden by the baseline"));
+        }
+        let html = report::html::HtmlInfo {
+            summary: &line,
+            hidden_by_baseline: self.baseline.is_some().then_some(hidden),
+            notifications: notes,
+        };
+        report_output(args, self.write_output(args, &shown, &shown_fps, &stats, notes, &html))?;
+        if args.stats {
+            print_stats(&stats);
         }
         eprintln!("{line}");
         Ok(shown.iter().filter(|d| d.suppression.is_none()).count())
@@ -1025,7 +1043,11 @@ impl Ending {
         fingerprints: &[report::fingerprint::Fingerprint],
         stats: &Stats,
         notes: &[Notification],
+        html: &report::html::HtmlInfo,
     ) -> std::io::Result<()> {
+        if let (Format::Html, Some(dir)) = (args.format, &args.output) {
+            return report::html::write_site(&report::html::render_html(diags, fingerprints, html), dir);
+        }
         let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
         let mut sink: Box<dyn Write> = match &args.output {
             Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
@@ -1042,6 +1064,8 @@ impl Ending {
                 report::render_json(diags, &value, notes, &mut *sink)?
             }
             Format::Sarif => report::render_sarif(diags, fingerprints, &self.tool_info(notes), &mut *sink)?,
+            // Written above; parse_args refuses html without -o.
+            Format::Html => {}
         }
         sink.flush()
     }

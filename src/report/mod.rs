@@ -1,9 +1,11 @@
-//! Output renderers: compiler-style text, JSON and SARIF 2.1.0.
+//! Output renderers: compiler-style text, JSON, SARIF 2.1.0, and an HTML site (`html`).
 //!
 //! Input: a slice of [`Diagnostic`]s, already sorted with `diag::sort` (renderers keep the order
 //! they are given, so output never depends on thread count), plus per-format context
 //! ([`RenderOptions`], the stats value, [`ToolInfo`]).
-//! Output: bytes written to a `dyn Write`; nothing else (the CLI prints the summary line).
+//! Output: bytes written to a `dyn Write`; nothing else (the CLI prints the summary line). The
+//! HTML report is a directory of pages instead: `html::render_html` makes them, `html::write_site`
+//! writes them.
 //! Invariants:
 //! - Rendering never fails because a source file is unreadable: source files are only read for
 //!   optional decoration (the text snippet, SARIF column conversion), and a missing file just
@@ -18,6 +20,7 @@
 mod attribute;
 pub mod baseline;
 pub mod fingerprint;
+pub mod html;
 mod json;
 mod sarif;
 pub mod suppress;
