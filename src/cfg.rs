@@ -1420,10 +1420,11 @@ impl<'a> FnCx<'a> {
         self.table().paths.get(k.path as usize).is_some_and(|p| p.1)
     }
 
-    /// The root of a path is a local aggregate (its fields die with the function) rather than a
-    /// pointer (whose object outlives the local).
-    pub fn is_aggregate_root(&self, k: Key) -> bool {
-        self.field_aggregates.get(k.root.index()).copied().unwrap_or(false)
+    /// The slot is a field of a local aggregate (`s.buf`), which dies with the function, rather
+    /// than a slot in an object reached through a pointer (`p->buf`, `s.data[i]`: `.data*[]`),
+    /// which outlives the local that leads to it.
+    pub fn dies_with_frame(&self, k: Key) -> bool {
+        self.field_aggregates.get(k.root.index()).copied().unwrap_or(false) && !self.path_text(k.path).contains('*')
     }
 
     /// The source text of a slot, for messages: `s.buf`, `p->buf`, `*out`, `v[]`.

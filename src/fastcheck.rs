@@ -1130,7 +1130,7 @@ fn flow(
                         events.push(Event { kind: EventKind::Kept, guard: *g, weak: false });
                         continue;
                     }
-                    if !k.is_local() && !returned_roots.contains(&k.root) && !cx.is_aggregate_root(*k) {
+                    if !k.is_local() && !returned_roots.contains(&k.root) && !cx.dies_with_frame(*k) {
                         // Below a parameter, directly or through a pointer loaded from its object.
                         let below_param = match cx.param_index(k.root) {
                             Some(param) => Some((param, cx.path_text(k.path).to_string())),
@@ -2528,7 +2528,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                 let is_out = matches!(effect, Some(ArgEffect::OutFresh(_)));
                 // What the argument lets the callee reach: the callee's summary (or the library
                 // row, or the unknown-callee default) says what happens to each slot below it.
-                for (k, callee_path) in reachable_slots(cx, st, a) {
+                for (k, callee_path) in reachable_slots(cx, st, a, model.is_some_and(|m| m.lib)) {
                     let g = st.get_key(k);
                     match model.map_or(PathFate::Escapes, |m| m.path_fate(i, &callee_path)) {
                         PathFate::Reads => {}
@@ -2737,9 +2737,16 @@ fn moves_at(
 /// the access path by which the callee sees it (`*`, `*.buf`, `*?` never: that is the callee's
 /// name for paths it does not mention, looked up when the path is not listed). A pointer's
 /// aliases reach the same object. Out-parameter arguments reach nothing here: their slot is
-/// redefined by the call.
-fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand) -> Vec<(Key, String)> {
-    let Some((root, prefix)) = cx.arg_slots(arg) else { return Vec::new() };
+/// redefined by the call. A library function (`lib`), whose effects are documented, also reaches
+/// the object a pointer loaded from a slot points to: `free(s.data)` loses what `s.data[i]` holds.
+fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key, String)> {
+    let loaded = match arg {
+        Operand::Place(place @ (Place::Field(..) | Place::Deref(_) | Place::Index(_))) if lib => {
+            cx.key_of(place).map(|k| (k.root, std::borrow::Cow::Owned(format!("{}*", cx.path_text(k.path)))))
+        }
+        _ => None,
+    };
+    let Some((root, prefix)) = loaded.or_else(|| cx.arg_slots(arg)) else { return Vec::new() };
     let roots = if prefix == "*" { st.names_of(root) } else { vec![root] };
     let mut out = Vec::new();
     for (k, _) in &st.h {
@@ -2779,7 +2786,7 @@ fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event
         // Another name for the same object (`p = head; ...; p = p->next`) still holds it.
         let names = st.names_of(y);
         let alias = names[1..].iter().any(|z| st.get_key(Key { root: *z, path: k.path }) == g);
-        if cx.is_aggregate_root(k) || alias {
+        if cx.dies_with_frame(k) || alias {
             st.set_key(k, GuardId::FALSE);
         } else {
             // The old object lives on, holding the cell: inside it from here on.
@@ -2803,13 +2810,11 @@ fn inside(cx: &FnCx, k: Key, at: (u32, u32)) -> EventKind {
 
 fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
     let text = cx.path_text(k.path);
-    if !text.starts_with('*') {
-        return None; // a field of a local aggregate: it dies with the function
-    }
     match text.rfind('*') {
         Some(0) => Some(Holder::Local(k.root, DagNode(at.0), at.1)),
+        // `p->a->b`, or `s.data[i]` of a local struct `s`: the object the prefix slot points to.
         Some(i) => cx.path_id(&text[..i]).map(|id| Holder::Slot(Key { root: k.root, path: id })),
-        None => None,
+        None => None, // a field of a local aggregate: it dies with the function
     }
 }
 
@@ -3284,13 +3289,23 @@ fn walk(
                             continue;
                         }
                         // `free(s)` while `s->buf` holds the cell.
-                        if let (Some(y), Some(ArgEffect::Frees), true) =
-                            (a.local(), effect, model.is_some_and(|m| m.lib))
+                        // Also `free(s.data)` while `s.data[i]` holds it.
+                        let container = match a {
+                            Operand::Place(Place::Local(y)) => Some((*y, "*".to_string(), Key::local(*y))),
+                            Operand::Place(place) => {
+                                cx.key_of(place).map(|k| (k.root, format!("{}*", cx.path_text(k.path)), k))
+                            }
+                            _ => None,
+                        };
+                        if let (Some((root, prefix, name)), Some(ArgEffect::Frees), true) =
+                            (container, effect, model.is_some_and(|m| m.lib))
                         {
                             let had = holders.len();
-                            holders.retain(|k| k.root != y || k.is_local());
+                            holders.retain(|k| {
+                                k.root != root || k.is_local() || !cx.path_text(k.path).starts_with(&*prefix)
+                            });
                             if holders.is_empty() && had > 0 && goal == WalkGoal::Leak {
-                                let what = cx.key_text(Key::local(y));
+                                let what = cx.key_text(name);
                                 steps.push(Step::Lost { loc, how: Lost::ContainerFreed(what) });
                                 return steps;
                             }

@@ -89,6 +89,10 @@ pub fn resolve(cx: &FnCx, guards: &mut Guards, sites: &[Option<SiteFacts>]) -> V
                     edges[s].push((t, *g));
                     any_edge = true;
                 }
+                // The object a field of a local struct points to, when that pointer is never
+                // copied out of the field (`s.data[i]` with `s.data` only indexed and tested):
+                // unreachable once the struct dies, with the cell inside it.
+                None if matches!(*h, Holder::Slot(k) if cx.dies_with_frame(k) && !slot_copied(cx, k)) => {}
                 None => escaped[s] = guards.or(escaped[s], *g),
             }
         }
@@ -209,8 +213,31 @@ fn components(edges: &[Vec<(usize, GuardId)>]) -> Vec<usize> {
     (0..n).map(|s| (0..n).find(|&u| u == s || (reach[s][u] && reach[u][s])).unwrap_or(s)).collect()
 }
 
+/// Whether the pointer in slot `k` may be copied anywhere: assigned, passed to a call, returned,
+/// or an address into its object taken. Tests and loads through it do not copy it.
+fn slot_copied(cx: &FnCx, k: Key) -> bool {
+    fn mentions(cx: &FnCx, p: &Place, k: Key) -> bool {
+        if cx.key_of(p) == Some(k) {
+            return true;
+        }
+        match p {
+            Place::Deref(inner) | Place::Field(inner, _) | Place::Index(inner) => mentions(cx, inner, k),
+            Place::Local(_) | Place::Global(_) => false,
+        }
+    }
+    let is_k = |op: &Operand| matches!(op, Operand::Place(p) if cx.key_of(p) == Some(k));
+    let in_stmts = cx.func.stmts.iter().any(|st| match st {
+        Stmt::Assign { src: Rvalue::Use(op), .. } => is_k(op),
+        Stmt::Assign { src: Rvalue::AddrOf(p), .. } => mentions(cx, p, k),
+        Stmt::Assign { src: Rvalue::Opaque(_), .. } => false,
+        Stmt::Call { args, .. } => args.iter().any(is_k),
+    });
+    in_stmts || cx.func.blocks.iter().any(|b| matches!(&b.term, crate::ir::Terminator::Return(Some(op)) if is_k(op)))
+}
+
 /// The allocation whose object slot `k` points to, when every store into the slot in this
-/// function stores a local that surely holds that one allocation's result (or NULL).
+/// function stores that one allocation's result (or NULL): a local that surely holds it, or
+/// the call itself (`s.data = malloc(n)`; a call that is no allocation site names nothing).
 fn slot_origin(cx: &FnCx, k: Key) -> Option<StmtId> {
     let mut found = None;
     for b in 0..cx.dag.n_blocks {
@@ -222,7 +249,7 @@ fn slot_origin(cx: &FnCx, k: Key) -> Option<StmtId> {
                     Rvalue::Use(Operand::Place(Place::Local(v))) => cx.alloc_origin(*v, node, i)?.0,
                     _ => return None,
                 },
-                Stmt::Call { dst: Some(d), .. } if cx.key_of(d) == Some(k) => return None,
+                Stmt::Call { dst: Some(d), .. } if cx.key_of(d) == Some(k) => *sid,
                 _ => continue,
             };
             if found.is_some_and(|f| f != this) {

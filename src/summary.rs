@@ -854,6 +854,9 @@ impl<'a> Model<'a> {
             return match self.arg_effect(i) {
                 None => PathFate::Reads,
                 Some(ArgEffect::Frees) => PathFate::Lost,
+                // `realloc` moves the contents into the block it returns, which callers store
+                // where the old one was (`v->items = realloc(v->items, n)`): they stay put.
+                Some(ArgEffect::FreesWhen { on_success: true, .. } | ArgEffect::OutRealloc) => PathFate::Reads,
                 _ => PathFate::Escapes,
             };
         }
