@@ -683,6 +683,11 @@ impl<'a> FnCx<'a> {
                             }
                         }
                     }
+                    for w in model.writes.iter().filter(|w| &*w.path == "*" && model.stores_through(w.param)) {
+                        if let Some(x) = args.get(w.param).and_then(|a| self.out_param_local(a)) {
+                            out.push(x);
+                        }
+                    }
                 }
             }
         }
@@ -2320,9 +2325,10 @@ fn compute_tracked<'m>(
                         if !addr_temps.contains_key(&t) {
                             continue;
                         }
-                        let is_out = model_of(si)
-                            .and_then(|m| m.arg_effect(i))
-                            .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
+                        let is_out = model_of(si).is_some_and(|m| {
+                            m.stores_through(i)
+                                || m.arg_effect(i).is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
+                        });
                         if is_out {
                             out_param_temps[t.index()] = true;
                         } else {

@@ -901,6 +901,17 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// The callee only reads through argument `i` and stores a whole value at `*arg` on every
+    /// path that returns (`Summary::writes`): `set(&name, val)` doing `free(*buf); *buf = val;`.
+    /// A local whose address is passed there stays a tracked value, written by the call, as for
+    /// an out-parameter allocator.
+    pub fn stores_through(&self, i: usize) -> bool {
+        self.known
+            && !self.lib
+            && self.arg_effect(i).is_none()
+            && self.writes.iter().any(|w| w.param == i && &*w.path == "*")
+    }
+
     pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
         match self.args.iter().find(|a| a.0 == i) {
             Some(a) => Some(a.1),
