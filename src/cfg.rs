@@ -1413,6 +1413,14 @@ impl<'a> FnCx<'a> {
         self.table_key(table, place, &mut path)
     }
 
+    /// The object a pointer read from `place` points to, as the root and the access-path prefix
+    /// of the slots inside it (`s.data` → `s`, `.data*`): what a library call given `s.data`
+    /// reaches, and what `free(s.data)` releases.
+    pub fn pointee_prefix(&self, place: &Place) -> Option<(LocalId, String)> {
+        let k = self.key_of(place)?;
+        Some((k.root, format!("{}*", self.path_text(k.path))))
+    }
+
     /// The key of a place by its path's text in `table` (`path` is scratch space).
     fn table_key(&self, table: &PathTable, place: &Place, path: &mut String) -> Option<Key> {
         let (root, _) = self.path_into(place, path)?;
@@ -2327,7 +2335,8 @@ fn compute_tracked<'m>(
                         }
                         let is_out = model_of(si).is_some_and(|m| {
                             m.stores_through(i)
-                                || m.arg_effect(i).is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
+                                || m.arg_effect(i)
+                                    .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
                         });
                         if is_out {
                             out_param_temps[t.index()] = true;

@@ -128,8 +128,10 @@ pub enum FactGen {
     /// `k = q`: `k` gets what is known of `q`.
     Copy(u32, u32),
     /// `k = k + d` for a constant `d` (`n++`, `(*n)++`, `n -= 1`): what is known of `k` moves
-    /// (`Fact::stepped`); the statement is not among the kills of `k`.
-    Step(u32, i64),
+    /// (`Fact::stepped`); the statement is not among the kills of `k`. With `.2`, `k` is
+    /// unsigned: at least 0 before, so at least `d` after an increment even where nothing was
+    /// known (`sb->len++` on a `size_t` is not 0 afterwards; wrap-around is not modelled).
+    Step(u32, i64, bool),
 }
 
 /// The fact table of one function (see the module documentation): which keys are followed and
@@ -212,7 +214,10 @@ impl Facts {
             block_tests[bi] = Some((k, op, c));
         }
         let returns_pointer = func.returns_pointer;
-        if tested.is_empty() && !returns_pointer {
+        // A count below a parameter that the function steps (`(*n)++`, `sb->len++`) may be what
+        // its callers test of a cell it hands back there (`Summary::out_values`).
+        let steps_counts = !returns_pointer && !func.steps.is_empty();
+        if tested.is_empty() && !returns_pointer && !steps_counts {
             return Facts::default();
         }
         // Worth following: tested twice, or given a value this function can name (a constant, a
@@ -220,6 +225,7 @@ impl Facts {
         // pointer (for its summary). A value tested once and otherwise only computed can never
         // be known at its one test.
         let mut assigned: HashMap<(LocalId, String), Vec<Option<(LocalId, String)>>> = HashMap::new();
+        let mut stepped_below_params: Vec<(LocalId, String)> = Vec::new();
         for (si, st) in func.stmts.iter().enumerate() {
             match st {
                 Stmt::Assign { dst, src } => {
@@ -229,6 +235,14 @@ impl Facts {
                             None => continue,
                         },
                         Rvalue::Use(Operand::Const(_)) => None,
+                        Rvalue::Opaque(_) if func.step_of(StmtId::from_usize(si)).is_some() => {
+                            if let Some(k) = raw_key(cx, &fact_local, dst).filter(|_| steps_counts) {
+                                if cx.param_index(k.0).is_some() && k.1.starts_with('*') {
+                                    stepped_below_params.push(k);
+                                }
+                            }
+                            continue;
+                        }
                         _ => continue,
                     };
                     let Some(k) = raw_key(cx, &fact_local, dst) else { continue };
@@ -236,7 +250,7 @@ impl Facts {
                 }
                 Stmt::Call { args, .. } => {
                     let Some(m) = cx.model(StmtId::from_usize(si)) else { continue };
-                    for (i, path, _) in m.ret_values.iter() {
+                    for (i, path, _) in m.ret_values.iter().chain(m.out_values.iter()) {
                         let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
                         let text = format!("{prefix}{}", &path[1..]);
                         assigned.entry((root, text)).or_default().push(None);
@@ -256,6 +270,13 @@ impl Facts {
             })
             .map(|(k, _)| k.clone())
             .collect();
+        stepped_below_params.sort();
+        stepped_below_params.dedup();
+        for k in stepped_below_params {
+            if !chosen.contains(&k) {
+                chosen.push(k);
+            }
+        }
         // A place below a pointer parameter that a pointer-returning function gives a value
         // (`*mustfree = TRUE` where it allocates) may be what its callers test of the result.
         if returns_pointer {
@@ -286,7 +307,7 @@ impl Facts {
             chosen.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
         let tests =
             block_tests.into_iter().map(|t| t.and_then(|(k, op, c)| index.get(&k).map(|i| (*i, op, c)))).collect();
-        let ret_keys = if returns_pointer {
+        let ret_keys = if returns_pointer || steps_counts {
             chosen
                 .iter()
                 .enumerate()
@@ -306,6 +327,14 @@ impl Facts {
         let groups = Groups::new(cx);
         let mut ix = KeyIndex::new(&self.keys, &groups);
         ix.fresh = fresh_blocks(cx);
+        ix.counts = vec![false; self.keys.len()];
+        for &(sid, _, _) in &cx.func.steps {
+            if let Stmt::Assign { dst, .. } = cx.func.stmt(sid) {
+                if let Some(k) = raw_key(cx, &fact_local, dst).and_then(|k| self.index.get(&k)) {
+                    ix.counts[*k as usize] = true;
+                }
+            }
+        }
         let stmts = (0..cx.func.stmts.len())
             .map(|si| self.stmt_effect(cx, &fact_local, &groups, &ix, StmtId::from_usize(si)))
             .collect();
@@ -334,7 +363,27 @@ impl Facts {
         };
         match cx.func.stmt(sid) {
             Stmt::Assign { dst, src } => {
+                // A count this function steps by name (`(*n)++`, `sb->len++`) is a scalar object
+                // of its own: not the pointer stored by `*out = p`, nor an element of an array
+                // (`v[(*n)++] = x` fills the array the count counts).
+                let no_count = matches!(dst, Place::Index(_))
+                    || match src {
+                        Rvalue::AddrOf(_) | Rvalue::Use(Operand::Str | Operand::Func { .. }) => true,
+                        Rvalue::Use(Operand::Place(Place::Local(x))) => cx.func.local(*x).is_pointer,
+                        _ => false,
+                    };
+                let before = kills.len();
                 self.store_kills(cx, groups, ix, dst, &mut kills);
+                if no_count && !matches!(dst, Place::Local(_)) {
+                    let mut i = before;
+                    while i < kills.len() {
+                        if ix.counts.get(kills[i] as usize).copied().unwrap_or(false) {
+                            kills.swap_remove(i);
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
                 if let Some(k) = key_of(dst) {
                     gen = match src {
                         Rvalue::Use(Operand::Const(c)) => FactGen::Const(k, *c),
@@ -343,9 +392,9 @@ impl Facts {
                             _ => FactGen::None,
                         },
                         Rvalue::Opaque(_) => match cx.func.step_of(sid) {
-                            Some(d) => {
+                            Some((d, unsigned)) => {
                                 kills.retain(|x| *x != k);
-                                FactGen::Step(k, d)
+                                FactGen::Step(k, d, unsigned)
                             }
                             None => FactGen::None,
                         },
@@ -534,18 +583,23 @@ impl Followed {
         match fs.gen {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
             FactGen::Copy(k, _) => state.extend(copied.into_iter().map(|(f, g)| (k, f, g))),
-            FactGen::Step(k, d) => state.retain_mut(|f| {
-                if f.0 != k {
-                    return true;
-                }
-                match f.1.stepped(d) {
-                    Some(moved) => {
-                        f.1 = moved;
-                        true
+            FactGen::Step(k, d, unsigned) => {
+                state.retain_mut(|f| {
+                    if f.0 != k {
+                        return true;
                     }
-                    None => false,
+                    match f.1.stepped(d) {
+                        Some(moved) => {
+                            f.1 = moved;
+                            true
+                        }
+                        None => false,
+                    }
+                });
+                if unsigned && d > 0 && !state.iter().any(|f| f.0 == k) {
+                    state.push((k, Fact::In(d, i64::MAX), here));
                 }
-            }),
+            }
             FactGen::None => {}
         }
     }
@@ -794,6 +848,10 @@ struct KeyIndex {
     by_group: HashMap<u32, Vec<u32>>,
     by_field: HashMap<String, Vec<u32>>,
     through_pointer: Vec<u32>,
+    /// Per key: some statement steps it (`n++`, `(*n)++`): a scalar integer, which a store of a
+    /// pointer value or into an array element does not write (C's aliasing rules: an object is
+    /// written through its own type; a count is not an element of the array it counts).
+    counts: Vec<bool>,
     /// Per key: the group of its root.
     group: Vec<u32>,
     /// Per local: it only ever holds a block this function allocated, or a constant (NULL), and
@@ -810,6 +868,7 @@ impl KeyIndex {
             by_group: HashMap::new(),
             by_field: HashMap::new(),
             through_pointer: Vec::new(),
+            counts: Vec::new(),
             group: Vec::with_capacity(keys.len()),
             fresh: Vec::new(),
             below: Default::default(),

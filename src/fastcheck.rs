@@ -180,6 +180,8 @@ pub struct SiteVerdict {
     /// Returned: the places below parameters that hold one value wherever it is
     /// (`Summary::ret_values`).
     pub ret_values: Vec<(usize, std::sync::Arc<str>, Held)>,
+    /// Handed back below a parameter: the same for wherever it is (`Summary::out_values`).
+    pub out_values: Vec<(usize, std::sync::Arc<str>, Held)>,
 }
 
 #[derive(Clone, Debug)]
@@ -548,7 +550,7 @@ struct Flowed {
     rets: Vec<(DagNode, GuardId, Option<i64>)>,
     /// Per `cx.facts.ret_keys` key and value: the guard of returning the cell where the key is
     /// not known to hold that value.
-    unknown_held: Vec<(u32, Held, GuardId)>,
+    unknown_held: HeldAtReturns,
     psrc: GuardId,
     x: Key,
     fold: Option<(AtomId, bool)>,
@@ -649,6 +651,7 @@ fn flow_site(
         sat_queries: 0,
         cycle_with: Vec::new(),
         ret_values: Vec::new(),
+        out_values: Vec::new(),
     };
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
@@ -749,8 +752,13 @@ fn flow_site(
             followed.apply(*sid, &mut init, GuardId::TRUE);
         }
     }
-    if let (SiteSlot::Result, Some(m), true) = (slot, cx.model(stmt), with_facts) {
-        for (i, path, held) in &m.ret_values {
+    if let (Some(m), true) = (cx.model(stmt), with_facts) {
+        let values: &[_] = match slot {
+            SiteSlot::Result => &m.ret_values,
+            SiteSlot::Arg(_) | SiteSlot::ArgPath(..) => &m.out_values,
+            SiteSlot::ResultPath(_) => &[],
+        };
+        for (i, path, held) in values {
             let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
             if let Some(k) = cx.facts.key(root, &format!("{prefix}{}", &path[1..])) {
                 init.retain(|f| f.0 != k);
@@ -759,7 +767,7 @@ fn flow_site(
         }
     }
     let mut rets = Vec::new();
-    let mut unknown_held = Vec::new();
+    let mut unknown_held = HeldAtReturns::default();
     let events = flow(
         cx,
         guards,
@@ -941,7 +949,7 @@ fn judge_site(
     }
     // Returned: which places below parameters (error codes, flags) hold one value wherever it is.
     if verdict.returned {
-        for (k, held, bad) in &unknown_held {
+        for (k, held, bad) in &unknown_held.returned {
             if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat)
             {
                 let (root, path) = &cx.facts.keys[*k as usize];
@@ -968,6 +976,18 @@ fn judge_site(
             for &(index, mask, when, lit) in &flag_lits {
                 if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (stored_any, true), (lit, false)]) {
                     verdict.handed_if.push((index, mask, when));
+                }
+            }
+            // Which places below parameters hold one value wherever it is handed back: a count
+            // stepped with the store (`v[(*n)++] = p`, `sb->len++`).
+            for (k, held, bad) in &unknown_held.stored {
+                if *bad == GuardId::FALSE
+                    || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat)
+                {
+                    let (root, path) = &cx.facts.keys[*k as usize];
+                    if let Some(i) = cx.param_index(*root) {
+                        verdict.out_values.push((i, path.as_str().into(), *held));
+                    }
                 }
             }
         }
@@ -1007,6 +1027,51 @@ fn judge_site(
     verdict
 }
 
+/// For the places below parameters that a summary may say hold one value wherever the cell is
+/// handed back (`FnCx::facts`'s `ret_keys`): per place and value, the guard of handing it back
+/// at a `return` where that value is not known, as the result (`Summary::ret_values`) and below
+/// a parameter (`Summary::out_values`). A place whose guard is unsatisfiable with the site's
+/// holds that value wherever the cell is handed back.
+#[derive(Default)]
+struct HeldAtReturns {
+    returned: Vec<(u32, Held, GuardId)>,
+    stored: Vec<(u32, Held, GuardId)>,
+}
+
+impl HeldAtReturns {
+    fn add(
+        &mut self,
+        cx: &FnCx,
+        guards: &mut Guards,
+        facts: &[(u32, crate::facts::Fact, GuardId)],
+        returned: GuardId,
+        stored: GuardId,
+    ) {
+        if returned == GuardId::FALSE && stored == GuardId::FALSE {
+            return;
+        }
+        for &k in &cx.facts.ret_keys {
+            for held in [Held::Zero, Held::NonZero] {
+                let mut known = GuardId::FALSE;
+                for f in facts.iter().filter(|f| f.0 == k && f.1.implies(crate::facts::Fact::held(held))) {
+                    known = guards.or(known, f.2);
+                }
+                let unknown = guards.not(known);
+                for (to, g) in [(&mut self.returned, returned), (&mut self.stored, stored)] {
+                    if g == GuardId::FALSE {
+                        continue;
+                    }
+                    let bad = guards.and(g, unknown);
+                    match to.iter_mut().find(|u| u.0 == k && u.1 == held) {
+                        Some(u) => u.2 = guards.or(u.2, bad),
+                        None => to.push((k, held, bad)),
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The forward guarded value-flow pass: from statement `first_idx` of `node0`, where local `x`
 /// holds the cell, to every end of the function. Returns the events; the caller checks
 /// `guards.over_budget()`. With `rets`, also collects every `return` point reached: its path
@@ -1021,7 +1086,7 @@ fn flow(
     mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
     keep_start: bool,
     facts: Option<(&crate::facts::Followed, &[(u32, crate::facts::Fact, GuardId)])>,
-    mut unknown_held: Option<&mut Vec<(u32, Held, GuardId)>>,
+    mut unknown_held: Option<&mut HeldAtReturns>,
 ) -> Vec<Event> {
     let n = cx.dag.len();
     // The state waiting at each node: an index into `waiting` plus one, 0 for none. The node
@@ -1087,30 +1152,14 @@ fn flow(
         }
         match &block.term {
             Terminator::Return(op) => {
+                // Guards of handing the cell back here: as the result, and below a parameter.
+                let mut returned_here = GuardId::FALSE;
+                let mut stored_here = GuardId::FALSE;
                 if let Some(op) = op {
                     let g = value_guard(cx, &st, op);
                     if g != GuardId::FALSE {
                         events.push(Event { kind: EventKind::Return, guard: g, weak: false });
-                        if let Some(unknown_held) = unknown_held.as_deref_mut() {
-                            for &k in &cx.facts.ret_keys {
-                                for held in [Held::Zero, Held::NonZero] {
-                                    let mut known = GuardId::FALSE;
-                                    for f in st
-                                        .facts
-                                        .iter()
-                                        .filter(|f| f.0 == k && f.1.implies(crate::facts::Fact::held(held)))
-                                    {
-                                        known = guards.or(known, f.2);
-                                    }
-                                    let unknown = guards.not(known);
-                                    let bad = guards.and(g, unknown);
-                                    match unknown_held.iter_mut().find(|u| u.0 == k && u.1 == held) {
-                                        Some(u) => u.2 = guards.or(u.2, bad),
-                                        None => unknown_held.push((k, held, bad)),
-                                    }
-                                }
-                            }
-                        }
+                        returned_here = g;
                     }
                     // Inside the returned object: the caller gets it with the object.
                     if let Some(y) = op.local() {
@@ -1145,11 +1194,17 @@ fn flow(
                         // Below a local pointer of this function: inside its object, which
                         // `check_function` may know (a site of its own).
                         let kind = match below_param {
-                            Some((param, path)) => EventKind::Stored { param, path: path.into() },
+                            Some((param, path)) => {
+                                stored_here = guards.or(stored_here, *g);
+                                EventKind::Stored { param, path: path.into() }
+                            }
                             None => inside(cx, *k, (nd.0, stmts.len() as u32)),
                         };
                         events.push(Event { kind, guard: *g, weak: false });
                     }
+                }
+                if let Some(unknown_held) = unknown_held.as_deref_mut() {
+                    unknown_held.add(cx, guards, &st.facts, returned_here, stored_here);
                 }
             }
             Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false }),
@@ -1501,13 +1556,14 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
     });
     let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
+    let out_values = if out_fresh.is_empty() { Vec::new() } else { out_values(&handed_sites) };
     Summary {
         allocator,
         always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
         origin,
         params,
         returns_param,
-        returns_param_itself: false,
+        returns_param_itself: returns_param.is_some_and(|i| returns_param_itself(cx, i)),
         noreturn: never_returns(func, |s| cx.ends_path(s)),
         ret_success,
         alloc_if,
@@ -1520,6 +1576,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
             std::sync::Arc::from([])
         },
         ret_values: if allocator { ret_values(&fresh_returns) } else { Vec::new() },
+        out_values,
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
         ret_const: returned_constant(func),
@@ -1637,6 +1694,17 @@ fn ret_values(fresh_returns: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>
     let Some((first, rest)) = fresh_returns.split_first() else { return Vec::new() };
     let mut out = first.ret_values.clone();
     out.retain(|z| rest.iter().all(|v| v.ret_values.contains(z)));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What every site handed back below a parameter says holds wherever it is
+/// (`Summary::out_values`).
+fn out_values(handed: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>, Held)> {
+    let Some((first, rest)) = handed.split_first() else { return Vec::new() };
+    let mut out = first.out_values.clone();
+    out.retain(|z| rest.iter().all(|v| v.out_values.contains(z)));
     out.sort();
     out.dedup();
     out
@@ -2280,6 +2348,27 @@ fn returns_only_fresh(cx: &FnCx) -> bool {
     })
 }
 
+/// Every `return` returns parameter `i` as it came in (`if (!sl) return sl; ...; return sl;`,
+/// a function that edits a list in place and hands it back): the result is the argument itself,
+/// NULL exactly when the argument is. The parameter is never assigned and its address is never
+/// taken, so no path can hand back another pointer or NULL.
+fn returns_param_itself(cx: &FnCx, i: usize) -> bool {
+    let func = cx.func;
+    let Some(p) = func.params().nth(i) else { return false };
+    if !cx.is_tracked(p) {
+        return false;
+    }
+    let assigned = func.stmts.iter().any(|s| match s {
+        Stmt::Assign { dst, .. } => dst.as_local() == Some(p),
+        Stmt::Call { dst, .. } => dst.as_ref().and_then(|d| d.as_local()) == Some(p),
+    });
+    let mut returns = func.blocks.iter().filter_map(|b| match &b.term {
+        Terminator::Return(op) => Some(op),
+        _ => None,
+    });
+    !assigned && returns.all(|op| op.as_ref().and_then(|o| o.local()) == Some(p))
+}
+
 /// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).
 pub fn never_returns(func: &crate::ir::Function, ends_path: impl Fn(StmtId) -> bool) -> bool {
     let mut seen = vec![false; func.blocks.len()];
@@ -2742,7 +2831,7 @@ fn moves_at(
 fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key, String)> {
     let loaded = match arg {
         Operand::Place(place @ (Place::Field(..) | Place::Deref(_) | Place::Index(_))) if lib => {
-            cx.key_of(place).map(|k| (k.root, std::borrow::Cow::Owned(format!("{}*", cx.path_text(k.path)))))
+            cx.pointee_prefix(place).map(|(root, prefix)| (root, std::borrow::Cow::Owned(prefix)))
         }
         _ => None,
     };
@@ -3292,9 +3381,10 @@ fn walk(
                         // Also `free(s.data)` while `s.data[i]` holds it.
                         let container = match a {
                             Operand::Place(Place::Local(y)) => Some((*y, "*".to_string(), Key::local(*y))),
-                            Operand::Place(place) => {
-                                cx.key_of(place).map(|k| (k.root, format!("{}*", cx.path_text(k.path)), k))
-                            }
+                            Operand::Place(place) => cx
+                                .pointee_prefix(place)
+                                .zip(cx.key_of(place))
+                                .map(|((root, prefix), k)| (root, prefix, k)),
                             _ => None,
                         };
                         if let (Some((root, prefix, name)), Some(ArgEffect::Frees), true) =

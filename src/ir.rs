@@ -136,9 +136,10 @@ pub struct Function {
     /// forgets.
     pub bits: Vec<(StmtId, Bits)>,
     /// Assignments that add a constant to the integer they store into (`n++`, `--n`, `n += 2`,
-    /// `(*n)++`: `x = x + k`), by statement, sorted, with `k`: which `Rvalue::Opaque` forgets.
-    /// Counter facts (`facts::FactGen::Step`) read them.
-    pub steps: Vec<(StmtId, i64)>,
+    /// `(*n)++`: `x = x + k`), by statement, sorted, with `k`: which `Rvalue::Opaque` forgets,
+    /// and whether the integer is unsigned (at least 0 before the step, so at least `k` after
+    /// an increment: `sb->len++` on a `size_t`). Counter facts (`facts::FactGen::Step`) read them.
+    pub steps: Vec<(StmtId, i64, bool)>,
 }
 
 impl Function {
@@ -165,8 +166,8 @@ impl Function {
         self.bits.binary_search_by_key(&s, |b| b.0).ok().map(|i| &self.bits[i].1)
     }
     /// The constant statement `s` adds to the integer it stores into, if it is such a step.
-    pub fn step_of(&self, s: StmtId) -> Option<i64> {
-        self.steps.binary_search_by_key(&s, |b| b.0).ok().map(|i| self.steps[i].1)
+    pub fn step_of(&self, s: StmtId) -> Option<(i64, bool)> {
+        self.steps.binary_search_by_key(&s, |b| b.0).ok().map(|i| (self.steps[i].1, self.steps[i].2))
     }
     /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
     /// assigns once, by a bitwise expression (`f(s, flags | F)`).

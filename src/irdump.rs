@@ -77,8 +77,8 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
         let _ = writeln!(out, "  bb{}{entry}:", b.0);
         for &s in &block.stmts {
             let mut bits = f.bits_of(s).map_or_else(String::new, |b| format!("  bits: {}", d.bits(b)));
-            if let Some(k) = f.step_of(s) {
-                bits.push_str(&format!("  step: {k:+}"));
+            if let Some((k, unsigned)) = f.step_of(s) {
+                bits.push_str(&format!("  step: {k:+}{}", if unsigned { " unsigned" } else { "" }));
             }
             let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }

@@ -299,6 +299,7 @@ impl<'a> SccReuse<'a> {
                 heap,
                 heap_pure,
                 ret_values,
+                out_values,
                 writes,
                 ret_const,
                 never_null,
@@ -309,7 +310,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
                 .hash(&mut w);
-            globals_written.hash(&mut w);
+            (globals_written, out_values).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {
@@ -620,7 +621,7 @@ mod tests {
             ("entry", |g| g.entry = BlockId(1)),
             ("a lowering note", |g| g.lowering_notes.push("asm goto".into())),
             ("a statement's bits", |g| g.bits.push((crate::ir::StmtId(0), crate::ir::Bits::constant(1)))),
-            ("a statement's step", |g| g.steps.push((crate::ir::StmtId(0), 1))),
+            ("a statement's step", |g| g.steps.push((crate::ir::StmtId(0), 1, false))),
             ("a local's name", |g| g.locals[0].name = "u".into()),
             ("a local's kind", |g| g.locals[0].kind = LocalKind::Var),
             ("a local's pointer flag", |g| g.locals[0].is_pointer = false),

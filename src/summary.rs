@@ -112,6 +112,11 @@ pub struct Summary {
     /// that says the result was allocated, as vim's `vim_getenv(name, &mustfree)` sets it. A
     /// caller's test of that place after the call then goes one way wherever the cell exists.
     pub ret_values: Vec<(usize, Arc<str>, Held)>,
+    /// For a function that hands fresh cells back below its parameters (`out_fresh`): places
+    /// below parameters that hold one value wherever it does, as `ret_values` for the result. A
+    /// count stepped with the store is not 0: `v[(*n)++] = p` (tmux's `expand_paths`), git's
+    /// `strbuf_addch` growing `sb->buf` and incrementing the `size_t` `sb->len`.
+    pub out_values: Vec<(usize, Arc<str>, Held)>,
     /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
     /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
     pub writes: Arc<[crate::alias::Write]>,
@@ -162,6 +167,7 @@ impl Summary {
             heap: Arc::from([]),
             heap_pure: true,
             ret_values: Vec::new(),
+            out_values: Vec::new(),
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
@@ -629,6 +635,11 @@ fn meet(sums: &[&Summary]) -> Summary {
         } else {
             Vec::new()
         },
+        out_values: if sums.iter().all(|s| s.out_values == first.out_values) {
+            first.out_values.clone()
+        } else {
+            Vec::new()
+        },
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
         ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
         never_null: allocator && sums.iter().all(|s| s.never_null),
@@ -673,6 +684,8 @@ pub struct Model<'a> {
     pub ret_paths: Vec<Arc<str>>,
     /// `Summary::ret_values` of a summarised callee whose result is fresh here.
     pub ret_values: Vec<(usize, Arc<str>, Held)>,
+    /// `Summary::out_values` of a summarised callee that leaves fresh cells below arguments.
+    pub out_values: Vec<(usize, Arc<str>, Held)>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
@@ -706,6 +719,7 @@ impl<'a> Model<'a> {
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
             ret_values: Vec::new(),
+            out_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),
@@ -809,6 +823,7 @@ impl<'a> Model<'a> {
             out_paths: out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
             ret_values: if matches!(ret, RetEffect::Fresh(_)) { s.ret_values.clone() } else { Vec::new() },
+            out_values: if out_fresh.is_empty() { Vec::new() } else { s.out_values.clone() },
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
@@ -835,6 +850,7 @@ impl<'a> Model<'a> {
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
             ret_values: Vec::new(),
+            out_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             writes: Arc::from([]),

@@ -376,6 +376,15 @@ pub fn is_bool(t: CXType) -> bool {
     k == CXType_Bool
 }
 
+/// An unsigned integer type (`size_t`, `unsigned`, `u_int`; not `_Bool`, not an enum).
+pub fn is_unsigned(t: CXType) -> bool {
+    let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
+    matches!(
+        k,
+        CXType_UChar | CXType_Char_U | CXType_UShort | CXType_UInt | CXType_ULong | CXType_ULongLong | CXType_UInt128
+    )
+}
+
 /// Kinds that libclang gives only to types that are not sugar, so the canonical type of a type
 /// of this kind has the same kind: the builtins, and the type classes whose canonical type is of
 /// the same class (a pointer, an array, a function type, a record, an enum).

@@ -408,7 +408,7 @@ impl Lowerer<'_, '_, '_> {
             self.assign(p, src, loc);
         } else {
             let up = matches!(op, CXUnaryOperator_PostInc | CXUnaryOperator_PreInc);
-            self.assign_step(p, src, if up { 1 } else { -1 }, loc);
+            self.assign_step(p, src, if up { 1 } else { -1 }, clang::is_unsigned(c.ty()), loc);
         }
         result
     }
@@ -441,7 +441,7 @@ impl Lowerer<'_, '_, '_> {
             if ptr_step { use_(Operand::Place(p.clone())) } else { Rvalue::Opaque(vec![Operand::Place(p.clone()), v]) };
         match (bits.filter(|b| *b != Bits::UNKNOWN), step) {
             (Some(b), _) => self.assign_bits(p.clone(), src, b, loc),
-            (None, Some(k)) => self.assign_step(p.clone(), src, k, loc),
+            (None, Some(k)) => self.assign_step(p.clone(), src, k, clang::is_unsigned(l.ty()), loc),
             (None, None) => self.assign(p.clone(), src, loc),
         }
         p

@@ -798,7 +798,7 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     /// `Function::bits`, in statement order.
     pub bits: Vec<(StmtId, Bits)>,
     /// `Function::steps`, in statement order.
-    pub steps: Vec<(StmtId, i64)>,
+    pub steps: Vec<(StmtId, i64, bool)>,
 }
 
 /// Lower one function definition.
@@ -911,11 +911,12 @@ impl Lowerer<'_, '_, '_> {
         self.bits.push((id, bits));
     }
 
-    /// `dst = dst + k` for a constant `k`, stored as `src` (`Opaque`) with the step recorded.
-    pub fn assign_step(&mut self, dst: Place, src: Rvalue, k: i64, loc: Loc) {
+    /// `dst = dst + k` for a constant `k`, stored as `src` (`Opaque`) with the step recorded
+    /// (and whether `dst` is unsigned).
+    pub fn assign_step(&mut self, dst: Place, src: Rvalue, k: i64, unsigned: bool, loc: Loc) {
         let id = StmtId::from_usize(self.stmts.len());
         self.assign(dst, src, loc);
-        self.steps.push((id, k));
+        self.steps.push((id, k, unsigned));
     }
 
     /// End the current block (no-op in unreachable code with nothing emitted).
