@@ -151,6 +151,8 @@ pub fn main() -> i32 {
     }
     // Before the parse, so that clap's own help and errors follow it too.
     anstream::ColorChoice::write_global(match cmdline::color_of(&argv) {
+        // anstream would colour a dumb terminal when CI is set; a dumb terminal gets none.
+        ColorWhen::Auto if std::env::var_os("TERM").is_some_and(|t| t == "dumb") => anstream::ColorChoice::Never,
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
         ColorWhen::Never => anstream::ColorChoice::Never,

@@ -96,6 +96,7 @@ fn color_follows_the_option_the_terminal_and_no_color() {
     for (args, env) in [
         (cmd, &[("NO_COLOR", "1")][..]),
         (cmd, &[("TERM", "dumb")][..]),
+        (cmd, &[("TERM", "dumb"), ("CI", "true")][..]),
         ("check --no-cache --color never leaky.c --", &[][..]),
     ] {
         let seen = on_a_terminal(dir, args, env);
