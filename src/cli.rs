@@ -1,4 +1,5 @@
-//! The command line: argument parsing, the `check` and `dump-ir` commands, exit codes.
+//! The command line: the `check` and `dump-ir` commands, exit codes; the arguments are parsed by
+//! `args` (clap), and checked here for what clap cannot check.
 //!
 //! Input: `std::env::args_os` (words need not be UTF-8). Output: rendered findings on stdout (or `-o FILE`), messages and the
 //! summary on stderr, and the exit code: 0 clean, 1 findings, 2 usage or input error, 3 internal
@@ -6,6 +7,7 @@
 //! Invariants: this is the only module besides `report` that writes to the terminal; every input
 //! problem becomes a message and a count, never a panic.
 
+use crate::args::{self as cmdline, shown, ColorWhen, Command, Format};
 use crate::cache::{Cache, ContentDigests, Hasher};
 use crate::checkers::{Locator, Policy};
 use crate::compdb::{self, CompDb};
@@ -15,8 +17,7 @@ use crate::frontend::{self, FrontendOptions};
 use crate::report::{self, Notification, NotificationLevel, RenderOptions, ToolInfo};
 use crate::reuse::{self, SccReuse};
 use std::ffi::{OsStr, OsString};
-use std::io::{IsTerminal, Write};
-use std::os::unix::ffi::OsStrExt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -25,60 +26,8 @@ pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_INTERNAL: i32 = 3;
 
-const USAGE: &str = "\
-drip: finds memory leaks and double frees in C code
-
-usage:
-  drip check [options] [-p <build dir | compile_commands.json>]
-  drip check [options] <file.c>... -- <compiler flags>
-  drip dump-ir [options] [-p ...] [<file.c>... -- <flags>] [--function NAME]
-  drip capture [capture options] [--check [options]] -- <build command>...
-                                (records compile_commands.json; see drip capture --help)
-  drip --version                (also drip check --version): version, commit, libclang
-
-With neither -p nor files, drip looks for compile_commands.json in . and then build/.
-
-options:
-  -p PATH            compile database, or the directory holding compile_commands.json
-  --format FORMAT    text (default), sarif, json, or html (a directory of pages: needs -o DIR)
-  -o FILE            write the findings to FILE instead of standard output (html: to the
-                     directory DIR, which must be new, empty, or an earlier drip HTML report)
-  --baseline FILE    report only findings not in FILE, a SARIF log of an earlier run (the
-                     exit code counts only the new ones)
-  --write-baseline FILE
-                     write every finding of this run to FILE (SARIF), for a later --baseline
-  --source-root DIR  paths and fingerprints in SARIF and baselines are relative to DIR
-                     (default: the directory holding compile_commands.json)
-  -j N               worker threads (default: all cores)
-  --stats            print FastCheck-style statistics (allocation sites per category, times)
-  --all-categories   also report never-freed sites in main, sites stored outside locals,
-                     unknown and over-budget sites
-  --cache-dir DIR    incremental cache (default: .drip/ next to compile_commands.json, or in
-                     the current directory for files given on the command line)
-  --no-cache         neither read nor write the cache
-  --config FILE      settings, declared allocators and suppressions (default: the nearest
-                     .drip.toml from the compile database's directory up to the repository root)
-  --budget NAME=N    override one analysis budget (see README)
-  --enable RULES     report these rules (comma-separated; all are on unless switched off)
-  --disable RULES    do not report these rules: leak, double-free, leak-on-realloc-failure
-                     (repeatable; the last word on a rule wins, over .drip.toml's [rules])
-  -v, --verbose      show parse errors and other per-TU messages
-  -h, --help         this help
-
-exit codes: 0 no findings, 1 findings, 2 usage or input error, 3 internal error
-";
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Text,
-    Sarif,
-    Json,
-    /// A directory of pages (`report::html`); needs `-o`.
-    Html,
-}
-
 struct Args {
-    command: String,
+    command: &'static str,
     compdb: Option<PathBuf>,
     files: Vec<PathBuf>,
     flags: Vec<String>,
@@ -95,129 +44,68 @@ struct Args {
     budgets: Vec<String>,
     /// `--enable`/`--disable` in the order given (`true`: enable).
     rule_switches: Vec<crate::settings::RuleSwitch>,
-    help: bool,
-    version: bool,
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
     source_root: Option<PathBuf>,
 }
 
-/// `argv` as the process received it: words need not be UTF-8. Paths stay as the bytes given;
-/// what must be text (option names, formats, numbers, budgets, function names, and the compiler
-/// flags, which reach libclang as C strings of our UTF-8 `CompileCommand`) is a usage error
-/// naming the word when it is not.
-fn parse_args(argv: &[OsString]) -> Result<Args, String> {
-    let mut it = argv.iter().skip(1);
-    let command = match it.next() {
-        Some(c) => c.to_string_lossy().into_owned(),
-        None => return Err("missing command".to_string()),
-    };
-    let mut a = Args {
-        command,
-        compdb: None,
-        files: Vec::new(),
-        flags: Vec::new(),
-        format: Format::Text,
-        output: None,
-        jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        stats: false,
-        all_categories: false,
-        verbose: false,
-        function: None,
-        cache_dir: None,
-        no_cache: false,
-        config: None,
-        budgets: Vec::new(),
-        rule_switches: Vec::new(),
-        help: false,
-        version: false,
-        baseline: None,
-        write_baseline: None,
-        source_root: None,
-    };
-    while let Some(arg) = it.next() {
-        let bytes = arg.as_bytes();
-        // `--name=value` is `--name value`; `-pPATH` and `-jN` are `-p PATH` and `-j N`.
-        let (name, mut attached) = match bytes.iter().position(|&b| b == b'=') {
-            Some(i) if bytes.starts_with(b"--") => (&bytes[..i], Some(OsStr::from_bytes(&bytes[i + 1..]).to_owned())),
-            _ if bytes.len() > 2 && (bytes.starts_with(b"-p") || bytes.starts_with(b"-j")) => {
-                (&bytes[..2], Some(OsStr::from_bytes(&bytes[2..]).to_owned()))
-            }
-            _ => (bytes, None),
-        };
-        let Ok(name) = std::str::from_utf8(name) else {
-            if bytes.starts_with(b"-") {
-                return Err(format!("unknown option '{}'", shown(arg)));
-            }
-            a.files.push(PathBuf::from(arg));
-            continue;
-        };
-        let mut value =
-            |name: &str| attached.take().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value"));
-        match name {
-            "--" => {
-                for f in it.by_ref() {
-                    a.flags.push(text(f, "the compiler flag")?);
-                }
-                break;
-            }
-            "-p" => a.compdb = Some(PathBuf::from(value("-p")?)),
-            "--format" => {
-                a.format = match text(&value("--format")?, "--format")?.as_str() {
-                    "text" => Format::Text,
-                    "sarif" => Format::Sarif,
-                    "json" => Format::Json,
-                    "html" => Format::Html,
-                    other => return Err(format!("unknown format '{other}' (expected text, sarif, json or html)")),
-                }
-            }
-            "-o" => a.output = Some(PathBuf::from(value("-o")?)),
-            "-j" => {
-                let v = text(&value("-j")?, "-j")?;
-                a.jobs = v
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
-            }
-            "--function" => a.function = Some(text(&value("--function")?, "--function")?),
-            "--cache-dir" => {
-                // An unset variable (`--cache-dir "$DIR"`) must not mean the current directory.
-                let dir = value("--cache-dir")?;
-                if dir.is_empty() {
-                    return Err("--cache-dir needs a directory, got an empty string".to_string());
-                }
-                a.cache_dir = Some(PathBuf::from(dir));
-            }
-            "--config" => a.config = Some(PathBuf::from(value("--config")?)),
-            "--budget" => a.budgets.push(text(&value("--budget")?, "--budget")?),
-            "--enable" | "--disable" => {
-                let on = name == "--enable";
-                let list = text(&value(name)?, name)?;
-                // Checked now, so that a misspelt rule fails before any work (and before the
-                // build of `drip capture --check`); applied over `.drip.toml` by `settings`.
-                crate::rules::Switches::default().switch(&list, on)?;
-                a.rule_switches.push((on, list));
-            }
-            "--baseline" => a.baseline = Some(PathBuf::from(value("--baseline")?)),
-            "--write-baseline" => a.write_baseline = Some(PathBuf::from(value("--write-baseline")?)),
-            "--source-root" => a.source_root = Some(PathBuf::from(value("--source-root")?)),
-            // Options without a value; `--stats=1` is none of them.
-            _ if attached.is_some() => return Err(format!("unknown option '{}'", shown(arg))),
-            "--stats" => a.stats = true,
-            "--all-categories" => a.all_categories = true,
-            "-v" | "--verbose" => a.verbose = true,
-            "--no-cache" => a.no_cache = true,
-            "-h" | "--help" => a.help = true,
-            "-V" | "--version" => a.version = true,
-            s if s.starts_with('-') => return Err(format!("unknown option '{}'", shown(arg))),
-            _ => a.files.push(PathBuf::from(arg)),
-        }
+/// The options of `drip check` or `dump-ir` as `run` takes them. What clap does not check is
+/// checked here, with drip's own messages: the compiler flags, which reach libclang as C strings
+/// of our UTF-8 `CompileCommand`, must be text; the rule lists must name rules (now, so that a
+/// misspelt rule fails before any work, and before the build of `drip capture --check`); html
+/// needs `-o`; an empty cache directory (an unset variable) is not the current directory.
+fn check_args(
+    command: &'static str,
+    c: cmdline::CheckArgs,
+    matches: &clap::ArgMatches,
+    function: Option<String>,
+) -> Result<Args, String> {
+    let flags = c.flags.iter().map(|f| text(f, "the compiler flag")).collect::<Result<Vec<_>, _>>()?;
+    if c.cache_dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+        return Err("--cache-dir needs a directory, got an empty string".to_string());
     }
-    if a.format == Format::Html && a.output.is_none() && !a.help && !a.version {
+    let rule_switches = cmdline::rule_switches(matches);
+    for (on, list) in &rule_switches {
+        crate::rules::Switches::default().switch(list, *on)?;
+    }
+    let format = c.format.unwrap_or(Format::Text);
+    if format == Format::Html && c.output.is_none() {
         return Err("--format html needs -o DIR: the HTML report is a directory of pages".to_string());
     }
-    Ok(a)
+    // More workers than the machine runs at once only cost memory (each reserves a large
+    // stack) and thread start-up: `-j 100000` would spend minutes creating threads.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = match c.jobs {
+        Some(n) if n > cores => {
+            if c.verbose {
+                eprintln!("drip: note: -j {n} capped at {cores}, the threads this machine runs at once");
+            }
+            cores
+        }
+        Some(n) => n,
+        None => cores,
+    };
+    Ok(Args {
+        command,
+        compdb: c.compdb,
+        files: c.files,
+        flags,
+        format,
+        output: c.output,
+        jobs,
+        stats: c.stats,
+        all_categories: c.all_categories,
+        verbose: c.verbose,
+        function,
+        cache_dir: c.cache_dir,
+        no_cache: c.no_cache,
+        config: c.config,
+        budgets: c.budgets,
+        rule_switches,
+        baseline: c.baseline,
+        write_baseline: c.write_baseline,
+        source_root: c.source_root,
+    })
 }
 
 /// A word of the command line that must be text, or the usage error naming it.
@@ -227,65 +115,92 @@ fn text(word: &OsStr, what: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{what} '{}' is not UTF-8 (drip needs it as text)", shown(word)))
 }
 
-/// A word of the command line as a message shows it: bytes that are not UTF-8 as `\xNN`,
-/// control characters escaped.
-fn shown(word: &OsStr) -> String {
-    let lossless: String = word.as_bytes().utf8_chunks().fold(String::new(), |mut out, c| {
-        out.push_str(c.valid());
-        for b in c.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
+/// A usage error found after clap's parse, in clap's shape: the message, then where to read more.
+fn usage_error(command: &str, message: &str) -> i32 {
+    eprintln!("drip: error: {message}\n\nFor more information, try 'drip {command} --help'.");
+    EXIT_USAGE
+}
+
+/// Print clap's error or help and return its exit code: 0 for `--help`, 2 for a usage error.
+/// Errors are prefixed like drip's own messages; both go through `anstream`, which drops clap's
+/// styles where colour is off (`--color`, `NO_COLOR`, not a terminal).
+fn clap_exit(e: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return EXIT_CLEAN;
         }
-        out
-    });
-    crate::terminal::escape(&lossless).into_owned()
+        // A bare `drip`: the help, on stderr.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return EXIT_USAGE;
+        }
+        _ => {}
+    }
+    let _ = write!(anstream::stderr(), "drip: {}", e.render().ansi());
+    EXIT_USAGE
 }
 
 pub fn main() -> i32 {
     let argv: Vec<OsString> = std::env::args_os().collect();
-    // A command that is not UTF-8 is no command drip knows: `parse_args` names it.
-    match argv.get(1).map(|a| a.to_str().unwrap_or("")) {
-        // Capture has options of its own and passes the rest to check (`--check`).
-        Some("capture") => return crate::capture::main(&argv[2..]),
-        // The front end's parse worker (`frontend/isolate.rs`), started by `drip check` itself.
-        Some(frontend::WORKER_COMMAND) if argv.len() == 2 => return frontend::worker_main(),
-        None | Some("-h") | Some("--help") | Some("help") => {
-            print!("{USAGE}");
-            return if argv.len() < 2 { EXIT_USAGE } else { EXIT_CLEAN };
-        }
-        Some("-V") | Some("--version") => {
-            print!("{}", version_text());
-            return EXIT_CLEAN;
-        }
-        _ => {}
+    // The front end's parse worker (`frontend/isolate.rs`), started by `drip check` itself: not
+    // a command of the definition, which completions and man pages offer to users.
+    if argv.len() == 2 && argv[1] == frontend::WORKER_COMMAND {
+        return frontend::worker_main();
     }
-    let mut args = match parse_args(&argv) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("drip: error: {e}\n\n{USAGE}");
+    // Before the parse, so that clap's own help and errors follow it too.
+    anstream::ColorChoice::write_global(match cmdline::color_of(&argv) {
+        // anstream would colour a dumb terminal when CI is set; a dumb terminal gets none.
+        ColorWhen::Auto if std::env::var_os("TERM").is_some_and(|t| t == "dumb") => anstream::ColorChoice::Never,
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    });
+    let (cli, matches) = match cmdline::parse(&argv) {
+        Ok(x) => x,
+        Err(e) => return clap_exit(&e),
+    };
+    if cli.version {
+        print!("{}", version_text());
+        return EXIT_CLEAN;
+    }
+    let sub = |name| matches.subcommand_matches(name).expect("the subcommand parsed");
+    let args = match cli.command {
+        // `arg_required_else_help` has clap print the help for a bare `drip`; this is
+        // `drip --color never` alone.
+        None => {
+            let _ = write!(anstream::stderr(), "{}", cmdline::command().render_help().ansi());
             return EXIT_USAGE;
         }
+        Some(Command::Capture(c)) => return crate::capture::main(c),
+        Some(Command::Completions { shell }) => {
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(shell, &mut cmdline::command(), "drip", &mut out);
+            return EXIT_CLEAN;
+        }
+        Some(Command::Manpage { dir }) => return manpage(dir.as_deref()),
+        Some(Command::Check(c)) => check_args("check", c, sub("check"), None),
+        Some(Command::DumpIr(d)) => check_args("dump-ir", d.check, sub("dump-ir"), d.function),
     };
-    // More workers than the machine runs at once only cost memory (each reserves a large
-    // stack) and thread start-up: `-j 100000` would spend minutes creating threads.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if args.jobs > cores {
-        if args.verbose {
-            eprintln!("drip: note: -j {} capped at {cores}, the threads this machine runs at once", args.jobs);
-        }
-        args.jobs = cores;
+    match args {
+        Ok(args) => run(&args),
+        Err(e) => usage_error(if matches.subcommand_name() == Some("dump-ir") { "dump-ir" } else { "check" }, &e),
     }
-    match args.command.as_str() {
-        "check" | "dump-ir" if args.version => {
-            print!("{}", version_text());
-            EXIT_CLEAN
-        }
-        "check" | "dump-ir" if args.help => {
-            print!("{USAGE}");
-            EXIT_CLEAN
-        }
-        "check" | "dump-ir" => run(&args),
-        other => {
-            eprintln!("drip: error: unknown command '{other}'\n\n{USAGE}");
+}
+
+/// `drip manpage [DIR]`: drip(1) on standard output, or every command's page written into DIR.
+fn manpage(dir: Option<&Path>) -> i32 {
+    let written = match dir {
+        Some(dir) => clap_mangen::generate_to(cmdline::command(), dir),
+        None => clap_mangen::Man::new(cmdline::command()).render(&mut std::io::stdout().lock()),
+    };
+    match written {
+        Ok(()) => EXIT_CLEAN,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_CLEAN,
+        Err(e) => {
+            let to = dir.map_or_else(|| "standard output".to_string(), |d| d.display().to_string());
+            eprintln!("drip: error: cannot write the man page to {to}: {e}");
             EXIT_USAGE
         }
     }
@@ -314,30 +229,38 @@ fn version_text() -> String {
     )
 }
 
-/// Are these valid `drip check` options for `drip capture --check` (which supplies `-p`)?
-pub fn check_options(opts: &[OsString]) -> Result<(), String> {
-    let mut argv = vec![OsString::from("drip"), OsString::from("check")];
-    argv.extend_from_slice(opts);
-    let a = parse_args(&argv)?;
+/// `drip check`'s options given to `drip capture --check`, which supplies `-p`: parsed, or the
+/// exit code of the usage error printed.
+fn capture_check_args(opts: &[OsString]) -> Result<Args, i32> {
+    let (c, m) = cmdline::parse_check(opts).map_err(|e| {
+        let _ = write!(anstream::stderr(), "drip: in the options of --check: ");
+        clap_exit(&e)
+    })?;
+    let a = check_args("check", c, &m, None)
+        .map_err(|e| usage_error("capture", &format!("in the options of --check: {e}")))?;
     if a.compdb.is_some() || !a.files.is_empty() {
-        return Err("-p and source files are not allowed: the captured database is checked".to_string());
+        return Err(usage_error(
+            "capture",
+            "in the options of --check: -p and source files are not allowed: the captured database is checked",
+        ));
     }
-    Ok(())
+    Ok(a)
+}
+
+/// Are these valid `drip check` options for `drip capture --check`? `Err`: the exit code of the
+/// usage error printed.
+pub fn check_options(opts: &[OsString]) -> Result<(), i32> {
+    capture_check_args(opts).map(|_| ())
 }
 
 /// `drip check` with these options on the database `cdb` (for `drip capture --check`).
 pub fn check_database(opts: &[OsString], cdb: &Path) -> i32 {
-    let mut argv = vec![OsString::from("drip"), OsString::from("check")];
-    argv.extend_from_slice(opts);
-    match parse_args(&argv) {
+    match capture_check_args(opts) {
         Ok(mut a) => {
             a.compdb = Some(cdb.to_path_buf());
             run(&a)
         }
-        Err(e) => {
-            eprintln!("drip: error: {e}");
-            EXIT_USAGE
-        }
+        Err(code) => code,
     }
 }
 
@@ -1048,7 +971,16 @@ impl Ending {
         if let (Format::Html, Some(dir)) = (args.format, &args.output) {
             return report::html::write_site(&report::html::render_html(diags, fingerprints, html), dir);
         }
-        let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+        // `--color` (read into anstream's global choice by `main`): `auto` colours standard output
+        // on a terminal unless NO_COLOR is set or TERM=dumb; a file only with `always`.
+        let color = match anstream::ColorChoice::global() {
+            anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi => true,
+            anstream::ColorChoice::Never => false,
+            anstream::ColorChoice::Auto => {
+                args.output.is_none()
+                    && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+            }
+        };
         let mut sink: Box<dyn Write> = match &args.output {
             Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
             None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
@@ -1057,14 +989,17 @@ impl Ending {
             Format::Text => {
                 let shown: Vec<crate::diag::Diagnostic> =
                     diags.iter().filter(|d| d.suppression.is_none()).cloned().collect();
-                report::render_text(&shown, &RenderOptions { color: to_terminal, show_source: true }, &mut *sink)?
+                report::render_text(&shown, &RenderOptions { color, show_source: true }, &mut *sink)?
             }
             Format::Json => {
                 let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
                 report::render_json(diags, &value, notes, &mut *sink)?
             }
             Format::Sarif => report::render_sarif(diags, fingerprints, &self.tool_info(notes), &mut *sink)?,
-            // Written above; parse_args refuses html without -o.
+            Format::Codeclimate => {
+                report::render_codeclimate(diags, fingerprints, &self.source_root, &self.cwd, &mut *sink)?
+            }
+            // Written above; `check_args` refuses html without -o.
             Format::Html => {}
         }
         sink.flush()

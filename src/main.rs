@@ -18,6 +18,7 @@ macro_rules! eprintln {
 }
 
 mod alias;
+mod args;
 mod budget;
 mod cache;
 mod callgraph;

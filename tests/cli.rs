@@ -129,7 +129,7 @@ fn missing_and_malformed_inputs_exit_2_with_a_message() {
 
     let out = drip().args(["check", "--frobnicate"]).output().expect("run drip");
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown option"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unexpected argument '--frobnicate' found"), "{}", stderr(&out));
 
     let empty = scratch("empty-dir");
     let out = drip().current_dir(&empty).args(["check"]).output().expect("run drip");
@@ -471,17 +471,101 @@ fn a_panic_while_checking_one_function_is_reported_and_the_rest_is_checked() {
     assert_eq!(run["invocations"][0]["toolExecutionNotifications"][0]["descriptor"]["id"], "internal-error");
 }
 
+/// Each command's `--help` is its own: the usage line and every option of that command.
 #[test]
 fn help_after_a_command_prints_usage_and_exits_0() {
-    for cmd in ["check", "dump-ir"] {
-        let o = drip().args([cmd, "--help"]).output().expect("run drip");
-        assert_eq!(o.status.code(), Some(0), "{cmd} --help: {}", stderr(&o));
-        assert!(stdout(&o).contains("usage:"), "{cmd} --help printed: {}", stdout(&o));
-        assert!(stderr(&o).is_empty(), "{cmd} --help wrote to stderr: {}", stderr(&o));
+    let check_options = [
+        "-p <PATH>",
+        "--format <FORMAT>",
+        "-o, --output <FILE>",
+        "--baseline <FILE>",
+        "--write-baseline <FILE>",
+        "--source-root <DIR>",
+        "-j, --jobs <N>",
+        "--stats",
+        "--all-categories",
+        "--cache-dir <DIR>",
+        "--no-cache",
+        "--config <FILE>",
+        "--budget <NAME=N>",
+        "--enable <RULES>",
+        "--disable <RULES>",
+        "-v, --verbose",
+        "--color <WHEN>",
+        "-V, --version",
+        "codeclimate",
+    ];
+    let capture_options = ["--cdb <PATH>", "--compiler <NAME>", "-j, --jobs <N>", "--check [<CHECK OPTIONS>...]"];
+    for (cmd, options) in [
+        ("check", &check_options[..]),
+        ("dump-ir", &[&check_options[..], &["--function <NAME>"]].concat()[..]),
+        ("capture", &capture_options[..]),
+    ] {
+        for help in ["--help", "-h"] {
+            let o = drip().args([cmd, help]).output().expect("run drip");
+            assert_eq!(o.status.code(), Some(0), "{cmd} {help}: {}", stderr(&o));
+            let text = stdout(&o);
+            assert!(text.contains(&format!("Usage: drip {cmd} [OPTIONS]")), "{cmd} {help} printed: {text}");
+            for option in options {
+                assert!(text.contains(option), "{cmd} {help} lacks {option}: {text}");
+            }
+            assert!(stderr(&o).is_empty(), "{cmd} {help} wrote to stderr: {}", stderr(&o));
+        }
     }
-    // Still a usage error when the rest of the line is wrong.
-    let o = drip().args(["check", "--bogus"]).output().expect("run drip");
+    // `drip help check` is `drip check --help`; the global help lists the commands.
+    let o = drip().args(["help", "check"]).output().expect("run drip");
+    assert!(stdout(&o).contains("--write-baseline <FILE>"), "{}", stdout(&o));
+    let o = drip().arg("--help").output().expect("run drip");
+    assert_eq!(o.status.code(), Some(0));
+    for cmd in ["check", "dump-ir", "capture"] {
+        assert!(stdout(&o).contains(&format!("\n  {cmd} ")), "{cmd}: {}", stdout(&o));
+    }
+    // A bare `drip` prints the help where errors go, and is a usage error.
+    let o = drip().output().expect("run drip");
     assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Usage: drip [OPTIONS] [COMMAND]"), "{}", stderr(&o));
+    // Still a usage error when the rest of the line is wrong.
+    let o = drip().args(["check", "--bogus", "--help"]).output().expect("run drip");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Mistyped options and commands are usage errors that suggest the closest name.
+#[test]
+fn mistakes_get_a_did_you_mean() {
+    for (args, says) in [
+        (&["check", "--formt", "json"][..], "a similar argument exists: '--format'"),
+        (&["check", "--no-cach"][..], "a similar argument exists: '--no-cache'"),
+        (&["chekc"][..], "a similar subcommand exists: 'check'"),
+        (&["dump-ri"][..], "a similar subcommand exists: 'dump-ir'"),
+        (&["capture", "--compilr", "tcc", "--", "true"][..], "a similar argument exists: '--compiler'"),
+        (&["check", "--format", "sarf"][..], "[possible values: text, sarif, json, html, codeclimate]"),
+        (&["check", "--color", "sometimes"][..], "[possible values: auto, always, never]"),
+        (&["check", "-j", "0"][..], "expects a positive number, got '0'"),
+    ] {
+        let o = drip().args(args).output().expect("run drip");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("drip: error: "), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+    }
+}
+
+/// `-o FILE`, `-oFILE`, `--output FILE` and `--output=FILE` all name the report file.
+#[test]
+fn every_form_of_the_output_option_writes_the_report() {
+    let dir = scratch("output-forms");
+    write(&dir, "leaky.c", LEAKY);
+    for (i, form) in ["-o {}", "-o{}", "--output {}", "--output={}"].iter().enumerate() {
+        let name = format!("report{i}.txt");
+        let mut args = vec!["check".to_string(), "--no-cache".to_string()];
+        args.extend(form.replace("{}", &name).split(' ').map(str::to_string));
+        args.extend(["leaky.c".to_string(), "--".to_string()]);
+        let out = drip().current_dir(&dir).args(&args).output().expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}: the report went to stdout");
+        let report = std::fs::read_to_string(dir.join(&name)).expect("the report file");
+        assert!(report.contains("leaky.c:3:15: warning:"), "{args:?}: {report}");
+    }
 }
 
 /// Every file below `dir`, relative, sorted (directories too).

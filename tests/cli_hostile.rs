@@ -119,8 +119,8 @@ fn arguments_that_are_not_utf8_are_paths_or_usage_errors() {
     usage_error(&[o("check"), o("leaky.c"), o("--"), &latin1("-DX=", "")], "not UTF-8");
     usage_error(&[o("dump-ir"), o("--function"), &latin1("f", ""), o("leaky.c"), o("--")], "not UTF-8");
     usage_error(&[o("check"), o("--format"), &latin1("", "")], "not UTF-8");
-    usage_error(&[o("check"), &latin1("--", "")], "unknown option");
-    usage_error(&[&latin1("", "")], "unknown command");
+    usage_error(&[o("check"), &latin1("--", "")], "unexpected argument");
+    usage_error(&[&latin1("", "")], "unrecognized subcommand");
     usage_error(&[o("check"), o("--config"), &latin1("missing-", ".toml"), o("leaky.c"), o("--")], "missing-");
 }
 

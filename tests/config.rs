@@ -431,7 +431,7 @@ fn unknown_rules_are_usage_errors_with_a_guess() {
             "--disable: unknown rule 'leaks' (known: leak, double-free, leak-on-realloc-failure); did you mean 'leak'?",
         ),
         (&["--enable", "double-free,realloc"][..], "did you mean 'leak-on-realloc-failure'?"),
-        (&["--enable"][..], "--enable needs a value"),
+        (&["--enable"][..], "a value is required for '--enable <RULES>'"),
     ] {
         let out = drip()
             .current_dir(root)

@@ -25,32 +25,11 @@ mod wrappers;
 
 use crate::cli::{EXIT_INTERNAL, EXIT_USAGE};
 use argv::Lang;
-use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
-
-pub const USAGE: &str = "\
-usage:
-  drip capture [options] -- <build command>...
-  drip capture [options] --check [check options] -- <build command>...
-
-Runs the build with drip's compiler wrappers ahead of the real compilers and records every
-compile into compile_commands.json (merged with the one there). With --check, then runs
-`drip check` on it; the options between --check and -- are check's (--format, -o, --stats...).
-
-options:
-  --cdb PATH, -o PATH  the compile database to write (default: ./compile_commands.json)
-  --compiler NAME      also wrap the compiler NAME (found on PATH); may be repeated
-  -j N                 background workers preparing TUs during the build (default 1)
-  -v, --verbose        show the wrapped compilers and every file left out
-  -h, --help           this help
-
-exit status: the build's if it failed; else drip check's with --check; else 0
-(2: bad options, or the database cannot be written)
-";
 
 struct Options {
     cdb: PathBuf,
@@ -62,103 +41,45 @@ struct Options {
     build: Vec<OsString>,
 }
 
-/// A capture option's word that must be text (a compiler name, a number), or the error.
-fn text(word: &OsStr) -> Result<&str, String> {
-    word.to_str().ok_or_else(|| format!("capture option '{}' is not UTF-8", word.to_string_lossy()))
-}
-
-fn parse(args: &[OsString]) -> Result<Options, String> {
-    let mut o = Options {
-        cdb: PathBuf::from("compile_commands.json"),
-        compilers: Vec::new(),
-        jobs: 1,
-        verbose: false,
-        check: None,
-        build: Vec::new(),
-    };
-    let mut it = args.iter();
-    let mut saw_separator = false;
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        // The `--cdb=` and `-o` paths may be any bytes; every other capture option is text.
-        if let Some(cdb) = a.as_bytes().strip_prefix(b"--cdb=") {
-            o.cdb = PathBuf::from(OsStr::from_bytes(cdb));
-            continue;
-        }
-        match text(a)? {
-            "--" => {
-                saw_separator = true;
-                break;
-            }
-            name @ ("--cdb" | "-o") => o.cdb = PathBuf::from(value(name)?),
-            "--compiler" => o.compilers.push(text(&value("--compiler")?)?.to_string()),
-            "-j" => {
-                let v = value("-j")?;
-                let v = text(&v)?;
-                o.jobs = v
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("-j expects a positive number, got '{v}'"))?;
-            }
-            "-v" | "--verbose" => o.verbose = true,
-            "--check" => {
-                let mut check = Vec::new();
-                for c in it.by_ref() {
-                    if c == "--" {
-                        saw_separator = true;
-                        break;
-                    }
-                    check.push(c.clone());
-                }
-                o.check = Some(check);
-                break;
-            }
-            s if s.starts_with("-j") && s.len() > 2 => {
-                o.jobs = s[2..]
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("-j expects a positive number, got '{}'", &s[2..]))?;
-            }
-            s if s.starts_with("--compiler=") => o.compilers.push(s[11..].to_string()),
-            s => return Err(format!("unknown capture option '{s}' (the build command goes after `--`)")),
-        }
-    }
-    if !saw_separator {
+/// Capture's options as clap parsed them (`args::CaptureArgs`), checked for what clap cannot
+/// check: that there is a build command after `--`, and no empty or path-like names.
+fn options(c: crate::args::CaptureArgs) -> Result<Options, String> {
+    if !c.separator {
         return Err("missing `--` before the build command".to_string());
     }
-    o.build = it.cloned().collect();
-    if o.build.is_empty() {
+    if c.build.is_empty() {
         return Err("no build command after `--`".to_string());
     }
+    let cdb = c.cdb.unwrap_or_else(|| PathBuf::from("compile_commands.json"));
     // An unset variable (`--cdb "$DB"`) must not mean the current directory.
-    if o.cdb.as_os_str().is_empty() {
+    if cdb.as_os_str().is_empty() {
         return Err("--cdb needs a path, got an empty string".to_string());
     }
-    if let Some(n) = o.compilers.iter().find(|n| n.is_empty() || n.contains('/')) {
+    if let Some(n) = c.compilers.iter().find(|n| n.is_empty() || n.contains('/')) {
         return Err(format!("--compiler expects a compiler's name, not a path: '{n}' (set CC to a path instead)"));
     }
-    Ok(o)
+    Ok(Options {
+        cdb,
+        compilers: c.compilers,
+        jobs: c.jobs.unwrap_or(1),
+        verbose: c.verbose,
+        check: c.check,
+        build: c.build,
+    })
 }
 
-/// `drip capture …`: `args` are the arguments after `capture`, as the process got them.
-pub fn main(args: &[OsString]) -> i32 {
-    if args.first().is_some_and(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
-        return 0;
-    }
-    let opts = match parse(args) {
+/// `drip capture …`, with its options as the command line gave them.
+pub fn main(args: crate::args::CaptureArgs) -> i32 {
+    let opts = match options(args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("drip: error: {e}\n\n{USAGE}");
+            eprintln!("drip: error: {e}\n\nFor more information, try 'drip capture --help'.");
             return EXIT_USAGE;
         }
     };
     if let Some(check) = &opts.check {
-        if let Err(e) = crate::cli::check_options(check) {
-            eprintln!("drip: error: in the options of --check: {e}");
-            return EXIT_USAGE;
+        if let Err(code) = crate::cli::check_options(check) {
+            return code;
         }
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
@@ -547,10 +468,20 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::ffi::OsStringExt;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
     fn args(s: &str) -> Vec<OsString> {
         s.split_whitespace().map(OsString::from).collect()
+    }
+
+    /// `drip capture WORDS` through the command line's parser, then `options`.
+    fn parse(words: &[OsString]) -> Result<Options, String> {
+        let mut argv = args("drip capture");
+        argv.extend_from_slice(words);
+        match crate::args::parse(&argv).map_err(|e| e.to_string())?.0.command {
+            Some(crate::args::Command::Capture(c)) => options(c),
+            other => panic!("not capture: {other:?}"),
+        }
     }
 
     #[test]
@@ -573,12 +504,13 @@ mod tests {
 
     #[test]
     fn bad_capture_options() {
-        assert!(parse(&args("make")).is_err_and(|e| e.contains("`--`")));
         assert!(parse(&args("--")).is_err_and(|e| e.contains("no build command")));
         assert!(parse(&args("--check --stats")).is_err_and(|e| e.contains("`--`")));
         assert!(parse(&args("-j 0 -- make")).is_err());
         assert!(parse(&args("--compiler /usr/bin/tcc -- make")).is_err_and(|e| e.contains("not a path")));
-        assert!(parse(&args("--frob -- make")).is_err_and(|e| e.contains("unknown capture option")));
+        assert!(parse(&args("--frob -- make")).is_err_and(|e| e.contains("unexpected argument '--frob'")));
+        let e = parse(&args("make")).err().unwrap_or_default();
+        assert!(e.contains("unexpected argument 'make'") && e.contains("-- <BUILD>..."), "the usage shows `--`: {e}");
         assert!(parse(&[OsString::from("--cdb="), "--".into(), "make".into()]).is_err_and(|e| e.contains("empty")));
         let latin1 = OsString::from_vec(b"cc\xe9".to_vec());
         assert!(parse(&["--compiler".into(), latin1, "--".into(), "make".into()]).is_err_and(|e| e.contains("UTF-8")));

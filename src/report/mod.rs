@@ -1,4 +1,5 @@
-//! Output renderers: compiler-style text, JSON, SARIF 2.1.0, and an HTML site (`html`).
+//! Output renderers: compiler-style text, JSON, SARIF 2.1.0, GitLab Code Quality (`codeclimate`),
+//! and an HTML site (`html`).
 //!
 //! Input: a slice of [`Diagnostic`]s, already sorted with `diag::sort` (renderers keep the order
 //! they are given, so output never depends on thread count), plus per-format context
@@ -19,6 +20,7 @@
 
 mod attribute;
 pub mod baseline;
+mod codeclimate;
 pub mod fingerprint;
 pub mod html;
 mod json;
@@ -29,6 +31,7 @@ mod text;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use codeclimate::render_codeclimate;
 pub use json::render_json;
 pub use sarif::render_sarif;
 pub use text::render_text;
