@@ -2,33 +2,61 @@
 //! leak, a double free, a suppressed finding, sites `--all-categories` lists, a TU that fails to
 //! parse and one parsed with errors) and the renderer's golden file.
 //!
-//! The schema is not in the repository: it is fetched once into the target directory from
-//! json.schemastore.org (with `curl`), or read from the file `DRIP_SARIF_SCHEMA` names. Without
-//! either the test says so and passes, since it cannot check anything.
+//! The schema is not in the repository (its licence does not clearly allow that): it is fetched
+//! once into the target directory, from json.schemastore.org or, where only crates.io is
+//! reachable (as on CI machines that fetch crates and nothing else), from the `serde-sarif`
+//! crate, which ships the OASIS schema file; or it is read from the file `DRIP_SARIF_SCHEMA`
+//! names. Without any of them the test says so and passes, since it cannot check anything.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SCHEMA_URL: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+/// A crate that carries the schema as `src/schema.json`, pinned.
+const CRATE_URL: &str = "https://static.crates.io/crates/serde-sarif/serde-sarif-0.8.0.crate";
+const CRATE_SCHEMA: &str = "serde-sarif-0.8.0/src/schema.json";
+
+/// Fetch `url` to `to` with curl; false when that fails (offline, no curl).
+fn fetch(url: &str, to: &Path) -> bool {
+    Command::new("curl")
+        .args(["-fsSL", "--max-time", "30", "-o"])
+        .arg(to)
+        .arg(url)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The schema file from the crate archive, written to `to`.
+fn fetch_from_crate(dir: &Path, to: &Path) -> bool {
+    let archive = dir.join("serde-sarif.crate");
+    if !fetch(CRATE_URL, &archive) {
+        return false;
+    }
+    let extracted = Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(dir)
+        .arg(CRATE_SCHEMA)
+        .status()
+        .is_ok_and(|s| s.success());
+    extracted && std::fs::copy(dir.join(CRATE_SCHEMA), to).is_ok()
+}
 
 /// The schema, or `None` (with a message) when it cannot be had.
 fn schema() -> Option<serde_json::Value> {
     let path = match std::env::var_os("DRIP_SARIF_SCHEMA") {
         Some(p) => PathBuf::from(p),
         None => {
-            let cached = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sarif-schema-2.1.0.json");
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+            let cached = dir.join("sarif-schema-2.1.0.json");
             if !cached.is_file() {
                 let partial = cached.with_extension("part");
-                let fetched = Command::new("curl")
-                    .args(["-fsSL", "--max-time", "30", "-o"])
-                    .arg(&partial)
-                    .arg(SCHEMA_URL)
-                    .status()
-                    .is_ok_and(|s| s.success());
+                let fetched = fetch(SCHEMA_URL, &partial) || fetch_from_crate(dir, &partial);
                 if !fetched || std::fs::rename(&partial, &cached).is_err() {
                     eprintln!(
-                        "sarif_schema: skipped: cannot fetch {SCHEMA_URL} (offline, or no curl); \
-                         set DRIP_SARIF_SCHEMA to a copy of the schema to run it"
+                        "sarif_schema: skipped: cannot fetch {SCHEMA_URL} or {CRATE_URL} (offline, or no \
+                         curl); set DRIP_SARIF_SCHEMA to a copy of the schema to run it"
                     );
                     return None;
                 }
