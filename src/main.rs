@@ -37,6 +37,7 @@ mod frontend;
 mod global_writes;
 mod globals;
 mod guard;
+mod interior;
 mod ir;
 mod irdump;
 mod libmodel;
