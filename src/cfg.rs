@@ -281,6 +281,11 @@ pub struct FnCx<'a> {
     /// Atom of "call `stmt` succeeded": allocating calls, and calls whose callee frees an
     /// argument depending on its return value.
     pub success_atom: HashMap<StmtId, AtomId>,
+    /// (header copy, call) → whether the header's call that the copy runs again succeeded: a
+    /// later iteration's call, and the copy leaves the loop only by the side of the header's
+    /// test of it that says so (`while ((st = advance(it)) == OK)` leaves when a later call
+    /// fails). Only for calls that allocate nothing (`later_success`).
+    copy_success: HashMap<(u32, StmtId), bool>,
     /// Atom of "argument `.1` of call `.0` masked by `.2` is non-zero" (mask -1: the whole
     /// value), for callees that free an argument or return a fresh cell depending on a flag
     /// argument. It is the atom a branch on that flag gets at the same point, so
@@ -414,7 +419,7 @@ fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (usize, i64)> + '
 /// `model_of`: the callee model of a call statement, by index (asked only of calls given an
 /// address temporary).
 pub fn tracked_locals<'m>(func: &Function, model_of: impl Fn(usize) -> Option<&'m Model<'m>>) -> Vec<bool> {
-    compute_tracked(func, &find_addr_temps(func), model_of)
+    compute_tracked(func, &find_addr_temps(func, &model_of), model_of)
 }
 
 /// The callee models of a function's statements. `index`: the function's index in the program
@@ -449,7 +454,7 @@ impl<'a> FnCx<'a> {
     /// need: enough for the flow-insensitive prechecks of a summary
     /// (`fastcheck::summarize_without_flow`). `complete` adds the rest.
     pub fn prepare(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
-        let addr_temps = find_addr_temps(func);
+        let addr_temps = find_addr_temps(func, |si| models.get(si).and_then(|m| m.as_ref()));
         let tracked = compute_tracked(func, &addr_temps, |si| models.get(si).and_then(|m| m.as_ref()));
         let dag = Dag::empty();
         let mut cx = FnCx {
@@ -460,6 +465,7 @@ impl<'a> FnCx<'a> {
             addr_temps,
             n_atoms: 0,
             success_atom: HashMap::new(),
+            copy_success: HashMap::new(),
             flag_atom: HashMap::new(),
             groups: Vec::new(),
             ors: Vec::new(),
@@ -655,6 +661,15 @@ impl<'a> FnCx<'a> {
     fn new_atom(&mut self) -> AtomId {
         self.n_atoms += 1;
         AtomId(self.n_atoms - 1)
+    }
+
+    /// Whether call `stmt`, run again by the header copy `node`, surely succeeded or failed
+    /// (`copy_success`); `None` elsewhere (the call's success atom tells).
+    pub fn later_success(&self, node: u32, stmt: StmtId) -> Option<bool> {
+        if self.copy_success.is_empty() {
+            return None;
+        }
+        self.copy_success.get(&(node, stmt)).copied()
     }
 
     pub fn success_atom_of(&mut self, stmt: StmtId) -> AtomId {
@@ -1055,6 +1070,20 @@ impl<'a> FnCx<'a> {
             u.dedup();
         }
         let mut switch_atoms: HashMap<TestKey, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
+        // Loop headers whose branch tests the success of a call in the header itself that
+        // allocates nothing (`while ((st = advance(it)) == OK)`, `advance` freeing `it` when it
+        // fails): a copy of the header runs that call again.
+        let mut header_success: HashMap<BlockId, (StmtId, bool)> = HashMap::new();
+        for ni in self.dag.n_blocks..n_nodes {
+            let b = self.dag.block[ni];
+            let Some(orig) = (0..self.dag.n_blocks).find(|&j| self.dag.block[j] == b) else { continue };
+            if let Some(CondClass::Success { stmt, then_on_success }) = &classes[orig] {
+                let own = self.func.block(b).stmts.contains(stmt);
+                if own && self.model(*stmt).is_some_and(|m| source_success(m).is_none()) {
+                    header_success.insert(b, (*stmt, *then_on_success));
+                }
+            }
+        }
         // Flag arguments first: a branch on the same unchanged local later finds the atom.
         for ni in 0..self.dag.n_blocks {
             let node = DagNode(ni as u32);
@@ -1100,6 +1129,27 @@ impl<'a> FnCx<'a> {
         for ni in 0..n_nodes {
             let node = DagNode(ni as u32);
             if self.dag.is_copy(node) {
+                // The copy leaves by the header's own test of its call, on one side only: the
+                // later call's outcome is known there, and so is whether it freed what it frees
+                // on failure.
+                let block = self.dag.block[ni];
+                if let (Some(&(stmt, then_on_success)), Terminator::Branch { then_, else_, .. }) =
+                    (header_success.get(&block), &self.func.block(block).term)
+                {
+                    let blocks = &self.dag.block;
+                    let sides: Vec<Option<bool>> = self.dag.succs[ni]
+                        .iter()
+                        .map(|(t, _)| {
+                            let b = blocks[t.index()];
+                            (b == *then_ || b == *else_).then_some(b == *then_)
+                        })
+                        .collect();
+                    if let Some(Some(goes_then)) = sides.first().copied() {
+                        if sides.iter().all(|s| *s == Some(goes_then)) {
+                            self.copy_success.insert((ni as u32, stmt), goes_then == then_on_success);
+                        }
+                    }
+                }
                 // A loop leaves through one of its exits after the first iteration.
                 let n_exits = self.dag.succs[ni].len();
                 if n_exits > 1 {
@@ -2290,7 +2340,16 @@ fn tested_globals(func: &Function) -> Vec<String> {
     v
 }
 
-fn find_addr_temps(func: &Function) -> HashMap<LocalId, Place> {
+/// Temporaries that hold the address of a place: `t = &x`, and call results that are the
+/// address of a place below an argument (`interior`).
+fn find_addr_temps<'m>(func: &Function, model_of: impl Fn(usize) -> Option<&'m Model<'m>>) -> HashMap<LocalId, Place> {
+    let mut temps = find_addrof_temps(func);
+    let calls = crate::interior::call_addr_temps(func, &temps, model_of);
+    temps.extend(calls);
+    temps
+}
+
+fn find_addrof_temps(func: &Function) -> HashMap<LocalId, Place> {
     // Definitions per local, and the `t = &x` assignments: a temp defined once that way.
     let mut defs: Vec<u32> = vec![0; func.locals.len()];
     let mut addr: Vec<(LocalId, &Place)> = Vec::new();

@@ -1583,6 +1583,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         never_null: allocator && alloc_if.is_none() && returns_only_fresh(cx) && returns_never_null(cx),
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
+        ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
     }
 }
 
@@ -1685,6 +1686,7 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
         heap_pure: pure,
         writes,
         ret_const: returned_constant(func),
+        ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         ..Summary::plain(func.n_params as usize, noreturn)
     })
 }
@@ -1884,7 +1886,10 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u
                 if !other && at_path(dst) {
                     changes = true;
                 }
-                if dst.as_local().is_some_and(|l| names.contains(&l)) {
+                // A copy of one name into another (`struct rec *r = data;`) names the same
+                // object still.
+                let copy = matches!(src, Rvalue::Use(Operand::Place(Place::Local(y))) if names.contains(y));
+                if dst.as_local().is_some_and(|l| names.contains(&l)) && !copy {
                     return Some(PathFate::Escapes);
                 }
                 let carries = match src {
@@ -1924,11 +1929,25 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u
                             _ => changes = true,
                         }
                     }
-                    // `&p->f` or `&p` passed: the callee can reach the slot itself.
+                    // `&p` passed: the callee can rebind the name. `&p->f` passed: it can reach
+                    // the slots below that field, which the pass from the entry follows
+                    // (`reachable_slots`), unless the callee hands fresh cells out there (an
+                    // append through `&p->items`, whose overwrites of array elements the pass
+                    // does not tell apart).
                     if a.local().is_some_and(|t| cx.addr_temps.contains_key(&t)) {
-                        if let Some((root, _)) = cx.arg_slots(a) {
+                        if let Some((root, prefix)) = cx.arg_slots(a) {
                             if names.contains(&root) {
-                                return Some(PathFate::Escapes);
+                                let hands_out = model.is_none_or(|m| {
+                                    m.out_paths.iter().any(|o| o.0 == i)
+                                        || matches!(
+                                            m.arg_effect(i),
+                                            Some(ArgEffect::OutFresh(_) | ArgEffect::OutRealloc)
+                                        )
+                                });
+                                if !prefix.starts_with('*') || hands_out {
+                                    return Some(PathFate::Escapes);
+                                }
+                                changes = true;
                             }
                         }
                     }
@@ -2658,27 +2677,39 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
                     st.is_weak(a) || matches!(a, Operand::Place(p) if cx.key_of(p).is_some_and(|k| cx.is_weak(k)));
                 match effect {
                     Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g, weak }),
-                    Some(ArgEffect::FreesWhen { on_success, else_keeps }) => match cx.success_atom.get(&sid) {
-                        Some(a) => {
-                            let freed = guards.lit(*a, on_success);
-                            let gg = guards.and(g, freed);
-                            events.push(Event { kind: EventKind::Free, guard: gg, weak });
-                            if else_keeps {
-                                let kept = guards.lit(*a, !on_success);
-                                let gk = guards.and(g, kept);
-                                events.push(Event {
-                                    kind: EventKind::Escape(retained(model, callee)),
-                                    guard: gk,
-                                    weak: false,
-                                });
+                    Some(ArgEffect::FreesWhen { on_success, else_keeps }) => {
+                        // In a header copy that leaves by the header's test of this call, the
+                        // later call's outcome is known (`FnCx::later_success`).
+                        let outcome = match cx.later_success(st.at.0, sid) {
+                            Some(ok) => {
+                                let (yes, no) = (GuardId::TRUE, GuardId::FALSE);
+                                Some(if ok == on_success { (yes, no) } else { (no, yes) })
                             }
+                            None => cx
+                                .success_atom
+                                .get(&sid)
+                                .map(|a| (guards.lit(*a, on_success), guards.lit(*a, !on_success))),
+                        };
+                        match outcome {
+                            Some((freed, kept)) => {
+                                let gg = guards.and(g, freed);
+                                events.push(Event { kind: EventKind::Free, guard: gg, weak });
+                                if else_keeps {
+                                    let gk = guards.and(g, kept);
+                                    events.push(Event {
+                                        kind: EventKind::Escape(retained(model, callee)),
+                                        guard: gk,
+                                        weak: false,
+                                    });
+                                }
+                            }
+                            None => events.push(Event {
+                                kind: EventKind::Escape(retained(model, callee)),
+                                guard: g,
+                                weak: false,
+                            }),
                         }
-                        None => events.push(Event {
-                            kind: EventKind::Escape(retained(model, callee)),
-                            guard: g,
-                            weak: false,
-                        }),
-                    },
+                    }
                     Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag, -1)) {
                         Some(a) => {
                             let freed = guards.lit(*a, when);

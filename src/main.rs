@@ -38,6 +38,7 @@ mod frontend;
 mod global_writes;
 mod globals;
 mod guard;
+mod interior;
 mod ir;
 mod irdump;
 mod libmodel;

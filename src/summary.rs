@@ -129,6 +129,10 @@ pub struct Summary {
     /// The globals the function may write, through its callees too (`global_writes`): set by
     /// the driver for its whole SCC; `All` in any summary made elsewhere.
     pub globals_written: GlobalWrites,
+    /// Every `return` returns the address of the place at this path below parameter `.0`
+    /// (`return &rec->u;` is `(0, "*.u")`; `interior`): a caller that passes the result on lets
+    /// the next callee reach its own slots there.
+    pub ret_addr: Option<(usize, Arc<str>)>,
 }
 
 /// A value an allocator leaves in a place below a parameter wherever it returns a fresh cell
@@ -172,6 +176,7 @@ impl Summary {
             ret_const: None,
             never_null: false,
             globals_written: GlobalWrites::All,
+            ret_addr: None,
         }
     }
 
@@ -627,8 +632,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         } else {
             Vec::new()
         },
-        // Heap effects must agree exactly; otherwise nothing is known about them.
-        heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { Arc::from([]) },
+        heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { meet_heap(sums, n) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
         ret_values: if sums.iter().all(|s| s.ret_values == first.ret_values) {
             first.ret_values.clone()
@@ -645,7 +649,53 @@ fn meet(sums: &[&Summary]) -> Summary {
         never_null: allocator && sums.iter().all(|s| s.never_null),
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
+        ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
     }
+}
+
+/// The heap effects of a call that may reach any of `sums` (with `n` parameters at most): at
+/// each path some target names, and at the paths none names (`*?`), the fate all of them
+/// give it (`heap_fate`), else `Escapes`. Releasing a record through a table of destructors
+/// (`vt->release(data)`, each target freeing its own fields) frees the fields they all free
+/// and leaves alone those none of them touches.
+fn meet_heap(sums: &[&Summary], n: usize) -> Arc<[(usize, Arc<str>, PathFate)]> {
+    let other: Arc<str> = Arc::from(crate::cfg::OTHER_PATH_TEXT);
+    let mut paths: Vec<(usize, Arc<str>)> =
+        sums.iter().flat_map(|s| s.heap.iter().map(|h| (h.0, h.1.clone()))).collect();
+    paths.extend((0..n).map(|i| (i, other.clone())));
+    paths.sort();
+    paths.dedup();
+    let mut out = Vec::with_capacity(paths.len());
+    for (i, path) in paths {
+        let mut fates = sums.iter().map(|s| heap_fate(&s.heap, s.heap_pure, i, &path));
+        let first = fates.next().unwrap_or(PathFate::Escapes);
+        let fate = if fates.all(|f| f == first) { first } else { PathFate::Escapes };
+        out.push((i, path, fate));
+    }
+    out.into()
+}
+
+/// What a summarised callee with heap effects `heap` (`heap_pure`) does to a cell the caller
+/// keeps at `path` below argument `i` (`Model::path_fate` for a callee that is no library row).
+fn heap_fate(heap: &[(usize, Arc<str>, PathFate)], heap_pure: bool, i: usize, path: &str) -> PathFate {
+    let find = |p: &str| heap.iter().find(|h| h.0 == i && &*h.1 == p).map(|h| h.2);
+    if let Some(fate) = find(path) {
+        return fate;
+    }
+    // Below an object the callee frees or hands on (a recursive `tree_free(p)` names
+    // `p->next` one level down, not `p->next->next`): what becomes of the deeper cells is
+    // not said, so they escape rather than take the fate of the fields the callee ignores.
+    let freed_above = heap.iter().any(|h| {
+        h.0 == i
+            && !matches!(h.2, PathFate::Reads)
+            && path.len() > h.1.len()
+            && path.starts_with(&*h.1)
+            && path[h.1.len()..].starts_with('*')
+    });
+    if freed_above {
+        return PathFate::Escapes;
+    }
+    find(crate::cfg::OTHER_PATH_TEXT).unwrap_or(if heap_pure { PathFate::Reads } else { PathFate::Escapes })
 }
 
 /// One callee, as the checker sees it.
@@ -700,6 +750,9 @@ pub struct Model<'a> {
     /// The globals the call may write (`Summary::globals_written`; none for a library row, all
     /// for an unknown callee).
     pub globals_written: GlobalWrites,
+    /// The result is the address of the place at this path below an argument
+    /// (`Summary::ret_addr`).
+    pub ret_addr: Option<(usize, Arc<str>)>,
 }
 
 impl<'a> Model<'a> {
@@ -727,6 +780,7 @@ impl<'a> Model<'a> {
             never_null: false,
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
+            ret_addr: None,
         }
     }
 
@@ -831,6 +885,7 @@ impl<'a> Model<'a> {
             never_null: s.never_null && fresh_if_arg.is_none() && matches!(ret, RetEffect::Fresh(_)),
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
+            ret_addr: s.ret_addr.clone(),
         }
     }
 
@@ -858,6 +913,7 @@ impl<'a> Model<'a> {
             never_null: false,
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
+            ret_addr: None,
         }
     }
 
@@ -879,24 +935,7 @@ impl<'a> Model<'a> {
         if !self.known || i >= self.escape_from {
             return PathFate::Escapes;
         }
-        let find = |p: &str| self.heap.iter().find(|h| h.0 == i && &*h.1 == p).map(|h| h.2);
-        if let Some(fate) = find(path) {
-            return fate;
-        }
-        // Below an object the callee frees or hands on (a recursive `tree_free(p)` names
-        // `p->next` one level down, not `p->next->next`): what becomes of the deeper cells is
-        // not said, so they escape rather than take the fate of the fields the callee ignores.
-        let freed_above = self.heap.iter().any(|h| {
-            h.0 == i
-                && !matches!(h.2, PathFate::Reads)
-                && path.len() > h.1.len()
-                && path.starts_with(&*h.1)
-                && path[h.1.len()..].starts_with('*')
-        });
-        if freed_above {
-            return PathFate::Escapes;
-        }
-        find(crate::cfg::OTHER_PATH_TEXT).unwrap_or(if self.heap_pure { PathFate::Reads } else { PathFate::Escapes })
+        heap_fate(&self.heap, self.heap_pure, i, path)
     }
 
     /// The argument the result may be (an alias of): always (`RetEffect::ArgAlias`), or when it

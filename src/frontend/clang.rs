@@ -476,6 +476,12 @@ pub fn function_type(t: CXType) -> CXType {
     canonical(unsafe { clang_getPointeeType(c) })
 }
 
+/// The canonical type `t` points to (an invalid type when `t` is no pointer).
+pub fn pointee(t: CXType) -> CXType {
+    // SAFETY: plain FFI on a type value.
+    canonical(unsafe { clang_getPointeeType(canonical(t)) })
+}
+
 /// Is `t` a pointer to a function?
 pub fn is_function_pointer(t: CXType) -> bool {
     pointee_function(t).is_some()

@@ -287,9 +287,13 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_MemberRefExpr => {
                 let name = self.cx.member_name(e);
                 if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
-                    let inner =
-                        if base.type_class() == TypeClass::Pointer { self.deref_place(base) } else { self.place(base) };
-                    return Place::Field(Box::new(inner), name);
+                    let through = base.type_class() == TypeClass::Pointer;
+                    // The member of a union object (not of an anonymous union inside a struct,
+                    // which libclang shows as a member of the struct).
+                    let object = if through { clang::pointee(base.ty()) } else { base.ty() };
+                    let in_union = clang::type_declaration(object).is_some_and(|d| d.kind() == CXCursor_UnionDecl);
+                    let inner = if through { self.deref_place(base) } else { self.place(base) };
+                    return union_member(inner, name, in_union);
                 }
             }
             CXCursor_ArraySubscriptExpr => return self.subscript_place(e),
@@ -1040,4 +1044,17 @@ fn truthy(v: Operand) -> CondKind {
     } else {
         CondKind::Truthy(v)
     }
+}
+
+/// The place of member `name` of the object at `inner`. The members of a union are one place,
+/// the union's (`rec->u.ref` and `rec->u.log` are both `rec->u`): they share their storage, so
+/// a store to one overwrites the others, and a function handing out `&rec->u.ref` or
+/// `&rec->u.log` by the record's type hands out one address. A union that is itself a variable
+/// (`v.s` of `union { char *s; long n; } v`) keeps its member's name: the variable is
+/// storage, not a slot.
+pub fn union_member(inner: Place, name: String, in_union: bool) -> Place {
+    if in_union && !matches!(inner, Place::Local(_) | Place::Global(_)) {
+        return inner;
+    }
+    Place::Field(Box::new(inner), name)
 }

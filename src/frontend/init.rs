@@ -11,6 +11,7 @@
 use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, TypeClass};
+use super::expr::union_member;
 use super::lower::Lowerer;
 use crate::ir::*;
 
@@ -83,8 +84,9 @@ impl Lowerer<'_, '_, '_> {
                         if i == 0 {
                             pos = idx.map_or(pos, |k| k + 1);
                         }
+                        let in_union = is_union(t);
                         t = idx.and_then(|k| fs.get(k)).map_or(t, |f| f.1);
-                        place = Place::Field(Box::new(place), name);
+                        place = union_member(place, name, in_union);
                     } else {
                         if i == 0 {
                             pos = d.eval_int().map_or(pos, |k| k.max(0) as usize + 1);
@@ -103,7 +105,7 @@ impl Lowerer<'_, '_, '_> {
                     }
                 };
                 pos += 1;
-                (Place::Field(Box::new(dst.clone()), name), fty, el)
+                (union_member(dst.clone(), name, is_union(ty)), fty, el)
             } else {
                 pos += 1;
                 (Place::Index(Box::new(dst.clone())), elem_ty, el)
@@ -136,4 +138,9 @@ impl Lowerer<'_, '_, '_> {
         }
         t
     }
+}
+
+/// `t` is a union type (its members are one place: `expr::union_member`).
+fn is_union(t: CXType) -> bool {
+    clang::type_declaration(t).is_some_and(|d| d.kind() == CXCursor_UnionDecl)
 }
