@@ -11,6 +11,8 @@
 //!   in `SEED/` with the outputs of each run and `SYMPTOM.txt`, ready to become a fixture.
 //! - `DRIP_GEN_CLANG` (default `clang-19`, else `clang`): the compiler that checks each program is
 //!   valid C; a program it rejects is a bug of the generator and fails the test too.
+//! - `DRIP_GEN_DRIP` (default: this build's `drip`): the binary under test, for a long run from a
+//!   copy while the build changes; `DRIP_GEN_TIMEOUT_S` (default 120): the outer timeout per run.
 //!
 //! Reports are compared without `stats.time_ms` and `stats.cache` (times, and what the cache
 //! did, differ between runs by design); everything before `stats`, the findings, byte for byte.
@@ -90,7 +92,7 @@ fn drip(dir: &Path, label: &'static str, args: &[&str], timeout: Duration) -> Ru
     let err = dir.join(format!("{label}.stderr"));
     let _ = std::fs::remove_file(&json);
     let started = Instant::now();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_drip"));
+    let mut cmd = Command::new(std::env::var_os("DRIP_GEN_DRIP").unwrap_or(env!("CARGO_BIN_EXE_drip").into()));
     for v in ["MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"] {
         cmd.env_remove(v);
     }
@@ -237,7 +239,7 @@ fn failures_dir() -> PathBuf {
 #[test]
 fn the_generator_is_deterministic_and_writes_valid_c() {
     let clang = clang();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated").join("valid");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated").join(format!("valid-{}", std::process::id()));
     let mut shapes = std::collections::BTreeSet::new();
     for seed in 0..25 {
         let p = cgen::generate(seed);
@@ -269,6 +271,7 @@ fn the_generator_is_deterministic_and_writes_valid_c() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
     assert_ne!(cgen::generate(1).files, cgen::generate(2).files, "different seeds, one program");
     assert_eq!(shapes.len(), 14, "25 programs should show every shape; seen only {shapes:?}");
 }
@@ -281,7 +284,8 @@ fn generated_programs_survive_drip() {
     let timeout = Duration::from_secs(env_num("DRIP_GEN_TIMEOUT_S", 120));
     let clang = clang();
     let failures = failures_dir();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated").join("work");
+    // One folder per process, so that two harnesses (a long run and `make test`) can share a target.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated").join(format!("work-{}", std::process::id()));
     eprintln!("generated: {count} programs from seed {first}; failing programs go to {}", failures.display());
     let started = Instant::now();
     let (mut failed, mut slow, mut tus, mut lines) = (Vec::new(), Vec::new(), 0, 0);
@@ -324,6 +328,7 @@ fn generated_programs_survive_drip() {
         failed.len(),
         slow.len()
     );
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         failed.is_empty(),
         "seeds {failed:?} failed: see {} (replay: DRIP_GEN_COUNT=1 DRIP_GEN_SEED=<seed> make test-generated)",
