@@ -4,8 +4,9 @@
 SHELL := /bin/bash
 
 # System packages drip needs to build: libclang 19 (linked dynamically, and used by bindgen at
-# build time), cmake and g++ (for the MiniSat build of rustsat-minisat).
-SYS_PKGS := libclang-19-dev cmake g++
+# build time), cmake and g++ (for the MiniSat build of rustsat-minisat); and for the tests, the
+# clang 19 compiler, which checks that generated programs are valid C (tests/generated.rs).
+SYS_PKGS := libclang-19-dev cmake g++ clang-19
 
 # Run apt-get through sudo when we are not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -15,7 +16,7 @@ CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DRIP := $(TARGET_DIR)/release/drip
 
-.PHONY: all deps build demo test test-budgets test-openssl lint bench clean
+.PHONY: all deps build demo test test-budgets test-generated test-openssl lint bench clean
 
 all: build
 
@@ -59,6 +60,13 @@ lint: deps
 # cores, so not part of `make test`.
 test-budgets: deps
 	$(CARGO) test --release --test budgets --test cli_isolation -- --ignored --test-threads=1
+
+# Random C programs (tests/cgen) through drip (tests/generated.rs): no panic, signal, exit 2 or 3,
+# or timeout, and the same report at -j1/-j2 and with/without the cache. About 3 minutes on two
+# cores for the default 200; DRIP_GEN_COUNT and DRIP_GEN_SEED (first seed, default 1) change them,
+# and a failing program is saved in target/generated-failures/SEED/.
+test-generated: deps
+	DRIP_GEN_COUNT="$${DRIP_GEN_COUNT:-200}" $(CARGO) test --release --test generated -- --ignored --nocapture
 
 # drip capture on OpenSSL's own build system (Configure + make build_libs): several minutes on two
 # cores, so not part of `make test`. See README.md, "Capture beside your build".

@@ -114,7 +114,7 @@ pub fn from_files(files: &[PathBuf], flags: &[String]) -> CompDb {
 
 /// Parse the text of a database found at `json_path` (used in messages); relative directories
 /// are resolved against `base`.
-fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbError> {
+pub fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDbError> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| CompDbError::Json { path: json_path.to_path_buf(), message: e.to_string() })?;
     let Value::Array(entries) = value else {

@@ -196,6 +196,13 @@ pub fn load(
 
 const SECTIONS: &str = "budgets, allocators, deallocators, noreturn, rules, suppress";
 
+/// The settings of a configuration file whose text is `text` alone (`origin` names it in
+/// messages), over the defaults: for the fuzz target (`lib.rs`, `fuzz`).
+pub fn parse(text: &str, origin: &str) -> Result<Settings, String> {
+    let mut s = Settings::default();
+    apply_file(&mut s, text, origin).map(|()| s)
+}
+
 fn apply_file(s: &mut Settings, text: &str, origin: &str) -> Result<(), String> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("{origin}: {}", e.message()))?;
     for (section, value) in &table {
@@ -239,8 +246,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Settings, String> {
-        let mut s = Settings::default();
-        apply_file(&mut s, text, "t.toml").map(|()| s)
+        super::parse(text, "t.toml")
     }
 
     #[test]
