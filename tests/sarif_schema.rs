@@ -18,12 +18,7 @@ const CRATE_SCHEMA: &str = "serde-sarif-0.8.0/src/schema.json";
 
 /// Fetch `url` to `to` with curl; false when that fails (offline, no curl).
 fn fetch(url: &str, to: &Path) -> bool {
-    Command::new("curl")
-        .args(["-fsSL", "--max-time", "30", "-o"])
-        .arg(to)
-        .arg(url)
-        .status()
-        .is_ok_and(|s| s.success())
+    Command::new("curl").args(["-fsSL", "--max-time", "30", "-o"]).arg(to).arg(url).status().is_ok_and(|s| s.success())
 }
 
 /// The schema file from the crate archive, written to `to`.
