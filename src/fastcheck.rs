@@ -1556,7 +1556,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
     });
     let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
-    let out_values = if out_fresh.is_empty() { Vec::new() } else { out_values(&handed_sites) };
+    let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
     Summary {
         allocator,
         always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
@@ -1575,7 +1575,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
         } else {
             std::sync::Arc::from([])
         },
-        ret_values: if allocator { ret_values(&fresh_returns) } else { Vec::new() },
+        ret_values: if allocator { common_values(&fresh_returns, |v| &v.ret_values) } else { Vec::new() },
         out_values,
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
@@ -1691,22 +1691,16 @@ pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
     })
 }
 
-/// The places below parameters that hold one value wherever any fresh cell is returned.
-fn ret_values(fresh_returns: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>, Held)> {
-    let Some((first, rest)) = fresh_returns.split_first() else { return Vec::new() };
-    let mut out = first.ret_values.clone();
-    out.retain(|z| rest.iter().all(|v| v.ret_values.contains(z)));
-    out.sort();
-    out.dedup();
-    out
-}
+/// Places below parameters with the value they hold (`Summary::ret_values`, `out_values`).
+type HeldValues = Vec<(usize, std::sync::Arc<str>, Held)>;
 
-/// What every site handed back below a parameter says holds wherever it is
-/// (`Summary::out_values`).
-fn out_values(handed: &[&SiteVerdict]) -> Vec<(usize, std::sync::Arc<str>, Held)> {
-    let Some((first, rest)) = handed.split_first() else { return Vec::new() };
-    let mut out = first.out_values.clone();
-    out.retain(|z| rest.iter().all(|v| v.out_values.contains(z)));
+/// The places below parameters that hold one value wherever every one of `sites` is handed
+/// back (`values` of each: what its pass found at the returns where it is returned, or where it
+/// is stored below a parameter).
+fn common_values(sites: &[&SiteVerdict], values: impl Fn(&SiteVerdict) -> &HeldValues) -> HeldValues {
+    let Some((first, rest)) = sites.split_first() else { return Vec::new() };
+    let mut out = values(first).clone();
+    out.retain(|z| rest.iter().all(|v| values(v).contains(z)));
     out.sort();
     out.dedup();
     out
