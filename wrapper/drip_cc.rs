@@ -5,7 +5,8 @@
 //! or `<wrapper dir>/abs/usr/bin/clang-19`, set as CC by `drip capture` for a CC given as a path.
 //! Output: the real compiler's run with the same arguments, environment (plus `DRIP_CC_SEEN`),
 //! standard streams and exit status (a compiler killed by a signal kills the wrapper with the
-//! same signal); and, when `DRIP_CAPTURE_JOURNAL` is set and the compiler succeeded, one journal
+//! same signal; SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to the wrapper are passed on to the
+//! compiler, whose end the wrapper waits for); and, when `DRIP_CAPTURE_JOURNAL` is set and the compiler succeeded, one journal
 //! record (`src/capture/record.rs`). Which invocations are compiles is decided later, by
 //! `drip capture`: the wrapper stays small and records every successful run.
 //! Invariants:
@@ -27,6 +28,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Exit status for "the real compiler cannot be found", as a shell gives for a missing command.
 const EXIT_NOT_FOUND: i32 = 127;
@@ -91,8 +93,29 @@ fn run() -> i32 {
         eprintln!("{WRAPPER_NAME}: cannot run {}: {err}", real.display());
         return EXIT_CANNOT_RUN;
     };
-    let status = match cmd.status() {
-        Ok(s) => s,
+    // A signal meant for the compile (make passes SIGTERM on to its jobs; `kill` names the
+    // wrapper) is passed on to the compiler, and the wrapper waits for it: had the wrapper died
+    // alone, the compiler would go on to write an object no journal line records, and the next
+    // build would find it up to date and never compile it under capture again.
+    let forwarded = [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP];
+    let handler = forward_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    for s in forwarded {
+        // SAFETY: a handler that only reads and writes atomics and calls kill(2).
+        unsafe { libc::signal(s, handler) };
+    }
+    let status = match cmd.spawn() {
+        Ok(mut child) => {
+            COMPILER_PID.store(child.id() as i32, Ordering::SeqCst);
+            let status = child.wait();
+            COMPILER_PID.store(0, Ordering::SeqCst);
+            match status {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{WRAPPER_NAME}: lost the compiler {}: {e}", real.display());
+                    return EXIT_CANNOT_RUN;
+                }
+            }
+        }
         Err(e) => {
             eprintln!("{WRAPPER_NAME}: cannot run {}: {e}", real.display());
             return EXIT_CANNOT_RUN;
@@ -103,7 +126,11 @@ fn run() -> i32 {
             note_failure(Path::new(&journal), &real, &cwd, &e);
         }
     }
-    if let Some(sig) = status.signal() {
+    // The compiler finished before the signal reached it: it is recorded, and the wrapper still
+    // ends the way the build asked it to.
+    let received = RECEIVED.load(Ordering::SeqCst);
+    let died_of = status.signal().or((received != 0).then_some(received));
+    if let Some(sig) = died_of {
         // Die the way the compiler died, so make reports it the same way.
         // SAFETY: resetting a disposition and raising a signal in a single-threaded program.
         unsafe {
@@ -113,6 +140,20 @@ fn run() -> i32 {
         return 128 + sig;
     }
     status.code().unwrap_or(1)
+}
+
+/// The compiler's process id while it runs, and the last signal received: a handler gets no
+/// context, so these are the wrapper's only process-wide state.
+static COMPILER_PID: AtomicI32 = AtomicI32::new(0);
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn forward_signal(sig: libc::c_int) {
+    RECEIVED.store(sig, Ordering::SeqCst);
+    let pid = COMPILER_PID.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]

@@ -10,7 +10,9 @@
 //!   path, and CC/CXX only where they name a compiler by path (`wrappers.rs`);
 //! - everything the wrappers recorded is either in the database or counted in the summary
 //!   (skipped runs by reason, vanished files, unreadable lines, recording failures);
-//! - the per-run directory (journal) is private to this run and removed at the end; the wrapper
+//! - the per-run directory (journal) is private to this run and removed at the end; a run killed
+//!   before its end leaves it, and the next capture merges that journal (the build went on
+//!   without drip, and its later compiles are recorded nowhere else) before removing it; the wrapper
 //!   directory `<database dir>/.drip/wrap` stays, for builds that remembered a wrapper's path.
 //!
 //! Stages: `wrappers` (set-up), the build (with `background` watching the journal), `merge`.
@@ -138,6 +140,7 @@ pub fn main(args: crate::args::CaptureArgs) -> i32 {
     let mut env_remove: Vec<&str> = vec![record::SEEN_ENV];
     let run_dir = state.join(format!("capture-{}", std::process::id()));
     let journal = run_dir.join("journal.jsonl");
+    let orphans = orphaned_runs(&state);
     if let Err(e) = make_run_dir(&run_dir, &journal) {
         eprintln!("drip: error: cannot create {}: {e}", run_dir.display());
         return EXIT_USAGE;
@@ -174,9 +177,34 @@ pub fn main(args: crate::args::CaptureArgs) -> i32 {
         );
         String::new()
     });
-    let errors_text = std::fs::read_to_string(run_dir.join(record::ERRORS_FILE)).unwrap_or_default();
-    let mut captured = merge::read_journal(&journal_text);
+    let mut errors_text = String::new();
+    // The journals of runs killed before their end come first: the compiles they record
+    // happened earlier than this run's.
+    let mut all_text = String::new();
+    for o in &orphans {
+        all_text.push_str(&o.journal);
+        if !all_text.is_empty() && !all_text.ends_with('\n') {
+            all_text.push('\n');
+        }
+        errors_text.push_str(&o.errors);
+    }
+    if opts.verbose && !orphans.is_empty() {
+        let n = orphans.len();
+        eprintln!(
+            "drip capture: merged the journal of {n} earlier {} killed before {} end",
+            if n == 1 { "capture" } else { "captures" },
+            if n == 1 { "its" } else { "their" }
+        );
+    }
+    all_text.push_str(&journal_text);
+    errors_text.push_str(&std::fs::read_to_string(run_dir.join(record::ERRORS_FILE)).unwrap_or_default());
+    let mut captured = merge::read_journal(&all_text);
     let written = write_database(&cdb, &state, &captured);
+    if written.is_ok() {
+        for o in &orphans {
+            let _ = std::fs::remove_dir_all(&o.dir);
+        }
+    }
     match links::write(&cdb, std::mem::take(&mut captured.links)) {
         Ok(n) if opts.verbose && n > 0 => eprintln!("drip capture: {n} link steps in {}", crate::link::FILE_NAME),
         Ok(_) => {}
@@ -216,25 +244,47 @@ pub fn main(args: crate::args::CaptureArgs) -> i32 {
     }
 }
 
-fn make_run_dir(run_dir: &Path, journal: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    // A run killed before its end (SIGKILL, a crash) leaves its directory: remove those whose
-    // process is gone.
-    if let Some(Ok(entries)) = run_dir.parent().map(std::fs::read_dir) {
-        for e in entries.flatten() {
-            let name = e.file_name();
-            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("capture-")).and_then(|p| p.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            // SAFETY: signal 0 only asks whether the process exists.
-            let gone = unsafe { libc::kill(pid, 0) } != 0
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            if gone {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
+/// What a run killed before its end (SIGKILL, a crash) left: its build went on without it, and
+/// the compiles its journal records after that are nowhere else (the next build finds their
+/// objects up to date and does not compile them again).
+struct Orphan {
+    dir: PathBuf,
+    journal: String,
+    errors: String,
+}
+
+/// The run directories in `state` whose process is gone, oldest first. They are removed once
+/// the database that holds their records is written.
+fn orphaned_runs(state: &Path) -> Vec<Orphan> {
+    let Ok(entries) = std::fs::read_dir(state) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("capture-")).and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone =
+            unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        // Only directories this user made with the run's private mode (`make_run_dir`).
+        let ours = std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir());
+        if gone && ours {
+            let dir = e.path();
+            let mtime = std::fs::metadata(dir.join("journal.jsonl")).and_then(|m| m.modified()).ok();
+            let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap_or_default();
+            let errors = std::fs::read_to_string(dir.join(record::ERRORS_FILE)).unwrap_or_default();
+            found.push((mtime, Orphan { dir, journal, errors }));
         }
     }
+    found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.dir.cmp(&b.1.dir)));
+    found.into_iter().map(|(_, o)| o).collect()
+}
+
+fn make_run_dir(run_dir: &Path, journal: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::remove_dir_all(run_dir);
     std::fs::create_dir_all(run_dir)?;
     std::fs::set_permissions(run_dir, std::fs::Permissions::from_mode(0o700))?;
