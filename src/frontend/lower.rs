@@ -61,6 +61,9 @@ pub(super) struct TuCtx<'t, 'i> {
     file_ids: HashMap<usize, FileId>,
     last_file: (usize, FileId),
     callees: HashMap<usize, Rc<CalleeInfo>>,
+    /// The TU's top-level function declarations by name, made on first use: an attribute names
+    /// a function by its spelling only (`cleanup(freep)`).
+    functions_by_name: Option<HashMap<String, Cursor>>,
     /// USRs of functions referenced from the initializers of globals and `static` locals (which
     /// are not lowered): dispatch tables, callbacks registered at startup. Globals whose type
     /// holds no pointer are not looked at (`frontend/mod.rs`).
@@ -153,6 +156,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             file_ids: HashMap::new(),
             last_file: (0, FileId(u32::MAX)),
             callees: HashMap::new(),
+            functions_by_name: None,
             address_taken: Vec::new(),
             cast_targets: Vec::new(),
             library_taken: Vec::new(),
@@ -467,6 +471,46 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         info
     }
 
+    /// The function a local's `__attribute__((cleanup(fn)))` names (systemd's `_cleanup_free_`,
+    /// GLib's `g_autofree`): `Ok` with its callee, `Err` with the name when no declaration of
+    /// that name is at the TU's top level, `None` without the attribute. libclang gives no
+    /// attribute arguments, so the name is read from the text after `cleanup` where it is spelled.
+    pub fn cleanup_callee(&mut self, var: Cursor) -> Option<Result<Rc<CalleeInfo>, String>> {
+        if !var.has_attrs() {
+            return None;
+        }
+        let attr = var.children().into_iter().find(|c| {
+            c.kind() == CXCursor_UnexposedAttr
+                && matches!(self.spelled_ident(*c).as_deref(), Some("cleanup" | "__cleanup__"))
+        })?;
+        let (file, off) = attr.spelling_offset()?;
+        let rest = self.file_text(file)?.get(off as usize..)?;
+        let mut i = rest.iter().position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))?;
+        while rest.get(i).is_some_and(|b| b.is_ascii_whitespace() || *b == b'(') {
+            i += 1;
+        }
+        let ident: Vec<u8> =
+            rest[i..].iter().copied().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').take(128).collect();
+        let name = String::from_utf8_lossy(&ident).into_owned();
+        if name.is_empty() {
+            return Some(Err("?".to_string()));
+        }
+        let tu = self.tu;
+        let by_name = self.functions_by_name.get_or_insert_with(|| {
+            let mut m = HashMap::new();
+            for c in tu.cursor().children() {
+                if c.kind() == CXCursor_FunctionDecl {
+                    m.entry(c.spelling()).or_insert(c);
+                }
+            }
+            m
+        });
+        match by_name.get(&name).copied() {
+            Some(decl) => Some(Ok(self.callee_info(decl))),
+            None => Some(Err(name)),
+        }
+    }
+
     /// `_Noreturn`, `noreturn` (stdnoreturn.h) and `[[noreturn]]` are declaration attributes that
     /// do not show in the type; libclang exposes them as unexposed attribute children. We read the
     /// identifier where the attribute is spelled (inside a macro definition if it came from one).
@@ -479,7 +523,10 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         // tree about a cursor it did not hand out builds its index.
         decl.children().into_iter().any(|c| {
             c.kind() == CXCursor_UnexposedAttr
-                && matches!(self.spelled_ident(c).as_deref(), Some("_Noreturn" | "noreturn" | "__noreturn__"))
+                && matches!(
+                    self.spelled_ident(c).as_deref(),
+                    Some("_Noreturn" | "noreturn" | "__noreturn__" | "analyzer_noreturn" | "__analyzer_noreturn__")
+                )
         })
     }
 
@@ -754,8 +801,15 @@ pub(super) struct VarInfo {
 /// Targets of `break` and `continue`.
 #[derive(Clone, Copy)]
 pub(super) enum Jump {
-    Loop { brk: BlockId, cont: BlockId },
-    Switch { brk: BlockId },
+    Loop { brk: BlockId, cont: BlockId, scopes: usize },
+    Switch { brk: BlockId, scopes: usize },
+}
+
+/// The locals with a `cleanup` attribute declared so far in one compound statement, in order:
+/// each has its function called with its address when control leaves the statement.
+pub(super) struct CleanupScope {
+    pub key: usize,
+    pub vars: Vec<(LocalId, Rc<CalleeInfo>)>,
 }
 
 #[derive(Default)]
@@ -799,6 +853,10 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub bits: Vec<(StmtId, Bits)>,
     /// `Function::steps`, in statement order.
     pub steps: Vec<(StmtId, i64, bool)>,
+    /// The compound statements around the statement being lowered, innermost last.
+    pub scopes: Vec<CleanupScope>,
+    /// The function's body, to find the statements around a label a `goto` leaves for.
+    pub body: Option<Cursor>,
 }
 
 /// Lower one function definition.
@@ -832,6 +890,8 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         n_temps: 0,
         bits: Vec::new(),
         steps: Vec::new(),
+        scopes: Vec::new(),
+        body: None,
     };
     let entry = lw.new_block();
     lw.cur = Some(entry);
@@ -849,6 +909,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     let n_params = lw.locals.len() as u32;
 
     let body = lw.kids(f).into_iter().rev().find(|c| c.kind() == CXCursor_CompoundStmt);
+    lw.body = body;
     let end_loc = match body {
         Some(b) => {
             lw.stmt(b);
@@ -1092,9 +1153,16 @@ impl Lowerer<'_, '_, '_> {
     pub fn stmt(&mut self, s: Cursor) {
         match s.kind() {
             CXCursor_CompoundStmt => {
+                self.scopes.push(CleanupScope { key: s.stmt_key(), vars: Vec::new() });
                 for c in self.kids(s) {
                     self.stmt(c);
                 }
+                if self.scopes.last().is_some_and(|sc| !sc.vars.is_empty()) && self.cur.is_some() {
+                    let loc = self.cx.loc(s.extent_end());
+                    let depth = self.scopes.len() - 1;
+                    self.run_cleanups(depth, loc);
+                }
+                self.scopes.pop();
             }
             CXCursor_DeclStmt => {
                 for d in self.kids(s) {
@@ -1111,19 +1179,25 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_BreakStmt | CXCursor_ContinueStmt => {
                 let is_break = s.kind() == CXCursor_BreakStmt;
                 let target = self.jumps.iter().rev().find_map(|j| match (*j, is_break) {
-                    (Jump::Loop { brk, .. }, true) | (Jump::Switch { brk }, true) => Some(brk),
-                    (Jump::Loop { cont, .. }, false) => Some(cont),
+                    (Jump::Loop { brk, scopes, .. }, true) | (Jump::Switch { brk, scopes }, true) => {
+                        Some((brk, scopes))
+                    }
+                    (Jump::Loop { cont, scopes, .. }, false) => Some((cont, scopes)),
                     (Jump::Switch { .. }, false) => None,
                 });
                 let loc = self.loc(s);
                 match target {
-                    Some(t) => self.goto(t, loc),
+                    Some((t, scopes)) => {
+                        self.run_cleanups(scopes, loc);
+                        self.goto(t, loc)
+                    }
                     None => self.note(loc, "`break`/`continue` outside a loop or switch ignored"),
                 }
             }
             CXCursor_ReturnStmt => {
                 let loc = self.loc(s);
-                let value = match self.kids(s).into_iter().find(|c| c.is_expression()) {
+                let ret_e = self.kids(s).into_iter().find(|c| c.is_expression());
+                let mut value = match ret_e {
                     Some(e) if e.type_class() != TypeClass::Void => Some(self.expr(e)),
                     Some(e) => {
                         self.effect(e);
@@ -1131,12 +1205,31 @@ impl Lowerer<'_, '_, '_> {
                     }
                     None => None,
                 };
+                if self.scopes.iter().any(|sc| !sc.vars.is_empty()) {
+                    // The value is taken before the cleanups run (`return p;` of a local whose
+                    // cleanup frees it returns the block, freed).
+                    if let Some(Operand::Place(p)) = &value {
+                        let class = ret_e.map_or(TypeClass::Other, |e| e.type_class());
+                        let t = self.new_temp(class, loc);
+                        self.emit(
+                            Stmt::Assign { dst: Place::Local(t), src: Rvalue::Use(Operand::Place(p.clone())) },
+                            loc,
+                        );
+                        value = Some(Operand::Place(Place::Local(t)));
+                    }
+                    self.run_cleanups(0, loc);
+                }
                 self.terminate(Terminator::Return(value), loc);
             }
             CXCursor_GotoStmt => {
                 let loc = self.loc(s);
                 match s.referenced().filter(|l| l.kind() == CXCursor_LabelStmt) {
                     Some(label) => {
+                        if self.scopes.iter().any(|sc| !sc.vars.is_empty()) {
+                            let around = self.scopes_around(label.stmt_key());
+                            let kept = self.scopes.iter().take_while(|sc| around.contains(&sc.key)).count();
+                            self.run_cleanups(kept, loc);
+                        }
                         let b = self.label_block(label.stmt_key(), || label.spelling());
                         self.goto(b, loc);
                     }
@@ -1218,6 +1311,65 @@ impl Lowerer<'_, '_, '_> {
             let init = self.cx.tree.among_kids(v, init);
             self.init_var(Place::Local(id), init, v.ty(), loc);
         }
+        match self.cx.cleanup_callee(v) {
+            None => {}
+            Some(Ok(f)) => match self.scopes.last_mut() {
+                Some(sc) => sc.vars.push((id, f)),
+                None => self.note(loc, "`cleanup` attribute outside a block ignored"),
+            },
+            Some(Err(fname)) => {
+                self.note(loc, format!("`cleanup({fname})`: no declaration of `{fname}` found; the cleanup is ignored"))
+            }
+        }
+    }
+
+    /// Call the cleanup functions of the scopes from the innermost down to `depth` (kept), each
+    /// scope's in reverse order of declaration, as the compiler does when control leaves them.
+    fn run_cleanups(&mut self, depth: usize, loc: Loc) {
+        let calls: Vec<(LocalId, Rc<CalleeInfo>)> = self.scopes[depth.min(self.scopes.len())..]
+            .iter()
+            .rev()
+            .flat_map(|sc| sc.vars.iter().rev().cloned())
+            .collect();
+        for (var, f) in calls {
+            if self.cur.is_none() {
+                return;
+            }
+            let t = self.new_temp(TypeClass::Pointer, loc);
+            self.emit(Stmt::Assign { dst: Place::Local(t), src: Rvalue::AddrOf(Place::Local(var)) }, loc);
+            let callee = Callee::Direct { name: f.name.clone(), usr: f.usr.clone() };
+            self.emit(Stmt::Call { dst: None, callee, args: vec![Operand::Place(Place::Local(t))] }, loc);
+            if f.noreturn {
+                self.terminate(Terminator::NoReturn, loc);
+            }
+        }
+    }
+
+    /// The compound statements (`Cursor::stmt_key`) around the label `label`, outermost first.
+    fn scopes_around(&self, label: usize) -> Vec<usize> {
+        fn walk(lw: &Lowerer, c: Cursor, label: usize, path: &mut Vec<usize>) -> bool {
+            if c.stmt_key() == label && c.kind() == CXCursor_LabelStmt {
+                return true;
+            }
+            let compound = c.kind() == CXCursor_CompoundStmt;
+            if compound {
+                path.push(c.stmt_key());
+            }
+            for k in lw.kids(c) {
+                if !k.is_expression() && walk(lw, k, label, path) {
+                    return true;
+                }
+            }
+            if compound {
+                path.pop();
+            }
+            false
+        }
+        let mut path = Vec::new();
+        if let Some(b) = self.body {
+            walk(self, b, label, &mut path);
+        }
+        path
     }
 
     fn if_stmt(&mut self, s: Cursor) {
@@ -1253,7 +1405,7 @@ impl Lowerer<'_, '_, '_> {
         let exit = self.new_block();
         self.enter(header, loc);
         self.cond(c, body_b, exit);
-        self.jumps.push(Jump::Loop { brk: exit, cont: header });
+        self.jumps.push(Jump::Loop { brk: exit, cont: header, scopes: self.scopes.len() });
         self.enter(body_b, loc);
         self.stmt(body);
         self.goto(header, loc);
@@ -1269,7 +1421,7 @@ impl Lowerer<'_, '_, '_> {
         let cont = self.new_block();
         let exit = self.new_block();
         self.enter(body_b, loc);
-        self.jumps.push(Jump::Loop { brk: exit, cont });
+        self.jumps.push(Jump::Loop { brk: exit, cont, scopes: self.scopes.len() });
         self.stmt(body);
         self.jumps.pop();
         self.enter(cont, loc);
@@ -1294,7 +1446,7 @@ impl Lowerer<'_, '_, '_> {
             Some(c) => self.cond(c, body_b, exit),
             None => self.goto(body_b, loc),
         }
-        self.jumps.push(Jump::Loop { brk: exit, cont: inc_b });
+        self.jumps.push(Jump::Loop { brk: exit, cont: inc_b, scopes: self.scopes.len() });
         self.enter(body_b, loc);
         self.stmt(body);
         self.jumps.pop();
@@ -1395,7 +1547,7 @@ impl Lowerer<'_, '_, '_> {
         self.cur = None;
         let after = self.new_block();
         self.switches.push(SwitchCtx::default());
-        self.jumps.push(Jump::Switch { brk: after });
+        self.jumps.push(Jump::Switch { brk: after, scopes: self.scopes.len() });
         self.stmt(body);
         self.jumps.pop();
         let ctx = self.switches.pop().unwrap_or_default();
