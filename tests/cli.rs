@@ -78,7 +78,7 @@ fn leak_is_reported_in_compiler_form_with_exit_1() {
     let first = text.lines().next().unwrap_or_default();
     assert!(first.starts_with("a.c:3:"), "warning at the first malloc: {text}");
     assert!(first.contains("warning: memory allocated by 'malloc' leaks when"), "{text}");
-    assert!(first.ends_with("[leak]"), "{text}");
+    assert!(first.ends_with("[leak,freed-conditional]"), "{text}");
     assert!(text.contains("a.c:7:"), "the decisive branch is named: {text}");
     assert!(text.contains("note:"), "{text}");
 }
@@ -144,7 +144,7 @@ fn parse_errors_do_not_stop_the_rest_of_the_tu() {
     write(&dir, "a.c", &text);
     let out = drip().current_dir(&dir).args(["check", "-v", "a.c"]).output().expect("run drip");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stdout(&out).contains("[leak]"));
+    assert!(stdout(&out).contains("[leak,freed-conditional]"));
     assert!(stderr(&out).contains("with parse errors"), "{}", stderr(&out));
 }
 
@@ -188,7 +188,7 @@ fn parse_errors_are_shown_without_v_and_fail_on_decides_the_exit_code() {
     assert_eq!(run(&["leaky.c"], &["--fail-on=finding"]).status.code(), Some(1));
     let never = run(&["broken.c", "leaky.c"], &["--fail-on=never"]);
     assert_eq!(never.status.code(), Some(0), "{}", stderr(&never));
-    assert!(stdout(&never).contains("[leak]"), "the findings are still reported");
+    assert!(stdout(&never).contains("[leak,freed-conditional]"), "the findings are still reported");
     // The configuration file sets it; the command line wins.
     write(&dir, ".drip.toml", "[check]\nfail-on = \"parse-error\"\n");
     assert_eq!(run(&["broken.c", "clean.c"], &[]).status.code(), Some(2));
@@ -351,7 +351,7 @@ fn a_tu_that_cannot_be_parsed_is_named_counted_and_the_rest_is_checked() {
     assert_eq!(out.status.code(), Some(2), "an input error outranks findings: {}", stderr(&out));
     assert!(stderr(&out).contains("gone.c: error: no such file"), "{}", stderr(&out));
     assert!(stderr(&out).contains("1 TU failed to parse"), "{}", stderr(&out));
-    assert!(stdout(&out).contains("[leak]"), "the other TU is still analysed");
+    assert!(stdout(&out).contains("[leak,freed-conditional]"), "the other TU is still analysed");
 }
 
 /// A function whose check takes a while: one allocation followed by thousands of branches.
