@@ -170,6 +170,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "RULES", value_parser = Utf8(StringValueParser::new()))]
     pub disable: Vec<String>,
 
+    /// What fails the run: findings (exit 1; the default), also parse errors clang recovered
+    /// from (exit 2), or never findings (exit 0). Overrides .drip.toml's [check] fail-on
+    #[arg(long, value_name = "WHEN", value_parser = Utf8(EnumValueParser::<FailOn>::new()))]
+    pub fail_on: Option<FailOn>,
+
     /// Show parse errors and other per-TU messages
     #[arg(short = 'v', long)]
     pub verbose: bool,
@@ -235,6 +240,20 @@ pub enum Format {
     Html,
     /// GitLab Code Quality
     Codeclimate,
+}
+
+/// `--fail-on`: the strictest level that fails the run; each includes the ones before it.
+/// Usage and input errors (exit 2), a TU that failed to parse (2) and internal errors (3) fail
+/// every run: its result is not the whole program's.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FailOn {
+    /// Findings do not fail the run (exit 0), for a job that only publishes the report
+    Never,
+    /// A reported finding fails the run (exit 1)
+    Finding,
+    /// Also a TU parsed with errors (exit 2: part of the program may be analysed as clang
+    /// recovered it, not as written)
+    ParseError,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -47,6 +47,8 @@ struct Args {
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
     source_root: Option<PathBuf>,
+    /// `--fail-on`, which wins over `.drip.toml`'s `[check] fail-on`.
+    fail_on: Option<cmdline::FailOn>,
 }
 
 /// The options of `drip check` or `dump-ir` as `run` takes them. What clap does not check is
@@ -105,6 +107,7 @@ fn check_args(
         baseline: c.baseline,
         write_baseline: c.write_baseline,
         source_root: c.source_root,
+        fail_on: c.fail_on,
     })
 }
 
@@ -487,7 +490,7 @@ fn run(args: &Args) -> i32 {
             eprintln!("{}", crate::terminal::escape(m));
         }
     } else {
-        for m in &fe.failures {
+        for m in fe.failures.iter().chain(&fe.first_errors) {
             eprintln!("{}", crate::terminal::escape(m));
         }
         crate::link::summary_line(&fe.messages).into_iter().for_each(|l| eprintln!("{l}"));
@@ -644,6 +647,7 @@ fn run(args: &Args) -> i32 {
                 stats: stats.clone(),
                 diagnostics: out.diagnostics.clone(),
                 messages: fe.messages.clone(),
+                first_errors: fe.first_errors.clone(),
                 undefined_functions: out.undefined_functions.clone(),
                 files: at.display.clone(),
             };
@@ -668,6 +672,7 @@ fn run(args: &Args) -> i32 {
         &out.internal_errors,
         [&out.timed_out_functions[..], &out.over_size_functions[..]],
     );
+    let tus_with_errors = stats.tus_with_errors;
     let reported = match ending.finish(args, &out.diagnostics, stats, &notes) {
         Ok(n) => n,
         Err(code) => return code,
@@ -676,7 +681,24 @@ fn run(args: &Args) -> i32 {
         EXIT_INTERNAL
     } else if fe.tus_failed > 0 {
         EXIT_USAGE
-    } else if reported > 0 {
+    } else {
+        exit_code(args, &settings, reported, tus_with_errors)
+    }
+}
+
+/// The exit code of a run whose result is complete (no internal error, no TU that failed to
+/// parse), by `--fail-on` (else `.drip.toml`'s `[check] fail-on`, else `finding`). Parse errors
+/// are an input problem (2), which a CI job can tell apart from findings (1).
+fn exit_code(args: &Args, settings: &crate::settings::Settings, reported: usize, tus_with_errors: usize) -> i32 {
+    use cmdline::FailOn;
+    let fail_on = args.fail_on.or(settings.fail_on).unwrap_or(FailOn::Finding);
+    if fail_on >= FailOn::ParseError && tus_with_errors > 0 {
+        eprintln!(
+            "drip: error: {tus_with_errors} TU{} parsed with errors, and fail-on is parse-error",
+            if tus_with_errors == 1 { "" } else { "s" }
+        );
+        EXIT_USAGE
+    } else if fail_on >= FailOn::Finding && reported > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
@@ -743,6 +765,9 @@ fn replay(
             eprintln!("{n}");
         }
     } else {
+        for m in &rec.first_errors {
+            eprintln!("{}", crate::terminal::escape(m));
+        }
         crate::link::summary_line(&rec.messages).into_iter().for_each(|l| eprintln!("{l}"));
     }
     // Suppressions are not in the run key (a `[[suppress]]` entry changes no analysis): mark the
@@ -769,9 +794,9 @@ fn replay(
     stats.time_ms.wall = driver::ms(started.elapsed());
     // Only runs without failed TUs, internal errors or functions out of time are recorded.
     let notes = notifications(&stats, &[], &rec.messages, &[], [&[], &[]]);
+    let tus_with_errors = stats.tus_with_errors;
     match ending.finish(args, &rec.diagnostics, stats, &notes) {
-        Ok(0) => EXIT_CLEAN,
-        Ok(_) => EXIT_FINDINGS,
+        Ok(reported) => exit_code(args, settings, reported, tus_with_errors),
         Err(code) => code,
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Pipeline (see ARCHITECTURE.md): `compdb` → `frontend` (libclang → `ir`) → `cfg` → `fastcheck`
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
-//! `capture` records a build's compile database (with the wrapper in `wrapper/drip_cc.rs`).
+//! `capture` records a build's compile database (with the wrapper `capture::cc`, which is also
+//! the `drip-cc` binary's program: `wrapper/drip_cc.rs`).
 //!
 //! The library holds every module; its public surface is only `main` (the `drip` binary's
 //! `src/main.rs` calls it) and `fuzz`, the input readers for the fuzz targets in `fuzz/`. The
@@ -58,8 +59,13 @@ mod settings;
 mod summary;
 mod terminal;
 
-/// The command line (`drip check`, `dump-ir`, `capture`, the parse worker): the exit code.
+/// The command line (`drip check`, `dump-ir`, `capture`, the parse worker): the exit code. Started
+/// as `drip-cc`, drip is `drip capture`'s compiler wrapper instead (`capture::cc`), for an
+/// installation that has no `drip-cc` binary beside `drip`.
 pub fn main() -> i32 {
+    if capture::runs_as_wrapper() {
+        return capture::cc::run();
+    }
     cli::main()
 }
 

@@ -507,6 +507,8 @@ pub struct RunRecord {
     pub diagnostics: Vec<Diagnostic>,
     /// The front end's messages (shown with `-v`).
     pub messages: Vec<String>,
+    /// The first error of each TU parsed with errors (shown without `-v`).
+    pub first_errors: Vec<String>,
     pub undefined_functions: Vec<String>,
     /// The program's source files as findings name them, for the stale suppressions `-v` lists.
     pub files: Vec<String>,

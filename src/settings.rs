@@ -6,7 +6,8 @@
 //! which win over the file, and `--enable`/`--disable RULES`, which win over its `[rules]`. Output: `Settings`: the `Budgets`, which become the check's
 //! `fastcheck::Config` and are shown by `--stats` and in the JSON report; the declared memory API
 //! (`[allocators]`, `[deallocators]`, `[noreturn]`: `declare`); the `[[suppress]]` entries
-//! (`report::suppress`); the rules switched off (`[rules]`: `rules`).
+//! (`report::suppress`); the rules switched off (`[rules]`: `rules`); `[check]`'s options of
+//! `drip check` (`fail-on`), which the command line's own option overrides.
 //! Invariants: every budget is listed once, in `BUDGETS`, with its name, default and meaning;
 //! an unknown section, key or name, a malformed value or an unreadable file is a usage error
 //! (exit 2) naming it, never silently ignored, because a typo would otherwise change nothing
@@ -121,6 +122,8 @@ pub struct Settings {
     pub suppress: FileRules,
     /// `[rules]`, with `--enable`/`--disable` applied.
     pub rules: crate::rules::Switches,
+    /// `[check] fail-on` (`--fail-on` wins over it, in `cli`).
+    pub fail_on: Option<crate::args::FailOn>,
     /// The file they came from, if any.
     pub file: Option<PathBuf>,
     /// Where the search for `.drip.toml` started (none with `--config`).
@@ -194,7 +197,7 @@ pub fn load(
     Ok(s)
 }
 
-const SECTIONS: &str = "budgets, allocators, deallocators, noreturn, rules, suppress";
+const SECTIONS: &str = "budgets, allocators, deallocators, noreturn, rules, suppress, check";
 
 /// The settings of a configuration file whose text is `text` alone (`origin` names it in
 /// messages), over the defaults: for the fuzz target (`lib.rs`, `fuzz`).
@@ -211,8 +214,10 @@ fn apply_file(s: &mut Settings, text: &str, origin: &str) -> Result<(), String> 
             ("suppress", _) => {
                 return Err(format!("{origin}: write suppressions as [[suppress]] entries (an array of tables)"))
             }
-            ("budgets" | "allocators" | "deallocators" | "noreturn" | "rules", toml::Value::Table(t)) => {
-                if section == "budgets" {
+            ("budgets" | "allocators" | "deallocators" | "noreturn" | "rules" | "check", toml::Value::Table(t)) => {
+                if section == "check" {
+                    apply_check(s, t, origin)?;
+                } else if section == "budgets" {
                     apply_budgets(&mut s.budgets, t, origin)?;
                 } else if section == "rules" {
                     s.rules.add_table(t, origin)?;
@@ -220,10 +225,35 @@ fn apply_file(s: &mut Settings, text: &str, origin: &str) -> Result<(), String> 
                     s.declared.add_table(section, t, origin)?;
                 }
             }
-            ("budgets" | "allocators" | "deallocators" | "noreturn" | "rules", _) => {
+            ("budgets" | "allocators" | "deallocators" | "noreturn" | "rules" | "check", _) => {
                 return Err(format!("{origin}: '{section}' must be a table ([{section}])"))
             }
             _ => return Err(format!("{origin}: unknown section '{section}' (known: {SECTIONS})")),
+        }
+    }
+    Ok(())
+}
+
+/// `[check]`: options of `drip check` a project sets for every run (the command line wins).
+fn apply_check(s: &mut Settings, check: &toml::Table, origin: &str) -> Result<(), String> {
+    use clap::ValueEnum;
+    for (key, v) in check {
+        match (key.as_str(), v) {
+            ("fail-on", toml::Value::String(w)) => {
+                let known = || crate::args::FailOn::value_variants().iter().filter_map(|f| f.to_possible_value());
+                let Some(f) = crate::args::FailOn::from_str(w, false).ok() else {
+                    let names: Vec<String> = known().map(|p| p.get_name().to_string()).collect();
+                    return Err(format!(
+                        "{origin}: [check] fail-on: unknown value '{w}' (known: {})",
+                        names.join(", ")
+                    ));
+                };
+                s.fail_on = Some(f);
+            }
+            ("fail-on", _) => {
+                return Err(format!("{origin}: [check] fail-on must be a string, got a {}", v.type_str()));
+            }
+            _ => return Err(format!("{origin}: unknown key '{key}' in [check] (known: fail-on)")),
         }
     }
     Ok(())
@@ -274,6 +304,14 @@ mod tests {
     }
 
     #[test]
+    fn check_options_come_from_the_file() {
+        use crate::args::FailOn;
+        assert_eq!(parse("[check]\nfail-on = \"parse-error\"\n").expect("valid").fail_on, Some(FailOn::ParseError));
+        assert_eq!(parse("[check]\nfail-on = \"never\"\n").expect("valid").fail_on, Some(FailOn::Never));
+        assert_eq!(parse("").expect("valid").fail_on, None);
+    }
+
+    #[test]
     fn the_file_is_found_upward_up_to_the_repository_root() {
         let dir = tempfile::tempdir().expect("dir");
         let root = dir.path().join("project");
@@ -310,6 +348,13 @@ mod tests {
             ("[suppress]\nrule = \"leak\"\n", "[[suppress]]"),
             ("rules = [\"leak\"]\n", "'rules' must be a table"),
             ("[rules]\nleek = false\n", "did you mean 'leak'?"),
+            (
+                "[check]\nfail-on = \"parse-errors\"\n",
+                "unknown value 'parse-errors' (known: never, finding, parse-error)",
+            ),
+            ("[check]\nfail-on = 1\n", "must be a string"),
+            ("[check]\nfailon = \"never\"\n", "unknown key 'failon' in [check]"),
+            ("check = 1\n", "'check' must be a table"),
         ] {
             let e = parse(bad).err().unwrap_or_else(|| panic!("{bad:?} must be refused"));
             assert!(e.contains(says), "{bad:?}: {e}");

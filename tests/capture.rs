@@ -457,6 +457,63 @@ fn the_wrapper_does_not_load_libclang_and_is_not_a_command_of_its_own() {
     assert!(stderr(&direct).contains("compiler's name"), "{}", stderr(&direct));
 }
 
+/// An installation of `drip` alone (copied without `drip-cc`): capture uses drip itself as the
+/// wrapper, started as `drip-cc`, and records the same database; with `drip-cc` beside it, the
+/// faster `drip-cc` is installed instead.
+#[test]
+fn capture_works_with_only_drip_installed() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = scratch("drip-alone");
+    write_project(&dir);
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let alone = bin.join("drip");
+    std::fs::copy(env!("CARGO_BIN_EXE_drip"), &alone).expect("copy drip");
+    let out = command(&alone)
+        .current_dir(&dir)
+        .args(["capture", "-v", "--check", "--format", "json", "-o", "report.json", "--", "make", "-j2"])
+        .output()
+        .expect("run drip capture");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no drip-cc beside"), "{}", stderr(&out));
+    let entries = db(&dir);
+    assert_eq!(
+        files(&entries),
+        set(&dir, &["src/main.c", "src/util.c", "src/list.c", "src/str.c", "lib/a.c", "lib/b.c"])
+    );
+    for e in &entries {
+        let args = e["arguments"].as_array().expect("arguments form");
+        assert!(args.iter().any(|a| a == "-c"), "{e}");
+        assert!(!args[0].as_str().unwrap_or_default().contains(".drip"), "the real compiler is recorded: {e}");
+    }
+    assert!(dir.join("report.json").is_file(), "--check ran on the database");
+    assert!(links_of(&dir).contains("prog"), "link steps are recorded too");
+    // The wrapper is drip itself (a hard link here: the same file system), and run under its
+    // own name it is not a command.
+    let wrapper = dir.join(".drip/wrap/drip-cc");
+    let (a, w) = (std::fs::metadata(&alone).expect("drip"), std::fs::metadata(&wrapper).expect("wrapper"));
+    assert_eq!((a.dev(), a.ino()), (w.dev(), w.ino()), "drip is linked in, not copied");
+    let direct = command(&wrapper).arg("--version").output().expect("run the wrapper");
+    assert_eq!(direct.status.code(), Some(2));
+    assert!(stderr(&direct).contains("compiler's name"), "{}", stderr(&direct));
+
+    // With drip-cc beside drip, drip-cc replaces it, and the next capture records the same.
+    std::fs::copy(env!("CARGO_BIN_EXE_drip-cc"), bin.join("drip-cc")).expect("copy drip-cc");
+    assert!(make(&dir, &["clean"]).status.success());
+    let before = std::fs::read_to_string(dir.join("compile_commands.json")).expect("db");
+    let out = command(&alone).current_dir(&dir).args(["capture", "--", "make", "-j2"]).output().expect("capture");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.join("compile_commands.json")).expect("db"), before);
+    let cc = std::fs::metadata(bin.join("drip-cc")).expect("drip-cc");
+    let w = std::fs::metadata(&wrapper).expect("wrapper");
+    assert_eq!((cc.dev(), cc.ino()), (w.dev(), w.ino()), "drip-cc is the wrapper when it is there");
+}
+
+/// The output names in `drip_links.json`.
+fn links_of(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("drip_links.json")).unwrap_or_default()
+}
+
 #[test]
 fn tus_prepared_during_the_build_are_loaded_not_parsed_by_check() {
     let dir = scratch("background");

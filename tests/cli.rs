@@ -78,7 +78,7 @@ fn leak_is_reported_in_compiler_form_with_exit_1() {
     let first = text.lines().next().unwrap_or_default();
     assert!(first.starts_with("a.c:3:"), "warning at the first malloc: {text}");
     assert!(first.contains("warning: memory allocated by 'malloc' leaks when"), "{text}");
-    assert!(first.ends_with("[leak]"), "{text}");
+    assert!(first.ends_with("[leak,freed-conditional]"), "{text}");
     assert!(text.contains("a.c:7:"), "the decisive branch is named: {text}");
     assert!(text.contains("note:"), "{text}");
 }
@@ -144,8 +144,71 @@ fn parse_errors_do_not_stop_the_rest_of_the_tu() {
     write(&dir, "a.c", &text);
     let out = drip().current_dir(&dir).args(["check", "-v", "a.c"]).output().expect("run drip");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stdout(&out).contains("[leak]"));
+    assert!(stdout(&out).contains("[leak,freed-conditional]"));
     assert!(stderr(&out).contains("with parse errors"), "{}", stderr(&out));
+}
+
+/// Without `-v`, each TU parsed with errors shows its first error and its count; `--fail-on`
+/// (or `.drip.toml`'s `[check] fail-on`, which the option overrides) decides what fails the run:
+/// `parse-error` makes those TUs exit 2 (an input problem, above findings' 1), `never` keeps
+/// findings from failing it. The same holds when the cache replays the whole run.
+#[test]
+fn parse_errors_are_shown_without_v_and_fail_on_decides_the_exit_code() {
+    let dir = scratch("fail-on");
+    write(&dir, "broken.c", "int broken(void) { return undeclared_thing + ; }\nint more(void) { return nope; }\n");
+    write(&dir, "leaky.c", LEAKY);
+    write(&dir, "clean.c", CLEAN);
+    let run = |files: &[&str], opts: &[&str]| {
+        drip().current_dir(&dir).args(["check"]).args(files).args(opts).arg("--").output().expect("run drip")
+    };
+    let out = run(&["broken.c", "clean.c"], &["--no-cache"]);
+    assert_eq!(out.status.code(), Some(0), "parse errors alone do not fail by default: {}", stderr(&out));
+    let err = stderr(&out);
+    let first: Vec<&str> = err.lines().filter(|l| l.contains("error:")).collect();
+    assert_eq!(first.len(), 1, "one line per TU with errors: {err}");
+    assert!(
+        first[0].starts_with("broken.c:1:")
+            && first[0].contains("undeclared_thing")
+            && first[0].ends_with("(first of 3 parse errors in broken.c; -v lists them)"),
+        "{err}"
+    );
+    for cached in ["--no-cache", "--cache-dir=c"] {
+        // The cached runs: the first fills the cache, the others replay it.
+        for _ in 0..2 {
+            let out = run(&["broken.c", "clean.c"], &[cached, "--fail-on", "parse-error"]);
+            assert_eq!(out.status.code(), Some(2), "{cached}: {}", stderr(&out));
+            assert!(stderr(&out).contains("1 TU parsed with errors, and fail-on is parse-error"), "{}", stderr(&out));
+            assert!(stderr(&out).contains("(first of 3 parse errors in broken.c"), "{cached}: {}", stderr(&out));
+        }
+    }
+    // Parse errors outrank findings; a clean program passes `parse-error`.
+    assert_eq!(run(&["broken.c", "leaky.c"], &["--fail-on=parse-error"]).status.code(), Some(2));
+    assert_eq!(run(&["leaky.c"], &["--fail-on=parse-error"]).status.code(), Some(1));
+    assert_eq!(run(&["clean.c"], &["--fail-on=parse-error"]).status.code(), Some(0));
+    assert_eq!(run(&["leaky.c"], &["--fail-on=finding"]).status.code(), Some(1));
+    let never = run(&["broken.c", "leaky.c"], &["--fail-on=never"]);
+    assert_eq!(never.status.code(), Some(0), "{}", stderr(&never));
+    assert!(stdout(&never).contains("[leak,freed-conditional]"), "the findings are still reported");
+    // The configuration file sets it; the command line wins.
+    write(&dir, ".drip.toml", "[check]\nfail-on = \"parse-error\"\n");
+    assert_eq!(run(&["broken.c", "clean.c"], &[]).status.code(), Some(2));
+    assert_eq!(run(&["broken.c", "leaky.c"], &["--fail-on", "finding"]).status.code(), Some(1));
+    write(&dir, ".drip.toml", "[check]\nfail-on = \"never\"\n");
+    assert_eq!(run(&["leaky.c"], &[]).status.code(), Some(0));
+    write(&dir, ".drip.toml", "[check]\nfail-on = \"sometimes\"\n");
+    let bad = run(&["leaky.c"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("[check] fail-on: unknown value 'sometimes'"), "{}", stderr(&bad));
+    std::fs::remove_file(dir.join(".drip.toml")).expect("remove");
+    // A TU that cannot be parsed at all fails every run, `never` included: its code is missing.
+    let db = r#"[{"directory": ".", "file": "gone.c", "arguments": ["cc", "-c", "gone.c"]},
+                 {"directory": ".", "file": "leaky.c", "arguments": ["cc", "-c", "leaky.c"]}]"#;
+    write(&dir, "compile_commands.json", db);
+    let lost = drip().current_dir(&dir).args(["check", "--fail-on=never"]).output().expect("run drip");
+    assert_eq!(lost.status.code(), Some(2), "{}", stderr(&lost));
+    let typo = run(&["leaky.c"], &["--fail-on", "parse-errors"]);
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(stderr(&typo).contains("parse-error"), "{}", stderr(&typo));
 }
 
 #[test]
@@ -288,7 +351,7 @@ fn a_tu_that_cannot_be_parsed_is_named_counted_and_the_rest_is_checked() {
     assert_eq!(out.status.code(), Some(2), "an input error outranks findings: {}", stderr(&out));
     assert!(stderr(&out).contains("gone.c: error: no such file"), "{}", stderr(&out));
     assert!(stderr(&out).contains("1 TU failed to parse"), "{}", stderr(&out));
-    assert!(stdout(&out).contains("[leak]"), "the other TU is still analysed");
+    assert!(stdout(&out).contains("[leak,freed-conditional]"), "the other TU is still analysed");
 }
 
 /// A function whose check takes a while: one allocation followed by thousands of branches.

@@ -99,7 +99,7 @@ fn a_tu_that_crashes_the_parser_is_named_and_the_rest_is_checked() {
     assert_eq!(out.status.code(), Some(2), "a TU not analysed outranks findings: {err}");
     let report = stdout(&out);
     assert!(report.contains("first.c") && report.contains("last.c"), "both leaks reported: {report}\n{err}");
-    assert_eq!(report.matches("[leak]").count(), 2, "{report}");
+    assert_eq!(report.matches("[leak,freed-conditional]").count(), 2, "{report}");
     assert!(err.contains("crash.c: error: the parse of this file crashed (SIGSEGV"), "{err}");
     let summary = err.lines().last().expect("summary line");
     assert!(summary.starts_with("drip: 2 TUs,"), "{summary}");
@@ -147,7 +147,7 @@ fn a_crashed_tu_is_neither_cached_nor_replayed() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "run {run}: {err}");
         assert!(err.contains("crash.c: error: the parse of this file crashed"), "run {run}: {err}");
-        assert!(stdout(&out).contains("[leak]"), "run {run}");
+        assert!(stdout(&out).contains("[leak,freed-conditional]"), "run {run}");
         // The second run loads ok.c and parses crash.c again: a crash is never stored.
         let expected = if run == 0 { "TUs 0 from cache, 2 parsed" } else { "TUs 1 from cache, 1 parsed" };
         assert!(err.contains(expected), "run {run}: {err}");
@@ -156,7 +156,7 @@ fn a_crashed_tu_is_neither_cached_nor_replayed() {
     write(&dir, "crash.c", &leaky("fixed"));
     let out = check(&dir, &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert_eq!(stdout(&out).matches("[leak]").count(), 2);
+    assert_eq!(stdout(&out).matches("[leak,freed-conditional]").count(), 2);
 }
 
 #[test]
@@ -215,5 +215,5 @@ fn a_tu_within_the_parse_budget_is_analysed() {
     compdb(&dir, &["chain.c"]);
     let out = check(&dir, &["--no-cache", "--budget", "tu-time-ms=30000"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stdout(&out).contains("[leak]"));
+    assert!(stdout(&out).contains("[leak,freed-conditional]"));
 }

@@ -20,6 +20,7 @@
 
 mod argv;
 mod background;
+pub mod cc;
 mod links;
 mod merge;
 mod record;
@@ -70,6 +71,16 @@ fn options(c: crate::args::CaptureArgs) -> Result<Options, String> {
     })
 }
 
+/// Is this process the compiler wrapper? It is when started as `drip-cc`: the wrapper directory's
+/// copy of `drip` (through one of its compiler-named links, which `current_exe` resolves), or
+/// argv[0] itself. Checked before anything else `drip` does, so the wrapper's run is the same
+/// code as the `drip-cc` binary's (`cc.rs`).
+pub fn runs_as_wrapper() -> bool {
+    let named = |p: &Path| p.file_name().is_some_and(|n| n == record::WRAPPER_NAME);
+    std::env::current_exe().is_ok_and(|e| named(&e))
+        || std::env::args_os().next().is_some_and(|a0| named(Path::new(&a0)))
+}
+
 /// `drip capture …`, with its options as the command line gave them.
 pub fn main(args: crate::args::CaptureArgs) -> i32 {
     let opts = match options(args) {
@@ -108,20 +119,26 @@ pub fn main(args: crate::args::CaptureArgs) -> i32 {
         eprintln!("drip: error: the directory of {} does not exist", cdb.display());
         return EXIT_USAGE;
     }
+    // `drip-cc` beside drip (built and installed with it) when there is one: it starts in about
+    // a millisecond, against drip's several (the dynamic loader maps libclang and LLVM) once per
+    // compile. Without it, drip itself is the wrapper (`runs_as_wrapper`): one binary suffices.
     let wrapper_exe = match std::env::current_exe() {
-        Ok(e) => e.with_file_name(record::WRAPPER_NAME),
+        Ok(e) if e.with_file_name(record::WRAPPER_NAME).is_file() => e.with_file_name(record::WRAPPER_NAME),
+        Ok(e) => {
+            if opts.verbose {
+                eprintln!(
+                    "drip capture: no {} beside {}: drip itself is the compiler wrapper (slower to start per compile)",
+                    record::WRAPPER_NAME,
+                    e.display()
+                );
+            }
+            e
+        }
         Err(e) => {
             eprintln!("drip: error: cannot find drip's own executable: {e}");
             return EXIT_INTERNAL;
         }
     };
-    if !wrapper_exe.is_file() {
-        eprintln!(
-            "drip: error: the compiler wrapper {} is missing (it is built and installed with drip)",
-            wrapper_exe.display()
-        );
-        return EXIT_INTERNAL;
-    }
     let state = db_dir.join(".drip");
     let installed = match wrappers::install(&state, &wrapper_exe, &opts.compilers, &wrappers::BuildEnv::from_process())
     {

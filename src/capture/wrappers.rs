@@ -1,9 +1,10 @@
 //! The wrapper directory: `drip-cc` under every compiler name the build may call, and the
 //! environment that sends the build's compiles through it.
 //!
-//! Input: the state directory (`<database dir>/.drip`), the built `drip-cc`, the build's PATH,
-//! CC and CXX, and extra compiler names from `--compiler`. Output: `<state>/wrap/` holding a copy
-//! of `drip-cc` and one symbolic link to it per compiler name found on PATH (`cc`, `gcc-12`,
+//! Input: the state directory (`<database dir>/.drip`), the wrapper binary (the built `drip-cc`, or
+//! `drip` itself where it has none), the build's PATH, CC and CXX, and extra compiler names from
+//! `--compiler`. Output: `<state>/wrap/` holding the wrapper as `drip-cc` (a hard link or a copy)
+//! and one symbolic link to it per compiler name found on PATH (`cc`, `gcc-12`,
 //! `clang-19`, `x86_64-linux-gnu-gcc`…), and the variables to set for the build: PATH with the
 //! wrapper directory first, and CC/CXX only where they name a compiler by path.
 //! Invariants:
@@ -161,16 +162,29 @@ pub fn install(state: &Path, wrapper_exe: &Path, extra_names: &[String], env: &B
     Ok(Installed { dir, names, env: out_env, notes })
 }
 
-/// Copy the wrapper binary into place unless an identical copy is already there. The new copy is
-/// renamed over the old one, so a build still running the old one is not disturbed.
+/// Put the wrapper binary (`drip-cc`, or `drip` itself when it has none beside it) in place as
+/// `to`, unless the same file or an identical copy is already there: a hard link where the file
+/// system allows one (no copy of drip's tens of megabytes per project), else a copy. The new file
+/// is renamed over the old one, so a build still running the old one is not disturbed.
 fn install_binary(from: &Path, to: &Path) -> io::Result<()> {
-    let new = std::fs::read(from)?;
-    if std::fs::read(to).is_ok_and(|old| old == new) {
-        return Ok(());
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(from)?;
+    if let Ok(old) = std::fs::metadata(to) {
+        if (old.dev(), old.ino()) == (meta.dev(), meta.ino()) {
+            return Ok(());
+        }
+        if old.len() == meta.len() && std::fs::read(to)? == std::fs::read(from)? {
+            return Ok(());
+        }
     }
     let tmp = to.with_file_name(format!(".{WRAPPER_NAME}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, &new)?;
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+    let _ = std::fs::remove_file(&tmp);
+    // Another file system (EXDEV) or a file of another user under `protected_hardlinks` (EPERM):
+    // a copy, which is as good.
+    if std::fs::hard_link(from, &tmp).is_err() {
+        std::fs::copy(from, &tmp)?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+    }
     std::fs::rename(&tmp, to)
 }
 

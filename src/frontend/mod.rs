@@ -102,6 +102,9 @@ pub struct FrontendReport {
     pub failures: Vec<String>,
     /// The main files of those TUs, as messages show them, in compile-command order.
     pub failed_files: Vec<String>,
+    /// For each TU parsed with errors, in compile-command order, its first error and how many it
+    /// had: shown without `-v`, since what clang recovered from may not be the code as written.
+    pub first_errors: Vec<String>,
     /// Functions in the program.
     pub functions: usize,
     /// Time spent in libclang parsing, summed over worker threads (so it can exceed wall time).
@@ -717,6 +720,14 @@ impl Merger {
         if r.errors > 0 {
             rep.tus_with_errors += 1;
             rep.parse_errors += r.errors;
+            if let Some(first) = r.messages.iter().find(|m| m.text.starts_with("error: ")) {
+                let (n, plural) = (r.errors, if r.errors == 1 { "" } else { "s" });
+                rep.first_errors.push(format!(
+                    "{} (first of {n} parse error{plural} in {}; -v lists them)",
+                    first.render(),
+                    shown_path(&r.main_file)
+                ));
+            }
         }
         address_taken.extend(r.address_taken);
         cast_targets.extend(r.cast_targets);

@@ -1,6 +1,8 @@
-//! Compiler-style text, one `file:line:col: warning: message [rule]` line per diagnostic followed
-//! by `note:` lines for its path, so editors' quickfix parsers (Vim, Emacs compile-mode, VS Code
-//! problem matchers) pick every step up as a location.
+//! Compiler-style text, one `file:line:col: warning: message [rule,category]` line per diagnostic
+//! followed by `note:` lines for its path, so editors' quickfix parsers (Vim, Emacs compile-mode,
+//! VS Code problem matchers) pick every step up as a location. The bracket is clang's with
+//! `-fdiagnostics-show-category=name` (`[-Wflag,Category]`): the rule, then the allocation site's
+//! category (`[leak,freed-conditional]`), except for a double free, whose rule is its category.
 //!
 //! Layout follows clang: locations as given in `SrcLoc` (byte columns, which is what quickfix
 //! parsers expect), an optional source snippet with a line-number gutter and caret, and clang's
@@ -44,7 +46,7 @@ pub fn render_text(diags: &[Diagnostic], opts: &RenderOptions, out: &mut dyn Wri
             paint.end(),
             paint.start(BOLD),
             escape(&d.message),
-            d.rule.id(),
+            tag(d),
             paint.end(),
         )?;
         if opts.show_source {
@@ -70,6 +72,16 @@ pub fn render_text(diags: &[Diagnostic], opts: &RenderOptions, out: &mut dyn Wri
         }
     }
     Ok(())
+}
+
+/// What the headline's bracket holds: the rule and the site's category (`leak,never-freed-local`).
+/// A double free's site category only says where else the block is freed (`freed-always`), which
+/// its notes show: the rule alone.
+fn tag(d: &Diagnostic) -> String {
+    match d.rule {
+        crate::diag::Rule::DoubleFree => d.rule.id().to_string(),
+        _ => format!("{},{}", d.rule.id(), d.category.id()),
+    }
 }
 
 /// Emits ANSI escapes only when colors are on, so call sites read the same either way.
@@ -171,13 +183,13 @@ mod tests {
     fn plain_text_golden() {
         let expected = format!(
             "\
-{FILE}:6:14: warning: memory allocated by 'malloc' leaks when the branch 'q == NULL' at {FILE}:8 is taken [leak]
+{FILE}:6:14: warning: memory allocated by 'malloc' leaks when the branch 'q == NULL' at {FILE}:8 is taken [leak,freed-conditional]
 {FILE}:8:9: note: branch 'q == NULL' is taken
 {FILE}:9:9: note: last reference to the memory is lost here
 {FILE}:16:15: warning: memory allocated by 'strdup' is freed twice [double-free]
 {FILE}:17:5: note: memory is freed here
 {FILE}:18:5: note: memory is freed again here
-{FILE}:22:21: warning: memory allocated by 'strdup' is never freed [leak]
+{FILE}:22:21: warning: memory allocated by 'strdup' is never freed [leak,never-freed-local]
 {FILE}:23:1: note: last reference to the memory is lost here
 "
         );
@@ -190,7 +202,7 @@ mod tests {
         // tab expanded to 8 and 'é' one column wide, 's' is displayed at column 27 (26 before it).
         let expected = format!(
             "\
-{FILE}:6:14: warning: memory allocated by 'malloc' leaks when the branch 'q == NULL' at {FILE}:8 is taken [leak]
+{FILE}:6:14: warning: memory allocated by 'malloc' leaks when the branch 'q == NULL' at {FILE}:8 is taken [leak,freed-conditional]
     6 |     int *p = malloc(n);
       |              ^
 {FILE}:8:9: note: branch 'q == NULL' is taken
@@ -200,7 +212,7 @@ mod tests {
       |               ^
 {FILE}:17:5: note: memory is freed here
 {FILE}:18:5: note: memory is freed again here
-{FILE}:22:21: warning: memory allocated by 'strdup' is never freed [leak]
+{FILE}:22:21: warning: memory allocated by 'strdup' is never freed [leak,never-freed-local]
    22 |         char *t = /* é */ strdup(x);
       |                           ^
 {FILE}:23:1: note: last reference to the memory is lost here
@@ -225,6 +237,21 @@ mod tests {
     }
 
     #[test]
+    fn the_headline_names_the_category_in_the_messages_colour() {
+        let mut d = fixtures::never_freed();
+        d.path.clear();
+        let plain = render(std::slice::from_ref(&d), false, false);
+        assert!(plain.ends_with(" is never freed [leak,never-freed-local]\n"), "{plain}");
+        d.rule = crate::diag::Rule::LeakOnReallocFailure;
+        d.category = crate::diag::Category::FreedConditional;
+        let colored = render(&[d], true, false);
+        assert!(
+            colored.ends_with(" is never freed [leak-on-realloc-failure,freed-conditional]\x1b[0m\n"),
+            "{colored:?}"
+        );
+    }
+
+    #[test]
     fn unreadable_source_and_unknown_positions_are_tolerated() {
         let mut d = fixtures::never_freed();
         d.loc.file = "tests/report/no such file.c".to_string();
@@ -240,9 +267,9 @@ mod tests {
             render(&[d, beyond_eof, unknown], false, true),
             format!(
                 "\
-tests/report/no such file.c:22:21: warning: memory allocated by 'strdup' is never freed [leak]
-{FILE}:1000:21: warning: memory allocated by 'strdup' is never freed [leak]
-{FILE}: warning: memory allocated by 'strdup' is never freed [leak]
+tests/report/no such file.c:22:21: warning: memory allocated by 'strdup' is never freed [leak,never-freed-local]
+{FILE}:1000:21: warning: memory allocated by 'strdup' is never freed [leak,never-freed-local]
+{FILE}: warning: memory allocated by 'strdup' is never freed [leak,never-freed-local]
 "
             )
         );
