@@ -464,6 +464,17 @@ pub fn type_declaration(t: CXType) -> Option<Cursor> {
     (!c.is_null() && c.kind() != CXCursor_NoDeclFound).then_some(c)
 }
 
+/// Whether `c`, a canonical type, is a union type. Only a record can be one: other types cost no
+/// call to libclang.
+pub fn is_canonical_union(c: CXType) -> bool {
+    if c.kind != CXType_Record {
+        return false;
+    }
+    // SAFETY: plain FFI; a null (NoDeclFound) cursor for types without a declaration.
+    let d = Cursor::new(unsafe { clang_getTypeDeclaration(c) });
+    !d.is_null() && d.kind() == CXCursor_UnionDecl
+}
+
 /// The canonical form of `t` if it is a function type, else of the type `t` points to. Its
 /// spelling (`TuCtx::type_spelling`) is the key that matches indirect calls with their possible
 /// targets.

@@ -287,11 +287,14 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_MemberRefExpr => {
                 let name = self.cx.member_name(e);
                 if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
-                    let through = base.type_class() == TypeClass::Pointer;
+                    // The base's type asked for once, and made canonical once: this is every
+                    // member access of the TU.
+                    let base_ty = clang::canonical(base.ty());
+                    let through = clang::classify(base_ty) == TypeClass::Pointer;
                     // The member of a union object (not of an anonymous union inside a struct,
                     // which libclang shows as a member of the struct).
-                    let object = if through { clang::pointee(base.ty()) } else { base.ty() };
-                    let in_union = clang::type_declaration(object).is_some_and(|d| d.kind() == CXCursor_UnionDecl);
+                    let object = if through { clang::pointee(base_ty) } else { base_ty };
+                    let in_union = clang::is_canonical_union(object);
                     let inner = if through { self.deref_place(base) } else { self.place(base) };
                     return union_member(inner, name, in_union);
                 }
