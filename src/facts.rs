@@ -92,6 +92,38 @@ impl Fact {
         match h {
             crate::summary::Held::Zero => Fact::In(0, 0),
             crate::summary::Held::NonZero => Fact::Ne(0),
+            crate::summary::Held::Positive => Fact::In(1, i64::MAX),
+            crate::summary::Held::NonNegative => Fact::In(0, i64::MAX),
+        }
+    }
+
+    /// A fact that holds wherever either does (`= 1` or `= 2` is `1..=2`), if one can say it.
+    pub fn hull(self, other: Fact) -> Option<Fact> {
+        match (self, other) {
+            (Fact::In(a, b), Fact::In(c, d)) => Some(Fact::In(a.min(c), b.max(d))),
+            (Fact::Ne(a), Fact::Ne(b)) => (a == b).then_some(Fact::Ne(a)),
+            (Fact::In(lo, hi), Fact::Ne(c)) | (Fact::Ne(c), Fact::In(lo, hi)) => {
+                (c < lo || c > hi).then_some(Fact::Ne(c))
+            }
+        }
+    }
+
+    /// The values both facts allow, where one fact can say it (`≠ 0` and `≥ 0` are `≥ 1`);
+    /// otherwise `self`, which is still true.
+    pub fn meet(self, other: Fact) -> Fact {
+        match (self, other) {
+            (Fact::In(a, b), Fact::In(c, d)) if a.max(c) <= b.min(d) => Fact::In(a.max(c), b.min(d)),
+            (Fact::In(lo, hi), Fact::Ne(c)) | (Fact::Ne(c), Fact::In(lo, hi)) if lo < hi => {
+                if c == lo {
+                    Fact::In(lo + 1, hi)
+                } else if c == hi {
+                    Fact::In(lo, hi - 1)
+                } else {
+                    Fact::In(lo, hi)
+                }
+            }
+            (Fact::Ne(_), f @ Fact::In(..)) => f,
+            _ => self,
         }
     }
 
@@ -327,6 +359,7 @@ impl Facts {
         let groups = Groups::new(cx);
         let mut ix = KeyIndex::new(&self.keys, &groups);
         ix.fresh = fresh_blocks(cx);
+        ix.origin = param_origins(cx);
         ix.counts = vec![false; self.keys.len()];
         for &(sid, _, _) in &cx.func.steps {
             if let Stmt::Assign { dst, .. } = cx.func.stmt(sid) {
@@ -450,15 +483,24 @@ impl Facts {
         if root.is_some_and(|r| ix.fresh.get(r.index()).copied().unwrap_or(false)) {
             return;
         }
-        let others: &[u32] = match last_field(dst) {
+        let (others, through): (&[u32], bool) = match last_field(dst) {
             // Another object's field of the same name may be this one.
-            Some(f) => ix.by_field.get(f).map_or(&[][..], |v| v.as_slice()),
+            Some(f) => (ix.by_field.get(f).map_or(&[][..], |v| v.as_slice()), false),
             // A store through an unknown pointer (`*q = v`, `a[i] = v`) may write any value
             // reached the same way.
-            None => &ix.through_pointer,
+            None => (&ix.through_pointer, true),
         };
+        // ... unless the pointer and the key lead from two different parameters: distinct
+        // parameters name distinct objects (the access-path assumption heap summaries make),
+        // so `*used_p = n` leaves `*status_p` alone.
+        let from = |l: LocalId| ix.origin.get(l.index()).copied().flatten();
+        let store_from = root.filter(|_| through).and_then(from);
         for &i in others {
-            if text.is_empty() || group != Some(ix.group[i as usize]) {
+            let other_param = match (store_from, from(self.keys[i as usize].0)) {
+                (Some(a), Some(b)) => a != b,
+                _ => false,
+            };
+            if (text.is_empty() || group != Some(ix.group[i as usize])) && !other_param {
                 out.push(i);
             }
         }
@@ -605,26 +647,37 @@ impl Followed {
     }
 
     /// Facts that hold on every path from the entry to the start of each node (`None`:
-    /// unreachable), for the start of a pass in the middle of the function.
+    /// unreachable), for the start of a pass in the middle of the function. At a join a key keeps
+    /// what holds on both sides (`Fact::hull`: `t = c ? 1 : 2` is between 1 and 2). A place below
+    /// a pointer parameter does not exist on the side of a test that finds the parameter NULL
+    /// (`if (es) es->subtype = 1;`): there it is vacuous, and a join takes the other side's fact.
     pub fn must_at_entry(&self, facts: &Facts, cx: &FnCx) -> Vec<Option<Vec<(u32, Fact)>>> {
         let n = cx.dag.len();
-        let mut at: Vec<Option<Vec<(u32, Fact)>>> = vec![None; n];
-        at[cx.func.entry.index()] = Some(Vec::new());
+        // Per node: the facts, and the keys that are vacuous on every path in.
+        type At = (Vec<(u32, Fact)>, Vec<u32>);
+        let mut at: Vec<Option<At>> = vec![None; n];
+        at[cx.func.entry.index()] = Some((Vec::new(), Vec::new()));
         for nd in &cx.dag.topo {
             // Past the budget, nothing is known anywhere: a node whose predecessors were not
             // all seen would keep facts that do not hold on every path.
             if cx.budget.tick() {
                 return vec![None; n];
             }
-            let Some(mut st) = at[nd.index()].clone() else { continue };
+            let Some((mut st, mut vacuous)) = at[nd.index()].clone() else { continue };
             let mut tagged: Vec<(u32, Fact, ())> = st.drain(..).map(|(k, f)| (k, f, ())).collect();
             for sid in cx.stmts_of(*nd) {
+                if let Some(fs) = self.stmts.get(sid.index()).and_then(|s| s.as_ref()) {
+                    vacuous.retain(|k| fs.kills.binary_search(k).is_err());
+                }
                 self.apply(*sid, &mut tagged, ());
             }
-            let test = if cx.dag.is_copy(*nd) { None } else { facts.tests[cx.dag.block[nd.index()].index()] };
-            let then_block = match &cx.func.block(cx.dag.block[nd.index()]).term {
-                Terminator::Branch { then_, .. } => Some(*then_),
-                _ => None,
+            let copy = cx.dag.is_copy(*nd);
+            let test = if copy { None } else { facts.tests[cx.dag.block[nd.index()].index()] };
+            let (then_block, null_side) = match &cx.func.block(cx.dag.block[nd.index()]).term {
+                Terminator::Branch { then_, else_, cond } => {
+                    (Some(*then_), if copy { None } else { self.null_param_side(facts, cx, *nd, cond, *then_, *else_) })
+                }
+                _ => (None, None),
             };
             for (t, _) in &cx.dag.succs[nd.index()] {
                 // Locals a later loop iteration redefined (`Dag::kills`) lose their facts.
@@ -642,16 +695,78 @@ impl Followed {
                 }
                 out.sort_unstable();
                 out.dedup();
+                let mut vac: Vec<u32> =
+                    vacuous.iter().copied().filter(|k| !kills.contains(&facts.keys[*k as usize].0)).collect();
+                if let Some((block, below)) = &null_side {
+                    if cx.dag.block[t.index()] == *block {
+                        vac.extend(below.iter().copied());
+                        vac.sort_unstable();
+                        vac.dedup();
+                    }
+                }
                 if cx.budget.grow(std::mem::size_of_val(&out[..])) {
                     return vec![None; n];
                 }
                 match &mut at[t.index()] {
-                    slot @ None => *slot = Some(out),
-                    Some(cur) => cur.retain(|f| out.binary_search(f).is_ok()),
+                    slot @ None => *slot = Some((out, vac)),
+                    Some((cur, cur_vac)) => {
+                        let mut joined: Vec<(u32, Fact)> = Vec::new();
+                        for a in cur.iter() {
+                            if vac.binary_search(&a.0).is_ok() {
+                                joined.push(*a);
+                            }
+                            for b in out.iter().filter(|b| b.0 == a.0) {
+                                if let Some(h) = a.1.hull(b.1) {
+                                    joined.push((a.0, h));
+                                }
+                            }
+                        }
+                        joined.extend(out.iter().filter(|b| cur_vac.binary_search(&b.0).is_ok()));
+                        joined.sort_unstable();
+                        joined.dedup();
+                        *cur = joined;
+                        cur_vac.retain(|k| vac.binary_search(k).is_ok());
+                    }
                 }
             }
         }
-        at
+        at.into_iter().map(|a| a.map(|(f, _)| f)).collect()
+    }
+
+    /// For a branch that tests a pointer parameter's entry value against NULL: the block of the
+    /// side where it is NULL, and the keys below the parameter (sorted).
+    fn null_param_side(
+        &self,
+        facts: &Facts,
+        cx: &FnCx,
+        nd: DagNode,
+        cond: &crate::ir::Cond,
+        then_: crate::ir::BlockId,
+        else_: crate::ir::BlockId,
+    ) -> Option<(crate::ir::BlockId, Vec<u32>)> {
+        let (p, null_block) = match &cond.kind {
+            CondKind::Truthy(Operand::Place(Place::Local(p))) => (*p, else_),
+            CondKind::Cmp(CmpOp::Eq, Operand::Place(Place::Local(p)), Operand::Const(0))
+            | CondKind::Cmp(CmpOp::Eq, Operand::Const(0), Operand::Place(Place::Local(p))) => (*p, then_),
+            CondKind::Cmp(CmpOp::Ne, Operand::Place(Place::Local(p)), Operand::Const(0))
+            | CondKind::Cmp(CmpOp::Ne, Operand::Const(0), Operand::Place(Place::Local(p))) => (*p, else_),
+            _ => return None,
+        };
+        if cx.param_index(p).is_none() || !cx.func.local(p).is_pointer {
+            return None;
+        }
+        let end = cx.stmts_of(nd).len();
+        if !cx.reaching_defs(p, nd, end).iter().all(|d| *d == crate::cfg::Def::Entry) {
+            return None;
+        }
+        let below: Vec<u32> = facts
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.0 == p && k.1.starts_with('*'))
+            .map(|(i, _)| i as u32)
+            .collect();
+        (!below.is_empty()).then_some((null_block, below))
     }
 }
 
@@ -764,6 +879,93 @@ fn fresh_blocks(cx: &FnCx) -> Vec<bool> {
     fresh
 }
 
+/// Per local: the pointer parameter whose objects (the one it points to, or one reached by
+/// loading through it) the local surely points into, on every definition: the parameter itself
+/// (never assigned, its address never taken), copies of such a local, pointer arithmetic on one
+/// (`p++`, `p - 2`), and pointers loaded through one (`mesg = value->msg`). Anything else
+/// (a call's result, a global, an address, a local of unknown origin, two parameters) has none.
+/// Found optimistically: definitions that copy a local not yet known are skipped until it is.
+fn param_origins(cx: &FnCx) -> Vec<Option<LocalId>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum O {
+        Top,
+        P(LocalId),
+        Bot,
+    }
+    let meet = |a: O, b: O| match (a, b) {
+        (O::Top, x) | (x, O::Top) => x,
+        (O::P(x), O::P(y)) if x == y => O::P(x),
+        _ => O::Bot,
+    };
+    let func = cx.func;
+    let n = func.locals.len();
+    // Locals that have a definition of their own; the others keep what they start with.
+    let mut o = vec![O::Bot; n];
+    let mut taken = vec![false; n];
+    for st in &func.stmts {
+        match st {
+            Stmt::Assign { dst: Place::Local(l), .. } | Stmt::Call { dst: Some(Place::Local(l)), .. } => {
+                o[l.index()] = O::Top;
+            }
+            _ => {}
+        }
+        if let Stmt::Assign { src: Rvalue::AddrOf(p), .. } = st {
+            if let Some(x) = p.storage_local() {
+                taken[x.index()] = true;
+            }
+        }
+    }
+    for p in func.params() {
+        let d = func.local(p);
+        o[p.index()] = if d.is_pointer && o[p.index()] == O::Bot { O::P(p) } else { O::Bot };
+    }
+    for (l, d) in func.locals.iter().enumerate() {
+        if taken[l] || d.is_static || d.is_aggregate || !d.is_pointer {
+            o[l] = O::Bot;
+        }
+    }
+    loop {
+        let mut changed = false;
+        for st in &func.stmts {
+            let (l, src) = match st {
+                Stmt::Assign { dst: Place::Local(l), src } => (*l, Some(src)),
+                Stmt::Call { dst: Some(Place::Local(l)), .. } => (*l, None),
+                _ => continue,
+            };
+            if o[l.index()] == O::Bot {
+                continue;
+            }
+            let s = match src {
+                Some(Rvalue::Use(Operand::Place(Place::Local(y)))) => o[y.index()],
+                // Loaded through a local: an object reached from the same parameter.
+                Some(Rvalue::Use(Operand::Place(p))) => match p.root_local() {
+                    Some(r) if matches!(o[r.index()], O::P(_)) => o[r.index()],
+                    _ => O::Bot,
+                },
+                Some(Rvalue::Opaque(ops)) => {
+                    let mut s = O::Bot;
+                    for (i, y) in
+                        ops.iter().filter_map(|op| op.local()).filter(|y| func.local(*y).is_pointer).enumerate()
+                    {
+                        s = if i == 0 { o[y.index()] } else { meet(s, o[y.index()]) };
+                    }
+                    s
+                }
+                _ => O::Bot,
+            };
+            let new = meet(o[l.index()], s);
+            if new != o[l.index()] {
+                o[l.index()] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    o.into_iter().map(|x| if let O::P(p) = x { Some(p) } else { None }).collect()
+}
+
 /// The key a place names, if facts can be about it: a local that `fact_locals` allows, or an
 /// access path below one (not through an array: all its elements are one place).
 fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, String)> {
@@ -857,6 +1059,8 @@ struct KeyIndex {
     /// Per local: it only ever holds a block this function allocated, or a constant (NULL), and
     /// the block is never stored into memory (`fresh_blocks`).
     fresh: Vec<bool>,
+    /// Per local: the one pointer parameter whose objects it surely points into (`param_origins`).
+    origin: Vec<Option<LocalId>>,
     /// Per group: the keys (below a local) in the groups reachable from it.
     below: std::cell::RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -871,6 +1075,7 @@ impl KeyIndex {
             counts: Vec::new(),
             group: Vec::with_capacity(keys.len()),
             fresh: Vec::new(),
+            origin: Vec::new(),
             below: Default::default(),
         };
         for (i, (root, text)) in keys.iter().enumerate() {
@@ -973,6 +1178,7 @@ pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
     let groups = Groups::new(cx);
     let mut ix = KeyIndex::new(&table.keys, &groups);
     ix.fresh = fresh_blocks(cx);
+    ix.origin = param_origins(cx);
     let writes = (0..func.stmts.len())
         .map(|si| {
             let sid = StmtId::from_usize(si);

@@ -758,11 +758,26 @@ fn flow_site(
             SiteSlot::Arg(_) | SiteSlot::ArgPath(..) => &m.out_values,
             SiteSlot::ResultPath(_) => &[],
         };
+        let mut seen: Vec<u32> = Vec::new();
         for (i, path, held) in values {
             let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
+            // The callee took its pointer parameters to name distinct objects (`facts`: a store
+            // through one leaves the others' places alone); a call that passes one object twice
+            // (`f(&rc, .., &rc)`) breaks that.
+            let twice =
+                args.iter().enumerate().any(|(j, a)| j != *i && cx.arg_slots(a).is_some_and(|(r, _)| r == root));
+            if twice {
+                continue;
+            }
             if let Some(k) = cx.facts.key(root, &format!("{prefix}{}", &path[1..])) {
+                // A place may hold several values (`> 0` is also `≠ 0`): one fact meets them.
+                let mut fact = crate::facts::Fact::held(*held);
+                if let Some(f) = init.iter().find(|f| f.0 == k && f.2 == GuardId::TRUE && seen.contains(&k)) {
+                    fact = f.1.meet(fact);
+                }
                 init.retain(|f| f.0 != k);
-                init.push((k, crate::facts::Fact::held(*held), GuardId::TRUE));
+                init.push((k, fact, GuardId::TRUE));
+                seen.push(k);
             }
         }
     }
@@ -948,11 +963,22 @@ fn judge_site(
         }
     }
     // Returned: which places below parameters (error codes, flags) hold one value wherever it is.
+    // A place below a parameter exists only where the parameter is not NULL: a caller that tests
+    // it passed an object (`if (es) es->subtype = 1;` then `&es` in the caller).
+    let holds_below = |solver: &mut Solver, root: LocalId, bad: GuardId| {
+        if bad == GuardId::FALSE {
+            return true;
+        }
+        let mut q = vec![(psrc, true), (bad, true)];
+        if let Some(i) = cx.param_index(root) {
+            q.extend(flag_lits.iter().filter(|l| l.0 == i && l.1 == -1 && l.2).map(|l| (l.3, true)));
+        }
+        matches!(solver.check(guards_ro, &q), Answer::Unsat)
+    };
     if verdict.returned {
         for (k, held, bad) in &unknown_held.returned {
-            if *bad == GuardId::FALSE || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat)
-            {
-                let (root, path) = &cx.facts.keys[*k as usize];
+            let (root, path) = &cx.facts.keys[*k as usize];
+            if holds_below(solver, *root, *bad) {
                 if let Some(i) = cx.param_index(*root) {
                     verdict.ret_values.push((i, path.as_str().into(), *held));
                 }
@@ -981,10 +1007,8 @@ fn judge_site(
             // Which places below parameters hold one value wherever it is handed back: a count
             // stepped with the store (`v[(*n)++] = p`, `sb->len++`).
             for (k, held, bad) in &unknown_held.stored {
-                if *bad == GuardId::FALSE
-                    || matches!(solver.check(guards_ro, &[(psrc, true), (*bad, true)]), Answer::Unsat)
-                {
-                    let (root, path) = &cx.facts.keys[*k as usize];
+                let (root, path) = &cx.facts.keys[*k as usize];
+                if holds_below(solver, *root, *bad) {
                     if let Some(i) = cx.param_index(*root) {
                         verdict.out_values.push((i, path.as_str().into(), *held));
                     }
@@ -1051,7 +1075,7 @@ impl HeldAtReturns {
             return;
         }
         for &k in &cx.facts.ret_keys {
-            for held in [Held::Zero, Held::NonZero] {
+            for held in Held::ALL {
                 let mut known = GuardId::FALSE;
                 for f in facts.iter().filter(|f| f.0 == k && f.1.implies(crate::facts::Fact::held(held))) {
                     known = guards.or(known, f.2);

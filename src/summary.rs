@@ -141,6 +141,15 @@ pub struct Summary {
 pub enum Held {
     Zero,
     NonZero,
+    /// Greater than 0: a kind set to 1 or 2 with the cell (bash's `estatep->subtype`).
+    Positive,
+    /// 0 or more.
+    NonNegative,
+}
+
+impl Held {
+    /// Every value a summary may state, weakest last; a place may hold several of them.
+    pub const ALL: [Held; 4] = [Held::Zero, Held::Positive, Held::NonZero, Held::NonNegative];
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
