@@ -9,7 +9,7 @@
 //! inside its own SCC) gets the conservative unknown-callee model.
 
 use crate::global_writes::GlobalWrites;
-use crate::ir::{Callee, Function, Operand, Program};
+use crate::ir::{Callee, CondKind, Function, Operand, Place, Program, Stmt, Terminator};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
@@ -253,8 +253,10 @@ pub struct Summaries {
     lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>>,
     lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>>,
     /// Defined functions whose library row is what their callers see
-    /// (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`, or declared in `.drip.toml`), by index, sorted.
-    contract: Vec<usize>,
+    /// (`libmodel::CONTRACT_KEPT_WHEN_DEFINED`, declared in `.drip.toml`, or the internal
+    /// function such a definition only hands its arguments to: `delegate`), with that row, by
+    /// index, sorted.
+    contract: Vec<(usize, &'static libmodel::LibFn)>,
     /// The rows of the functions declared in `.drip.toml` (`declare`), which win over the
     /// library table and over definitions.
     declared: HashMap<String, &'static libmodel::LibFn>,
@@ -296,7 +298,7 @@ impl Summaries {
         let row = |name: &str| declared.get(name).copied().or_else(|| libmodel::lookup(name));
         // The program's own `malloc`, `free`, ...: external definitions of the C allocator; and
         // every definition of a declared name (the declaration says what callers see).
-        let mut contract: Vec<usize> = by_usr
+        let mut contract: Vec<(usize, &'static libmodel::LibFn)> = by_usr
             .values()
             .copied()
             .filter(|&i| {
@@ -304,9 +306,26 @@ impl Summaries {
                 declared.contains_key(&f.name)
                     || (!f.is_static && libmodel::CONTRACT_KEPT_WHEN_DEFINED.contains(&f.name.as_str()))
             })
+            .filter_map(|i| Some((i, row(&program.functions[i].name)?)))
             .collect();
-        contract.sort_unstable();
-        let row_of = |i: usize| contract.binary_search(&i).ok().and_then(|_| row(&program.functions[i].name));
+        // The internal functions those definitions only hand their arguments to implement the
+        // same contract, and other entry points call them too (bash's `sh_malloc (n, file,
+        // line)` beside `malloc (n)`, both `internal_malloc (n, ..)`): seen as the row, those
+        // entry points are wrappers of it, where the internal body (free lists carved from an
+        // arena) would make them allocate nothing. One level: a delegate's own body is not
+        // a bare hand-off.
+        let delegates: Vec<(usize, &'static libmodel::LibFn)> = contract
+            .iter()
+            .filter(|(i, _)| !declared.contains_key(&program.functions[*i].name))
+            .filter_map(|&(i, lib)| Some((*by_usr.get(delegate(&program.functions[i])?)?, lib)))
+            .collect();
+        for (j, lib) in delegates {
+            if !contract.iter().any(|c| c.0 == j) {
+                contract.push((j, lib));
+            }
+        }
+        contract.sort_unstable_by_key(|c| c.0);
+        let row_of = |i: usize| contract.binary_search_by_key(&i, |c| c.0).ok().map(|k| contract[k].1);
         let mut lib_by_sig: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
         let mut by_sig: HashMap<String, Vec<usize>> = HashMap::new();
         for usr in &program.address_taken {
@@ -402,8 +421,11 @@ impl Summaries {
             return Direct::Library(lib);
         }
         match self.index_of(usr) {
-            Some(i) if self.contract.binary_search(&i).is_err() => Direct::Defined(i),
-            _ => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+            Some(i) => match self.contract.binary_search_by_key(&i, |c| c.0) {
+                Ok(k) => Direct::Library(self.contract[k].1),
+                Err(_) => Direct::Defined(i),
+            },
+            None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
         }
     }
 
@@ -423,8 +445,9 @@ impl Summaries {
         let mut v: Vec<String> = self
             .contract
             .iter()
-            .map(|&i| self.name_of(i).to_string())
-            .filter(|n| self.declared.contains_key(n) == declared)
+            .map(|&(i, lib)| (self.name_of(i), lib))
+            .filter(|(n, _)| self.declared.contains_key(*n) == declared)
+            .map(|(n, lib)| if n == lib.name { n.to_string() } else { format!("{n} (as {})", lib.name) })
             .collect();
         v.sort();
         v.dedup();
@@ -591,6 +614,31 @@ impl Summaries {
     fn name_of(&self, i: usize) -> &str {
         self.names.get(i).map_or("?", |s| s.as_str())
     }
+}
+
+/// The USR of the function `f` only hands its arguments to, when that is all `f` does: one
+/// direct call that gets `f`'s parameters as its first arguments, in order, and whose result
+/// `f` returns (`malloc (n) { return internal_malloc (n, NULL, 0); }`); a function without a
+/// result may test its first parameter for NULL first (`free (p) { if (p) internal_free (p); }`).
+fn delegate(f: &Function) -> Option<&str> {
+    let [Stmt::Call { dst, callee: Callee::Direct { usr, .. }, args }] = f.stmts.as_slice() else {
+        return None;
+    };
+    let passes_params =
+        args.len() >= f.n_params as usize && f.params().all(|p| args[p.index()] == Operand::Place(Place::Local(p)));
+    let returned = |op: &Operand| dst.as_ref().is_some_and(|d| *op == Operand::Place(d.clone()));
+    let shape_ok = f.blocks.iter().all(|b| match &b.term {
+        Terminator::Goto(_) => true,
+        Terminator::Return(None) => !f.returns_pointer,
+        Terminator::Return(Some(op)) => returned(op),
+        Terminator::Branch { cond, .. } => {
+            !f.returns_pointer
+                && f.n_params > 0
+                && matches!(&cond.kind, CondKind::Truthy(Operand::Place(Place::Local(l))) if l.index() == 0)
+        }
+        Terminator::Switch { .. } | Terminator::NoReturn => false,
+    });
+    (passes_params && shape_ok).then_some(usr.as_str())
 }
 
 /// What every possible target of an indirect call surely does: an allocator only if all of them
