@@ -216,6 +216,7 @@ impl Facts {
         // test sees the same ones.
         let mut first_defs: HashMap<LocalId, (u32, bool)> = HashMap::new();
         let mut block_tests: Vec<Option<((LocalId, String), CmpOp, i64)>> = vec![None; func.blocks.len()];
+        let masked = masked_loads(cx);
         for (bi, b) in func.blocks.iter().enumerate() {
             let Terminator::Branch { cond, then_, else_ } = &b.term else { continue };
             if then_ == else_ {
@@ -228,7 +229,15 @@ impl Facts {
                 CondKind::Cmp(op, Operand::Const(c), Operand::Place(p)) => (p, op.swapped(), *c),
                 _ => continue,
             };
-            let Some(k) = raw_key(cx, &fact_local, place) else { continue };
+            // `t = var->attributes; u = t & F; if (u)`: a test of the masked key `*.attributes&F`.
+            let masked_key = match place {
+                Place::Local(u) => masked.iter().find(|m| m.0 == *u).and_then(|(_, from, mask)| {
+                    let (root, text) = raw_key(cx, &fact_local, from).filter(|k| k.1.starts_with('*'))?;
+                    Some((root, format!("{text}&{mask}")))
+                }),
+                _ => None,
+            };
+            let Some(k) = masked_key.or_else(|| raw_key(cx, &fact_local, place)) else { continue };
             // Only a test after some site can be decided by a site's pass; earlier ones can
             // still teach (`must_at_entry`) what a later test of the same key is.
             let after_site = cx.dag.order[bi] >= first_site;
@@ -787,6 +796,39 @@ fn folded_test<'k>(cx: &FnCx, kind: &'k CondKind, node: DagNode) -> std::borrow:
     }
 }
 
+/// Temporaries that hold bits of a memory place and nothing else (`t = var->attributes;
+/// u = t & F`): `(u, the place, F)`. A test of `u` is a test of the masked key `*.attributes&F`,
+/// a value of its own that every write of the place changes (`starts_at_boundary` takes `&` as
+/// a step of the path), so that two bit tests of one field correlate where facts follow it:
+/// across a join whose other side wrote the field (`assoc_p (var)` in bash), which shares no
+/// atom.
+fn masked_loads<'f>(cx: &FnCx<'f>) -> Vec<(LocalId, &'f Place, i64)> {
+    let func = cx.func;
+    let loaded = |t: LocalId| -> Option<&Place> {
+        let mut defs =
+            func.stmts.iter().filter(|st| matches!(st, Stmt::Assign { dst: Place::Local(d), .. } if *d == t));
+        match (defs.next(), defs.next()) {
+            (Some(Stmt::Assign { src: Rvalue::Use(Operand::Place(p)), .. }), None) if !matches!(p, Place::Local(_)) => {
+                Some(p)
+            }
+            _ => None,
+        }
+    };
+    func.bits
+        .iter()
+        .filter(|(_, b)| b.ones == 0 && b.from_base != 0 && b.from_base != -1)
+        .filter_map(|(sid, b)| {
+            let Stmt::Assign { dst: Place::Local(u), .. } = func.stmt(*sid) else { return None };
+            let base = b.base?;
+            if func.local(*u).kind != crate::ir::LocalKind::Temp || func.local(base).kind != crate::ir::LocalKind::Temp
+            {
+                return None;
+            }
+            Some((*u, loaded(base)?, b.from_base))
+        })
+        .collect()
+}
+
 /// Locals whose value facts may be about: scalars (tracked or not) whose address, if taken, only
 /// goes straight into call arguments (`f(&rc)`), where the call's kills cover it.
 fn fact_locals(cx: &FnCx) -> Vec<bool> {
@@ -1035,7 +1077,7 @@ fn last_field(place: &Place) -> Option<&str> {
 
 /// `text` starts with `prefix`, and ends there or continues with another step.
 fn starts_at_boundary(text: &str, prefix: &str) -> bool {
-    text.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '[']))
+    text.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '[', '&']))
 }
 
 fn prefix_related(a: &str, b: &str) -> bool {
@@ -1087,6 +1129,8 @@ impl KeyIndex {
                 continue;
             }
             ix.by_group.entry(g).or_default().push(i);
+            // A masked key (`*.attributes&64`) is written by what writes its place.
+            let text = text.split_once('&').map_or(text.as_str(), |t| t.0);
             let mut fields: Vec<&str> =
                 text.split(['*', '[', ']']).flat_map(|s| s.split('.')).filter(|f| !f.is_empty()).collect();
             fields.sort_unstable();
@@ -1224,6 +1268,27 @@ impl Groups {
         let n = func.locals.len();
         let mut g = Groups { parent: (0..n as u32).collect(), edges: HashMap::new() };
         let mut below: Vec<(LocalId, LocalId)> = Vec::new();
+        // Temporaries holding the address of a local (`&t`): as a call's argument, the slot the
+        // callee stores a second result into (`var = find (s, &t, &len)`), not an object the
+        // result is loaded from. An edge from it would put the result below `t`, and every
+        // later call given `t` would then reach (and kill what is known of) `var->attributes`.
+        let out_slots: Vec<LocalId> = {
+            let mut v: Vec<LocalId> = func
+                .stmts
+                .iter()
+                .filter_map(|st| match st {
+                    Stmt::Assign { dst: Place::Local(t), src: Rvalue::AddrOf(Place::Local(_)) }
+                        if func.local(*t).kind == crate::ir::LocalKind::Temp =>
+                    {
+                        Some(*t)
+                    }
+                    _ => None,
+                })
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
         for (si, st) in func.stmts.iter().enumerate() {
             match st {
                 Stmt::Assign { dst: Place::Local(l), src } => match src {
@@ -1266,6 +1331,7 @@ impl Groups {
                         None => {
                             for a in args {
                                 if let Some(r) = match a {
+                                    Operand::Place(Place::Local(t)) if out_slots.binary_search(t).is_ok() => None,
                                     Operand::Place(p) => p.root_local(),
                                     _ => None,
                                 } {
