@@ -143,6 +143,74 @@ impl Fact {
     }
 }
 
+/// The test of a followed key that ends a block: `key op constant` (a branch), or a `switch`
+/// on the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyTest {
+    Cmp(u32, CmpOp, i64),
+    Switch(u32),
+}
+
+impl KeyTest {
+    pub fn key(self) -> u32 {
+        match self {
+            KeyTest::Cmp(k, ..) | KeyTest::Switch(k) => k,
+        }
+    }
+
+    /// What the test at the end of `block` says on its edge into `target`.
+    pub fn edge(self, block: &crate::ir::Block, target: crate::ir::BlockId) -> EdgeFact {
+        let rule = match (self, &block.term) {
+            (KeyTest::Cmp(_, op, c), Terminator::Branch { then_, .. }) => EdgeRule::Holds(op, c, target == *then_),
+            (KeyTest::Switch(_), Terminator::Switch { cases, default, .. }) => {
+                let into: Vec<i64> = cases.iter().filter(|c| c.1 == target).map(|c| c.0).collect();
+                if target == *default {
+                    EdgeRule::Default(cases.iter().filter(|c| c.1 != target).map(|c| c.0).collect())
+                } else {
+                    EdgeRule::Cases(into)
+                }
+            }
+            _ => EdgeRule::Default(Vec::new()),
+        };
+        EdgeFact { key: self.key(), rule }
+    }
+}
+
+/// What a test says of its key on one edge (`KeyTest::edge`).
+pub struct EdgeFact {
+    pub key: u32,
+    rule: EdgeRule,
+}
+
+enum EdgeRule {
+    /// `key op c` holds on this edge (`true`) or not.
+    Holds(CmpOp, i64, bool),
+    /// The key is one of these case values.
+    Cases(Vec<i64>),
+    /// The `default` of a switch: the key is none of these values (the cases going elsewhere).
+    Default(Vec<i64>),
+}
+
+impl EdgeFact {
+    /// The fact the edge teaches, where one fact can say it (a range over the case values).
+    pub fn learned(&self) -> Option<Fact> {
+        match &self.rule {
+            EdgeRule::Holds(op, c, holds) => Some(Fact::learned(*op, *c, *holds)),
+            EdgeRule::Cases(v) => Some(Fact::In(*v.iter().min()?, *v.iter().max()?)),
+            EdgeRule::Default(_) => None,
+        }
+    }
+
+    /// A value the fact allows never takes this edge.
+    pub fn ruled_out(&self, f: Fact) -> bool {
+        match &self.rule {
+            EdgeRule::Holds(op, c, holds) => f.decides(*op, *c) == Some(!holds),
+            EdgeRule::Cases(v) => v.iter().all(|c| f.decides(CmpOp::Eq, *c) == Some(false)),
+            EdgeRule::Default(others) => others.iter().any(|c| f.decides(CmpOp::Eq, *c) == Some(true)),
+        }
+    }
+}
+
 /// What one statement does to the fact keys.
 #[derive(Clone, Debug, Default)]
 pub struct FactStmt {
@@ -174,8 +242,8 @@ pub struct Facts {
     /// (root local, access path text: `""` for the local itself, `*.rc`, `*`, `.len`).
     pub keys: Vec<(LocalId, String)>,
     index: HashMap<(LocalId, String), u32>,
-    /// Per block: the branch's test of a key against a constant, as `key op constant`.
-    pub tests: Vec<Option<(u32, CmpOp, i64)>>,
+    /// Per block: the branch's test of a key against a constant, or the switch on a key.
+    pub tests: Vec<Option<KeyTest>>,
     /// Keys below a pointer parameter (`p->rc`, `*pRc`, `*mustfree`) of a function that returns
     /// a pointer: their value where a fresh cell is returned goes into the summary
     /// (`Summary::ret_values`).
@@ -215,9 +283,23 @@ impl Facts {
         // Per tracked local key: the reaching definitions of its first test, and whether every
         // test sees the same ones.
         let mut first_defs: HashMap<LocalId, (u32, bool)> = HashMap::new();
-        let mut block_tests: Vec<Option<((LocalId, String), CmpOp, i64)>> = vec![None; func.blocks.len()];
+        // Per block: the key tested, with `key op constant` (`None`: a switch on the key).
+        type BlockTest = ((LocalId, String), Option<(CmpOp, i64)>);
+        let mut block_tests: Vec<Option<BlockTest>> = vec![None; func.blocks.len()];
         let masked = masked_loads(cx);
         for (bi, b) in func.blocks.iter().enumerate() {
+            if let Terminator::Switch { on: Operand::Place(p), cases, .. } = &b.term {
+                let Some(k) = raw_key(cx, &fact_local, p).filter(|_| !cases.is_empty()) else { continue };
+                let after_site = cx.dag.order[bi] >= first_site;
+                // Not one condition with the branches' tests (they are kept apart by atoms).
+                first_kind.entry(k.clone()).or_insert(CondKind::Opaque);
+                let n = tested.entry(k.clone()).or_insert((0, false, true));
+                n.0 += 1;
+                n.1 |= after_site;
+                n.2 = false;
+                block_tests[bi] = Some((k, None));
+                continue;
+            }
             let Terminator::Branch { cond, then_, else_ } = &b.term else { continue };
             if then_ == else_ {
                 continue;
@@ -252,7 +334,7 @@ impl Facts {
             n.0 += 1;
             n.1 |= after_site;
             n.2 &= same;
-            block_tests[bi] = Some((k, op, c));
+            block_tests[bi] = Some((k, Some((op, c))));
         }
         let returns_pointer = func.returns_pointer;
         // A count below a parameter that the function steps (`(*n)++`, `sb->len++`) may be what
@@ -346,8 +428,17 @@ impl Facts {
         }
         let index: HashMap<(LocalId, String), u32> =
             chosen.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
-        let tests =
-            block_tests.into_iter().map(|t| t.and_then(|(k, op, c)| index.get(&k).map(|i| (*i, op, c)))).collect();
+        let tests = block_tests
+            .into_iter()
+            .map(|t| {
+                let (k, cmp) = t?;
+                let i = *index.get(&k)?;
+                Some(match cmp {
+                    Some((op, c)) => KeyTest::Cmp(i, op, c),
+                    None => KeyTest::Switch(i),
+                })
+            })
+            .collect();
         let ret_keys = if returns_pointer || steps_counts {
             chosen
                 .iter()
@@ -592,8 +683,8 @@ impl Followed {
             let set = |cur: &mut Vec<u64>, k: u32| cur[k as usize / 64] |= 1 << (k % 64);
             let block = cx.func.block(cx.dag.block[nd.index()]);
             if !cx.dag.is_copy(*nd) {
-                if let Some((k, _, _)) = facts.tests[cx.dag.block[nd.index()].index()] {
-                    set(&mut cur, k);
+                if let Some(t) = facts.tests[cx.dag.block[nd.index()].index()] {
+                    set(&mut cur, t.key());
                 }
             }
             if matches!(block.term, Terminator::Return(_)) {
@@ -682,11 +773,11 @@ impl Followed {
             }
             let copy = cx.dag.is_copy(*nd);
             let test = if copy { None } else { facts.tests[cx.dag.block[nd.index()].index()] };
-            let (then_block, null_side) = match &cx.func.block(cx.dag.block[nd.index()]).term {
-                Terminator::Branch { then_, else_, cond } => {
-                    (Some(*then_), if copy { None } else { self.null_param_side(facts, cx, *nd, cond, *then_, *else_) })
+            let null_side = match &cx.func.block(cx.dag.block[nd.index()]).term {
+                Terminator::Branch { then_, else_, cond } if !copy => {
+                    self.null_param_side(facts, cx, *nd, cond, *then_, *else_)
                 }
-                _ => (None, None),
+                _ => None,
             };
             for (t, _) in &cx.dag.succs[nd.index()] {
                 // Locals a later loop iteration redefined (`Dag::kills`) lose their facts.
@@ -696,10 +787,10 @@ impl Followed {
                     .filter(|f| self.live(*t, f.0) && !kills.contains(&facts.keys[f.0 as usize].0))
                     .map(|f| (f.0, f.1))
                     .collect();
-                if let Some((k, op, c)) = test {
-                    if self.live(*t, k) {
-                        let holds = Some(cx.dag.block[t.index()]) == then_block;
-                        out.push((k, Fact::learned(op, c, holds)));
+                if let Some(test) = test.filter(|kt| self.live(*t, kt.key())) {
+                    let edge = test.edge(cx.func.block(cx.dag.block[nd.index()]), cx.dag.block[t.index()]);
+                    if let Some(f) = edge.learned() {
+                        out.push((edge.key, f));
                     }
                 }
                 out.sort_unstable();
@@ -1403,6 +1494,34 @@ impl Groups {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::{Block, BlockId, Loc};
+
+    #[test]
+    fn switch_edges_learn_and_are_ruled_out() {
+        let (b1, b2, b3) = (BlockId::from_usize(1), BlockId::from_usize(2), BlockId::from_usize(3));
+        let block = Block {
+            stmts: Vec::new(),
+            // case '}': b1; case '%': case '#': b2; default: b3.
+            term: Terminator::Switch { on: Operand::Const(0), cases: vec![(125, b1), (37, b2), (35, b2)], default: b3 },
+            term_loc: Loc { file: crate::ir::FileId(0), line: 1, col: 1 },
+        };
+        let test = KeyTest::Switch(0);
+        let (brace, pct, other) = (test.edge(&block, b1), test.edge(&block, b2), test.edge(&block, b3));
+        assert_eq!(brace.learned(), Some(Fact::In(125, 125)));
+        assert_eq!(pct.learned(), Some(Fact::In(35, 37)));
+        assert_eq!(other.learned(), None);
+        // `c != '}'` rules out the case of '}', and only that one.
+        let ne = Fact::learned(CmpOp::Ne, 125, true);
+        assert!(brace.ruled_out(ne));
+        assert!(!pct.ruled_out(ne) && !other.ruled_out(ne));
+        // `c == '%'` rules out every edge but the one of its case, the default included.
+        let pinned = Fact::In(37, 37);
+        assert!(brace.ruled_out(pinned) && other.ruled_out(pinned));
+        assert!(!pct.ruled_out(pinned));
+        // A value no case names takes the default only.
+        let unnamed = Fact::In(1, 1);
+        assert!(brace.ruled_out(unnamed) && pct.ruled_out(unnamed) && !other.ruled_out(unnamed));
+    }
 
     #[test]
     fn learned_facts_decide_later_tests() {

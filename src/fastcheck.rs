@@ -1301,7 +1301,7 @@ fn flow(
         // cut there, as above.
         let same = st.values.equal_at(cx, guards, *nd);
         let fact_test = match &block.term {
-            Terminator::Branch { .. } if use_facts && !cx.dag.is_copy(*nd) => {
+            Terminator::Branch { .. } | Terminator::Switch { .. } if use_facts && !cx.dag.is_copy(*nd) => {
                 cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten()
             }
             _ => None,
@@ -1333,10 +1333,10 @@ fn flow(
             }
             // A test of a value known on some paths (a constant it was assigned, what an earlier
             // test of it said): those paths go one way only. The cut paths become exits, as below.
-            if let Some((k, op, c)) = fact_test {
-                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+            let edge_fact = fact_test.map(|kt| kt.edge(block, cx.dag.block[t.index()]));
+            if let Some(edge) = &edge_fact {
                 for (z, f, g) in &st.facts {
-                    if *z == k && f.decides(op, c) == Some(!is_then) {
+                    if *z == edge.key && edge.ruled_out(*f) {
                         let cut = guards.and_all([st.p, l, *g]);
                         if cut != GuardId::FALSE {
                             events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
@@ -1408,10 +1408,7 @@ fn flow(
             // so an earlier fact of the same value that it implies adds nothing.
             // Facts are only ever gathered with `followed`.
             let live = |k: u32| followed.is_some_and(|f| f.live(*t, k));
-            let learned = fact_test.filter(|(k, _, _)| live(*k)).map(|(k, op, c)| {
-                let is_then = Some(cx.dag.block[t.index()]) == then_block;
-                (k, crate::facts::Fact::learned(op, c, is_then))
-            });
+            let learned = edge_fact.filter(|e| live(e.key)).and_then(|e| Some((e.key, e.learned()?)));
             out.facts.retain_mut(|(k, f, g)| {
                 if !live(*k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
                     return false;
