@@ -781,6 +781,22 @@ fn flow_site(
             }
         }
     }
+    // The status an out-parameter allocator returns where its cell exists (`ret = vasprintf
+    // (&s, ..)` is at least 0): a later test that finds it failed is not taken on this pass.
+    if let (Some(m), true, SiteSlot::Arg(_) | SiteSlot::ArgPath(..)) = (cx.model(stmt), with_facts, &slot) {
+        let ok = match crate::cfg::call_success(m) {
+            Some(crate::libmodel::Success::RetNonNegative) => Some(crate::facts::Fact::In(0, i64::MAX)),
+            Some(crate::libmodel::Success::RetZero) => Some(crate::facts::Fact::In(0, 0)),
+            Some(crate::libmodel::Success::Range { ok, .. }) => Some(crate::facts::Fact::In(ok.0, ok.1)),
+            _ => None,
+        };
+        if let (Some(f), Stmt::Call { dst: Some(Place::Local(r)), .. }) = (ok, cx.func.stmt(stmt)) {
+            if let Some(k) = cx.facts.key(*r, "") {
+                init.retain(|x| x.0 != k);
+                init.push((k, f, GuardId::TRUE));
+            }
+        }
+    }
     let mut rets = Vec::new();
     let mut unknown_held = HeldAtReturns::default();
     let events = flow(
@@ -1415,6 +1431,11 @@ fn flow(
                 }
                 // Most facts hold on every path reaching here: their guard is `p`.
                 *g = if *g == here { p } else { guards.and(*g, l) };
+                // Where an earlier fact of the value holds, the test's holds too (`ret >= 0`
+                // from the call, then `ret <= 0`: `ret == 0` there).
+                if let Some((_, lf)) = learned.filter(|(lk, _)| *lk == *k) {
+                    *f = f.meet(lf);
+                }
                 *g != GuardId::FALSE
             });
             if let Some((k, f)) = learned {
