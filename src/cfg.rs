@@ -771,6 +771,12 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// The index of the first statement of `node` that defines local `x` (`defined_locals`).
+    pub fn first_def(&self, node: DagNode, x: LocalId) -> Option<u32> {
+        let defs = self.block_defs.of(self.dag.block[node.index()].index());
+        defs.iter().find(|d| d.0 == x).map(|d| d.1)
+    }
+
     /// Reaching definitions of `x` just before statement `idx` of `node` (idx = len: before the
     /// terminator). Sorted.
     pub fn reaching_defs(&self, x: LocalId, node: DagNode, idx: usize) -> std::rc::Rc<[Def]> {
