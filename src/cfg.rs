@@ -771,6 +771,12 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// The index of the first statement of `node` that defines local `x` (`defined_locals`).
+    pub fn first_def(&self, node: DagNode, x: LocalId) -> Option<u32> {
+        let defs = self.block_defs.of(self.dag.block[node.index()].index());
+        defs.iter().find(|d| d.0 == x).map(|d| d.1)
+    }
+
     /// Reaching definitions of `x` just before statement `idx` of `node` (idx = len: before the
     /// terminator). Sorted.
     pub fn reaching_defs(&self, x: LocalId, node: DagNode, idx: usize) -> std::rc::Rc<[Def]> {
@@ -795,6 +801,13 @@ impl<'a> FnCx<'a> {
     fn defs_at_entry(&self, x: LocalId, node: DagNode) -> u32 {
         let mut memo = self.rd_memo.borrow_mut();
         let (sets, by_local) = &mut *memo;
+        let defined = self.local_defs.of(x.index());
+        // A local no statement defines (a parameter only read) holds its entry value everywhere:
+        // no later iteration redefines it either (`Dag::exit_kills` are definitions). Only
+        // globals and memory slots are not so plain (a later iteration's value is not followed).
+        if defined.is_empty() && x.index() < self.func.locals.len() {
+            return sets.intern(&[Def::Entry]);
+        }
         let at = by_local.entry(x).or_insert_with(|| NodeMemo::new(self.dag.len(), &self.budget));
         if let Some(id) = at.get(node.0) {
             return id;
@@ -806,13 +819,14 @@ impl<'a> FnCx<'a> {
         // Backwards from `node`, on demand: most locals are defined a block or two before they
         // are tested, so the search stops there; whatever it computes on the way is kept. An
         // explicit stack, so deep CFGs cannot overflow the native one.
-        let defined = self.local_defs.of(x.index());
         let def_in = |v: DagNode| -> Option<u32> {
             defined.binary_search_by_key(&self.dag.block[v.index()], |d| d.0).ok().map(|j| defined[j].1)
         };
         let entry_set = sets.intern(&[Def::Entry]);
         let mut stack = vec![node];
         let mut union: Vec<Def> = Vec::new();
+        // The set at the exit of each predecessor of the node at hand.
+        let mut exits: Vec<u32> = Vec::new();
         while let Some(&v) = stack.last() {
             if at.contains(v.0) {
                 stack.pop();
@@ -844,21 +858,17 @@ impl<'a> FnCx<'a> {
                     None => at.get(p.0).expect("a predecessor's entry is computed first"),
                 }
             };
-            let id = match preds.split_first() {
+            exits.clear();
+            exits.extend(preds.iter().map(|p| exit(*p, sets)));
+            let id = match exits.split_first() {
                 None => entry_set,
-                Some((first, rest)) => {
-                    let e = exit(*first, sets);
-                    let mut same = true;
-                    for p in rest {
-                        same &= exit(*p, sets) == e;
-                    }
-                    if same {
+                Some((&e, rest)) => {
+                    if rest.iter().all(|id| *id == e) {
                         e
                     } else {
                         union.clear();
-                        for p in preds {
-                            let id = exit(*p, sets);
-                            union.extend_from_slice(&sets.sets[id as usize]);
+                        for id in &exits {
+                            union.extend_from_slice(&sets.sets[*id as usize]);
                         }
                         union.sort_unstable();
                         union.dedup();
@@ -2604,37 +2614,61 @@ fn must_defined<I: Iterator<Item = usize>>(
         d.dedup();
         d
     };
-    // `None`: not reached yet (the top of the lattice).
+    // Forward edges form a DAG, so in topological order each block's predecessors are final
+    // before it: one pass gives the fixpoint (sweeps in block order took several on big loops).
+    // A block no path from the header reaches gets nothing.
     let mut out: HashMap<usize, Vec<LocalId>> = HashMap::new();
     out.insert(h, Vec::new());
-    let own: HashMap<usize, Vec<LocalId>> = body.iter().map(|&b| (b, defs_of(b))).collect();
-    loop {
-        let mut changed = false;
-        for &b in body {
-            if b == h {
-                continue;
-            }
-            let mut meet: Option<Vec<LocalId>> = None;
-            for p in forward_preds(b) {
-                let Some(o) = out.get(&p) else { continue };
-                meet = Some(match meet {
-                    None => o.clone(),
-                    Some(m) => m.into_iter().filter(|l| o.binary_search(l).is_ok()).collect(),
-                });
-            }
-            let Some(mut v) = meet else { continue };
-            v.extend_from_slice(&own[&b]);
-            v.sort_unstable();
-            v.dedup();
-            if out.get(&b) != Some(&v) {
-                out.insert(b, v);
-                changed = true;
-            }
+    for b in topological(body, &forward_preds) {
+        if b == h {
+            continue;
         }
-        if !changed {
-            return out;
+        let mut meet: Option<Vec<LocalId>> = None;
+        for p in forward_preds(b) {
+            let Some(o) = out.get(&p) else { continue };
+            meet = Some(match meet {
+                None => o.clone(),
+                Some(m) => m.into_iter().filter(|l| o.binary_search(l).is_ok()).collect(),
+            });
+        }
+        let Some(mut v) = meet else { continue };
+        v.extend(defs_of(b));
+        v.sort_unstable();
+        v.dedup();
+        out.insert(b, v);
+    }
+    out
+}
+
+/// The blocks of `body` (sorted), each after its predecessors in it (`preds`, acyclic): a
+/// depth-first search over the predecessors, each block emitted when they all are.
+fn topological<I: Iterator<Item = usize>>(body: &[usize], preds: &impl Fn(usize) -> I) -> Vec<usize> {
+    let pos = |b: usize| body.binary_search(&b).ok();
+    let mut seen = vec![false; body.len()];
+    let mut order = Vec::with_capacity(body.len());
+    let mut stack: Vec<(usize, I)> = Vec::new();
+    for (i, &root) in body.iter().enumerate() {
+        if seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        stack.push((root, preds(root)));
+        while let Some((b, ps)) = stack.last_mut() {
+            match ps.next() {
+                Some(p) => {
+                    if let Some(j) = pos(p).filter(|&j| !seen[j]) {
+                        seen[j] = true;
+                        stack.push((p, preds(p)));
+                    }
+                }
+                None => {
+                    order.push(*b);
+                    stack.pop();
+                }
+            }
         }
     }
+    order
 }
 
 /// `budget`: past it, the loops not handled yet get no exits from their header copies and the

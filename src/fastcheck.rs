@@ -3213,9 +3213,13 @@ impl<'c> Later<'c> {
 /// What node `v`'s statements do to local `x` first, for `Later::surely`: with `frees`, a free
 /// of `x` (`Some(true)`) or a definition (`Some(false)`); without, any definition (`Some(true)`).
 fn later_effect(cx: &FnCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
-    let mut defs = Vec::new();
-    for sid in cx.stmts_of(v) {
-        if frees {
+    // The node's definitions are indexed (`FnCx::first_def`): only a free needs the statements,
+    // and only those up to the first definition.
+    let def = cx.first_def(v, x);
+    if frees {
+        let stmts = cx.stmts_of(v);
+        let upto = def.map_or(stmts.len(), |i| i as usize + 1);
+        for sid in &stmts[..upto] {
             if let Stmt::Call { args, .. } = cx.func.stmt(*sid) {
                 let model = cx.model(*sid);
                 let freed = args.iter().enumerate().any(|(i, a)| {
@@ -3227,13 +3231,8 @@ fn later_effect(cx: &FnCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> 
                 }
             }
         }
-        defs.clear();
-        cx.defined_locals(*sid, &mut defs);
-        if defs.contains(&x) {
-            return Some(!frees);
-        }
     }
-    None
+    def.map(|_| !frees)
 }
 
 fn redefine_unknown(cx: &FnCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {

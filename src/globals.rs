@@ -27,14 +27,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{BlockId, Callee, Function, Place, Program, Stmt, Terminator};
+use crate::ir::{Callee, Function, Place, Program, Stmt, Terminator};
 
 /// Name → the value a fixed global holds.
 pub type Fixed = HashMap<String, i64>;
 
 /// The fixed globals of `program`.
 pub fn fixed(program: &Program) -> Fixed {
-    let candidates: HashMap<&str, i64> = program
+    let candidates: hashbrown::HashMap<&str, i64> = program
         .scalar_globals
         .iter()
         .filter(|(name, _, _)| program.global_addrs.binary_search(name).is_err())
@@ -44,7 +44,7 @@ pub fn fixed(program: &Program) -> Fixed {
         return Fixed::new();
     }
     // The functions that store to each candidate.
-    let mut writers: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut writers: hashbrown::HashMap<&str, Vec<usize>> = hashbrown::HashMap::new();
     for (i, f) in program.functions.iter().enumerate() {
         for s in &f.stmts {
             let dst = match s {
@@ -59,7 +59,7 @@ pub fn fixed(program: &Program) -> Fixed {
         }
     }
     let ends = if writers.is_empty() { Vec::new() } else { noreturn(program) };
-    let by_usr: HashMap<&str, usize> =
+    let by_usr: hashbrown::HashMap<&str, usize> =
         program.functions.iter().enumerate().rev().map(|(i, f)| (f.usr.as_str(), i)).collect();
     candidates
         .into_iter()
@@ -73,7 +73,7 @@ pub fn fixed(program: &Program) -> Fixed {
 /// while reading options) nor a function that only loops forever (an event loop's `got_signal =
 /// 0`): some block of it ends the program (a call to `exit` or to a function that never
 /// returns).
-fn on_the_way_out(program: &Program, by_usr: &HashMap<&str, usize>, ends: &[bool], i: usize) -> bool {
+fn on_the_way_out(program: &Program, by_usr: &hashbrown::HashMap<&str, usize>, ends: &[bool], i: usize) -> bool {
     let f = &program.functions[i];
     if !ends[i] || f.name == "main" {
         return false;
@@ -111,31 +111,32 @@ pub fn seen_partly(program: &mut Program) {
 
 /// Per function: it never returns (see the module's invariants).
 pub fn noreturn(program: &Program) -> Vec<bool> {
-    let by_usr: HashMap<&str, usize> =
+    let by_usr: hashbrown::HashMap<&str, usize> =
         program.functions.iter().enumerate().rev().map(|(i, f)| (f.usr.as_str(), i)).collect();
-    // The defined functions each function calls directly, per block.
-    let callees = |f: &Function, b: BlockId| -> Vec<usize> {
-        f.blocks[b.index()]
-            .stmts
-            .iter()
-            .filter_map(|sid| match f.stmt(*sid) {
-                Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => by_usr.get(usr.as_str()).copied(),
-                _ => None,
-            })
-            .collect()
-    };
-    let calls: Vec<Vec<Vec<usize>>> = program
+    // The defined functions each function calls directly, with the block of the call, in block
+    // order: one list per function (a list per block was most of this pass's allocations).
+    let calls: Vec<Vec<(usize, usize)>> = program
         .functions
         .iter()
-        .map(|f| (0..f.blocks.len()).map(|b| callees(f, BlockId::from_usize(b))).collect())
+        .map(|f| {
+            let mut calls = Vec::new();
+            for (b, block) in f.blocks.iter().enumerate() {
+                for sid in &block.stmts {
+                    if let Stmt::Call { callee: Callee::Direct { usr, .. }, .. } = f.stmt(*sid) {
+                        calls.extend(by_usr.get(usr.as_str()).map(|c| (b, *c)));
+                    }
+                }
+            }
+            calls
+        })
         .collect();
     // A worklist over callers: a function is looked at again only when one of its callees
     // turned out never to return, so a long chain of such functions costs one pass each.
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); program.functions.len()];
-    for (i, blocks) in calls.iter().enumerate() {
-        for c in blocks.iter().flatten() {
-            if callers[*c].last() != Some(&i) {
-                callers[*c].push(i);
+    for (i, calls) in calls.iter().enumerate() {
+        for &(_, c) in calls {
+            if callers[c].last() != Some(&i) {
+                callers[c].push(i);
             }
         }
     }
@@ -152,18 +153,19 @@ pub fn noreturn(program: &Program) -> Vec<bool> {
 }
 
 /// A `return` of `f` is reachable from its entry, where blocks calling a function that never
-/// returns (`ends`) go nowhere.
-fn returns(f: &Function, calls: &[Vec<usize>], ends: &[bool]) -> bool {
+/// returns (`ends`; `calls`: (block, callee)) go nowhere.
+fn returns(f: &Function, calls: &[(usize, usize)], ends: &[bool]) -> bool {
     if f.blocks.is_empty() {
         return true;
     }
-    let mut seen: HashSet<usize> = HashSet::new();
+    let mut stops = vec![false; f.blocks.len()];
+    for &(b, c) in calls {
+        stops[b] |= ends[c];
+    }
+    let mut seen = vec![false; f.blocks.len()];
     let mut stack = vec![f.entry.index()];
     while let Some(b) = stack.pop() {
-        if !seen.insert(b) {
-            continue;
-        }
-        if calls[b].iter().any(|c| ends[*c]) {
+        if std::mem::replace(&mut seen[b], true) || stops[b] {
             continue;
         }
         let term = &f.blocks[b].term;
