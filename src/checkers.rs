@@ -281,7 +281,11 @@ fn branch_text(func: &Function, block: crate::ir::BlockId, taken: bool) -> (Stri
 fn case_text(func: &Function, block: crate::ir::BlockId, target: crate::ir::BlockId) -> String {
     match &func.block(block).term {
         Terminator::Switch { cases, .. } => {
-            let values: Vec<String> = cases.iter().filter(|c| c.1 == target).map(|c| c.0.to_string()).collect();
+            let values: Vec<String> = cases
+                .iter()
+                .filter(|c| c.1 == target)
+                .map(|c| func.case_label(block, c.0).map_or_else(|| c.0.to_string(), str::to_string))
+                .collect();
             if values.is_empty() {
                 "the switch's default".to_string()
             } else {

@@ -3670,6 +3670,7 @@ mod tests {
                     lowering_notes: Vec::new(),
                     bits: Vec::new(),
                     steps: Vec::new(),
+                    case_labels: Vec::new(),
                 },
             }
         }

@@ -140,6 +140,9 @@ pub struct Function {
     /// and whether the integer is unsigned (at least 0 before the step, so at least `k` after
     /// an increment: `sb->len++` on a `size_t`). Counter facts (`facts::FactGen::Step`) read them.
     pub steps: Vec<(StmtId, i64, bool)>,
+    /// The source text of `case` labels that are not plain numbers (`'$'`, `RBRACE`,
+    /// `TOK_WORD`), by switch block and value, sorted: how messages name a case.
+    pub case_labels: Vec<(BlockId, i64, String)>,
 }
 
 impl Function {
@@ -164,6 +167,11 @@ impl Function {
     /// What the bitwise expression assignment `s` stores says of the value's bits.
     pub fn bits_of(&self, s: StmtId) -> Option<&Bits> {
         self.bits.binary_search_by_key(&s, |b| b.0).ok().map(|i| &self.bits[i].1)
+    }
+    /// The source text of the `case` label of value `v` in the switch ending block `b`.
+    pub fn case_label(&self, b: BlockId, v: i64) -> Option<&str> {
+        let i = self.case_labels.binary_search_by(|(cb, cv, _)| (*cb, *cv).cmp(&(b, v))).ok()?;
+        Some(&self.case_labels[i].2)
     }
     /// The constant statement `s` adds to the integer it stores into, if it is such a step.
     pub fn step_of(&self, s: StmtId) -> Option<(i64, bool)> {

@@ -313,6 +313,7 @@ mod tests {
             lowering_notes: vec![],
             bits: vec![],
             steps: vec![],
+            case_labels: vec![],
         };
         (
             Program {

@@ -452,10 +452,12 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         lowering_notes,
         bits,
         steps,
+        case_labels,
     } = f;
     let mut files = FileNumbering { files, seen: Vec::new() };
     let mut w = Feed(Vec::with_capacity(4096));
-    (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps).hash(&mut w);
+    (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps, case_labels)
+        .hash(&mut w);
     files.loc(*loc).hash(&mut w);
     w.write_usize(locals.len());
     for d in locals {
@@ -578,6 +580,7 @@ mod tests {
             lowering_notes: Vec::new(),
             bits: Vec::new(),
             steps: Vec::new(),
+            case_labels: Vec::new(),
         }
     }
 

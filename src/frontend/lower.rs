@@ -815,6 +815,8 @@ pub(super) struct CleanupScope {
 #[derive(Default)]
 pub(super) struct SwitchCtx {
     pub cases: Vec<(i64, BlockId)>,
+    /// The text of labels that are not plain numbers, by value (`Function::case_labels`).
+    pub labels: Vec<(i64, String)>,
     pub default: Option<BlockId>,
     /// A block reached by a case range too large to expand: used as `default` if there is none.
     pub range_default: Option<BlockId>,
@@ -853,6 +855,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub bits: Vec<(StmtId, Bits)>,
     /// `Function::steps`, in statement order.
     pub steps: Vec<(StmtId, i64, bool)>,
+    /// `Function::case_labels`, unsorted.
+    pub case_labels: Vec<(BlockId, i64, String)>,
     /// The compound statements around the statement being lowered, innermost last.
     pub scopes: Vec<CleanupScope>,
     /// The function's body, to find the statements around a label a `goto` leaves for.
@@ -890,6 +894,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         n_temps: 0,
         bits: Vec::new(),
         steps: Vec::new(),
+        case_labels: Vec::new(),
         scopes: Vec::new(),
         body: None,
     };
@@ -1145,6 +1150,12 @@ impl Lowerer<'_, '_, '_> {
             lowering_notes: self.notes,
             bits: self.bits,
             steps: self.steps,
+            case_labels: {
+                let mut v = self.case_labels;
+                v.sort();
+                v.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+                v
+            },
         }
     }
 
@@ -1557,6 +1568,7 @@ impl Lowerer<'_, '_, '_> {
             self.note(loc, "a large `case` range is only reachable by fall-through (there is a `default`)");
         }
         let default = ctx.default.or(ctx.range_default).unwrap_or(after);
+        self.case_labels.extend(ctx.labels.into_iter().map(|(v, t)| (dispatch, v, t)));
         self.blocks[dispatch.index()].term = Some((Terminator::Switch { on, cases: ctx.cases, default }, loc));
         self.cur = Some(after);
     }
@@ -1580,7 +1592,19 @@ impl Lowerer<'_, '_, '_> {
                 let hi = if kids.len() == 3 { kids.get(1).and_then(|k| k.eval_int()) } else { lo };
                 let cloc = self.loc(c);
                 match (lo, hi) {
-                    (Some(lo), Some(hi)) => self.add_case(lo, hi, b, cloc),
+                    (Some(lo), Some(hi)) => {
+                        // Messages name a case as it is written (`case '$'`, `case RBRACE`).
+                        if lo == hi {
+                            if let Some(t) = kids.first().and_then(|k| self.cx.text_of(*k)) {
+                                if t != lo.to_string() {
+                                    if let Some(sw) = self.switches.last_mut() {
+                                        sw.labels.push((lo, t));
+                                    }
+                                }
+                            }
+                        }
+                        self.add_case(lo, hi, b, cloc)
+                    }
                     _ => self.note(cloc, "`case` value is not a constant; reachable only by fall-through"),
                 }
             }

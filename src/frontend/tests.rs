@@ -968,3 +968,22 @@ fn collapsed_whitespace_is_split_whitespaces() {
         assert_eq!(lower::collapse_whitespace(t), expected(t), "{t:?}");
     }
 }
+
+#[test]
+fn case_labels_keep_their_source_text() {
+    let (prog, _) = lower_src(
+        "enum color { RED, GREEN };\n\
+         #define RBRACE '}'\n\
+         int f(int c, enum color k) {\n\
+           switch (c) { case '$': return 1; case RBRACE: return 2; case 7: return 3; case 10 ... 12: return 4; }\n\
+           switch (k) { case GREEN: return 5; default: return 6; }\n\
+         }\n",
+    );
+    let f = func(&prog, "f");
+    let labels: Vec<(i64, &str)> = f.case_labels.iter().map(|(_, v, t)| (*v, t.as_str())).collect();
+    // Plain numbers and ranges are shown as their values; the rest as written.
+    assert_eq!(labels, [(36, "'$'"), (125, "RBRACE"), (1, "GREEN")]);
+    let (b, v, t) = &f.case_labels[1];
+    assert_eq!(f.case_label(*b, *v), Some(t.as_str()));
+    assert_eq!(f.case_label(*b, 7), None);
+}
