@@ -391,6 +391,10 @@ static TABLE: &[LibFn] = &[
     ro("__xstat"),
     nr("_exit"),
     nr("_longjmp"),
+    // Windows (MSVC) and MinGW names of strdup/strndup/wcsdup, in code built for both
+    f("_strdup", Fresh(NonNull), &[]),
+    f("_strndup", Fresh(NonNull), &[]),
+    f("_wcsdup", Fresh(NonNull), &[]),
     nr("abort"),
     ro("abs"),
     ro("accept"),
