@@ -179,6 +179,27 @@ impl LibFn {
     }
 }
 
+/// Rows whose call with a NULL buffer argument allocates the buffer it returns
+/// (`realpath (p, NULL)`, `getcwd (NULL, n)`): the index of that argument. The row is the buffer
+/// form (an alias of the buffer); `summary::Model::from_lib_call` makes the NULL form a fresh
+/// result.
+pub fn null_buffer_allocates(name: &str) -> Option<usize> {
+    match name {
+        "realpath" | "__realpath_chk" => Some(1),
+        "getcwd" | "__getcwd_chk" => Some(0),
+        _ => None,
+    }
+}
+
+/// Rows that free their pointer argument and return no block when the size argument is a
+/// constant 0 (`realloc (p, 0)`, as glibc does it): (pointer index, size index).
+pub fn zero_size_frees(name: &str) -> Option<(usize, usize)> {
+    match name {
+        "realloc" | "__builtin_realloc" | "reallocf" => Some((0, 1)),
+        _ => None,
+    }
+}
+
 /// The `ArgAlias` rows whose result is the argument itself on every call: the copy and fill
 /// functions (`strcpy(d, s)` returns `d`). The others return a pointer into the argument or NULL
 /// (`strchr`, `fgets`), so a test of their result says nothing of the argument.
@@ -221,8 +242,9 @@ const fn nr(name: &'static str) -> LibFn {
 ///   into a block holds that block.
 /// - A function whose result is freshly allocated only for some arguments (`realpath(p, NULL)`,
 ///   `getcwd(NULL, 0)`) is modelled by its buffer form: listing it as `Fresh` would report every
-///   call with a caller-supplied buffer as a leak. The allocating form goes untracked (a missed
-///   leak, never a false report).
+///   call with a caller-supplied buffer as a leak. A call whose buffer argument is a NULL
+///   constant is the allocating form (`null_buffer_allocates`), as `realloc(p, 0)` is a free
+///   (`zero_size_frees`); `summary::Model::from_lib_call` applies both.
 /// - `alloca`-based functions return stack memory: they are listed as read-only, never as
 ///   allocators.
 /// - `_FORTIFY_SOURCE` (`__*_chk`), `__builtin_*` and old-glibc internal names (`__strdup`,
@@ -530,8 +552,7 @@ static TABLE: &[LibFn] = &[
     ro("getaddrinfo"),
     ro("getc"),
     ro("getchar"),
-    // the buffer, or NULL. getcwd(NULL, n) allocates: that form is not modelled (the result is
-    // untracked)
+    // the buffer, or NULL; getcwd(NULL, n) allocates (`null_buffer_allocates`)
     alias0("getcwd"),
     f("getdelim", Plain, &[(0, OutRealloc)]),
     ro("getegid"),
@@ -713,9 +734,7 @@ static TABLE: &[LibFn] = &[
     f("reallocarray", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
     // BSD: frees the old block on failure too
     f("reallocf", Fresh(NonNull), &[(0, Frees)]),
-    // returns the buffer (argument 1), or NULL. realpath(p, NULL) allocates, but the buffer form is
-    // the common one and modelling the result as Fresh reports every `if (!realpath(p, buf))` as a
-    // leak: the NULL form is not modelled (the result is untracked)
+    // returns the buffer (argument 1), or NULL; realpath(p, NULL) allocates (`null_buffer_allocates`)
     f("realpath", ArgAlias(1), &[]),
     f("recallocarray", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
     ro("recv"),

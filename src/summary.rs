@@ -583,7 +583,7 @@ impl Summaries {
                         Some(s) => Model::from_summary(name, s, args, caller),
                         None => Model::unknown(name),
                     },
-                    Direct::Library(lib) => Model::from_lib(lib),
+                    Direct::Library(lib) => Model::from_lib_call(lib, args),
                     Direct::Undefined => Model::unknown(name),
                 }
             }
@@ -591,7 +591,7 @@ impl Summaries {
                 let targets = self.targets(sig, field.as_deref());
                 let libs = self.library_targets(sig, field.as_deref());
                 if let ([], [lib]) = (targets, libs) {
-                    return Model::from_lib(lib);
+                    return Model::from_lib_call(lib, args);
                 }
                 let lib_sums: Option<Vec<Summary>> = libs.iter().map(|l| Summary::of_library(l, args.len())).collect();
                 let sums: Option<Vec<&Summary>> = targets.iter().map(|i| get(*i)).collect();
@@ -839,6 +839,22 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::none(),
             ret_addr: None,
         }
+    }
+
+    /// A library row at a direct call with these arguments: the forms a constant argument selects
+    /// (`realloc (p, 0)` frees `p` and returns no block; `realpath (p, NULL)` and `getcwd (NULL,
+    /// n)` return a block they allocate instead of the caller's buffer).
+    pub fn from_lib_call(lib: &'static libmodel::LibFn, args: &[Operand]) -> Model<'a> {
+        let mut m = Model::from_lib(lib);
+        let null_at = |i: usize| args.get(i).is_some_and(Operand::is_null_const);
+        if libmodel::null_buffer_allocates(lib.name).is_some_and(null_at) {
+            m.ret = RetEffect::Fresh(Success::NonNull);
+            m.ret_is_arg = false;
+        } else if let Some((p, _)) = libmodel::zero_size_frees(lib.name).filter(|(_, size)| null_at(*size)) {
+            m.ret = RetEffect::Plain;
+            m.args = vec![(p, ArgEffect::Frees)];
+        }
+        m
     }
 
     /// A summarised callee at a call with these arguments, in function `caller` (a flag-guarded
