@@ -1083,3 +1083,44 @@ fn sarif_paths_and_fingerprints_do_not_depend_on_where_drip_runs() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--source-root nowhere is not a directory"), "{}", stderr(&out));
 }
+
+/// Generated code (bison, flex) is reported where its `#line` directives say it comes from, as
+/// compilers report it; code after a directive that names no file keeps counting in that file.
+#[test]
+fn line_directives_move_reports_to_the_grammar_file() {
+    let dir = scratch("line_directives");
+    write(&dir, "parse.y", "%%\n%%\n/* grammar actions */\n");
+    write(
+        &dir,
+        "parse.c",
+        "#include <stdlib.h>\n\
+         #line 30 \"parse.y\"\n\
+         void action(int c) {\n\
+           char *p = malloc(8);\n\
+           if (c) return;\n\
+           free(p);\n\
+         }\n\
+         #line 9 \"parse.c\"\n\
+         void plain(void) { malloc(4); }\n",
+    );
+    let out = drip().current_dir(&dir).args(["check", "parse.c"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let text = stdout(&out);
+    // `malloc(8)` is on physical line 4: line 31 of parse.y.
+    assert!(text.lines().any(|l| l.starts_with("parse.y:31:") && l.contains("warning:")), "{text}");
+    assert!(text.contains("parse.y:32:"), "the branch is named in parse.y too: {text}");
+    // After `#line 9 "parse.c"`, physical line 9 is line 9 again.
+    assert!(text.lines().any(|l| l.starts_with("parse.c:9:") && l.contains("warning:")), "{text}");
+}
+
+/// A `#line` naming a file that is not there (a generator run on another machine) leaves the
+/// lines in the generated file.
+#[test]
+fn line_directives_to_missing_files_are_ignored() {
+    let dir = scratch("line_directives_missing");
+    write(&dir, "gen.c", "#include <stdlib.h>\n#line 300 \"/nowhere/parse.y\"\nvoid f(void) { malloc(4); }\n");
+    let out = drip().current_dir(&dir).args(["check", "gen.c"]).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.lines().any(|l| l.starts_with("gen.c:3:") && l.contains("warning:")), "{text}");
+}

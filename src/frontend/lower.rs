@@ -99,6 +99,10 @@ pub(super) struct TuCtx<'t, 'i> {
     usr_suffixes: Vec<Option<String>>,
     /// Per file (`FileId`), the offsets where its lines start, built when first needed.
     line_starts: Vec<Option<(Vec<u32>, &'t [u8])>>,
+    /// Per file (`FileId`), its `#line` directives, resolved (`lines::line_marks`): from
+    /// physical line `.0` on, line `.0 + k` is line `.1 + k` of file `.2`. Built with the line
+    /// starts.
+    line_marks: Vec<Vec<(u32, u32, FileId)>>,
     /// The file (index) and line of the last `line_col` answer.
     last_line: (usize, usize),
     /// The last file `file_text` answered about, with its contents.
@@ -172,6 +176,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             tree: Tree::default(),
             usr_suffixes: Vec::new(),
             line_starts: Vec::new(),
+            line_marks: Vec::new(),
             last_line: (usize::MAX, 0),
             last_text: Cell::new(None),
             last_range: Cell::new(None),
@@ -344,7 +349,15 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             Some((f, off)) => {
                 let file = self.file_id(f);
                 match self.line_col(f, file, off) {
-                    Some((line, col)) => Loc { file, line, col },
+                    Some((line, col)) => {
+                        // Where a `#line` directive says the line comes from (as compilers
+                        // report generated code: `cmd-parse.y`, not `cmd-parse.c`).
+                        let marks = &self.line_marks[file.index()];
+                        match marks.partition_point(|m| m.0 <= line).checked_sub(1) {
+                            Some(k) => Loc { file: marks[k].2, line: marks[k].1 + (line - marks[k].0), col },
+                            None => Loc { file, line, col },
+                        }
+                    }
                     None => match clang::expansion(loc) {
                         Some((_, line, col)) => Loc { file, line, col },
                         None => Loc::NONE,
@@ -364,7 +377,14 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         }
         if self.line_starts[i].is_none() {
             let text = self.tu.file_text(f)?;
-            self.line_starts[i] = Some((line_starts(text), text));
+            let starts = line_starts(text);
+            let marks = crate::lines::line_marks(text, &starts);
+            self.line_starts[i] = Some((starts, text));
+            let resolved = self.resolve_marks(file, marks);
+            if self.line_marks.len() <= i {
+                self.line_marks.resize_with(i + 1, Vec::new);
+            }
+            self.line_marks[i] = resolved;
         }
         let (starts, text) = self.line_starts[i].as_ref()?;
         // The number of line starts at or before `off`. Lowering asks in nearly source order,
@@ -387,6 +407,35 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             col -= 1;
         }
         Some((line as u32, col))
+    }
+
+    /// The directives of file `file` with their files as `FileId`s: a name is relative to the
+    /// compile's folder, as clang reads it, and a directive without one keeps the file of the
+    /// one before. A directive naming a file that is not there (bash's `y.tab.c` names the
+    /// maintainer's `/usr/local/src/chet/.../parse.y`) leaves the lines where they are: a report
+    /// in a file nobody has could be neither read nor suppressed.
+    fn resolve_marks(&mut self, file: FileId, marks: Vec<crate::lines::LineMark>) -> Vec<(u32, u32, FileId)> {
+        let mut cur = file;
+        let mut out = Vec::with_capacity(marks.len());
+        for m in marks {
+            if let Some(name) = &m.file {
+                let path = clang::absolute_path(&self.dir, &String::from_utf8_lossy(name));
+                if !path.is_file() {
+                    cur = file;
+                    out.push((m.next, m.next, file));
+                    continue;
+                }
+                cur = match self.files.iter().position(|p| *p == path) {
+                    Some(k) => FileId::from_usize(k),
+                    None => {
+                        self.files.push(path);
+                        FileId::from_usize(self.files.len() - 1)
+                    }
+                };
+            }
+            out.push((m.next, m.line, cur));
+        }
+        out
     }
 
     pub fn path_of(&mut self, c: Cursor) -> Option<PathBuf> {
