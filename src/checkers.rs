@@ -169,7 +169,7 @@ fn wrapper_chain(func: &Function, v: &SiteVerdict, at: &Locator, summaries: &Sum
     // Recursive allocators cannot form a cycle of summaries (SCCs see each other as unknown), but
     // a bound keeps the chain short in any case.
     for _ in 0..8 {
-        let Some(origin) = summaries.get_by_usr(&usr).and_then(|s| s.origin.as_ref()) else { break };
+        let Some(origin) = summaries.wrapper_by_usr(&usr).and_then(|s| s.origin.as_ref()) else { break };
         out.push(Note {
             kind: NoteKind::Alloc,
             loc: at.src(origin.loc),

@@ -181,9 +181,13 @@ impl<'a> SccReuse<'a> {
                     Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
                         match summaries.direct_callee(m, si, name, usr) {
                             Direct::Defined(j) => self.callee(&mut h, scc, summaries, j, true)?,
-                            // Not defined here: the library model or the unknown-callee default,
-                            // chosen by the name in the IR.
-                            Direct::Library(_) | Direct::Undefined => {
+                            // The library model's row (not always the name in the IR: a
+                            // program's own `malloc` hands its row to the internal function it
+                            // calls, `summary::delegate`) or the unknown-callee default.
+                            Direct::Library(lib) => {
+                                h.u64(1).str(lib.name);
+                            }
+                            Direct::Undefined => {
                                 h.u64(0);
                             }
                         }
@@ -231,7 +235,7 @@ impl<'a> SccReuse<'a> {
             if direct {
                 // The wrapper chain the checker prints below an allocation through `j`
                 // (`checkers::wrapper_chain`): origins of summaries further down, by USR.
-                let mut summary = summaries.get_by_usr(&f.usr);
+                let mut summary = summaries.wrapper_by_usr(&f.usr);
                 for _ in 0..8 {
                     match summary.and_then(|s| s.origin.as_ref()) {
                         Some(o) => {
@@ -240,7 +244,7 @@ impl<'a> SccReuse<'a> {
                                 Some(p) => h.path(p),
                                 None => h.u64(0),
                             };
-                            summary = summaries.get_by_usr(&o.usr);
+                            summary = summaries.wrapper_by_usr(&o.usr);
                         }
                         None => {
                             h.u64(0);

@@ -540,8 +540,16 @@ impl Summaries {
         self.slots.get(func).and_then(|s| s.get())
     }
 
-    pub fn get_by_usr(&self, usr: &str) -> Option<&Summary> {
-        self.index_of(usr).and_then(|i| self.get(i))
+    /// The summary a wrapper chain follows into (`checkers::wrapper_chain`): none for a function
+    /// whose callers see a library row (the program's own `malloc`, or the internal function it
+    /// hands its arguments to), where the chain ends as at the C library's. Its summary is not
+    /// among its callers' callees in the call graph, so reading it would also race with its check.
+    pub fn wrapper_by_usr(&self, usr: &str) -> Option<&Summary> {
+        let i = self.index_of(usr)?;
+        if self.contract.binary_search_by_key(&i, |c| c.0).is_ok() {
+            return None;
+        }
+        self.get(i)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Summary> {

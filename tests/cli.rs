@@ -1124,3 +1124,24 @@ fn line_directives_to_missing_files_are_ignored() {
     let text = stdout(&out);
     assert!(text.lines().any(|l| l.starts_with("gen.c:3:") && l.contains("warning:")), "{text}");
 }
+
+/// A program's own `malloc` is the C library's for its callers: the wrapper chain below an
+/// allocation ends there and never goes into the internal function it calls (whose summary is
+/// not ordered before its callers' checks, so following it made the output vary from run to run).
+#[test]
+fn wrapper_chains_end_at_the_programs_own_malloc() {
+    let dir = scratch("own_malloc_chain");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/projects/own_malloc");
+    for f in ["mymalloc.c", "users.c"] {
+        std::fs::copy(src.join(f), dir.join(f)).expect("copy fixture");
+    }
+    compdb(&dir, &["mymalloc.c", "users.c"]);
+    for jobs in ["1", "2"] {
+        let out =
+            drip().current_dir(&dir).args(["check", "-p", ".", "--no-cache", "-j", jobs]).output().expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("'save_copy' gets the memory from 'malloc'"), "{text}");
+        assert!(!text.contains("'malloc' gets the memory from"), "{text}");
+    }
+}
