@@ -21,24 +21,8 @@
 
 use crate::cfg::{DagNode, FnCx};
 use crate::ir::{Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+pub use crate::model::{Write, WriteFrom};
 use std::sync::Arc;
-
-/// One store a function makes below a parameter on every path that returns.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Write {
-    /// Below parameter `param` at `path` (`*` is `*out`, `*.buf` is `p->buf`).
-    pub param: usize,
-    pub path: Arc<str>,
-    pub from: WriteFrom,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum WriteFrom {
-    /// A fresh cell the function hands back there (`Summary::out_fresh`).
-    Fresh,
-    /// The value parameter `.0` had on entry (`*a = p`).
-    Param(usize),
-}
 
 /// The function's stores below its parameters, in statement order: the fresh cells it hands
 /// back at `fresh` (parameter, path), and pointer parameters whose only use besides reading is

@@ -24,7 +24,7 @@ use crate::ir::{
     BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId, Terminator,
 };
 use crate::libmodel::{ArgEffect, RetEffect, Success};
-use crate::summary::{Model, Summaries, Summary};
+use crate::model::{Model, OTHER_PATH_TEXT};
 use hashbrown::{HashMap, HashSet};
 use std::cell::RefCell;
 
@@ -326,8 +326,7 @@ fn path_steps(path: &str) -> usize {
 /// The path id of "any field of `*p` this function does not name" (`p->…`): what a function
 /// does to the parts of an object it never mentions, for its summary.
 pub const OTHER_PATH: u32 = 1;
-/// Its text, which no C access path can spell.
-pub const OTHER_PATH_TEXT: &str = "*?";
+// Its text is `model::OTHER_PATH_TEXT`.
 
 pub struct FnCx<'a> {
     pub func: &'a Function,
@@ -377,12 +376,6 @@ pub struct FnCx<'a> {
     /// The function's access paths and the keys of its places, built on first use: most
     /// functions are summarised by prechecks that never name a path.
     paths: std::cell::OnceCell<PathTable>,
-    /// `fastcheck::flow_insensitive_params` of this function, computed once: the summary, the
-    /// prechecks and `complete` all ask.
-    prechecked: std::cell::OnceCell<Vec<Option<crate::summary::ParamFate>>>,
-    /// `fastcheck::heap_paths` of this function, computed once: the summary without flow asks,
-    /// and the summary after the path-sensitive pass asks again.
-    heap_prechecked: std::cell::OnceCell<Option<Vec<crate::fastcheck::HeapPath>>>,
     /// The tests of two pointer locals and the locals they depend on (`equal::Table`), built on
     /// first use.
     equal: std::cell::OnceCell<crate::equal::Table>,
@@ -390,9 +383,6 @@ pub struct FnCx<'a> {
     pub field_aggregates: Vec<bool>,
     /// Locals that some statement assigns a constant.
     const_assigned: Vec<bool>,
-    /// The values the value-flow pass follows through assignments and branches (`owned = 1`,
-    /// `if (rc == SQLITE_OK)`, `p->rc`): built by `complete`.
-    pub facts: crate::facts::Facts,
     /// Per block, the (local, statement index) definitions in order.
     block_defs: Grouped<(LocalId, u32)>,
     /// Per local, the blocks that define it, each with the index of its last definition there
@@ -485,34 +475,7 @@ pub fn tracked_locals<'m>(func: &Function, model_of: impl Fn(usize) -> Option<&'
     compute_tracked(func, &find_addr_temps(func, &model_of), model_of)
 }
 
-/// The callee models of a function's statements. `index`: the function's index in the program
-/// the summaries were made for (its direct callees are resolved there).
-pub fn call_models<'a>(
-    index: usize,
-    func: &'a Function,
-    summaries: &'a Summaries,
-    provisional: &HashMap<usize, Summary>,
-) -> Vec<Option<Model<'a>>> {
-    func.stmts
-        .iter()
-        .enumerate()
-        .map(|(si, s)| match s {
-            Stmt::Call { callee, args, .. } => {
-                Some(summaries.model(callee, summaries.direct(index, si), args, func, provisional))
-            }
-            Stmt::Assign { .. } => None,
-        })
-        .collect()
-}
-
 impl<'a> FnCx<'a> {
-    /// A complete context in one step (the driver prepares first, and completes only when a
-    /// path-sensitive pass is needed).
-    #[cfg(test)]
-    pub fn new(func: &'a Function, models: Vec<Option<Model<'a>>>) -> FnCx<'a> {
-        FnCx::prepare(func, models).complete()
-    }
-
     /// Everything but the loop-bounded DAG, its atoms and what reaching definitions and constants
     /// need: enough for the flow-insensitive prechecks of a summary
     /// (`fastcheck::summarize_without_flow`). `complete` adds the rest.
@@ -538,12 +501,9 @@ impl<'a> FnCx<'a> {
             param_tests: Vec::new(),
             models,
             paths: std::cell::OnceCell::new(),
-            prechecked: std::cell::OnceCell::new(),
-            heap_prechecked: std::cell::OnceCell::new(),
             equal: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
             const_assigned: Vec::new(),
-            facts: crate::facts::Facts::default(),
             block_defs: Grouped::empty(),
             local_defs: Grouped::empty(),
             tested_globals: Vec::new(),
@@ -558,10 +518,10 @@ impl<'a> FnCx<'a> {
 
     /// Which statements define each local, per block and per local, and which locals some
     /// statement assigns a constant: what reaching definitions and `constant_at` start from.
-    fn index_definitions(&mut self) {
+    fn index_definitions(&mut self, tested_places: (Vec<(LocalId, String)>, Vec<Vec<u32>>)) {
         let func = self.func;
         self.tested_globals = tested_globals(func);
-        let (places, place_writes) = crate::facts::tested_places(self);
+        let (places, place_writes) = tested_places;
         self.tested_places = places;
         let first_place = func.locals.len() + self.tested_globals.len();
         let mut buf = Vec::new();
@@ -630,10 +590,18 @@ impl<'a> FnCx<'a> {
         }
     }
 
-    /// Build the loop-bounded DAG and give its edges their atoms.
-    pub fn complete(mut self) -> FnCx<'a> {
+    /// Build the loop-bounded DAG and give its edges their atoms. `tested_places`: the memory
+    /// places branches test and the statements that may write them (`facts::tested_places` of
+    /// this prepared context). `may_free_param`: whether a tracked parameter is one only the
+    /// path-sensitive pass can classify (`fastcheck::flow_insensitive_params`), asked only when
+    /// the function has flag parameters.
+    pub fn complete(
+        mut self,
+        tested_places: (Vec<(LocalId, String)>, Vec<Vec<u32>>),
+        may_free_param: impl FnOnce(&FnCx<'a>) -> bool,
+    ) -> FnCx<'a> {
         let func = self.func;
-        self.index_definitions();
+        self.index_definitions(tested_places);
         self.dag = build_dag(func, &self.budget);
         let mut cx = self;
         // Success atoms exist before any site is checked, so checking only reads `FnCx`.
@@ -649,14 +617,9 @@ impl<'a> FnCx<'a> {
         // Flag parameters matter only to a parameter that may be freed (`FreesIf`).
         let flag_params = func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
         // `None`: a tracked parameter only the path-sensitive pass can classify.
-        let may_free_param = flag_params && cx.prechecked_params().iter().any(|f| f.is_none());
+        let may_free_param = flag_params && may_free_param(&cx);
         let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
         cx.label_edges(correlate);
-        // Facts serve the sites' passes only: the first site bounds which tests they can decide.
-        let first_site = crate::fastcheck::sites(&cx).iter().map(|s| cx.dag.order[s.0.index()]).min();
-        if let Some(first) = first_site {
-            cx.facts = crate::facts::Facts::build(&cx, first);
-        }
         cx
     }
 
@@ -665,19 +628,6 @@ impl<'a> FnCx<'a> {
         if hit {
             self.budget.note_time();
         }
-    }
-
-    /// What the flow-insensitive prechecks say of each parameter
-    /// (`fastcheck::flow_insensitive_params`).
-    pub fn prechecked_params(&self) -> &[Option<crate::summary::ParamFate>] {
-        self.prechecked
-            .get_or_init(|| crate::fastcheck::flow_insensitive_params(self.func, |s| self.model(s), &self.tracked))
-    }
-
-    /// The paths below parameters that a summary's heap effects state, with their prechecks
-    /// (`fastcheck::heap_paths`).
-    pub fn heap_paths(&self) -> Option<&[crate::fastcheck::HeapPath]> {
-        self.heap_prechecked.get_or_init(|| crate::fastcheck::heap_paths(self)).as_deref()
     }
 
     pub fn model(&self, sid: StmtId) -> Option<&Model<'a>> {
@@ -906,7 +856,7 @@ impl<'a> FnCx<'a> {
         if self.tested_places.is_empty() {
             return None;
         }
-        let key = crate::facts::place_path(p)?;
+        let key = raw_path(p)?;
         let i = self.tested_places.binary_search(&key).ok()?;
         Some(LocalId::from_usize(self.func.locals.len() + self.tested_globals.len() + i))
     }
@@ -2926,6 +2876,35 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
         })
         .collect();
     Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later }
+}
+
+/// (root local, path text) of a place below a local, whatever the local.
+pub fn raw_path(place: &Place) -> Option<(LocalId, String)> {
+    fn go(p: &Place, out: &mut String) -> Option<LocalId> {
+        match p {
+            Place::Local(l) => Some(*l),
+            Place::Global(_) => None,
+            Place::Deref(inner) => {
+                let r = go(inner, out)?;
+                out.push('*');
+                Some(r)
+            }
+            Place::Field(inner, f) => {
+                let r = go(inner, out)?;
+                out.push('.');
+                out.push_str(f);
+                Some(r)
+            }
+            Place::Index(inner) => {
+                let r = go(inner, out)?;
+                out.push_str("[]");
+                Some(r)
+            }
+        }
+    }
+    let mut text = String::new();
+    let root = go(place, &mut text)?;
+    Some((root, text))
 }
 
 #[cfg(test)]

@@ -11,11 +11,10 @@
 //! check's, and they are exactly what the check would produce (see `reuse`).
 
 use crate::callgraph::{self, CallGraph, Scc};
-use crate::cfg::{self, FnCx};
+use crate::cfg;
 use crate::checkers::{self, Locator, Policy};
 use crate::diag::{self, Category, Diagnostic, Rule};
 use crate::fastcheck::{self, Config, Timings};
-use crate::global_writes;
 use crate::ir::Program;
 use crate::reuse::{Outcome, SccReuse, SiteCounts};
 use crate::summary::{Summaries, Summary};
@@ -232,10 +231,10 @@ pub fn analyze(
             // One budget for every phase of this function's check, from here on.
             let deadline = config.max_function_time.map(|d| std::time::Instant::now() + d);
             let budget = std::sync::Arc::new(crate::budget::Budget::new(deadline, config.max_function_bytes));
-            let models = cfg::call_models(i, func, &summaries, provisional);
+            let models = crate::summary::call_models(i, func, &summaries, provisional);
             // The flow-insensitive prechecks decide most functions: no allocation, and nothing
             // below or in a parameter that only a path-sensitive pass can classify.
-            let mut cx = FnCx::prepare(func, models);
+            let mut cx = fastcheck::CheckCx::prepare(func, models);
             cx.budget = budget;
             cx.fixed_globals = Some(&summaries.fixed_globals);
             cx.unaliased_globals = Some(&summaries.unaliased_globals);
@@ -289,7 +288,8 @@ pub fn analyze(
     let check_scc = |scc: &Scc| -> SccResult {
         // The globals the members may write, one set for the SCC, in every summary it makes
         // (provisional ones too: a member's call to another member may write what either does).
-        let written = global_writes::of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
+        let written =
+            crate::summary::globals_written_of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
         let check = |i: usize, provisional: &HashMap<usize, Summary>| {
             check(i, provisional).map(|mut fr| {
                 fr.out.summary.globals_written = written.clone();

@@ -20,7 +20,7 @@
 //!   live. Only sites' passes use facts, and `fastcheck::check_function` runs them only where a
 //!   first check without facts found a verdict they could change.
 
-use crate::cfg::{DagNode, FnCx};
+use crate::cfg::{raw_path, DagNode, FnCx};
 use crate::ir::{CmpOp, CondKind, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::RetEffect;
 use hashbrown::HashMap;
@@ -88,12 +88,12 @@ impl Fact {
     }
 
     /// The fact a summary's `Held` value states.
-    pub fn held(h: crate::summary::Held) -> Fact {
+    pub fn held(h: crate::model::Held) -> Fact {
         match h {
-            crate::summary::Held::Zero => Fact::In(0, 0),
-            crate::summary::Held::NonZero => Fact::Ne(0),
-            crate::summary::Held::Positive => Fact::In(1, i64::MAX),
-            crate::summary::Held::NonNegative => Fact::In(0, i64::MAX),
+            crate::model::Held::Zero => Fact::In(0, 0),
+            crate::model::Held::NonZero => Fact::Ne(0),
+            crate::model::Held::Positive => Fact::In(1, i64::MAX),
+            crate::model::Held::NonNegative => Fact::In(0, i64::MAX),
         }
     }
 
@@ -1119,35 +1119,6 @@ fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, St
     ok.then_some((root, text))
 }
 
-/// (root local, path text) of a place below a local, whatever the local.
-fn raw_path(place: &Place) -> Option<(LocalId, String)> {
-    fn go(p: &Place, out: &mut String) -> Option<LocalId> {
-        match p {
-            Place::Local(l) => Some(*l),
-            Place::Global(_) => None,
-            Place::Deref(inner) => {
-                let r = go(inner, out)?;
-                out.push('*');
-                Some(r)
-            }
-            Place::Field(inner, f) => {
-                let r = go(inner, out)?;
-                out.push('.');
-                out.push_str(f);
-                Some(r)
-            }
-            Place::Index(inner) => {
-                let r = go(inner, out)?;
-                out.push_str("[]");
-                Some(r)
-            }
-        }
-    }
-    let mut text = String::new();
-    let root = go(place, &mut text)?;
-    Some((root, text))
-}
-
 /// The pointer whose object a place is in: `p` for `p->a[i]`, `p->q` for `p->q->f`; `None` for
 /// the storage of a local (`s.f`, `x`).
 fn pointee_base(place: &Place) -> Option<&Place> {
@@ -1340,11 +1311,6 @@ pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
     (table.keys, writes)
 }
 
-/// (root local, path text) of a place below a local (`*.f` for `p->f`), whatever the local.
-pub fn place_path(place: &Place) -> Option<(LocalId, String)> {
-    raw_path(place)
-}
-
 /// Which locals may name the same object (copies of each other: one group), and which objects
 /// are reachable from which (a local loaded through another's object is below it).
 struct Groups {
@@ -1530,7 +1496,7 @@ mod tests {
         assert_eq!(ne0.decides(CmpOp::Eq, 0), Some(false));
         assert_eq!(ne0.decides(CmpOp::Eq, 3), None);
         let zero = Fact::learned(CmpOp::Ne, 0, false);
-        assert!(zero.implies(Fact::held(crate::summary::Held::Zero)));
+        assert!(zero.implies(Fact::held(crate::model::Held::Zero)));
         assert_eq!(zero.decides(CmpOp::Ne, 0), Some(false));
         let gt1 = Fact::learned(CmpOp::Gt, 1, true);
         assert_eq!(gt1.decides(CmpOp::Eq, 0), Some(false));

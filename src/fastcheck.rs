@@ -31,11 +31,90 @@
 
 use crate::cfg::{DagNode, EdgeLabel, FnCx, Key, LaterIteration};
 use crate::diag::Category;
+use crate::facts::Facts;
 use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{BlockId, Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{ArgEffect, RetEffect};
 use crate::sat::{Answer, Model, Solver};
 use crate::summary::{AllocOrigin, Held, ParamFate, PathFate, Summary};
+
+/// A function's `FnCx` with what the checker computes of it once and asks again: the values the
+/// value-flow pass follows (`facts`), and the flow-insensitive prechecks of its parameters and of
+/// the paths below them. `cfg` knows nothing of these; they live here, above it.
+pub struct CheckCx<'a> {
+    pub cx: FnCx<'a>,
+    /// The values the value-flow pass follows through assignments and branches (`owned = 1`,
+    /// `if (rc == SQLITE_OK)`, `p->rc`): built by `complete`.
+    pub facts: Facts,
+    /// `flow_insensitive_params` of this function, computed once: the summary, the prechecks and
+    /// `complete` all ask.
+    prechecked: std::cell::OnceCell<Vec<Option<ParamFate>>>,
+    /// `heap_paths` of this function, computed once: the summary without flow asks, and the
+    /// summary after the path-sensitive pass asks again.
+    heap_prechecked: std::cell::OnceCell<Option<Vec<HeapPath>>>,
+}
+
+impl<'a> std::ops::Deref for CheckCx<'a> {
+    type Target = FnCx<'a>;
+    fn deref(&self) -> &FnCx<'a> {
+        &self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for CheckCx<'a> {
+    fn deref_mut(&mut self) -> &mut FnCx<'a> {
+        &mut self.cx
+    }
+}
+
+impl<'a> CheckCx<'a> {
+    /// A complete context in one step (the driver prepares first, and completes only when a
+    /// path-sensitive pass is needed).
+    #[cfg(test)]
+    pub fn new(func: &'a crate::ir::Function, models: Vec<Option<crate::model::Model<'a>>>) -> CheckCx<'a> {
+        CheckCx::prepare(func, models).complete()
+    }
+
+    /// `FnCx::prepare`: enough for the flow-insensitive prechecks (`summarize_without_flow`).
+    pub fn prepare(func: &'a crate::ir::Function, models: Vec<Option<crate::model::Model<'a>>>) -> CheckCx<'a> {
+        CheckCx {
+            cx: FnCx::prepare(func, models),
+            facts: Facts::default(),
+            prechecked: std::cell::OnceCell::new(),
+            heap_prechecked: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `FnCx::complete`, then the facts the sites' passes follow.
+    pub fn complete(self) -> CheckCx<'a> {
+        let CheckCx { cx, facts, prechecked, heap_prechecked } = self;
+        let places = crate::facts::tested_places(&cx);
+        let cx = cx.complete(places, |cx| {
+            prechecked
+                .get_or_init(|| flow_insensitive_params(cx.func, |s| cx.model(s), &cx.tracked))
+                .iter()
+                .any(|f| f.is_none())
+        });
+        let mut cx = CheckCx { cx, facts, prechecked, heap_prechecked };
+        // Facts serve the sites' passes only: the first site bounds which tests they can decide.
+        let first_site = sites(&cx).iter().map(|s| cx.dag.order[s.0.index()]).min();
+        if let Some(first) = first_site {
+            cx.facts = Facts::build(&cx, first);
+        }
+        cx
+    }
+
+    /// What the flow-insensitive prechecks say of each parameter (`flow_insensitive_params`).
+    pub fn prechecked_params(&self) -> &[Option<ParamFate>] {
+        self.prechecked.get_or_init(|| flow_insensitive_params(self.func, |s| self.model(s), &self.tracked))
+    }
+
+    /// The paths below parameters that a summary's heap effects state, with their prechecks
+    /// (`heap_paths`).
+    pub fn heap_paths(&self) -> Option<&[HeapPath]> {
+        self.heap_prechecked.get_or_init(|| heap_paths(self)).as_deref()
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -361,7 +440,7 @@ pub enum SiteSlot {
 }
 
 /// The cells calls make: (node, statement index, statement, which cell).
-pub fn sites(cx: &FnCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
+pub fn sites(cx: &CheckCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
     let mut out = Vec::new();
     for b in 0..cx.dag.n_blocks {
         let node = DagNode(b as u32);
@@ -409,7 +488,7 @@ pub struct Timings {
 /// Facts (`cx.facts`) only ever cut paths, and following them costs guard nodes at every edge:
 /// the sites are checked without them first, and again with them only when some verdict is one
 /// they could change (`facts_may_matter`).
-pub fn check_function(cx: &FnCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
+pub fn check_function(cx: &CheckCx, config: &Config, is_main: bool, timings: &mut Timings) -> Vec<SiteVerdict> {
     let sites = sites(cx);
     if sites.is_empty() {
         return Vec::new();
@@ -457,7 +536,7 @@ fn facts_may_matter(v: &SiteVerdict) -> bool {
 /// its value flow returns the cell, or its queries are answered.
 #[allow(clippy::too_many_arguments)]
 fn check_sites(
-    cx: &FnCx,
+    cx: &CheckCx,
     config: &Config,
     is_main: bool,
     timings: &mut Timings,
@@ -525,7 +604,7 @@ fn check_sites(
 }
 
 /// What the held-by resolution needs of a site after its value flow.
-fn site_facts(cx: &FnCx, guards: &mut Guards, f: &Flowed) -> crate::reach::SiteFacts {
+fn site_facts(cx: &CheckCx, guards: &mut Guards, f: &Flowed) -> crate::reach::SiteFacts {
     let mut direct = GuardId::FALSE;
     let mut inside = Vec::new();
     for e in &f.events {
@@ -567,7 +646,7 @@ enum Prepared {
 
 /// Guards of reaching each node from the function entry (for correlated tests before the
 /// site), or `None` when they exceed their budget.
-fn entry_guards(cx: &FnCx, guards: &mut Guards) -> Option<Vec<GuardId>> {
+fn entry_guards(cx: &CheckCx, guards: &mut Guards) -> Option<Vec<GuardId>> {
     let n = cx.dag.len();
     let mut p = vec![GuardId::FALSE; n];
     p[cx.func.entry.index()] = GuardId::TRUE;
@@ -617,7 +696,7 @@ fn label_guard(guards: &mut Guards, label: &EdgeLabel, folded: Option<(AtomId, b
 
 #[allow(clippy::too_many_arguments)]
 fn flow_site(
-    cx: &FnCx,
+    cx: &CheckCx,
     config: &Config,
     guards: &mut Guards,
     psrc: GuardId,
@@ -825,7 +904,7 @@ fn flow_site(
 /// was left inside are themselves kept (`held`).
 #[allow(clippy::too_many_arguments)]
 fn judge_site(
-    cx: &FnCx,
+    cx: &CheckCx,
     config: &Config,
     guards: &mut Guards,
     solver: &mut Solver,
@@ -1081,7 +1160,7 @@ struct HeldAtReturns {
 impl HeldAtReturns {
     fn add(
         &mut self,
-        cx: &FnCx,
+        cx: &CheckCx,
         guards: &mut Guards,
         facts: &[(u32, crate::facts::Fact, GuardId)],
         returned: GuardId,
@@ -1117,7 +1196,7 @@ impl HeldAtReturns {
 /// `guards.over_budget()`. With `rets`, also collects every `return` point reached: its path
 /// guard and the returned constant, if it is one.
 fn flow(
-    cx: &FnCx,
+    cx: &CheckCx,
     guards: &mut Guards,
     node0: DagNode,
     first_idx: usize,
@@ -1469,7 +1548,7 @@ fn flow(
 /// `heap_needed`: whether any caller will read the heap effects (`CallGraph::called_from_outside`);
 /// without one they are left unknown (every path below a parameter escapes), which is what a
 /// caller would assume, and the most expensive part of a summary is not computed for nobody.
-pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_needed: bool) -> Summary {
+pub fn summarize(cx: &CheckCx, config: &Config, verdicts: &[SiteVerdict], heap_needed: bool) -> Summary {
     let func = cx.func;
     let mut params = Vec::with_capacity(func.n_params as usize);
     let mut returns_param = None;
@@ -1633,7 +1712,7 @@ pub fn summarize(cx: &FnCx, config: &Config, verdicts: &[SiteVerdict], heap_need
 /// is never NULL, or no path from the allocation reaches a `return` other than through the
 /// success side of a test of it (`if (p == NULL) fatal(..)`). The caller checks
 /// `returns_only_fresh`.
-fn returns_never_null(cx: &FnCx) -> bool {
+fn returns_never_null(cx: &CheckCx) -> bool {
     let mut sites: Vec<StmtId> = Vec::new();
     for b in 0..cx.dag.n_blocks {
         let node = DagNode(b as u32);
@@ -1650,7 +1729,7 @@ fn returns_never_null(cx: &FnCx) -> bool {
 
 /// No path from allocation `s` reaches a `return` other than through the success side of a
 /// test of its result.
-fn failure_never_returns(cx: &FnCx, s: StmtId) -> bool {
+fn failure_never_returns(cx: &CheckCx, s: StmtId) -> bool {
     let Some(&atom) = cx.success_atom.get(&s) else { return false };
     let found = (0..cx.dag.n_blocks).find_map(|b| {
         let node = DagNode(b as u32);
@@ -1695,7 +1774,7 @@ pub fn returned_constant(func: &crate::ir::Function) -> Option<i64> {
 
 /// A fresh guard arena (with the function's time budget, sized for a pass over the DAG) and
 /// solver for a summary's passes.
-fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
+fn new_pass<'c>(cx: &'c CheckCx, config: &Config) -> (Guards, Solver<'c>) {
     let mut guards = Guards::with_capacity(config.max_guard_nodes_per_site, 2 * cx.dag.len());
     guards.set_budget(cx.budget.clone());
     let mut solver = Solver::new(&cx.groups, config.sat_conflicts).with_ors(&cx.ors);
@@ -1707,7 +1786,7 @@ fn new_pass<'c>(cx: &'c FnCx, config: &Config) -> (Guards, Solver<'c>) {
 /// alone (every parameter only read or escaping, every path below a parameter only read or
 /// escaping): most functions. `None` when a path-sensitive pass is needed. `cx` may be only
 /// prepared (`FnCx::prepare`).
-pub fn summarize_without_flow(cx: &FnCx, heap_needed: bool) -> Option<Summary> {
+pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary> {
     let func = cx.func;
     let allocates = (0..func.stmts.len()).any(|s| {
         cx.model(StmtId::from_usize(s)).is_some_and(|m| {
@@ -1756,7 +1835,7 @@ const MAX_HEAP_PATHS: usize = 24;
 /// (parameter, access path), the flow-insensitive precheck, and where it cannot tell, one forward
 /// pass from the entry with the path holding a cell. Without `flows`, `None` when a pass would
 /// be needed.
-fn heap_effects(cx: &FnCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
+fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
     let func = cx.func;
     let mut out = Vec::new();
     let Some(paths) = cx.heap_paths() else {
@@ -1807,7 +1886,7 @@ pub struct HeapPath {
 /// its precheck; `None` when the function touches no heap (`heap_pure` says it all). Pure and
 /// computed once per `FnCx` (`FnCx::heap_paths`): `summarize_without_flow` asks first, and where
 /// some path needs a pass, `summarize` asks again for the same answers.
-pub fn heap_paths(cx: &FnCx) -> Option<Vec<HeapPath>> {
+pub fn heap_paths(cx: &CheckCx) -> Option<Vec<HeapPath>> {
     let func = cx.func;
     if touches_no_heap(func, |s| cx.model(s)) {
         return None;
@@ -1836,7 +1915,7 @@ pub fn heap_paths(cx: &FnCx) -> Option<Vec<HeapPath>> {
 
 /// For each local, the statements (sorted) that mention it: as an operand, as the root of a
 /// place, or through an address temporary (`t = &p->f` counts for `p` wherever `t` is used).
-fn statement_mentions(cx: &FnCx) -> Vec<Vec<u32>> {
+fn statement_mentions(cx: &CheckCx) -> Vec<Vec<u32>> {
     let func = cx.func;
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
     fn operand(op: &Operand) -> Option<&Place> {
@@ -1879,7 +1958,7 @@ fn statement_mentions(cx: &FnCx) -> Vec<Vec<u32>> {
 /// `Some(Reads)` when nothing can free, keep, overwrite or lose what it holds; `Some(Escapes)`
 /// when something may keep it (then no path-sensitive answer can be better); `None` when only
 /// the path-sensitive pass can tell (it may be freed or lost, and nothing keeps it).
-fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u32], path: u32) -> Option<PathFate> {
+fn path_precheck(cx: &CheckCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u32], path: u32) -> Option<PathFate> {
     let func = cx.func;
     let text = cx.path_text(path);
     let other = path == crate::cfg::OTHER_PATH;
@@ -1958,7 +2037,7 @@ fn path_precheck(cx: &FnCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u
                     }
                     // The object passed on: what the callee does at this path.
                     if a.local().is_some_and(|y| names.contains(&y)) {
-                        let callee_path = if other { crate::cfg::OTHER_PATH_TEXT } else { text };
+                        let callee_path = if other { crate::model::OTHER_PATH_TEXT } else { text };
                         match model.map_or(PathFate::Escapes, |m| m.path_fate(i, callee_path)) {
                             PathFate::Reads => {}
                             PathFate::Escapes | PathFate::KeptOrLost => return Some(PathFate::Escapes),
@@ -2055,7 +2134,7 @@ pub fn touches_no_heap<'m>(
 /// on the returns of one range of constants when the others return constants outside it.
 /// `None` when the return value cannot tell (the caller then sees no allocation).
 fn out_success(
-    cx: &FnCx,
+    cx: &CheckCx,
     solver: &mut Solver,
     guards: &Guards,
     psrc: GuardId,
@@ -2115,7 +2194,7 @@ fn out_success(
 /// different range means `Escapes`), or otherwise `Escapes` — never a false "freed".
 #[allow(clippy::too_many_arguments)]
 fn free_fate(
-    cx: &FnCx,
+    cx: &CheckCx,
     guards: &Guards,
     solver: &mut Solver,
     freed: GuardId,
@@ -2193,7 +2272,7 @@ fn free_fate(
 /// the block is always freed where parameter `size` is zero (a `lua_Alloc`); `Some(None)` when
 /// no size test says so (a wrapper passing its size on).
 fn realloc_fate(
-    cx: &FnCx,
+    cx: &CheckCx,
     guards: &Guards,
     solver: &mut Solver,
     freed: GuardId,
@@ -2236,7 +2315,7 @@ fn realloc_fate(
 
 /// The success atom of the allocation whose result the `return` ending `node` returns, when it
 /// returns one allocation's result (through copies) whose success is its non-NULL result.
-fn returned_success(cx: &FnCx, node: DagNode) -> Option<AtomId> {
+fn returned_success(cx: &CheckCx, node: DagNode) -> Option<AtomId> {
     let block = cx.func.block(cx.dag.block[node.index()]);
     let Terminator::Return(Some(Operand::Place(Place::Local(x)))) = &block.term else { return None };
     match cx.alloc_origin(*x, node, cx.stmts_of(node).len())? {
@@ -2390,7 +2469,7 @@ fn param_use<'m>(
 
 /// Every `return` with a value returns a local whose definitions all come from one allocating
 /// call (through copies).
-fn returns_only_fresh(cx: &FnCx) -> bool {
+fn returns_only_fresh(cx: &CheckCx) -> bool {
     (0..cx.dag.n_blocks).all(|b| {
         let node = DagNode(b as u32);
         match &cx.func.block(cx.dag.block[b]).term {
@@ -2407,7 +2486,7 @@ fn returns_only_fresh(cx: &FnCx) -> bool {
 /// a function that edits a list in place and hands it back): the result is the argument itself,
 /// NULL exactly when the argument is. The parameter is never assigned and its address is never
 /// taken, so no path can hand back another pointer or NULL.
-fn returns_param_itself(cx: &FnCx, i: usize) -> bool {
+fn returns_param_itself(cx: &CheckCx, i: usize) -> bool {
     let func = cx.func;
     let Some(p) = func.params().nth(i) else { return false };
     if !cx.is_tracked(p) {
@@ -2485,7 +2564,7 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
 /// The guard under which exactly one of `a`, `b` holds the cell, as a pointer local that surely
 /// points to it (not a value that may be NULL or another array element's); the other side is
 /// anything that does not hold it (a constant, a load, an array's address).
-fn separated(cx: &FnCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
+fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
     let sure =
         |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
     // The address of a named object (`&glob_error_return`, `&local.f`): no block, and not NULL,
@@ -2519,7 +2598,7 @@ fn separated(cx: &FnCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operan
 /// `s.buf` for `&s.buf[1]` (an interior pointer into the cell that slot holds, FastCheck 5.6.2).
 /// Only locals and fields of local structs: an interior pointer computed from a pointer kept in
 /// the heap (`p->top = &p->stack[n]`) is a second name the owner already covers.
-fn pointee_key(cx: &FnCx, place: &Place) -> Option<Key> {
+fn pointee_key(cx: &CheckCx, place: &Place) -> Option<Key> {
     match place {
         Place::Deref(inner) => cx.key_of(inner).filter(|k| !cx.path_text(k.path).starts_with('*')),
         Place::Field(p, _) | Place::Index(p) => pointee_key(cx, p),
@@ -2527,14 +2606,14 @@ fn pointee_key(cx: &FnCx, place: &Place) -> Option<Key> {
     }
 }
 
-fn value_guard(cx: &FnCx, st: &State, op: &Operand) -> GuardId {
+fn value_guard(cx: &CheckCx, st: &State, op: &Operand) -> GuardId {
     match op {
         Operand::Place(place) => cx.key_of(place).map_or(GuardId::FALSE, |k| st.get_key(k)),
         _ => GuardId::FALSE,
     }
 }
 
-fn escape_kind(cx: &FnCx, place: &Place) -> EscapeKind {
+fn escape_kind(cx: &CheckCx, place: &Place) -> EscapeKind {
     match place {
         Place::Global(_) => EscapeKind::Global,
         Place::Local(_) => EscapeKind::LocalStorage,
@@ -2567,7 +2646,7 @@ fn callee_name(callee: &Callee) -> String {
     }
 }
 
-fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
+fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
     match cx.func.stmt(sid) {
         Stmt::Assign { dst, src } => {
             let g = match src {
@@ -2857,7 +2936,7 @@ fn transfer(cx: &FnCx, guards: &mut Guards, st: &mut State, sid: StmtId, events:
 /// slot has no name here (the call is then instantiated as for distinct arguments: escapes).
 #[allow(clippy::type_complexity)]
 fn moves_at(
-    cx: &FnCx,
+    cx: &CheckCx,
     st: &State,
     m: &crate::summary::Model,
     args: &[Operand],
@@ -2895,7 +2974,7 @@ fn moves_at(
 /// aliases reach the same object. Out-parameter arguments reach nothing here: their slot is
 /// redefined by the call. A library function (`lib`), whose effects are documented, also reaches
 /// the object a pointer loaded from a slot points to: `free(s.data)` loses what `s.data[i]` holds.
-fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key, String)> {
+fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key, String)> {
     let loaded = match arg {
         Operand::Place(place @ (Place::Field(..) | Place::Deref(_) | Place::Index(_))) if lib => {
             cx.pointee_prefix(place).map(|(root, prefix)| (root, std::borrow::Cow::Owned(prefix)))
@@ -2910,7 +2989,7 @@ fn reachable_slots(cx: &FnCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key,
             continue;
         }
         let text = cx.path_text(k.path);
-        if text == crate::cfg::OTHER_PATH_TEXT {
+        if text == crate::model::OTHER_PATH_TEXT {
             // What a summary's subject calls "the fields nobody names" is that for the callee too.
             out.push((*k, text.to_string()));
             continue;
@@ -2937,7 +3016,7 @@ fn escape_key(st: &mut State, k: Key, kind: EscapeKind, events: &mut Vec<Event>)
 
 /// Local `y` gets a new value: the paths below it named its old object. A pointer's object
 /// lives on (what it holds escapes with it); a local struct's old field values are gone.
-fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event>) {
+fn retire_contents(cx: &CheckCx, st: &mut State, y: LocalId, events: &mut Vec<Event>) {
     for (k, g) in st.contents(y) {
         // Another name for the same object (`p = head; ...; p = p->next`) still holds it.
         let names = st.names_of(y);
@@ -2957,14 +3036,14 @@ fn retire_contents(cx: &FnCx, st: &mut State, y: LocalId, events: &mut Vec<Event
 /// its object just before statement `at` (reassigned, or the function returns): inside the
 /// object the local pointed to, or, for a deeper path (`y->a->b`), inside the object its
 /// prefix slot points to; an escape into the heap when that slot has no name here.
-fn inside(cx: &FnCx, k: Key, at: (u32, u32)) -> EventKind {
+fn inside(cx: &CheckCx, k: Key, at: (u32, u32)) -> EventKind {
     match holder_of(cx, k, at) {
         Some(h) => EventKind::Inside(h),
         None => EventKind::Escape(EscapeKind::Heap),
     }
 }
 
-fn holder_of(cx: &FnCx, k: Key, at: (u32, u32)) -> Option<Holder> {
+fn holder_of(cx: &CheckCx, k: Key, at: (u32, u32)) -> Option<Holder> {
     let text = cx.path_text(k.path);
     match text.rfind('*') {
         Some(0) => Some(Holder::Local(k.root, DagNode(at.0), at.1)),
@@ -3005,7 +3084,7 @@ impl<'c> Later<'c> {
     /// its NULL test goes that way (`if (buf != NULL) break;` of a two-pass loop whose first
     /// pass allocates `buf`).
     fn new(
-        cx: &FnCx,
+        cx: &CheckCx,
         guards: &mut Guards,
         st: &State,
         copy: DagNode,
@@ -3113,7 +3192,7 @@ impl<'c> Later<'c> {
     }
 
     /// `surely` for exit `t`, from one pass for every exit.
-    fn surely_at(&self, cx: &FnCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
+    fn surely_at(&self, cx: &CheckCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
         let memo = self.memo.borrow().get(&(x, frees)).cloned();
         let all = match memo {
             Some(m) => m,
@@ -3131,7 +3210,7 @@ impl<'c> Later<'c> {
     /// The guard under which every path of the later iteration that reaches `t` does something
     /// to local `x` after the header: with `frees`, frees it before any statement defines it;
     /// without, defines it.
-    fn surely(&self, cx: &FnCx, guards: &mut Guards, x: LocalId, frees: bool) -> hashbrown::HashMap<u32, GuardId> {
+    fn surely(&self, cx: &CheckCx, guards: &mut Guards, x: LocalId, frees: bool) -> hashbrown::HashMap<u32, GuardId> {
         // Per position, for the paths into it so far: all of them have done it (`done`), and
         // (`frees` only) none of them defined `x` first (`clean`), as guards; the same per exit.
         let n = self.it.nodes.len();
@@ -3173,7 +3252,7 @@ impl<'c> Later<'c> {
     /// later iteration to `t` frees before it redefines it is freed there; one every such path
     /// redefines no longer holds the cell (the unconditional case is `Dag::exit_kills`, applied
     /// by the caller; this adds the redefinitions under loop-invariant tests).
-    fn leave(&self, cx: &FnCx, guards: &mut Guards, st: &mut State, t: DagNode, events: &mut Vec<Event>) {
+    fn leave(&self, cx: &CheckCx, guards: &mut Guards, st: &mut State, t: DagNode, events: &mut Vec<Event>) {
         let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
         held.retain(|x| cx.is_tracked(*x) && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false));
         if held.is_empty() {
@@ -3212,7 +3291,7 @@ impl<'c> Later<'c> {
 
 /// What node `v`'s statements do to local `x` first, for `Later::surely`: with `frees`, a free
 /// of `x` (`Some(true)`) or a definition (`Some(false)`); without, any definition (`Some(true)`).
-fn later_effect(cx: &FnCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
+fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
     // The node's definitions are indexed (`FnCx::first_def`): only a free needs the statements,
     // and only those up to the first definition.
     let def = cx.first_def(v, x);
@@ -3235,7 +3314,7 @@ fn later_effect(cx: &FnCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> 
     def.map(|_| !frees)
 }
 
-fn redefine_unknown(cx: &FnCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
+fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
     if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
         return;
     }
@@ -3246,7 +3325,7 @@ fn redefine_unknown(cx: &FnCx, guards: &mut Guards, st: &mut State, l: LocalId, 
 }
 
 fn store(
-    cx: &FnCx,
+    cx: &CheckCx,
     guards: &mut Guards,
     st: &mut State,
     dst: &Place,
@@ -3334,7 +3413,7 @@ enum WalkGoal {
 /// record the branches that matter (those in `support`), frees, and where the cell is lost.
 #[allow(clippy::too_many_arguments)]
 fn walk(
-    cx: &FnCx,
+    cx: &CheckCx,
     value: &impl Fn(AtomId) -> Option<bool>,
     support: &[AtomId],
     fold: Option<(AtomId, bool)>,
@@ -3620,7 +3699,7 @@ fn walk(
 
 /// Update the holder set for `dst = value`; returns the loss step when the last holder is
 /// overwritten.
-fn assign_holder(cx: &FnCx, holders: &mut Vec<Key>, dst: &Place, carries: bool, loc: Loc) -> Option<Step> {
+fn assign_holder(cx: &CheckCx, holders: &mut Vec<Key>, dst: &Place, carries: bool, loc: Loc) -> Option<Step> {
     let k = cx.key_of(dst)?;
     if carries {
         if !holders.contains(&k) {
@@ -3632,7 +3711,7 @@ fn assign_holder(cx: &FnCx, holders: &mut Vec<Key>, dst: &Place, carries: bool, 
 }
 
 /// Slot `k` no longer holds the cell (nor, for a local, do the paths below its old value).
-fn drop_holder(cx: &FnCx, holders: &mut Vec<Key>, k: Key, loc: Loc) -> Option<Step> {
+fn drop_holder(cx: &CheckCx, holders: &mut Vec<Key>, k: Key, loc: Loc) -> Option<Step> {
     let before = holders.len();
     holders.retain(|h| *h != k && !(k.is_local() && h.root == k.root));
     if before > 0 && holders.is_empty() {
@@ -3724,7 +3803,7 @@ mod tests {
 
     fn check(f: &Function) -> Vec<SiteVerdict> {
         let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(f, crate::cfg::call_models(0, f, &sums, &Default::default()));
+        let cx = CheckCx::new(f, crate::summary::call_models(0, f, &sums, &Default::default()));
         check_function(&cx, &Config::standard(), false, &mut Timings::default())
     }
 
@@ -3859,7 +3938,7 @@ mod tests {
             head = next;
         }
         let sums = crate::summary::Summaries::none();
-        let cx = FnCx::new(&b.f, crate::cfg::call_models(0, &b.f, &sums, &Default::default()));
+        let cx = CheckCx::new(&b.f, crate::summary::call_models(0, &b.f, &sums, &Default::default()));
         let tight = Config { max_guard_nodes_per_site: 5, max_guard_nodes_entry: 5, ..Config::standard() };
         let v = check_function(&cx, &tight, false, &mut Timings::default());
         assert_eq!(v[0].category, Category::OverBudget);

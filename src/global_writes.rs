@@ -21,8 +21,7 @@
 //! - Names, not declarations: two `static` globals of one name in different files are one
 //!   entry, which only makes a set larger.
 
-use crate::ir::{Callee, Place, Program, Rvalue, Stmt};
-use crate::summary::{Direct, Summaries};
+use crate::ir::{Place, Program, Rvalue, Stmt};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -64,7 +63,7 @@ impl GlobalWrites {
         GlobalWrites::from_names(names)
     }
 
-    fn from_names(mut names: Vec<Arc<str>>) -> GlobalWrites {
+    pub fn from_names(mut names: Vec<Arc<str>>) -> GlobalWrites {
         names.sort_unstable();
         names.dedup();
         if names.len() > MAX_NAMES {
@@ -113,66 +112,6 @@ pub fn address_taken(program: &Program) -> Vec<String> {
 pub fn is_address_taken(taken: &[String], g: &str) -> bool {
     let found = |n: &str| taken.binary_search_by(|t| t.as_str().cmp(n)).is_ok();
     found(g) || g.rsplit_once("::").is_some_and(|(_, var)| found(var))
-}
-
-/// The globals the members of an SCC (indices, sorted) may write, themselves or through their
-/// callees, whose summaries are final. `taken`: `address_taken`, left out of the set.
-pub fn of_scc(program: &Program, summaries: &Summaries, members: &[usize], taken: &[String]) -> GlobalWrites {
-    let mut names: Vec<Arc<str>> = Vec::new();
-    let mut callee_sets: Vec<&GlobalWrites> = Vec::new();
-    let direct = |p: &Place, names: &mut Vec<Arc<str>>| {
-        if let Some(g) = global_root(p).filter(|g| !is_address_taken(taken, g)) {
-            names.push(Arc::from(g));
-        }
-    };
-    for &m in members {
-        let func = &program.functions[m];
-        for (si, s) in func.stmts.iter().enumerate() {
-            match s {
-                Stmt::Assign { dst, .. } => direct(dst, &mut names),
-                Stmt::Call { dst, callee, .. } => {
-                    if let Some(d) = dst {
-                        direct(d, &mut names);
-                    }
-                    let mut callee_set = |j: usize| -> bool {
-                        if members.binary_search(&j).is_ok() {
-                            return true;
-                        }
-                        match summaries.get(j) {
-                            Some(s) => {
-                                callee_sets.push(&s.globals_written);
-                                true
-                            }
-                            None => false,
-                        }
-                    };
-                    let known = match callee {
-                        Callee::Direct { name, usr } => match summaries.direct_callee(m, si, name, usr) {
-                            Direct::Defined(j) => callee_set(j),
-                            Direct::Library(_) => true,
-                            Direct::Undefined => is_builtin(name),
-                        },
-                        Callee::Indirect { sig, field, .. } => {
-                            let targets = summaries.targets(sig, field.as_deref());
-                            let libs = summaries.library_targets(sig, field.as_deref());
-                            // No possible target known: anything may be called.
-                            !(targets.is_empty() && libs.is_empty()) && targets.iter().all(|&j| callee_set(j))
-                        }
-                    };
-                    if !known {
-                        return GlobalWrites::All;
-                    }
-                }
-            }
-        }
-    }
-    for set in callee_sets {
-        match set {
-            GlobalWrites::All => return GlobalWrites::All,
-            GlobalWrites::Only(v) => names.extend(v.iter().cloned()),
-        }
-    }
-    GlobalWrites::from_names(names)
 }
 
 #[cfg(test)]

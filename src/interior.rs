@@ -14,7 +14,7 @@
 //! caller's slots through it unseen.
 
 use crate::ir::{Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, Terminator};
-use crate::summary::Model;
+use crate::model::Model;
 use hashbrown::HashMap;
 
 /// Access paths longer than this are not followed (`cfg`'s bound).

@@ -49,6 +49,7 @@ mod irdump;
 mod libmodel;
 mod lines;
 mod link;
+mod model;
 mod progress;
 mod reach;
 mod report;

@@ -8,9 +8,11 @@
 //! call graph bottom-up), and never changes; a callee without a summary yet (a recursive call
 //! inside its own SCC) gets the conservative unknown-callee model.
 
-use crate::global_writes::GlobalWrites;
+use crate::global_writes::{global_root, is_address_taken, is_builtin, GlobalWrites};
 use crate::ir::{Callee, CondKind, Function, Operand, Place, Program, Stmt, Terminator};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
+use crate::model::heap_fate;
+pub use crate::model::{Held, Model, PathFate};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
@@ -38,27 +40,6 @@ pub enum ParamFate {
     Reallocs { size: Option<usize> },
     /// Stored somewhere, passed to unknown code, or freed only on some paths: ownership is no
     /// longer the caller's to reason about.
-    Escapes,
-}
-
-/// What a function does to a cell the caller keeps in the object a parameter points to, at one
-/// access path below it (`*p`, `p->buf`, or `cfg::OTHER_PATH_TEXT` for fields it never names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum PathFate {
-    /// Left where it was.
-    Reads,
-    /// Freed on every path, and the caller's pointer is left dangling in its slot.
-    Frees,
-    /// Freed on every path, and the slot overwritten (`free(sb->buf); sb->buf = NULL;`).
-    FreesCleared,
-    /// No longer reachable, and not freed: the object holding it was freed or the field
-    /// overwritten (`free(o)` without `free(o->name)`).
-    Lost,
-    /// Left where it was on some returns, lost (overwritten) on others, never freed or kept
-    /// elsewhere: an out-parameter allocator that leaves `*out` alone when it fails. Callers
-    /// that cannot tie it to the result treat it as `Escapes`.
-    KeptOrLost,
-    /// Anything else: stored elsewhere, passed on, freed on some paths only.
     Escapes,
 }
 
@@ -119,7 +100,7 @@ pub struct Summary {
     pub out_values: Vec<(usize, Arc<str>, Held)>,
     /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
     /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
-    pub writes: Arc<[crate::alias::Write]>,
+    pub writes: Arc<[crate::model::Write]>,
     /// Every `return` returns this constant (`static int enabled(void) { return 1; }`): callers
     /// fold their tests of the result, in whichever file the function is defined.
     pub ret_const: Option<i64>,
@@ -133,23 +114,6 @@ pub struct Summary {
     /// (`return &rec->u;` is `(0, "*.u")`; `interior`): a caller that passes the result on lets
     /// the next callee reach its own slots there.
     pub ret_addr: Option<(usize, Arc<str>)>,
-}
-
-/// A value an allocator leaves in a place below a parameter wherever it returns a fresh cell
-/// (`Summary::ret_values`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Held {
-    Zero,
-    NonZero,
-    /// Greater than 0: a kind set to 1 or 2 with the cell (bash's `estatep->subtype`).
-    Positive,
-    /// 0 or more.
-    NonNegative,
-}
-
-impl Held {
-    /// Every value a summary may state, weakest last; a place may hold several of them.
-    pub const ALL: [Held; 4] = [Held::Zero, Held::Positive, Held::NonZero, Held::NonNegative];
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -212,7 +176,7 @@ impl Summary {
             let fate = match effect {
                 ArgEffect::Frees => {
                     // What the freed object held is lost with it, as the row's model says.
-                    heap.push((i, Arc::from(crate::cfg::OTHER_PATH_TEXT), PathFate::Lost));
+                    heap.push((i, Arc::from(crate::model::OTHER_PATH_TEXT), PathFate::Lost));
                     ParamFate::Frees
                 }
                 libmodel::FREES_ON_SUCCESS => ParamFate::Reallocs { size: None },
@@ -724,7 +688,7 @@ fn meet(sums: &[&Summary]) -> Summary {
 /// (`vt->release(data)`, each target freeing its own fields) frees the fields they all free
 /// and leaves alone those none of them touches.
 fn meet_heap(sums: &[&Summary], n: usize) -> Arc<[(usize, Arc<str>, PathFate)]> {
-    let other: Arc<str> = Arc::from(crate::cfg::OTHER_PATH_TEXT);
+    let other: Arc<str> = Arc::from(crate::model::OTHER_PATH_TEXT);
     let mut paths: Vec<(usize, Arc<str>)> =
         sums.iter().flat_map(|s| s.heap.iter().map(|h| (h.0, h.1.clone()))).collect();
     paths.extend((0..n).map(|i| (i, other.clone())));
@@ -740,131 +704,7 @@ fn meet_heap(sums: &[&Summary], n: usize) -> Arc<[(usize, Arc<str>, PathFate)]> 
     out.into()
 }
 
-/// What a summarised callee with heap effects `heap` (`heap_pure`) does to a cell the caller
-/// keeps at `path` below argument `i` (`Model::path_fate` for a callee that is no library row).
-fn heap_fate(heap: &[(usize, Arc<str>, PathFate)], heap_pure: bool, i: usize, path: &str) -> PathFate {
-    let find = |p: &str| heap.iter().find(|h| h.0 == i && &*h.1 == p).map(|h| h.2);
-    if let Some(fate) = find(path) {
-        return fate;
-    }
-    // Below an object the callee frees or hands on (a recursive `tree_free(p)` names
-    // `p->next` one level down, not `p->next->next`): what becomes of the deeper cells is
-    // not said, so they escape rather than take the fate of the fields the callee ignores.
-    let freed_above = heap.iter().any(|h| {
-        h.0 == i
-            && !matches!(h.2, PathFate::Reads)
-            && path.len() > h.1.len()
-            && path.starts_with(&*h.1)
-            && path[h.1.len()..].starts_with('*')
-    });
-    if freed_above {
-        return PathFate::Escapes;
-    }
-    find(crate::cfg::OTHER_PATH_TEXT).unwrap_or(if heap_pure { PathFate::Reads } else { PathFate::Escapes })
-}
-
-/// One callee, as the checker sees it.
-#[derive(Clone, Debug)]
-pub struct Model<'a> {
-    pub name: &'a str,
-    pub ret: RetEffect,
-    pub args: Vec<(usize, ArgEffect)>,
-    /// Arguments from this index on that are not in `args` escape instead of being only read:
-    /// all of them for unknown callees, the variadic extras for summarised ones.
-    pub escape_from: usize,
-    pub noreturn: bool,
-    /// Modelled by the library table or a summary (else: the unknown-callee default).
-    pub known: bool,
-    /// A fresh result is returned on every path (library allocators: when they succeed).
-    pub always_fresh: bool,
-    /// A row of the library table: what it does to an argument's object is what the row says
-    /// about the argument (a summarised function may free or keep the fields of an object it
-    /// only reads).
-    pub lib: bool,
-    /// How the return value tells success from failure for `ArgEffect::FreesWhen` arguments of
-    /// a summarised callee (library rows use the allocation's own notion).
-    pub ret_success: Option<Success>,
-    /// The result is fresh only when argument `.0` masked by `.1` is non-zero (`.2`) or zero
-    /// (`!.2`), and the argument's bits do not tell at this call (`Function::operand_bits`).
-    pub fresh_if_arg: Option<(usize, i64, bool)>,
-    /// With `fresh_if_arg`: the result when it is not fresh is (an alias of) this argument
-    /// (`Summary::returns_param`). Append-or-create, `list = append(list, x)`, is fresh when
-    /// `list` is NULL and is `list` otherwise; `return copy ? strdup(s) : s;` is `s` when the
-    /// flag is off. Not the flag argument itself when the result is fresh where it is non-NULL
-    /// (`if (!sl) return sl; return filtered_copy(sl);`): the alias is NULL.
-    pub else_arg: Option<usize>,
-    /// Fresh cells a summarised callee leaves below an argument at a path other than `*`
-    /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
-    pub out_paths: Vec<(usize, Arc<str>, Success)>,
-    pub ret_paths: Vec<Arc<str>>,
-    /// `Summary::ret_values` of a summarised callee whose result is fresh here.
-    pub ret_values: Vec<(usize, Arc<str>, Held)>,
-    /// `Summary::out_values` of a summarised callee that leaves fresh cells below arguments.
-    pub out_values: Vec<(usize, Arc<str>, Held)>,
-    /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
-    pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
-    pub heap_pure: bool,
-    /// A summarised callee's `Summary::writes`.
-    pub writes: Arc<[crate::alias::Write]>,
-    /// A summarised callee's `Summary::ret_const`.
-    pub ret_const: Option<i64>,
-    /// The fresh result is never NULL (`Summary::never_null`).
-    pub never_null: bool,
-    /// An `ArgAlias` result is the argument itself (`Summary::returns_param_itself`).
-    pub ret_is_arg: bool,
-    /// The globals the call may write (`Summary::globals_written`; none for a library row, all
-    /// for an unknown callee).
-    pub globals_written: GlobalWrites,
-    /// The result is the address of the place at this path below an argument
-    /// (`Summary::ret_addr`).
-    pub ret_addr: Option<(usize, Arc<str>)>,
-}
-
 impl<'a> Model<'a> {
-    pub fn from_lib(lib: &'static libmodel::LibFn) -> Model<'a> {
-        Model {
-            name: lib.name,
-            ret: lib.ret,
-            args: lib.args.to_vec(),
-            escape_from: usize::MAX,
-            noreturn: lib.noreturn,
-            known: true,
-            always_fresh: true,
-            lib: true,
-            ret_success: None,
-            fresh_if_arg: None,
-            else_arg: None,
-            out_paths: Vec::new(),
-            ret_paths: Vec::new(),
-            ret_values: Vec::new(),
-            out_values: Vec::new(),
-            heap: Arc::from([]),
-            heap_pure: false,
-            writes: Arc::from([]),
-            ret_const: None,
-            never_null: false,
-            ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
-            globals_written: GlobalWrites::none(),
-            ret_addr: None,
-        }
-    }
-
-    /// A library row at a direct call with these arguments: the forms a constant argument selects
-    /// (`realloc (p, 0)` frees `p` and returns no block; `realpath (p, NULL)` and `getcwd (NULL,
-    /// n)` return a block they allocate instead of the caller's buffer).
-    pub fn from_lib_call(lib: &'static libmodel::LibFn, args: &[Operand]) -> Model<'a> {
-        let mut m = Model::from_lib(lib);
-        let null_at = |i: usize| args.get(i).is_some_and(Operand::is_null_const);
-        if libmodel::null_buffer_allocates(lib.name).is_some_and(null_at) {
-            m.ret = RetEffect::Fresh(Success::NonNull);
-            m.ret_is_arg = false;
-        } else if let Some((p, _)) = libmodel::zero_size_frees(lib.name).filter(|(_, size)| null_at(*size)) {
-            m.ret = RetEffect::Plain;
-            m.args = vec![(p, ArgEffect::Frees)];
-        }
-        m
-    }
-
     /// A summarised callee at a call with these arguments, in function `caller` (a flag-guarded
     /// free or allocation is decided by a flag argument whose bits are known: `NOALLOC`,
     /// `flags | NOALLOC`).
@@ -969,90 +809,89 @@ impl<'a> Model<'a> {
             ret_addr: s.ret_addr.clone(),
         }
     }
+}
 
-    pub fn unknown(name: &'a str) -> Model<'a> {
-        Model {
-            name,
-            ret: RetEffect::Plain,
-            args: Vec::new(),
-            escape_from: 0,
-            noreturn: false,
-            known: false,
-            always_fresh: false,
-            lib: false,
-            ret_success: None,
-            fresh_if_arg: None,
-            else_arg: None,
-            out_paths: Vec::new(),
-            ret_paths: Vec::new(),
-            ret_values: Vec::new(),
-            out_values: Vec::new(),
-            heap: Arc::from([]),
-            heap_pure: false,
-            writes: Arc::from([]),
-            ret_const: None,
-            never_null: false,
-            ret_is_arg: false,
-            globals_written: GlobalWrites::All,
-            ret_addr: None,
+/// The callee models of a function's statements. `index`: the function's index in the program
+/// the summaries were made for (its direct callees are resolved there).
+pub fn call_models<'a>(
+    index: usize,
+    func: &'a Function,
+    summaries: &'a Summaries,
+    provisional: &HashMap<usize, Summary>,
+) -> Vec<Option<Model<'a>>> {
+    func.stmts
+        .iter()
+        .enumerate()
+        .map(|(si, s)| match s {
+            Stmt::Call { callee, args, .. } => {
+                Some(summaries.model(callee, summaries.direct(index, si), args, func, provisional))
+            }
+            Stmt::Assign { .. } => None,
+        })
+        .collect()
+}
+
+/// The globals the members of an SCC (indices, sorted) may write, themselves or through their
+/// callees, whose summaries are final. `taken`: `address_taken`, left out of the set.
+pub fn globals_written_of_scc(
+    program: &Program,
+    summaries: &Summaries,
+    members: &[usize],
+    taken: &[String],
+) -> GlobalWrites {
+    let mut names: Vec<Arc<str>> = Vec::new();
+    let mut callee_sets: Vec<&GlobalWrites> = Vec::new();
+    let direct = |p: &Place, names: &mut Vec<Arc<str>>| {
+        if let Some(g) = global_root(p).filter(|g| !is_address_taken(taken, g)) {
+            names.push(Arc::from(g));
+        }
+    };
+    for &m in members {
+        let func = &program.functions[m];
+        for (si, s) in func.stmts.iter().enumerate() {
+            match s {
+                Stmt::Assign { dst, .. } => direct(dst, &mut names),
+                Stmt::Call { dst, callee, .. } => {
+                    if let Some(d) = dst {
+                        direct(d, &mut names);
+                    }
+                    let mut callee_set = |j: usize| -> bool {
+                        if members.binary_search(&j).is_ok() {
+                            return true;
+                        }
+                        match summaries.get(j) {
+                            Some(s) => {
+                                callee_sets.push(&s.globals_written);
+                                true
+                            }
+                            None => false,
+                        }
+                    };
+                    let known = match callee {
+                        Callee::Direct { name, usr } => match summaries.direct_callee(m, si, name, usr) {
+                            Direct::Defined(j) => callee_set(j),
+                            Direct::Library(_) => true,
+                            Direct::Undefined => is_builtin(name),
+                        },
+                        Callee::Indirect { sig, field, .. } => {
+                            let targets = summaries.targets(sig, field.as_deref());
+                            let libs = summaries.library_targets(sig, field.as_deref());
+                            // No possible target known: anything may be called.
+                            !(targets.is_empty() && libs.is_empty()) && targets.iter().all(|&j| callee_set(j))
+                        }
+                    };
+                    if !known {
+                        return GlobalWrites::All;
+                    }
+                }
+            }
         }
     }
-
-    /// What the call does to a cell the caller keeps at `path` below argument `i` (`path` as
-    /// the callee sees it: `*`, `*.buf`, ...).
-    pub fn path_fate(&self, i: usize, path: &str) -> PathFate {
-        if self.lib {
-            // Library functions touch what they are documented to: `free` frees the object (its
-            // fields are lost with it), keepers keep it, the rest only read.
-            return match self.arg_effect(i) {
-                None => PathFate::Reads,
-                Some(ArgEffect::Frees) => PathFate::Lost,
-                // `realloc` moves the contents into the block it returns, which callers store
-                // where the old one was (`v->items = realloc(v->items, n)`): they stay put.
-                Some(ArgEffect::FreesWhen { on_success: true, .. } | ArgEffect::OutRealloc) => PathFate::Reads,
-                _ => PathFate::Escapes,
-            };
-        }
-        if !self.known || i >= self.escape_from {
-            return PathFate::Escapes;
-        }
-        heap_fate(&self.heap, self.heap_pure, i, path)
-    }
-
-    /// The argument the result may be (an alias of): always (`RetEffect::ArgAlias`), or when it
-    /// is not fresh (`else_arg`).
-    pub fn ret_alias(&self) -> Option<usize> {
-        match self.ret {
-            RetEffect::ArgAlias(i) => Some(i),
-            _ => self.else_arg,
+    for set in callee_sets {
+        match set {
+            GlobalWrites::All => return GlobalWrites::All,
+            GlobalWrites::Only(v) => names.extend(v.iter().cloned()),
         }
     }
-
-    /// The result is argument `i` itself whenever `i` is not NULL: `strcpy`'s destination, and
-    /// append-or-create's list (not fresh exactly when the list is not NULL).
-    pub fn ret_is_arg_itself(&self, i: usize) -> bool {
-        match self.ret {
-            RetEffect::ArgAlias(k) => k == i && self.ret_is_arg,
-            _ => self.else_arg == Some(i) && self.fresh_if_arg == Some((i, -1, false)),
-        }
-    }
-
-    /// The callee only reads through argument `i` and stores a whole value at `*arg` on every
-    /// path that returns (`Summary::writes`): `set(&name, val)` doing `free(*buf); *buf = val;`.
-    /// A local whose address is passed there stays a tracked value, written by the call, as for
-    /// an out-parameter allocator.
-    pub fn stores_through(&self, i: usize) -> bool {
-        self.known
-            && !self.lib
-            && self.arg_effect(i).is_none()
-            && self.writes.iter().any(|w| w.param == i && &*w.path == "*")
-    }
-
-    pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
-        match self.args.iter().find(|a| a.0 == i) {
-            Some(a) => Some(a.1),
-            None if i >= self.escape_from => Some(ArgEffect::Keeps),
-            None => None,
-        }
-    }
+    GlobalWrites::from_names(names)
 }

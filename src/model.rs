@@ -1,0 +1,287 @@
+//! What a call does, as the checker sees it: the callee model of one call statement, and the
+//! data a summary hands its callers that the model carries (heap effects, values held, ordered
+//! stores).
+//!
+//! Input: a library row (`libmodel`) or nothing (an unknown callee); `summary` builds the model of
+//! a summarised callee (`Model::from_summary`). Output: `Model`, which `cfg` and everything above
+//! it read.
+//! Invariants:
+//! - This module sits below the analysis core: it imports only `ir`, `libmodel` and
+//!   `global_writes`, so that `cfg` can know callees without knowing how summaries are made.
+
+use crate::global_writes::GlobalWrites;
+use crate::ir::Operand;
+use crate::libmodel::{self, ArgEffect, RetEffect, Success};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The text of the path of "any field of `*p` this function does not name" (`cfg::OTHER_PATH`),
+/// which no C access path can spell.
+pub const OTHER_PATH_TEXT: &str = "*?";
+
+/// What a function does to a cell the caller keeps in the object a parameter points to, at one
+/// access path below it (`*p`, `p->buf`, or `cfg::OTHER_PATH_TEXT` for fields it never names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum PathFate {
+    /// Left where it was.
+    Reads,
+    /// Freed on every path, and the caller's pointer is left dangling in its slot.
+    Frees,
+    /// Freed on every path, and the slot overwritten (`free(sb->buf); sb->buf = NULL;`).
+    FreesCleared,
+    /// No longer reachable, and not freed: the object holding it was freed or the field
+    /// overwritten (`free(o)` without `free(o->name)`).
+    Lost,
+    /// Left where it was on some returns, lost (overwritten) on others, never freed or kept
+    /// elsewhere: an out-parameter allocator that leaves `*out` alone when it fails. Callers
+    /// that cannot tie it to the result treat it as `Escapes`.
+    KeptOrLost,
+    /// Anything else: stored elsewhere, passed on, freed on some paths only.
+    Escapes,
+}
+
+/// A value an allocator leaves in a place below a parameter wherever it returns a fresh cell
+/// (`Summary::ret_values`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Held {
+    Zero,
+    NonZero,
+    /// Greater than 0: a kind set to 1 or 2 with the cell (bash's `estatep->subtype`).
+    Positive,
+    /// 0 or more.
+    NonNegative,
+}
+
+impl Held {
+    /// Every value a summary may state, weakest last; a place may hold several of them.
+    pub const ALL: [Held; 4] = [Held::Zero, Held::Positive, Held::NonZero, Held::NonNegative];
+}
+
+/// One store a function makes below a parameter on every path that returns.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Write {
+    /// Below parameter `param` at `path` (`*` is `*out`, `*.buf` is `p->buf`).
+    pub param: usize,
+    pub path: Arc<str>,
+    pub from: WriteFrom,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum WriteFrom {
+    /// A fresh cell the function hands back there (`Summary::out_fresh`).
+    Fresh,
+    /// The value parameter `.0` had on entry (`*a = p`).
+    Param(usize),
+}
+
+/// What a summarised callee with heap effects `heap` (`heap_pure`) does to a cell the caller
+/// keeps at `path` below argument `i` (`Model::path_fate` for a callee that is no library row).
+pub fn heap_fate(heap: &[(usize, Arc<str>, PathFate)], heap_pure: bool, i: usize, path: &str) -> PathFate {
+    let find = |p: &str| heap.iter().find(|h| h.0 == i && &*h.1 == p).map(|h| h.2);
+    if let Some(fate) = find(path) {
+        return fate;
+    }
+    // Below an object the callee frees or hands on (a recursive `tree_free(p)` names
+    // `p->next` one level down, not `p->next->next`): what becomes of the deeper cells is
+    // not said, so they escape rather than take the fate of the fields the callee ignores.
+    let freed_above = heap.iter().any(|h| {
+        h.0 == i
+            && !matches!(h.2, PathFate::Reads)
+            && path.len() > h.1.len()
+            && path.starts_with(&*h.1)
+            && path[h.1.len()..].starts_with('*')
+    });
+    if freed_above {
+        return PathFate::Escapes;
+    }
+    find(OTHER_PATH_TEXT).unwrap_or(if heap_pure { PathFate::Reads } else { PathFate::Escapes })
+}
+
+/// One callee, as the checker sees it.
+#[derive(Clone, Debug)]
+pub struct Model<'a> {
+    pub name: &'a str,
+    pub ret: RetEffect,
+    pub args: Vec<(usize, ArgEffect)>,
+    /// Arguments from this index on that are not in `args` escape instead of being only read:
+    /// all of them for unknown callees, the variadic extras for summarised ones.
+    pub escape_from: usize,
+    pub noreturn: bool,
+    /// Modelled by the library table or a summary (else: the unknown-callee default).
+    pub known: bool,
+    /// A fresh result is returned on every path (library allocators: when they succeed).
+    pub always_fresh: bool,
+    /// A row of the library table: what it does to an argument's object is what the row says
+    /// about the argument (a summarised function may free or keep the fields of an object it
+    /// only reads).
+    pub lib: bool,
+    /// How the return value tells success from failure for `ArgEffect::FreesWhen` arguments of
+    /// a summarised callee (library rows use the allocation's own notion).
+    pub ret_success: Option<Success>,
+    /// The result is fresh only when argument `.0` masked by `.1` is non-zero (`.2`) or zero
+    /// (`!.2`), and the argument's bits do not tell at this call (`Function::operand_bits`).
+    pub fresh_if_arg: Option<(usize, i64, bool)>,
+    /// With `fresh_if_arg`: the result when it is not fresh is (an alias of) this argument
+    /// (`Summary::returns_param`). Append-or-create, `list = append(list, x)`, is fresh when
+    /// `list` is NULL and is `list` otherwise; `return copy ? strdup(s) : s;` is `s` when the
+    /// flag is off. Not the flag argument itself when the result is fresh where it is non-NULL
+    /// (`if (!sl) return sl; return filtered_copy(sl);`): the alias is NULL.
+    pub else_arg: Option<usize>,
+    /// Fresh cells a summarised callee leaves below an argument at a path other than `*`
+    /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
+    pub out_paths: Vec<(usize, Arc<str>, Success)>,
+    pub ret_paths: Vec<Arc<str>>,
+    /// `Summary::ret_values` of a summarised callee whose result is fresh here.
+    pub ret_values: Vec<(usize, Arc<str>, Held)>,
+    /// `Summary::out_values` of a summarised callee that leaves fresh cells below arguments.
+    pub out_values: Vec<(usize, Arc<str>, Held)>,
+    /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
+    pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
+    pub heap_pure: bool,
+    /// A summarised callee's `Summary::writes`.
+    pub writes: Arc<[Write]>,
+    /// A summarised callee's `Summary::ret_const`.
+    pub ret_const: Option<i64>,
+    /// The fresh result is never NULL (`Summary::never_null`).
+    pub never_null: bool,
+    /// An `ArgAlias` result is the argument itself (`Summary::returns_param_itself`).
+    pub ret_is_arg: bool,
+    /// The globals the call may write (`Summary::globals_written`; none for a library row, all
+    /// for an unknown callee).
+    pub globals_written: GlobalWrites,
+    /// The result is the address of the place at this path below an argument
+    /// (`Summary::ret_addr`).
+    pub ret_addr: Option<(usize, Arc<str>)>,
+}
+
+impl<'a> Model<'a> {
+    pub fn from_lib(lib: &'static libmodel::LibFn) -> Model<'a> {
+        Model {
+            name: lib.name,
+            ret: lib.ret,
+            args: lib.args.to_vec(),
+            escape_from: usize::MAX,
+            noreturn: lib.noreturn,
+            known: true,
+            always_fresh: true,
+            lib: true,
+            ret_success: None,
+            fresh_if_arg: None,
+            else_arg: None,
+            out_paths: Vec::new(),
+            ret_paths: Vec::new(),
+            ret_values: Vec::new(),
+            out_values: Vec::new(),
+            heap: Arc::from([]),
+            heap_pure: false,
+            writes: Arc::from([]),
+            ret_const: None,
+            never_null: false,
+            ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
+            globals_written: GlobalWrites::none(),
+            ret_addr: None,
+        }
+    }
+
+    /// A library row at a direct call with these arguments: the forms a constant argument selects
+    /// (`realloc (p, 0)` frees `p` and returns no block; `realpath (p, NULL)` and `getcwd (NULL,
+    /// n)` return a block they allocate instead of the caller's buffer).
+    pub fn from_lib_call(lib: &'static libmodel::LibFn, args: &[Operand]) -> Model<'a> {
+        let mut m = Model::from_lib(lib);
+        let null_at = |i: usize| args.get(i).is_some_and(Operand::is_null_const);
+        if libmodel::null_buffer_allocates(lib.name).is_some_and(null_at) {
+            m.ret = RetEffect::Fresh(Success::NonNull);
+            m.ret_is_arg = false;
+        } else if let Some((p, _)) = libmodel::zero_size_frees(lib.name).filter(|(_, size)| null_at(*size)) {
+            m.ret = RetEffect::Plain;
+            m.args = vec![(p, ArgEffect::Frees)];
+        }
+        m
+    }
+
+    pub fn unknown(name: &'a str) -> Model<'a> {
+        Model {
+            name,
+            ret: RetEffect::Plain,
+            args: Vec::new(),
+            escape_from: 0,
+            noreturn: false,
+            known: false,
+            always_fresh: false,
+            lib: false,
+            ret_success: None,
+            fresh_if_arg: None,
+            else_arg: None,
+            out_paths: Vec::new(),
+            ret_paths: Vec::new(),
+            ret_values: Vec::new(),
+            out_values: Vec::new(),
+            heap: Arc::from([]),
+            heap_pure: false,
+            writes: Arc::from([]),
+            ret_const: None,
+            never_null: false,
+            ret_is_arg: false,
+            globals_written: GlobalWrites::All,
+            ret_addr: None,
+        }
+    }
+
+    /// What the call does to a cell the caller keeps at `path` below argument `i` (`path` as
+    /// the callee sees it: `*`, `*.buf`, ...).
+    pub fn path_fate(&self, i: usize, path: &str) -> PathFate {
+        if self.lib {
+            // Library functions touch what they are documented to: `free` frees the object (its
+            // fields are lost with it), keepers keep it, the rest only read.
+            return match self.arg_effect(i) {
+                None => PathFate::Reads,
+                Some(ArgEffect::Frees) => PathFate::Lost,
+                // `realloc` moves the contents into the block it returns, which callers store
+                // where the old one was (`v->items = realloc(v->items, n)`): they stay put.
+                Some(ArgEffect::FreesWhen { on_success: true, .. } | ArgEffect::OutRealloc) => PathFate::Reads,
+                _ => PathFate::Escapes,
+            };
+        }
+        if !self.known || i >= self.escape_from {
+            return PathFate::Escapes;
+        }
+        heap_fate(&self.heap, self.heap_pure, i, path)
+    }
+
+    /// The argument the result may be (an alias of): always (`RetEffect::ArgAlias`), or when it
+    /// is not fresh (`else_arg`).
+    pub fn ret_alias(&self) -> Option<usize> {
+        match self.ret {
+            RetEffect::ArgAlias(i) => Some(i),
+            _ => self.else_arg,
+        }
+    }
+
+    /// The result is argument `i` itself whenever `i` is not NULL: `strcpy`'s destination, and
+    /// append-or-create's list (not fresh exactly when the list is not NULL).
+    pub fn ret_is_arg_itself(&self, i: usize) -> bool {
+        match self.ret {
+            RetEffect::ArgAlias(k) => k == i && self.ret_is_arg,
+            _ => self.else_arg == Some(i) && self.fresh_if_arg == Some((i, -1, false)),
+        }
+    }
+
+    /// The callee only reads through argument `i` and stores a whole value at `*arg` on every
+    /// path that returns (`Summary::writes`): `set(&name, val)` doing `free(*buf); *buf = val;`.
+    /// A local whose address is passed there stays a tracked value, written by the call, as for
+    /// an out-parameter allocator.
+    pub fn stores_through(&self, i: usize) -> bool {
+        self.known
+            && !self.lib
+            && self.arg_effect(i).is_none()
+            && self.writes.iter().any(|w| w.param == i && &*w.path == "*")
+    }
+
+    pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
+        match self.args.iter().find(|a| a.0 == i) {
+            Some(a) => Some(a.1),
+            None if i >= self.escape_from => Some(ArgEffect::Keeps),
+            None => None,
+        }
+    }
+}
