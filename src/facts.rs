@@ -313,7 +313,7 @@ impl Facts {
             };
             // `t = var->attributes; u = t & F; if (u)`: a test of the masked key `*.attributes&F`.
             let masked_key = match place {
-                Place::Local(u) => masked.iter().find(|m| m.0 == *u).and_then(|(_, from, mask)| {
+                Place::Local(u) => masked.get(u).and_then(|(from, mask)| {
                     let (root, text) = raw_key(cx, &fact_local, from).filter(|k| k.1.starts_with('*'))?;
                     Some((root, format!("{text}&{mask}")))
                 }),
@@ -893,29 +893,30 @@ fn folded_test<'k>(cx: &FnCx, kind: &'k CondKind, node: DagNode) -> std::borrow:
 /// a step of the path), so that two bit tests of one field correlate where facts follow it:
 /// across a join whose other side wrote the field (`assoc_p (var)` in bash), which shares no
 /// atom.
-fn masked_loads<'f>(cx: &FnCx<'f>) -> Vec<(LocalId, &'f Place, i64)> {
+fn masked_loads<'f>(cx: &FnCx<'f>) -> HashMap<LocalId, (&'f Place, i64)> {
     let func = cx.func;
-    let loaded = |t: LocalId| -> Option<&Place> {
-        let mut defs =
-            func.stmts.iter().filter(|st| matches!(st, Stmt::Assign { dst: Place::Local(d), .. } if *d == t));
-        match (defs.next(), defs.next()) {
-            (Some(Stmt::Assign { src: Rvalue::Use(Operand::Place(p)), .. }), None) if !matches!(p, Place::Local(_)) => {
-                Some(p)
-            }
-            _ => None,
+    if func.bits.is_empty() {
+        return HashMap::new();
+    }
+    // Per local: its one definition when that loads a memory place (`None` once it has another).
+    let mut loads: Vec<Option<Option<&Place>>> = vec![None; func.locals.len()];
+    for st in &func.stmts {
+        if let Stmt::Assign { dst: Place::Local(d), src } = st {
+            let slot = &mut loads[d.index()];
+            *slot = match (&*slot, src) {
+                (None, Rvalue::Use(Operand::Place(p))) if !matches!(p, Place::Local(_)) => Some(Some(p)),
+                _ => Some(None),
+            };
         }
-    };
+    }
+    let is_temp = |l: LocalId| func.local(l).kind == crate::ir::LocalKind::Temp;
     func.bits
         .iter()
         .filter(|(_, b)| b.ones == 0 && b.from_base != 0 && b.from_base != -1)
         .filter_map(|(sid, b)| {
             let Stmt::Assign { dst: Place::Local(u), .. } = func.stmt(*sid) else { return None };
-            let base = b.base?;
-            if func.local(*u).kind != crate::ir::LocalKind::Temp || func.local(base).kind != crate::ir::LocalKind::Temp
-            {
-                return None;
-            }
-            Some((*u, loaded(base)?, b.from_base))
+            let base = b.base.filter(|base| is_temp(*base) && is_temp(*u))?;
+            Some((*u, (loads[base.index()].flatten()?, b.from_base)))
         })
         .collect()
 }
