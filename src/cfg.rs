@@ -449,10 +449,14 @@ pub fn source_success(model: &Model) -> Option<Success> {
 }
 
 /// The success notion of a call's return value, if anything the checker tracks depends on it:
-/// the call allocates, or frees an argument only when it succeeds or fails.
+/// the call allocates, or frees an argument only when it succeeds or fails, or returns twice
+/// (`setjmp`'s first return, 0, is its "success": the cells it holds are followed there only).
 pub fn call_success(model: &Model) -> Option<Success> {
     if let Some(s) = source_success(model) {
         return Some(s);
+    }
+    if model.returns_twice {
+        return Some(Success::RetZero);
     }
     let conditional = model.args.iter().any(|(_, e)| matches!(e, ArgEffect::FreesWhen { .. }));
     model.ret_success.filter(|_| conditional)

@@ -220,6 +220,7 @@ fn escapes(kinds: &[EscapeKind]) -> String {
             EscapeKind::LocalStorage => "stored into a local aggregate or address-taken variable".to_string(),
             EscapeKind::UnknownCallee(f) => format!("passed to '{f}'"),
             EscapeKind::Retained(f) => format!("kept by '{f}'"),
+            EscapeKind::Longjmp(f) => format!("held when '{f}' returns again after a longjmp"),
             EscapeKind::Discarded => "discarded, but its allocator does not always return fresh memory".to_string(),
             EscapeKind::Undecided => "returned only when a flag argument says so, which is not known here".to_string(),
         })

@@ -163,6 +163,9 @@ pub enum EscapeKind {
     UnknownCallee(String),
     /// Kept by a library function (`putenv`).
     Retained(String),
+    /// Held when `setjmp` (named) returns a second time, after a `longjmp` from calls the path
+    /// does not show.
+    Longjmp(String),
     /// The result of an allocator that does not always return fresh memory is discarded.
     Discarded,
     /// The callee returns a fresh cell only when a flag argument says so, and drip cannot tell
@@ -1254,6 +1257,7 @@ fn flow(
             if let Some(followed) = followed {
                 let p = st.p;
                 followed.apply(*sid, &mut st.facts, p);
+                returned_twice_facts(cx, guards, &mut st, *sid);
             }
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
@@ -2844,6 +2848,23 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
                     _ => {}
                 }
             }
+            // `setjmp` returning a second time resumes after a `longjmp` out of calls this path
+            // does not show, which may have freed or kept what is held here (bash hands a
+            // command to `parse_and_execute`, which frees it, before an error jumps back): the
+            // cells held at the call are followed on its first return only.
+            if let (Some(m), Some(a)) = (model.filter(|m| m.returns_twice), cx.success_atom.get(&sid)) {
+                let (first, again) = (guards.lit(*a, true), guards.lit(*a, false));
+                let name = m.name.to_string();
+                for (k, g) in st.h.clone() {
+                    let resumed = guards.and(g, again);
+                    if resumed != GuardId::FALSE {
+                        let kind = EventKind::Escape(EscapeKind::Longjmp(name.clone()));
+                        events.push(Event { kind, guard: resumed, weak: false });
+                        let kept = guards.and(g, first);
+                        st.set_key(k, kept);
+                    }
+                }
+            }
             // A callee that leaves fresh cells below an argument overwrites what was there.
             let out_keys = model.map(|_| cx.out_path_keys(sid, args));
             if let Some(ok) = &out_keys {
@@ -2927,6 +2948,22 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
             }
         }
     }
+}
+
+/// What `r = setjmp (..)` leaves in `r`: 0 on the first return, which is where the cells held
+/// at the call are still followed (`transfer`), non-zero on the second. A later test of `r`
+/// that also sees another definition (`r = 0; if (c) r = setjmp (b);`) then cannot take the
+/// second-return side on a path that came through the first.
+fn returned_twice_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId) {
+    let Stmt::Call { dst: Some(Place::Local(r)), .. } = cx.func.stmt(sid) else { return };
+    let (Some(a), Some(k)) = (cx.success_atom.get(&sid), cx.facts.key(*r, "")) else { return };
+    if !cx.model(sid).is_some_and(|m| m.returns_twice) {
+        return;
+    }
+    let (first, again) = (guards.lit(*a, true), guards.lit(*a, false));
+    let (on_first, on_again) = (guards.and(st.p, first), guards.and(st.p, again));
+    st.facts.push((k, crate::facts::Fact::In(0, 0), on_first));
+    st.facts.push((k, crate::facts::Fact::Ne(0), on_again));
 }
 
 /// The callee's stores below its parameters (`Summary::writes`) as strong updates of this

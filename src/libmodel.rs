@@ -179,6 +179,13 @@ impl LibFn {
     }
 }
 
+/// Rows that return twice (`setjmp` and its spellings): 0 when called, non-zero when a later
+/// `longjmp` comes back to them. The second return resumes after calls this function made in
+/// between, which the path through it does not show.
+pub fn returns_twice(name: &str) -> bool {
+    matches!(name, "setjmp" | "_setjmp" | "sigsetjmp" | "__sigsetjmp" | "__builtin_setjmp")
+}
+
 /// Rows whose call with a NULL buffer argument allocates the buffer it returns
 /// (`realpath (p, NULL)`, `getcwd (NULL, n)`): the index of that argument. The row is the buffer
 /// form (an alias of the buffer); `summary::Model::from_lib_call` makes the NULL form a fresh
@@ -308,6 +315,7 @@ static TABLE: &[LibFn] = &[
     ro("__builtin_putchar"),
     ro("__builtin_puts"),
     f("__builtin_realloc", Fresh(NonNull), &[(0, FREES_ON_SUCCESS)]),
+    ro("__builtin_setjmp"),
     ro("__builtin_snprintf"),
     ro("__builtin_sprintf"),
     alias0("__builtin_stpcpy"),
@@ -381,6 +389,7 @@ static TABLE: &[LibFn] = &[
     f("__realpath_chk", ArgAlias(1), &[]),
     ro("__recv_chk"),
     ro("__recvfrom_chk"),
+    ro("__sigsetjmp"),
     ro("__snprintf_chk"),
     ro("__sprintf_chk"),
     nr("__stack_chk_fail"),
@@ -413,6 +422,7 @@ static TABLE: &[LibFn] = &[
     ro("__xstat"),
     nr("_exit"),
     nr("_longjmp"),
+    ro("_setjmp"),
     // Windows (MSVC) and MinGW names of strdup/strndup/wcsdup, in code built for both
     f("_strdup", Fresh(NonNull), &[]),
     f("_strndup", Fresh(NonNull), &[]),
@@ -766,6 +776,7 @@ static TABLE: &[LibFn] = &[
     f("setbuffer", Plain, &[(1, Keeps)]),
     ro("setenv"),
     ro("setgid"),
+    ro("setjmp"),
     ro("setlinebuf"),
     ro("setlocale"),
     ro("setsid"),
@@ -783,6 +794,7 @@ static TABLE: &[LibFn] = &[
     nr("siglongjmp"),
     ro("signal"),
     ro("sigprocmask"),
+    ro("sigsetjmp"),
     ro("sleep"),
     ro("snprintf"),
     ro("socket"),

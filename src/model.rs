@@ -152,6 +152,10 @@ pub struct Model<'a> {
     /// The result is the address of the place at this path below an argument
     /// (`Summary::ret_addr`).
     pub ret_addr: Option<(usize, Arc<str>)>,
+    /// A library row that returns twice (`libmodel::returns_twice`): its non-zero return comes
+    /// after a `longjmp` from calls the path does not show, so the cells held at the call are
+    /// not followed on that side.
+    pub returns_twice: bool,
 }
 
 impl<'a> Model<'a> {
@@ -180,6 +184,7 @@ impl<'a> Model<'a> {
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
             ret_addr: None,
+            returns_twice: libmodel::returns_twice(lib.name),
         }
     }
 
@@ -224,6 +229,7 @@ impl<'a> Model<'a> {
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
             ret_addr: None,
+            returns_twice: false,
         }
     }
 

@@ -807,6 +807,7 @@ impl<'a> Model<'a> {
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
             ret_addr: s.ret_addr.clone(),
+            returns_twice: false,
         }
     }
 }
