@@ -1605,9 +1605,10 @@ pub fn summarize(cx: &CheckCx, config: &Config, verdicts: &[SiteVerdict], heap_n
         };
         // The summary names one returned parameter. Another one that may be returned too
         // (`return x ? x : y`) is handed back in a way callers cannot follow: it escapes. A
-        // parameter that is freed or kept is not also an alias the caller gets back.
+        // parameter that is kept is not also an alias the caller gets back; one freed on every
+        // path is, dangling (`q = consume (p); free (q);` frees it twice).
         let fate = match (returned, fate) {
-            (true, ParamFate::Reads) if returns_param.is_none() => {
+            (true, ParamFate::Reads | ParamFate::Frees) if returns_param.is_none() => {
                 returns_param = Some(i);
                 fate
             }
