@@ -114,7 +114,7 @@ pub fn diagnostics(
                 ));
             }
             let mut path = alloc_notes.clone();
-            path.extend(notes(func, steps, at, v));
+            path.extend(notes(func, steps, at, &v.allocator));
             out.push(base(if realloc.is_some() { Rule::LeakOnReallocFailure } else { Rule::Leak }, message, path));
         }
         if let Some(steps) = &v.double_free {
@@ -136,9 +136,55 @@ pub fn diagnostics(
                 _ => format!("memory allocated by '{}' is freed twice", v.allocator),
             };
             let mut path = alloc_notes;
-            path.extend(notes(func, steps, at, v));
+            path.extend(notes(func, steps, at, &v.allocator));
             out.push(base(Rule::DoubleFree, message, path));
         }
+    }
+    out
+}
+
+/// Double frees of the block a parameter points to on entry (`fastcheck::ParamDoubleFree`):
+/// reported at the second free, since the allocation is the caller's. `allocator` names the
+/// parameter (`parameter 'p'`), which fingerprints the finding with the function.
+pub fn param_diagnostics(cx: &FnCx, found: &[crate::fastcheck::ParamDoubleFree], at: &Locator) -> Vec<Diagnostic> {
+    let func = cx.func;
+    let mut out = Vec::new();
+    for d in found {
+        let frees: Vec<Loc> = d
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Free { loc, .. } => Some(*loc),
+                _ => None,
+            })
+            .collect();
+        let [a, b, ..] = frees.as_slice() else { continue };
+        let name = &func.local(d.param).name;
+        let allocator = format!("parameter '{name}'");
+        let message = format!(
+            "the memory '{name}' points to when '{}' is called is freed twice, at {} and {}{}",
+            func.name,
+            at.short(*a),
+            at.short(*b),
+            conditions(func, &d.steps, at).map(|c| format!(" when {c}")).unwrap_or_default()
+        );
+        let mut path = vec![Note {
+            kind: NoteKind::Alloc,
+            loc: at.src(func.local(d.param).loc),
+            message: format!("'{name}' points to memory the caller passes in"),
+        }];
+        path.extend(notes(func, &d.steps, at, &allocator));
+        out.push(Diagnostic {
+            suppression: None,
+            rule: Rule::DoubleFree,
+            category: Category::FreedAlways,
+            loc: at.src(*b),
+            function: func.name.clone(),
+            allocator,
+            message,
+            path,
+            line_in_function: b.line.saturating_sub(func.loc.line),
+        });
     }
     out
 }
@@ -304,7 +350,7 @@ fn callee(func: &Function, stmt: crate::ir::StmtId) -> String {
     }
 }
 
-fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<Note> {
+fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<Note> {
     let mut out = Vec::new();
     let mut frees = 0;
     for s in steps {
@@ -341,7 +387,7 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, v: &SiteVerdict) -> Vec<
                         format!("'{what}' is freed here while it holds the last reference to the memory")
                     }
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
-                    Lost::Discarded => format!("the pointer returned by '{}' is discarded here", v.allocator),
+                    Lost::Discarded => format!("the pointer returned by '{allocator}' is discarded here"),
                     Lost::AliasedInCallee { callee, args, slot } => format!(
                         "arguments {} and {} of '{callee}' both lead to '{slot}': the callee stores the memory there, then overwrites it",
                         args.0 + 1,

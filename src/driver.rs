@@ -255,10 +255,11 @@ pub fn analyze(
             let cx = cx.complete();
             let mut timings = Timings::default();
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
-            let diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);
+            let mut diagnostics = checkers::diagnostics(&cx, &verdicts, policy, at, &summaries);
             let started = std::time::Instant::now();
-            let summary = fastcheck::summarize(&cx, config, &verdicts, heap_needed);
+            let (summary, param_double_frees) = fastcheck::summarize(&cx, config, &verdicts, heap_needed);
             timings.value_flow += started.elapsed();
+            diagnostics.extend(checkers::param_diagnostics(&cx, &param_double_frees, at));
             let out = Outcome {
                 summary,
                 diagnostics,

@@ -96,9 +96,10 @@ impl<'a> CheckCx<'a> {
                 .any(|f| f.is_none())
         });
         let mut cx = CheckCx { cx, facts, prechecked, heap_prechecked };
-        // Facts serve the sites' passes only: the first site bounds which tests they can decide.
+        // Facts serve the sites' passes, and the parameters' passes that look for a second free
+        // (`param_freed_twice`): the first site, or the entry, bounds which tests they can decide.
         let first_site = sites(&cx).iter().map(|s| cx.dag.order[s.0.index()]).min();
-        if let Some(first) = first_site {
+        if let Some(first) = first_site.or_else(|| may_free_a_param_twice(&cx).then_some(0)) {
             cx.facts = Facts::build(&cx, first);
         }
         cx
@@ -1140,11 +1141,11 @@ fn judge_site(
     if let Some(m) = &leak_model {
         verdict.cycle_with = held.cycle_with.clone();
         let support = support_of(&[psrc, any]);
-        verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0, x, WalkGoal::Leak));
+        verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, x, WalkGoal::Leak));
     }
     if let Some((m, i, j)) = &df {
         let support = support_of(&[psrc, frees[*i].guard, frees[*j].guard]);
-        verdict.double_free = Some(walk(cx, &m_values(m), &support, fold, node0, idx0, x, WalkGoal::SecondFree));
+        verdict.double_free = Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, x, WalkGoal::SecondFree));
     }
     verdict
 }
@@ -1552,9 +1553,24 @@ fn flow(
 /// `heap_needed`: whether any caller will read the heap effects (`CallGraph::called_from_outside`);
 /// without one they are left unknown (every path below a parameter escapes), which is what a
 /// caller would assume, and the most expensive part of a summary is not computed for nobody.
-pub fn summarize(cx: &CheckCx, config: &Config, verdicts: &[SiteVerdict], heap_needed: bool) -> Summary {
+/// A parameter's block freed twice on one path of the function (`summarize`): the caller's
+/// memory, so no allocation site of this function reports it.
+#[derive(Clone, Debug)]
+pub struct ParamDoubleFree {
+    pub param: LocalId,
+    /// The path from the entry: it contains two `Step::Free`.
+    pub steps: Vec<Step>,
+}
+
+pub fn summarize(
+    cx: &CheckCx,
+    config: &Config,
+    verdicts: &[SiteVerdict],
+    heap_needed: bool,
+) -> (Summary, Vec<ParamDoubleFree>) {
     let func = cx.func;
     let mut params = Vec::with_capacity(func.n_params as usize);
+    let mut param_double_frees = Vec::new();
     let mut returns_param = None;
     let mut ret_success = None;
     // The arena and solver of the parameters' passes, made for the first parameter the prechecks
@@ -1573,6 +1589,9 @@ pub fn summarize(cx: &CheckCx, config: &Config, verdicts: &[SiteVerdict], heap_n
             guards.reset_budget();
             params.push(ParamFate::Escapes);
             continue;
+        }
+        if let Some(steps) = param_freed_twice(cx, guards, solver, p, &events) {
+            param_double_frees.push(ParamDoubleFree { param: p, steps });
         }
         let mut freed = GuardId::FALSE;
         let mut freed_or_ended = GuardId::FALSE;
@@ -1683,7 +1702,7 @@ pub fn summarize(cx: &CheckCx, config: &Config, verdicts: &[SiteVerdict], heap_n
     });
     let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
     let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
-    Summary {
+    let summary = Summary {
         allocator,
         always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
         origin,
@@ -1710,7 +1729,84 @@ pub fn summarize(cx: &CheckCx, config: &Config, verdicts: &[SiteVerdict], heap_n
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
+    };
+    (summary, param_double_frees)
+}
+
+/// Two statements free a parameter or a copy of one (flow-insensitively, any parameter): the
+/// only functions without allocation sites whose parameters' passes need facts.
+fn may_free_a_param_twice(cx: &CheckCx) -> bool {
+    let func = cx.func;
+    let mut from_param: Vec<bool> = vec![false; func.locals.len()];
+    for p in func.params() {
+        from_param[p.index()] = true;
     }
+    let mut frees = 0;
+    for (si, s) in func.stmts.iter().enumerate() {
+        match s {
+            Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(op) } => {
+                if op.local().is_some_and(|y| from_param[y.index()]) {
+                    from_param[l.index()] = true;
+                }
+            }
+            Stmt::Call { args, .. } => {
+                let Some(m) = cx.model(StmtId::from_usize(si)) else { continue };
+                for (i, a) in args.iter().enumerate() {
+                    let frees_it = matches!(m.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. }));
+                    if frees_it && a.local().is_some_and(|y| from_param[y.index()]) {
+                        frees += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    frees >= 2
+}
+
+/// The path on which the block parameter `p` points to on entry is freed twice, if one is
+/// feasible: `events` are those of the parameter's pass from the entry. A pair found without
+/// facts is asked again on a pass that follows them (values known from assignments and earlier
+/// tests), as a site's is, so that a parameter is held to what an allocation would be.
+fn param_freed_twice(
+    cx: &CheckCx,
+    guards: &mut Guards,
+    solver: &mut Solver,
+    p: LocalId,
+    events: &[Event],
+) -> Option<Vec<Step>> {
+    let entry = DagNode(cx.func.entry.0);
+    let first_pair = |guards: &Guards, solver: &mut Solver, events: &[Event]| {
+        let frees: Vec<GuardId> =
+            events.iter().filter(|e| matches!(e.kind, EventKind::Free) && !e.weak).map(|e| e.guard).collect();
+        for i in 0..frees.len() {
+            for j in i + 1..frees.len() {
+                match solver.check(guards, &[(frees[i], true), (frees[j], true)]) {
+                    Answer::Sat(m) => return Some((m, frees[i], frees[j])),
+                    Answer::Unsat => {}
+                    // Out of budget: no report rather than a guess.
+                    Answer::Unknown => return None,
+                }
+            }
+        }
+        None
+    };
+    let mut found = first_pair(guards, solver, events)?;
+    if !cx.facts.is_empty() {
+        let followed = cx.facts.follow(cx);
+        let with_facts = flow(cx, guards, entry, 0, Key::local(p), None, None, false, Some((&followed, &[])), None);
+        if guards.over_budget() {
+            guards.reset_budget();
+            return None;
+        }
+        found = first_pair(guards, solver, &with_facts)?;
+    }
+    let (m, a, b) = found;
+    let support = guards.support(&[a, b]);
+    let steps = walk(cx, &m_values(&m), &support, None, entry, 0, Key::local(p), WalkGoal::SecondFree);
+    // The walk replays the model: it must meet both frees, or the path it would print is not
+    // the one the solver found.
+    (steps.iter().filter(|s| matches!(s, Step::Free { .. })).count() >= 2).then_some(steps)
 }
 
 /// Every `return` hands back a cell whose allocation surely succeeded: the callee's own result
@@ -3456,7 +3552,7 @@ fn walk(
     support: &[AtomId],
     fold: Option<(AtomId, bool)>,
     node0: DagNode,
-    idx0: usize,
+    first: usize,
     x: Key,
     goal: WalkGoal,
 ) -> Vec<Step> {
@@ -3472,7 +3568,7 @@ fn walk(
     // Pointer locals holding the same address (from copies), as `State::alias`.
     let mut alias: Vec<(LocalId, LocalId)> = Vec::new();
     let mut node = node0;
-    let mut first = idx0 + 1;
+    let mut first = first;
     let mut frees_seen = 0;
     let atom_value = |atom: AtomId| match fold {
         Some((a, v)) if a == atom => v,
