@@ -63,7 +63,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     for (i, f) in program.functions.iter().enumerate() {
         for (si, s) in f.stmts.iter().enumerate() {
             match s {
-                Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
+                Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
                     match summaries.direct_callee(i, si, name, usr) {
                         Direct::Defined(j) => callees[i].push(j),
                         Direct::Undefined => {

@@ -3911,7 +3911,7 @@ mod tests {
         }
         fn call(&mut self, b: BlockId, line: u32, dst: Option<LocalId>, name: &str, args: &[LocalId]) -> StmtId {
             let args = args.iter().map(|a| Operand::Place(Place::Local(*a))).collect();
-            let callee = Callee::Direct { name: name.into(), usr: format!("c:@F@{name}") };
+            let callee = Callee::Direct { name: name.into(), usr: format!("c:@F@{name}"), const_args: 0 };
             self.stmt(b, line, Stmt::Call { dst: dst.map(Place::Local), callee, args })
         }
         fn copy(&mut self, b: BlockId, line: u32, dst: LocalId, src: LocalId) {

@@ -422,8 +422,15 @@ pub enum Stmt {
 
 #[derive(Debug, Clone, PartialEq, Hash, Serialize, Deserialize)]
 pub enum Callee {
-    /// A call to a named function (declared or defined).
-    Direct { name: String, usr: String },
+    /// A call to a named function (declared or defined). `const_args`: bit `i` set when the
+    /// callee's prototype, as the call sees it, declares parameter `i` a pointer to const
+    /// (`const T *`, `const T *const`, `const void *`; not `T *const`, not `const T **`): a
+    /// promise to read through it, which decides what a callee with no body and no model does
+    /// with the block (`model::Model::unknown_call`). None for arguments in a variadic part,
+    /// for unprototyped (K&R) callees, and for a call that passes a function pointer or whose
+    /// callee takes one (a callback may be the destructor of a block the callee keeps:
+    /// `sqlite3_bind_text (st, 1, p, -1, free)`). Arguments past the 64th never have it.
+    Direct { name: String, usr: String, const_args: u64 },
     /// A call through a function pointer; `sig` is the canonical spelling of the called function
     /// type, compared with `Function::sig` to find the possible targets. `field` is the key of the
     /// function-pointer field the pointer is loaded from (`struct mem_methods::alloc` for

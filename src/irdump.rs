@@ -301,7 +301,7 @@ mod tests {
             stmts: vec![
                 Stmt::Call {
                     dst: Some(Place::Local(LocalId(2))),
-                    callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
+                    callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into(), const_args: 0 },
                     args: vec![Operand::Const(8)],
                 },
                 Stmt::Assign {

@@ -221,8 +221,40 @@ pub fn returns_argument_itself(name: &str) -> bool {
 }
 
 /// Calls to functions neither modelled here nor analysed: every pointer argument escapes (the
-/// callee may store or free it), the result is an untracked value, and the call returns.
-pub const UNKNOWN_CALLEE_DEFAULT: &str = "pointer arguments escape; the result is not tracked; the call returns";
+/// callee may store or free it) except one the callee's prototype takes as `const T *`, which it
+/// only reads (`model::Model::unknown_call` says when that is trusted); the result is an
+/// untracked value, and the call returns.
+pub const UNKNOWN_CALLEE_DEFAULT: &str =
+    "pointer arguments escape unless the prototype declares them `const T *`; the result is not tracked; the call returns";
+
+/// Functions outside this table that keep a pointer they take as `const T *`: the
+/// unknown-callee default does not trust their prototype's `const` (`model::Model::unknown_call`)
+/// and lets every argument escape. Library keepers with a row (`pthread_setspecific`, `tsearch`,
+/// `openlog`, `putenv`) say so in the row. Sorted, byte order (checked by a test).
+const KEEPS_CONST_ARGUMENT: &[&str] = &[
+    // OpenSSL's stacks hold the pointers pushed into them (`sk_X509_push` and the other typed
+    // wrappers take a non-const element; the untyped entry points take `const void *`).
+    "OPENSSL_sk_insert",
+    "OPENSSL_sk_push",
+    "OPENSSL_sk_set",
+    "OPENSSL_sk_unshift",
+    // Python keeps the string (documented: it must stay valid for the interpreter's lifetime).
+    "Py_SetProgramName",
+    "Py_SetPythonHome",
+    // GLib interns the string without copying it.
+    "g_intern_static_string",
+    "g_quark_from_static_string",
+    // OpenSSL 1.0's names of the stack functions.
+    "sk_insert",
+    "sk_push",
+    "sk_set",
+    "sk_unshift",
+];
+
+/// A function with no body and no row that keeps a pointer its prototype declares `const`.
+pub fn keeps_const_argument(name: &str) -> bool {
+    KEEPS_CONST_ARGUMENT.binary_search(&name).is_ok()
+}
 
 use ArgEffect::*;
 use RetEffect::*;
@@ -946,6 +978,13 @@ mod tests {
         for w in TABLE.windows(2) {
             assert!(w[0].name < w[1].name, "{} must come before {}", w[0].name, w[1].name);
         }
+    }
+
+    #[test]
+    fn const_keepers_are_sorted_and_have_no_row() {
+        assert!(KEEPS_CONST_ARGUMENT.windows(2).all(|w| w[0] < w[1]));
+        assert!(KEEPS_CONST_ARGUMENT.iter().all(|n| lookup(n).is_none()), "a row already says what it keeps");
+        assert!(keeps_const_argument("OPENSSL_sk_push") && !keeps_const_argument("strlen"));
     }
 
     #[test]

@@ -233,6 +233,23 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// A direct call to a function with no body in the program and no row, with `n_args`
+    /// arguments of which those in `const_args` (`ir::Callee::Direct::const_args`) are passed at
+    /// a `const T *` parameter of its prototype: the callee only reads the blocks those point to
+    /// (the caller still owns them); every other argument escapes, as do the cells below every
+    /// argument (`path_fate`: a `const struct s *` does not make `s->buf` const), unless the
+    /// function is a known keeper of const pointers (`libmodel::keeps_const_argument`).
+    pub fn unknown_call(name: &'a str, const_args: u64, n_args: usize) -> Model<'a> {
+        let mut m = Model::unknown(name);
+        if const_args == 0 || libmodel::keeps_const_argument(name) {
+            return m;
+        }
+        m.escape_from = usize::MAX;
+        m.args =
+            (0..n_args).filter(|&i| i >= 64 || const_args & (1 << i) == 0).map(|i| (i, ArgEffect::Keeps)).collect();
+        m
+    }
+
     /// What the call does to a cell the caller keeps at `path` below argument `i` (`path` as
     /// the callee sees it: `*`, `*.buf`, ...).
     pub fn path_fate(&self, i: usize, path: &str) -> PathFate {
@@ -288,6 +305,29 @@ impl<'a> Model<'a> {
             Some(a) => Some(a.1),
             None if i >= self.escape_from => Some(ArgEffect::Keeps),
             None => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_calls_read_only_their_const_pointer_arguments() {
+        // `int f (const char *, char *, const void *, ...)` called with four arguments.
+        let m = Model::unknown_call("f", 0b101, 4);
+        assert_eq!(
+            (0..4).map(|i| m.arg_effect(i)).collect::<Vec<_>>(),
+            [None, Some(ArgEffect::Keeps), None, Some(ArgEffect::Keeps)]
+        );
+        // Only the argument's own block: what it holds may still be kept or freed.
+        assert_eq!(m.path_fate(0, "*"), PathFate::Escapes);
+        assert!(!m.known && !m.lib);
+        // No const parameter, or a keeper of const pointers: everything escapes.
+        for m in [Model::unknown_call("f", 0, 2), Model::unknown_call("OPENSSL_sk_push", 0b10, 2)] {
+            assert_eq!(m.arg_effect(1), Some(ArgEffect::Keeps));
+            assert_eq!(m.arg_effect(5), Some(ArgEffect::Keeps));
         }
     }
 }

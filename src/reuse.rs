@@ -178,7 +178,7 @@ impl<'a> SccReuse<'a> {
             h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
             for (si, s) in self.program.functions[m].stmts.iter().enumerate() {
                 match s {
-                    Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
+                    Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
                         match summaries.direct_callee(m, si, name, usr) {
                             Direct::Defined(j) => self.callee(&mut h, scc, summaries, j, true)?,
                             // The library model's row (not always the name in the IR: a
@@ -577,7 +577,7 @@ mod tests {
             entry: BlockId(0),
             stmts: vec![Stmt::Call {
                 dst: Some(crate::ir::Place::Local(crate::ir::LocalId(0))),
-                callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
+                callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into(), const_args: 0 },
                 args: vec![Operand::Const(8)],
             }],
             stmt_locs: vec![loc(a, line + 1)],
@@ -610,7 +610,7 @@ mod tests {
         let mut g = func(FileId(0), FileId(1), 10);
         g.stmts[0] = Stmt::Call {
             dst: Some(crate::ir::Place::Local(crate::ir::LocalId(0))),
-            callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into() },
+            callee: Callee::Direct { name: "malloc".into(), usr: "c:@F@malloc".into(), const_args: 0 },
             args: vec![Operand::Const(16)],
         };
         assert_ne!(base, function_digest(&g, &files), "a constant in the body");

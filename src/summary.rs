@@ -367,7 +367,7 @@ impl Summaries {
                 f.stmts
                     .iter()
                     .map(|s| match s {
-                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr }, .. } => {
+                        crate::ir::Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
                             Some(summaries.resolve(name, usr))
                         }
                         _ => None,
@@ -548,7 +548,7 @@ impl Summaries {
     ) -> Model<'a> {
         let get = |i: usize| self.get(i).or_else(|| provisional.get(&i));
         match callee {
-            Callee::Direct { name, usr } => {
+            Callee::Direct { name, usr, const_args } => {
                 let direct = direct.unwrap_or_else(|| self.resolve(name, usr));
                 match direct {
                     Direct::Defined(i) => match get(i) {
@@ -556,7 +556,7 @@ impl Summaries {
                         None => Model::unknown(name),
                     },
                     Direct::Library(lib) => Model::from_lib_call(lib, args),
-                    Direct::Undefined => Model::unknown(name),
+                    Direct::Undefined => Model::unknown_call(name, *const_args, args.len()),
                 }
             }
             Callee::Indirect { sig, field, .. } => {
@@ -869,7 +869,7 @@ pub fn globals_written_of_scc(
                         }
                     };
                     let known = match callee {
-                        Callee::Direct { name, usr } => match summaries.direct_callee(m, si, name, usr) {
+                        Callee::Direct { name, usr, .. } => match summaries.direct_callee(m, si, name, usr) {
                             Direct::Defined(j) => callee_set(j),
                             Direct::Library(_) => true,
                             Direct::Undefined => is_builtin(name),

@@ -509,6 +509,35 @@ pub fn pointee_function(t: CXType) -> Option<CXType> {
     matches!(pointee.kind, CXType_FunctionProto | CXType_FunctionNoProto).then_some(pointee)
 }
 
+/// The parameters a function type declares pointers to const (`const T *`, `const T *const`,
+/// `const void *`), one bit each (bit `i`: parameter `i`, the first 64 only). 0 for an
+/// unprototyped (K&R) type, and for one that takes a function pointer: a callback may be the
+/// destructor of a block the function keeps.
+pub fn const_pointer_params(fn_type: CXType) -> u64 {
+    let f = canonical(fn_type);
+    if f.kind != CXType_FunctionProto {
+        return 0;
+    }
+    // SAFETY: plain FFI on a function type value; -1 for non-function types.
+    let n = u32::try_from(unsafe { clang_getNumArgTypes(f) }).unwrap_or(0);
+    let mut mask = 0u64;
+    for i in 0..n {
+        // SAFETY: plain FFI; `i` is below the number of parameters.
+        let t = canonical(unsafe { clang_getArgType(f, i) });
+        if is_function_pointer(t) {
+            return 0;
+        }
+        if t.kind != CXType_Pointer || i >= 64 {
+            continue;
+        }
+        // SAFETY: plain FFI on a canonical pointer type.
+        if unsafe { clang_isConstQualifiedType(pointee(t)) } != 0 {
+            mask |= 1 << i;
+        }
+    }
+    mask
+}
+
 pub fn type_spelling(t: CXType) -> String {
     // SAFETY: plain FFI.
     take_string(unsafe { clang_getTypeSpelling(t) })

@@ -740,7 +740,7 @@ impl Lowerer<'_, '_, '_> {
                     args.push(self.expr(k));
                 }
             }
-            let callee = Callee::Direct { usr: format!("c:@F@{ident}"), name: ident };
+            let callee = Callee::Direct { usr: format!("c:@F@{ident}"), name: ident, const_args: 0 };
             return self.emit_call(e, callee, args, want, loc);
         }
         let text = self.cx.text_of(e).unwrap_or_else(|| ident.clone());
@@ -826,7 +826,19 @@ impl Lowerer<'_, '_, '_> {
         // Not before: `__builtin_expect` is no call and needs no location.
         let loc = self.loc(e);
         let callee = match &info {
-            Some(i) => Callee::Direct { name: i.name.clone(), usr: i.usr.clone() },
+            Some(i) => {
+                // What the prototype the call sees promises, unless a function goes along with
+                // the arguments (a callback may be the destructor of a block the callee keeps).
+                // Behind casts too: `(void *) release` is still the destructor.
+                let is_function = |c: Cursor| {
+                    let t = clang::canonical(c.ty());
+                    clang::is_function_pointer(t) || matches!(t.kind, CXType_FunctionProto | CXType_FunctionNoProto)
+                };
+                let passes_function = arg_cursors.iter().any(|&a| is_function(a) || is_function(self.strip(a)));
+                let const_args =
+                    if passes_function { 0 } else { clang::const_pointer_params(clang::function_type(callee_s.ty())) };
+                Callee::Direct { name: i.name.clone(), usr: i.usr.clone(), const_args }
+            }
             None => {
                 let sig = self.cx.type_spelling(clang::function_type(callee_s.ty())).to_string();
                 // `x.f(…)`, `p->f(…)`: the targets may be known from what is stored into `f`.

@@ -1397,7 +1397,7 @@ impl Lowerer<'_, '_, '_> {
             }
             let t = self.new_temp(TypeClass::Pointer, loc);
             self.emit(Stmt::Assign { dst: Place::Local(t), src: Rvalue::AddrOf(Place::Local(var)) }, loc);
-            let callee = Callee::Direct { name: f.name.clone(), usr: f.usr.clone() };
+            let callee = Callee::Direct { name: f.name.clone(), usr: f.usr.clone(), const_args: 0 };
             self.emit(Stmt::Call { dst: None, callee, args: vec![Operand::Place(Place::Local(t))] }, loc);
             if f.noreturn {
                 self.terminate(Terminator::NoReturn, loc);

@@ -270,7 +270,7 @@ fn header_functions_are_kept_once_and_statics_stay_apart() {
         .stmts
         .iter()
         .filter_map(|s| match s {
-            Stmt::Call { callee: Callee::Direct { name, usr }, .. } if name == "helper" => Some(usr.as_str()),
+            Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } if name == "helper" => Some(usr.as_str()),
             _ => None,
         })
         .collect();
@@ -986,4 +986,47 @@ fn case_labels_keep_their_source_text() {
     let (b, v, t) = &f.case_labels[1];
     assert_eq!(f.case_label(*b, *v), Some(t.as_str()));
     assert_eq!(f.case_label(*b, 7), None);
+}
+
+#[test]
+fn calls_record_which_arguments_the_prototype_declares_pointer_to_const() {
+    let (prog, rep) = lower_src(
+        "typedef const char *cstr;\n\
+         int f(const char *a, char *b, const char *const c, char *const d, const char **e, const void *g, cstr h);\n\
+         int v(const char *fmt, ...);\n\
+         int cb(const char *a, void (*destroy)(void *));\n\
+         int kr();\n\
+         int r(const char *a);\n\
+         void user(char *p, void (*fp)(void *)) {\n\
+           f(p, p, p, p, 0, p, p);\n\
+           v(p, p);\n\
+           cb(p, 0);\n\
+           kr(p);\n\
+           r(p);\n\
+           (void)fp;\n\
+         }\n\
+         int passes(int (*g)(const char *, void (*)(void *)), char *p, void (*fp)(void *)) { return g(p, fp); }\n\
+         int q(const char *a, void *b);\n\
+         int passes_fn(char *p, void (*fp)(void *)) { return q(p, (void *)fp) + q(p, p); }\n",
+    );
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let masks = |fname: &str, callee: &str| -> Vec<u64> {
+        calls_to(func(&prog, fname), callee)
+            .iter()
+            .map(|s| match s {
+                Stmt::Call { callee: Callee::Direct { const_args, .. }, .. } => *const_args,
+                _ => panic!("not a direct call"),
+            })
+            .collect()
+    };
+    // a, c, g and h (a typedef of `const char *`); not b, d (`char *const`) or e (`const char **`).
+    assert_eq!(masks("user", "f"), [0b1100101]);
+    // The format is declared; the variadic part is not.
+    assert_eq!(masks("user", "v"), [0b1]);
+    // A callee that takes a function pointer promises nothing, nor does a K&R declaration.
+    assert_eq!(masks("user", "cb"), [0]);
+    assert_eq!(masks("user", "kr"), [0]);
+    assert_eq!(masks("user", "r"), [0b1]);
+    // A function pointer among the arguments, even cast to `void *`, promises nothing either.
+    assert_eq!(masks("passes_fn", "q"), [0, 0b1]);
 }
