@@ -1258,7 +1258,7 @@ fn flow(
             if let Some(followed) = followed {
                 let p = st.p;
                 followed.apply(*sid, &mut st.facts, p);
-                returned_twice_facts(cx, guards, &mut st, *sid);
+                call_status_facts(cx, guards, &mut st, *sid);
             }
             if cx.ends_path(*sid) {
                 // A callee that never returns (by its summary) ends the path here.
@@ -3047,20 +3047,29 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
     }
 }
 
-/// What `r = setjmp (..)` leaves in `r`: 0 on the first return, which is where the cells held
-/// at the call are still followed (`transfer`), non-zero on the second. A later test of `r`
-/// that also sees another definition (`r = 0; if (c) r = setjmp (b);`) then cannot take the
-/// second-return side on a path that came through the first.
-fn returned_twice_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId) {
+/// What a call whose outcome has an atom (`FnCx::success_atom`: an allocator, a call that frees
+/// an argument only when it succeeds, `setjmp`) leaves in the local it returns into, on each
+/// side of that atom: `r = realloc (p, n)` is non-NULL where it succeeded, `r = setjmp (..)` is 0
+/// on the first return. A later test of `r` that also sees another definition (`tmp = NULL; if
+/// (ok) tmp = realloc (p, n); if (tmp) …`, `r = 0; if (c) r = sigsetjmp (b);`) then goes the way
+/// the call's outcome says on the paths through the call.
+fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId) {
+    use crate::facts::Fact;
+    use crate::libmodel::Success;
     let Stmt::Call { dst: Some(Place::Local(r)), .. } = cx.func.stmt(sid) else { return };
     let (Some(a), Some(k)) = (cx.success_atom.get(&sid), cx.facts.key(*r, "")) else { return };
-    if !cx.model(sid).is_some_and(|m| m.returns_twice) {
-        return;
-    }
-    let (first, again) = (guards.lit(*a, true), guards.lit(*a, false));
-    let (on_first, on_again) = (guards.and(st.p, first), guards.and(st.p, again));
-    st.facts.push((k, crate::facts::Fact::In(0, 0), on_first));
-    st.facts.push((k, crate::facts::Fact::Ne(0), on_again));
+    let Some(success) = cx.model(sid).and_then(crate::cfg::call_success) else { return };
+    let (ok, failed) = match success {
+        Success::NonNull => (Fact::Ne(0), Fact::In(0, 0)),
+        Success::RetZero => (Fact::In(0, 0), Fact::Ne(0)),
+        Success::RetNonNegative => (Fact::In(0, i64::MAX), Fact::In(i64::MIN, -1)),
+        Success::Range { ok, fail } => (Fact::In(ok.0, ok.1), Fact::In(fail.0, fail.1)),
+        Success::Always => return,
+    };
+    let (yes, no) = (guards.lit(*a, true), guards.lit(*a, false));
+    let (on_ok, on_failed) = (guards.and(st.p, yes), guards.and(st.p, no));
+    st.facts.push((k, ok, on_ok));
+    st.facts.push((k, failed, on_failed));
 }
 
 /// The callee's stores below its parameters (`Summary::writes`) as strong updates of this
