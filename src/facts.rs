@@ -13,7 +13,11 @@
 //!   fact that survives holds. "May write" follows drip's assumption for access paths: distinct
 //!   pointer locals name distinct objects unless one is copied from the other (`comp`), a callee
 //!   reaches what its pointer arguments point to and everything loaded through them (`below`),
-//!   and a store to another object's field of the same name may alias (field-name aliasing).
+//!   and a store to another object's field of the same name may alias (field-name aliasing);
+//!   a store of a pointer through a pointer to pointers writes no plain scalar (`s[2]`, `*rc`).
+//!   An element at a constant index (`s[2]`) is a key of its own, which a write of an element
+//!   of unknown index kills. An equality between two keys (`Fact::Same`, from a copy) dies with
+//!   either side.
 //! - Facts only ever cut paths (`fastcheck::flow`): a test whose outcome contradicts a fact is
 //!   not taken on the paths where the fact holds. They never create an event.
 //! - Liveness bounds the cost: a fact is carried along an edge only into a node where its key is
@@ -25,11 +29,14 @@ use crate::ir::{CmpOp, CondKind, LocalId, Operand, Place, Rvalue, Stmt, StmtId, 
 use crate::libmodel::RetEffect;
 use hashbrown::HashMap;
 
-/// What is known of a value: it lies in `[lo, hi]`, or it is not one constant.
+/// What is known of a value: it lies in `[lo, hi]`, it is not one constant, or it equals the
+/// value of another key (`Same`: made by a copy `k = q`, `freetemp = match = cond`, and lost when
+/// either is written), through which what a test learns of one reaches the other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Fact {
     In(i64, i64),
     Ne(i64),
+    Same(u32),
 }
 
 impl Fact {
@@ -50,6 +57,7 @@ impl Fact {
     /// (`Some(false)`).
     pub fn decides(self, op: CmpOp, c: i64) -> Option<bool> {
         match self {
+            Fact::Same(_) => None,
             Fact::Ne(k) => match op {
                 CmpOp::Eq if c == k => Some(false),
                 CmpOp::Ne if c == k => Some(true),
@@ -83,7 +91,7 @@ impl Fact {
             (a, b) if a == b => true,
             (Fact::In(lo, hi), Fact::In(a, b)) => a <= lo && hi <= b,
             (Fact::In(lo, hi), Fact::Ne(c)) => c < lo || c > hi,
-            (Fact::Ne(_), _) => false,
+            (Fact::Ne(_) | Fact::Same(_), _) | (_, Fact::Same(_)) => false,
         }
     }
 
@@ -105,6 +113,8 @@ impl Fact {
             (Fact::In(lo, hi), Fact::Ne(c)) | (Fact::Ne(c), Fact::In(lo, hi)) => {
                 (c < lo || c > hi).then_some(Fact::Ne(c))
             }
+            (Fact::Same(a), Fact::Same(b)) => (a == b).then_some(Fact::Same(a)),
+            (Fact::Same(_), _) | (_, Fact::Same(_)) => None,
         }
     }
 
@@ -319,7 +329,13 @@ impl Facts {
                 }),
                 _ => None,
             };
-            let Some(k) = masked_key.or_else(|| raw_key(cx, &fact_local, place)) else { continue };
+            let elems = func.tested_elems(crate::ir::BlockId::from_usize(bi));
+            let Some(k) = masked_key.or_else(|| match elems {
+                Some(e) => elem_key(cx, place, e),
+                None => raw_key(cx, &fact_local, place),
+            }) else {
+                continue;
+            };
             // Only a test after some site can be decided by a site's pass; earlier ones can
             // still teach (`must_at_entry`) what a later test of the same key is.
             let after_site = cx.dag.order[bi] >= first_site;
@@ -389,7 +405,7 @@ impl Facts {
                 let one_value = k.1.is_empty() && first_defs.get(&k.0).is_some_and(|d| d.1);
                 let atoms_suffice = *one_cond && one_value;
                 (*after_site && (assigned.contains_key(*k) || (*n >= 2 && !atoms_suffice)))
-                    || (returns_pointer && cx.param_index(k.0).is_some() && k.1.starts_with('*'))
+                    || (returns_pointer && cx.param_index(k.0).is_some() && k.1.starts_with('*') && !k.1.contains('['))
             })
             .map(|(k, _)| k.clone())
             .collect();
@@ -443,7 +459,8 @@ impl Facts {
             chosen
                 .iter()
                 .enumerate()
-                .filter(|(_, k)| cx.param_index(k.0).is_some() && k.1.starts_with('*'))
+                // Summaries name no element (`Summary::ret_values`, `out_values`).
+                .filter(|(_, k)| cx.param_index(k.0).is_some() && k.1.starts_with('*') && !k.1.contains('['))
                 .map(|(i, _)| i as u32)
                 .collect()
         } else {
@@ -595,7 +612,29 @@ impl Facts {
         // so `*used_p = n` leaves `*status_p` alone.
         let from = |l: LocalId| ix.origin.get(l.index()).copied().flatten();
         let store_from = root.filter(|_| through).and_then(from);
+        // A store through a pointer to pointers (`v[i] = s`, `*out = NULL` with `char **v`)
+        // writes a pointer: no character or integer another pointer to such scalars leads to
+        // (`s[2]`, `*rc`), since C writes an object through its own type.
+        let pointee_is = |l: LocalId, want: bool| cx.func.local(l).pointee_pointer == Some(want);
+        let stores_pointer = through
+            && match dst {
+                Place::Deref(b) | Place::Index(b) => match &**b {
+                    Place::Local(q) => matches!(dst, Place::Deref(_)) && pointee_is(*q, true),
+                    Place::Deref(q) => {
+                        matches!((dst, &**q), (Place::Index(_), Place::Local(q)) if pointee_is(*q, true))
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
         for &i in others {
+            if stores_pointer {
+                let (kr, kt) = &self.keys[i as usize];
+                let one_scalar = kt == "*" || (kt.starts_with("*[") && path_steps(kt).count() == 2);
+                if one_scalar && pointee_is(*kr, false) {
+                    continue;
+                }
+            }
             let other_param = match (store_from, from(self.keys[i as usize].0)) {
                 (Some(a), Some(b)) => a != b,
                 _ => false,
@@ -720,13 +759,23 @@ impl Followed {
             _ => Vec::new(),
         };
         if !fs.kills.is_empty() {
-            state.retain(|f| fs.kills.binary_search(&f.0).is_err());
+            // An equality dies with either side.
+            state.retain(|f| {
+                fs.kills.binary_search(&f.0).is_err()
+                    && !matches!(f.1, Fact::Same(q) if fs.kills.binary_search(&q).is_ok())
+            });
         }
         match fs.gen {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
-            FactGen::Copy(k, _) => state.extend(copied.into_iter().map(|(f, g)| (k, f, g))),
+            FactGen::Copy(k, q) => {
+                state.extend(copied.into_iter().filter(|(f, _)| *f != Fact::Same(k)).map(|(f, g)| (k, f, g)));
+                state.push((k, Fact::Same(q), here));
+            }
             FactGen::Step(k, d, unsigned) => {
                 state.retain_mut(|f| {
+                    if f.1 == Fact::Same(k) {
+                        return false;
+                    }
                     if f.0 != k {
                         return true;
                     }
@@ -782,15 +831,21 @@ impl Followed {
             for (t, _) in &cx.dag.succs[nd.index()] {
                 // Locals a later loop iteration redefined (`Dag::kills`) lose their facts.
                 let kills = cx.dag.kills(*nd, *t);
+                let killed = |k: u32| kills.contains(&facts.keys[k as usize].0);
                 let mut out: Vec<(u32, Fact)> = tagged
                     .iter()
-                    .filter(|f| self.live(*t, f.0) && !kills.contains(&facts.keys[f.0 as usize].0))
+                    .filter(|f| match f.1 {
+                        Fact::Same(q) => (self.live(*t, f.0) || self.live(*t, q)) && !killed(f.0) && !killed(q),
+                        _ => self.live(*t, f.0) && !killed(f.0),
+                    })
                     .map(|f| (f.0, f.1))
                     .collect();
-                if let Some(test) = test.filter(|kt| self.live(*t, kt.key())) {
+                if let Some(test) = test {
                     let edge = test.edge(cx.func.block(cx.dag.block[nd.index()]), cx.dag.block[t.index()]);
                     if let Some(f) = edge.learned() {
-                        out.push((edge.key, f));
+                        let pairs: Vec<(u32, Fact, ())> = out.iter().map(|e| (e.0, e.1, ())).collect();
+                        let equal: Vec<u32> = equal_keys(&pairs, edge.key).map(|(o, _)| o).collect();
+                        out.extend(equal.into_iter().chain([edge.key]).filter(|o| self.live(*t, *o)).map(|o| (o, f)));
                     }
                 }
                 out.sort_unstable();
@@ -868,6 +923,16 @@ impl Followed {
             .collect();
         (!below.is_empty()).then_some((null_block, below))
     }
+}
+
+/// The keys `state` says equal `k` (`Fact::Same`, either way round), each with the payload of
+/// that equality: what a test learns of `k` holds of them where the equality does.
+pub fn equal_keys<G: Copy>(state: &[(u32, Fact, G)], k: u32) -> impl Iterator<Item = (u32, G)> + '_ {
+    state.iter().filter_map(move |e| match e.1 {
+        Fact::Same(q) if e.0 == k && q != k => Some((q, e.2)),
+        Fact::Same(q) if q == k && e.0 != k => Some((e.0, e.2)),
+        _ => None,
+    })
 }
 
 /// A branch's condition with a local that surely holds a constant at the branch replaced by the
@@ -1107,7 +1172,12 @@ fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, St
         return fact_local[l.index()].then(|| (*l, String::new()));
     }
     let (root, text) = raw_path(place)?;
-    if text.contains("[]") || text.matches(['*', '.']).count() > 6 {
+    key_of_path(cx, root, text)
+}
+
+/// `raw_key` of a path text: not through an element of unknown index, at most six steps.
+fn key_of_path(cx: &FnCx, root: LocalId, text: String) -> Option<(LocalId, String)> {
+    if text.contains("[]") || text.matches(['*', '.', '[']).count() > 6 {
         return None;
     }
     // Below a pointer the function tracks, or a field of a local struct whose address only goes
@@ -1118,6 +1188,32 @@ fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, St
         cx.field_aggregates.get(root.index()).copied().unwrap_or(false)
     };
     ok.then_some((root, text))
+}
+
+/// The key of an array element the front end saw a constant index of (`s[2]`: `*[2]`, `p->v[1]`:
+/// `*.v[1]`), each `[]` of the place's path filled in with its index, root first
+/// (`Function::tested_elems`); `p[0]` is `*p`, one key. An element whose index is not a constant
+/// leaves `[]`, and then it is no key (all elements are one place).
+fn elem_key(cx: &FnCx, place: &Place, elems: &[Option<i64>]) -> Option<(LocalId, String)> {
+    let (root, text) = raw_path(place)?;
+    let mut filled = String::with_capacity(text.len() + 4);
+    let mut rest = text.as_str();
+    for k in elems {
+        let (before, after) = rest.split_once("[]")?;
+        filled.push_str(before);
+        match k {
+            Some(0) if filled.ends_with('*') => {}
+            Some(k) => filled.push_str(&format!("[{k}]")),
+            None => filled.push_str("[]"),
+        }
+        rest = after;
+    }
+    filled.push_str(rest);
+    // Only below a pointer: a local array's elements are written by what is given its address.
+    if !filled.starts_with('*') {
+        return None;
+    }
+    key_of_path(cx, root, filled)
 }
 
 /// The pointer whose object a place is in: `p` for `p->a[i]`, `p->q` for `p->q->f`; `None` for
@@ -1138,9 +1234,41 @@ fn last_field(place: &Place) -> Option<&str> {
     }
 }
 
-/// `text` starts with `prefix`, and ends there or continues with another step.
+/// `text` starts with `prefix`, and ends there or continues with another step. An element of
+/// unknown index (`[]`, every path a statement writes) may be any element (`[2]`).
 fn starts_at_boundary(text: &str, prefix: &str) -> bool {
-    text.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '[', '&']))
+    if !text.contains('[') || !prefix.contains('[') {
+        return text.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '[', '&']));
+    }
+    let (mut t, mut p) = (path_steps(text), path_steps(prefix));
+    loop {
+        match (p.next(), t.next()) {
+            (None, _) => return true,
+            (Some(_), None) => return false,
+            (Some(a), Some(b)) => {
+                let any = |x: &str, y: &str| x == "[]" && y.starts_with('[');
+                if a != b && !any(a, b) && !any(b, a) {
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+/// The steps of a path text: `*`, `.field`, `[]`, `[2]`, `&mask`.
+fn path_steps(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let len = match first {
+            '*' => 1,
+            '[' => rest.find(']').map_or(rest.len(), |i| i + 1),
+            _ => rest[1..].find(['.', '*', '[', '&']).map_or(rest.len(), |i| i + 1),
+        };
+        let (step, after) = rest.split_at(len);
+        rest = after;
+        Some(step)
+    })
 }
 
 fn prefix_related(a: &str, b: &str) -> bool {
@@ -1194,14 +1322,17 @@ impl KeyIndex {
             ix.by_group.entry(g).or_default().push(i);
             // A masked key (`*.attributes&64`) is written by what writes its place.
             let text = text.split_once('&').map_or(text.as_str(), |t| t.0);
-            let mut fields: Vec<&str> =
-                text.split(['*', '[', ']']).flat_map(|s| s.split('.')).filter(|f| !f.is_empty()).collect();
+            let mut fields: Vec<&str> = text
+                .split(['*', '[', ']'])
+                .flat_map(|s| s.split('.'))
+                .filter(|f| !f.is_empty() && !f.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+                .collect();
             fields.sort_unstable();
             fields.dedup();
             for f in fields {
                 ix.by_field.entry(f.to_string()).or_default().push(i);
             }
-            if text.ends_with('*') || text.ends_with("[]") {
+            if text.ends_with('*') || text.ends_with(']') {
                 ix.through_pointer.push(i);
             }
         }
@@ -1526,9 +1657,56 @@ mod tests {
     }
 
     #[test]
+    fn equalities_come_from_copies_and_die_with_either_side() {
+        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen });
+        let followed = Followed {
+            stmts: vec![
+                // 0: `keep = match` (key 0 = key 1), 1: `match = ..`, 2: `keep++`, 3: `match = keep`.
+                stmt(vec![0], FactGen::Copy(0, 1)),
+                stmt(vec![1], FactGen::None),
+                stmt(Vec::new(), FactGen::Step(0, 1, false)),
+                stmt(vec![1], FactGen::Copy(1, 0)),
+            ],
+            live: Vec::new(),
+            words: 0,
+        };
+        let sid = StmtId::from_usize;
+        let mut state: Vec<(u32, Fact, u8)> = vec![(1, Fact::Ne(0), 7)];
+        followed.apply(sid(0), &mut state, 9);
+        // What was known of `match` is known of `keep`, and so is the equality.
+        assert!(state.contains(&(0, Fact::Ne(0), 7)) && state.contains(&(0, Fact::Same(1), 9)));
+        assert_eq!(equal_keys(&state, 1).collect::<Vec<_>>(), vec![(0, 9)]);
+        assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), vec![(1, 9)]);
+        // Writing `match` ends the equality, not what `keep` holds.
+        let mut written = state.clone();
+        followed.apply(sid(1), &mut written, 9);
+        assert_eq!(written, vec![(0, Fact::Ne(0), 7)]);
+        // Stepping `keep` ends it too.
+        let mut stepped = state.clone();
+        followed.apply(sid(2), &mut stepped, 9);
+        assert_eq!(equal_keys(&stepped, 1).count(), 0);
+        // The copy back makes no equality of a key with itself.
+        followed.apply(sid(3), &mut state, 9);
+        assert!(state.iter().all(|f| f.1 != Fact::Same(f.0)));
+        assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), vec![(1, 9)]);
+        // An equality decides no test and joins only with itself.
+        assert_eq!(Fact::Same(1).decides(CmpOp::Eq, 0), None);
+        assert_eq!(Fact::Same(1).hull(Fact::Same(1)), Some(Fact::Same(1)));
+        assert_eq!(Fact::Same(1).hull(Fact::Same(2)), None);
+        assert_eq!(Fact::Same(1).hull(Fact::Ne(0)), None);
+        assert!(!Fact::Same(1).implies(Fact::Ne(0)) && !Fact::In(1, 1).implies(Fact::Same(1)));
+    }
+
+    #[test]
     fn paths_and_fields() {
         assert!(starts_at_boundary("*.rc", "*"));
         assert!(!starts_at_boundary("*.rcx", "*.rc"));
         assert!(prefix_related("*.s", "*.s.rc"));
+        // Elements: a write of an unknown element may be any of them, a known one only itself.
+        assert_eq!(path_steps("*.v[2]*.f&4").collect::<Vec<_>>(), ["*", ".v", "[2]", "*", ".f", "&4"]);
+        assert!(prefix_related("*[2]", "*[]") && prefix_related("*[]", "*[2]"));
+        assert!(!prefix_related("*[2]", "*[1]") && prefix_related("*[2]", "*[2]"));
+        assert!(starts_at_boundary("*[2]", "*") && starts_at_boundary("*.v[1].x", "*.v[]"));
+        assert!(!starts_at_boundary("*.v[1].x", "*.v[2]") && !starts_at_boundary("*.w[1]", "*.v[]"));
     }
 }

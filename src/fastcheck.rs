@@ -1508,9 +1508,14 @@ fn flow(
             // so an earlier fact of the same value that it implies adds nothing.
             // Facts are only ever gathered with `followed`.
             let live = |k: u32| followed.is_some_and(|f| f.live(*t, k));
-            let learned = edge_fact.filter(|e| live(e.key)).and_then(|e| Some((e.key, e.learned()?)));
+            let learned = edge_fact.as_ref().and_then(|e| Some((e.key, e.learned()?)));
             out.facts.retain_mut(|(k, f, g)| {
-                if !live(*k) || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
+                let live_here = match f {
+                    // An equality matters while either side may still be tested.
+                    crate::facts::Fact::Same(q) => live(*k) || live(*q),
+                    _ => live(*k),
+                };
+                if !live_here || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
                     return false;
                 }
                 // Most facts hold on every path reaching here: their guard is `p`.
@@ -1523,7 +1528,18 @@ fn flow(
                 *g != GuardId::FALSE
             });
             if let Some((k, f)) = learned {
-                out.facts.push((k, f, p));
+                // What the test says holds of every key equal to the tested one, where it is.
+                let equal: Vec<(u32, GuardId)> =
+                    crate::facts::equal_keys(&out.facts, k).filter(|(o, _)| live(*o)).collect();
+                for (o, g) in equal {
+                    let g = guards.and(p, g);
+                    if g != GuardId::FALSE {
+                        out.facts.push((o, f, g));
+                    }
+                }
+                if live(k) {
+                    out.facts.push((k, f, p));
+                }
             }
             out.values.along(cx, guards, here, l, *nd, *t);
             if let Some(later) = &later {
@@ -3464,7 +3480,8 @@ fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalI
     st.set_weak(l, false);
     store(cx, guards, st, &Place::Local(l), GuardId::FALSE, true, Vec::new(), None, events);
     st.set_derived(l, None);
-    st.facts.retain(|(k, _, _)| cx.facts.keys.get(*k as usize).is_none_or(|key| key.0 != l));
+    let rooted_here = |k: u32| cx.facts.keys.get(k as usize).is_some_and(|key| key.0 == l);
+    st.facts.retain(|(k, f, _)| !rooted_here(*k) && !matches!(f, crate::facts::Fact::Same(q) if rooted_here(*q)));
 }
 
 fn store(
@@ -3893,6 +3910,7 @@ mod tests {
                     bits: Vec::new(),
                     steps: Vec::new(),
                     case_labels: Vec::new(),
+                    tested_elems: Vec::new(),
                 },
             }
         }
@@ -3903,6 +3921,7 @@ mod tests {
                 is_pointer: true,
                 is_aggregate: false,
                 is_static: false,
+                pointee_pointer: None,
                 loc: Loc::NONE,
             });
             LocalId::from_usize(self.f.locals.len() - 1)

@@ -143,6 +143,11 @@ pub struct Function {
     /// The source text of `case` labels that are not plain numbers (`'$'`, `RBRACE`,
     /// `TOK_WORD`), by switch block and value, sorted: how messages name a case.
     pub case_labels: Vec<(BlockId, i64, String)>,
+    /// Branches that test an array element at a constant index against a constant (`s[0] ==
+    /// '*'`, `if (v[2])`), by block, sorted: the index of each element step of the tested place,
+    /// root first (`None`: not a constant), which `Place::Index` forgets. Facts key such an
+    /// element on its own (`facts`), so that two tests of `s[2]` agree and `s[1]` is another value.
+    pub tested_elems: Vec<(BlockId, Vec<Option<i64>>)>,
 }
 
 impl Function {
@@ -167,6 +172,12 @@ impl Function {
     /// What the bitwise expression assignment `s` stores says of the value's bits.
     pub fn bits_of(&self, s: StmtId) -> Option<&Bits> {
         self.bits.binary_search_by_key(&s, |b| b.0).ok().map(|i| &self.bits[i].1)
+    }
+    /// The constant indices of the element steps of the place the branch ending block `b` tests
+    /// (`Function::tested_elems`), root first.
+    pub fn tested_elems(&self, b: BlockId) -> Option<&[Option<i64>]> {
+        let i = self.tested_elems.binary_search_by_key(&b, |e| e.0).ok()?;
+        Some(&self.tested_elems[i].1)
     }
     /// The source text of the `case` label of value `v` in the switch ending block `b`.
     pub fn case_label(&self, b: BlockId, v: i64) -> Option<&str> {
@@ -298,6 +309,11 @@ pub struct LocalDecl {
     pub is_aggregate: bool,
     /// `static` locals live for the whole program, like globals.
     pub is_static: bool,
+    /// For a declared pointer: it points to pointers (`char **`: `Some(true)`) or to plain
+    /// scalars (`char *`, `int *`: `Some(false)`); `None` for anything else (`void *`, a
+    /// struct, a temporary). Facts take an element stored through a pointer to pointers to be
+    /// no element of a string (`facts`: a store's type is the object's).
+    pub pointee_pointer: Option<bool>,
     pub loc: Loc,
 }
 

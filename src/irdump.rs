@@ -82,7 +82,11 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
             }
             let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
-        let _ = writeln!(out, "    {}: {}", d.loc_short(block.term_loc), d.term(&block.term));
+        let elems = f.tested_elems(b).map_or_else(String::new, |e| {
+            let e: Vec<String> = e.iter().map(|k| k.map_or_else(|| "?".to_string(), |k| k.to_string())).collect();
+            format!("  elems: [{}]", e.join(", "))
+        });
+        let _ = writeln!(out, "    {}: {}{elems}", d.loc_short(block.term_loc), d.term(&block.term));
     }
     out
 }
@@ -266,6 +270,7 @@ mod tests {
             is_pointer: ptr,
             is_aggregate: false,
             is_static: false,
+            pointee_pointer: None,
             loc: loc(1),
         };
         let f = Function {
@@ -314,6 +319,7 @@ mod tests {
             bits: vec![],
             steps: vec![],
             case_labels: vec![],
+            tested_elems: vec![],
         };
         (
             Program {

@@ -546,6 +546,7 @@ fn placeholder() -> Function {
         bits: Vec::new(),
         steps: Vec::new(),
         case_labels: Vec::new(),
+        tested_elems: Vec::new(),
     }
 }
 

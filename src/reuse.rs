@@ -457,16 +457,18 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         bits,
         steps,
         case_labels,
+        tested_elems,
     } = f;
     let mut files = FileNumbering { files, seen: Vec::new() };
     let mut w = Feed(Vec::with_capacity(4096));
     (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps, case_labels)
         .hash(&mut w);
+    tested_elems.hash(&mut w);
     files.loc(*loc).hash(&mut w);
     w.write_usize(locals.len());
     for d in locals {
-        let LocalDecl { name, kind, is_pointer, is_aggregate, is_static, loc } = d;
-        (name, kind, is_pointer, is_aggregate, is_static, files.loc(*loc)).hash(&mut w);
+        let LocalDecl { name, kind, is_pointer, is_aggregate, is_static, pointee_pointer, loc } = d;
+        (name, kind, is_pointer, is_aggregate, is_static, pointee_pointer, files.loc(*loc)).hash(&mut w);
     }
     w.write_usize(blocks.len());
     for b in blocks {
@@ -566,6 +568,7 @@ mod tests {
                 is_pointer: true,
                 is_aggregate: false,
                 is_static: false,
+                pointee_pointer: None,
                 loc: loc(a, line),
             }],
             returns_pointer: true,
@@ -585,6 +588,7 @@ mod tests {
             bits: Vec::new(),
             steps: Vec::new(),
             case_labels: Vec::new(),
+            tested_elems: Vec::new(),
         }
     }
 

@@ -941,8 +941,14 @@ impl Lowerer<'_, '_, '_> {
                         _ if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op) => {
                             let lo = self.expr(l);
                             let ro = self.expr(r);
+                            let elems = match (&lo, &ro) {
+                                (Operand::Place(p), Operand::Const(_)) => self.elem_indices(l, p),
+                                (Operand::Const(_), Operand::Place(p)) => self.elem_indices(r, p),
+                                _ => None,
+                            };
                             let (kind, swap) = cmp_cond(op, lo, ro);
                             let (t, f) = if swap { (f, t) } else { (t, f) };
+                            self.note_elems(elems);
                             return self.branch(kind, t, f, text_c, neg ^ swap);
                         }
                         _ => {}
@@ -966,8 +972,76 @@ impl Lowerer<'_, '_, '_> {
         }
         let is_float = e.type_class() == TypeClass::Float;
         let v = self.expr(e);
+        if let (Operand::Place(p), false) = (&v, is_float) {
+            let elems = self.elem_indices(e, p);
+            self.note_elems(elems);
+        }
         let kind = if is_float || v == Operand::Unknown { CondKind::Opaque } else { CondKind::Truthy(v) };
         self.branch(kind, t, f, text_c, neg);
+    }
+
+    /// The constant index of each element step of `place`, the lowering of the lvalue `e`, root
+    /// first, when some index is a literal (`s[2]`, `p->v[0][i]`, `*arr` for an array `arr`):
+    /// what `Place::Index` forgets. `None` when no index is, or when the expression's steps and
+    /// the place's do not line up (then nothing is claimed).
+    fn elem_indices(&self, e: Cursor, place: &Place) -> Option<Vec<Option<i64>>> {
+        fn steps(p: &Place) -> usize {
+            match p {
+                Place::Local(_) | Place::Global(_) => 0,
+                Place::Deref(q) | Place::Field(q, _) => steps(q),
+                Place::Index(q) => 1 + steps(q),
+            }
+        }
+        let want = steps(place);
+        if want == 0 {
+            return None;
+        }
+        // Outermost step first, as the expression nests.
+        let mut found: Vec<Option<i64>> = Vec::new();
+        let mut c = self.strip(e);
+        loop {
+            match c.kind() {
+                CXCursor_ArraySubscriptExpr => {
+                    let kids = self.kids(c);
+                    let (Some(&a), Some(&b)) = (kids.first(), kids.get(1)) else { return None };
+                    let (base, idx) =
+                        if matches!(a.type_class(), TypeClass::Pointer | TypeClass::Array) { (a, b) } else { (b, a) };
+                    let idx = self.strip(idx);
+                    let k = match idx.kind() {
+                        CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => self.cx.literal_value(idx),
+                        _ => None,
+                    };
+                    found.push(k);
+                    c = self.strip(base);
+                }
+                CXCursor_MemberRefExpr => match self.kids(c).into_iter().next() {
+                    Some(base) => c = self.strip(base),
+                    None => break,
+                },
+                CXCursor_UnaryOperator if c.unop() == CXUnaryOperator_Deref => {
+                    let inner = self.kids(c).into_iter().next()?;
+                    let inner = self.strip(inner);
+                    if inner.type_class() == TypeClass::Array {
+                        // `*arr` is `arr[0]`.
+                        found.push(Some(0));
+                    }
+                    c = inner;
+                }
+                _ => break,
+            }
+        }
+        if found.len() != want || found.iter().all(Option::is_none) {
+            return None;
+        }
+        found.reverse();
+        Some(found)
+    }
+
+    /// Record what `elem_indices` found for the branch that ends the current block.
+    fn note_elems(&mut self, elems: Option<Vec<Option<i64>>>) {
+        if let (Some(elems), Some(b)) = (elems, self.cur) {
+            self.tested_elems.push((b, elems));
+        }
     }
 
     /// End the block with a branch on `kind`, or a `Goto` when the condition is constant.

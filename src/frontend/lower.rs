@@ -906,6 +906,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub steps: Vec<(StmtId, i64, bool)>,
     /// `Function::case_labels`, unsorted.
     pub case_labels: Vec<(BlockId, i64, String)>,
+    /// `Function::tested_elems`, in block order (a block ends once).
+    pub tested_elems: Vec<(BlockId, Vec<Option<i64>>)>,
     /// The compound statements around the statement being lowered, innermost last.
     pub scopes: Vec<CleanupScope>,
     /// The function's body, to find the statements around a label a `goto` leaves for.
@@ -944,6 +946,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         bits: Vec::new(),
         steps: Vec::new(),
         case_labels: Vec::new(),
+        tested_elems: Vec::new(),
         scopes: Vec::new(),
         body: None,
     };
@@ -1062,12 +1065,20 @@ impl Lowerer<'_, '_, '_> {
     fn declare_local(&mut self, decl: Cursor, name: String, kind: LocalKind, loc: Loc) -> LocalId {
         let class = decl.type_class();
         let id = LocalId::from_usize(self.locals.len());
+        let pointee_pointer = (class == TypeClass::Pointer)
+            .then(|| match super::clang::classify(super::clang::pointee(decl.ty())) {
+                TypeClass::Pointer => Some(true),
+                TypeClass::Other | TypeClass::Float => Some(false),
+                _ => None,
+            })
+            .flatten();
         self.locals.push(LocalDecl {
             name,
             kind,
             is_pointer: class == TypeClass::Pointer,
             is_aggregate: matches!(class, TypeClass::Array | TypeClass::Record),
             is_static: false,
+            pointee_pointer,
             loc,
         });
         self.local_is_array.push(class == TypeClass::Array);
@@ -1084,6 +1095,7 @@ impl Lowerer<'_, '_, '_> {
             is_pointer: class == TypeClass::Pointer,
             is_aggregate: matches!(class, TypeClass::Array | TypeClass::Record),
             is_static: false,
+            pointee_pointer: None,
             loc,
         });
         self.local_is_array.push(class == TypeClass::Array);
@@ -1203,6 +1215,12 @@ impl Lowerer<'_, '_, '_> {
                 let mut v = self.case_labels;
                 v.sort();
                 v.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+                v
+            },
+            tested_elems: {
+                let mut v = self.tested_elems;
+                v.sort();
+                v.dedup_by_key(|e| e.0);
                 v
             },
         }

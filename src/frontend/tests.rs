@@ -1030,3 +1030,34 @@ fn calls_record_which_arguments_the_prototype_declares_pointer_to_const() {
     // A function pointer among the arguments, even cast to `void *`, promises nothing either.
     assert_eq!(masks("passes_fn", "q"), [0, 0b1]);
 }
+
+#[test]
+fn tested_elements_keep_their_constant_indices() {
+    let (prog, _) = lower_src(
+        "struct s { char v[4][4]; char *p; };\n\
+         #define TWO 2\n\
+         int f(const char *s, struct s *x, int i, char a[8]) {\n\
+           if (s[0] == '*') return 1;\n\
+           if (s[TWO]) return 2;\n\
+           if (x->v[1][i] == 3) return 3;\n\
+           if (x->p[i] != 4) return 4;\n\
+           if (*x->v[3] == 5) return 5;\n\
+           if (s[i] == 6 || 7 == a[1]) return 6;\n\
+           return 0;\n\
+         }\n",
+    );
+    let f = func(&prog, "f");
+    let elems: Vec<&[Option<i64>]> = f.tested_elems.iter().map(|(_, e)| e.as_slice()).collect();
+    // Root first; an index that is not a literal is `None`, and a test with no literal index
+    // (`x->p[i]`, `s[i]`) records nothing. `*x->v[3]` is `x->v[3][0]`.
+    assert_eq!(
+        elems,
+        [&[Some(0)][..], &[Some(2)], &[Some(1), None], &[Some(3), Some(0)], &[Some(1)]],
+        "{:?}",
+        f.tested_elems
+    );
+    for (b, e) in &f.tested_elems {
+        assert_eq!(f.tested_elems(*b), Some(e.as_slice()));
+        assert!(matches!(f.block(*b).term, Terminator::Branch { .. }));
+    }
+}
