@@ -29,6 +29,13 @@ use crate::ir::{CmpOp, CondKind, LocalId, Operand, Place, Rvalue, Stmt, StmtId, 
 use crate::libmodel::RetEffect;
 use hashbrown::HashMap;
 
+/// Whether a copy `k = q` records `Fact::Same` (k equals q until either changes). Off: with it
+/// on, tmux's `args_parse` (a `for (;;)` loop over `flag = *string++` with a `continue`) loses a
+/// real leak, through an equality that outlives one of its sides on some path not yet found;
+/// the copy still hands `k` what is known of `q`. The fixtures of `copied_tests.c` that need it
+/// are `FP_`.
+const COPIES_ARE_EQUALITIES: bool = false;
+
 /// What is known of a value: it lies in `[lo, hi]`, it is not one constant, or it equals the
 /// value of another key (`Same`: made by a copy `k = q`, `freetemp = match = cond`, and lost when
 /// either is written), through which what a test learns of one reaches the other.
@@ -769,7 +776,11 @@ impl Followed {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
             FactGen::Copy(k, q) => {
                 state.extend(copied.into_iter().filter(|(f, _)| *f != Fact::Same(k)).map(|(f, g)| (k, f, g)));
-                state.push((k, Fact::Same(q), here));
+                // Off until the stale equality that cut a real tmux leak (`args_parse`, a loop
+                // that copies `flag = *string++`) is found: see `COPIES_ARE_EQUALITIES`.
+                if COPIES_ARE_EQUALITIES {
+                    state.push((k, Fact::Same(q), here));
+                }
             }
             FactGen::Step(k, d, unsigned) => {
                 state.retain_mut(|f| {
@@ -1673,8 +1684,13 @@ mod tests {
         let sid = StmtId::from_usize;
         let mut state: Vec<(u32, Fact, u8)> = vec![(1, Fact::Ne(0), 7)];
         followed.apply(sid(0), &mut state, 9);
-        // What was known of `match` is known of `keep`, and so is the equality.
-        assert!(state.contains(&(0, Fact::Ne(0), 7)) && state.contains(&(0, Fact::Same(1), 9)));
+        // What was known of `match` is known of `keep`, and so is the equality (when copies
+        // make equalities; otherwise it is put there by hand, for what follows).
+        assert!(state.contains(&(0, Fact::Ne(0), 7)));
+        assert_eq!(state.contains(&(0, Fact::Same(1), 9)), COPIES_ARE_EQUALITIES);
+        if !COPIES_ARE_EQUALITIES {
+            state.push((0, Fact::Same(1), 9));
+        }
         assert_eq!(equal_keys(&state, 1).collect::<Vec<_>>(), vec![(0, 9)]);
         assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), vec![(1, 9)]);
         // Writing `match` ends the equality, not what `keep` holds.
@@ -1688,7 +1704,8 @@ mod tests {
         // The copy back makes no equality of a key with itself.
         followed.apply(sid(3), &mut state, 9);
         assert!(state.iter().all(|f| f.1 != Fact::Same(f.0)));
-        assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), vec![(1, 9)]);
+        let expected: Vec<(u32, u8)> = if COPIES_ARE_EQUALITIES { vec![(1, 9)] } else { Vec::new() };
+        assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), expected);
         // An equality decides no test and joins only with itself.
         assert_eq!(Fact::Same(1).decides(CmpOp::Eq, 0), None);
         assert_eq!(Fact::Same(1).hull(Fact::Same(1)), Some(Fact::Same(1)));
