@@ -510,11 +510,24 @@ fn run(args: &Args) -> i32 {
     };
     let analysis_started = Instant::now();
     let cpu_analysis_started = driver::process_cpu();
-    let reuse =
-        env.zip(scc_slot).filter(|_| cache.enabled()).map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
+    // The memory API the program's attributes declare joins the configuration's; what the
+    // SCCs' results depend on changes with it (a callee's row is keyed by its name only).
+    let config_file = settings.file.as_ref().map_or_else(|| ".drip.toml".to_string(), |f| f.display().to_string());
+    let (declared, conflicts) = settings.declared.with_attributes(&program.attributes, &config_file);
+    for c in &conflicts {
+        eprintln!("drip: warning: {}", crate::terminal::escape(c));
+    }
+    let scc_env = env.and_then(|e| {
+        let mut h = Hasher::new("drip env with attributes");
+        h.digest(e).str(&declared.key_text());
+        h.finish()
+    });
+    let reuse = scc_env
+        .zip(scc_slot)
+        .filter(|_| cache.enabled())
+        .map(|(env, slot)| SccReuse::load(&cache, slot, env, &program));
     let drawing = crate::progress::draw(&progress);
-    let out =
-        driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref(), Some(&progress), &settings.declared);
+    let out = driver::analyze(&program, &config, &policy, &at, &pool, reuse.as_ref(), Some(&progress), &declared);
     if let Some(d) = drawing {
         d.finish();
     }
@@ -609,7 +622,12 @@ fn run(args: &Args) -> i32 {
         undefined_functions: out.undefined_functions.len(),
         library_contracts: out.library_contracts.clone(),
         allocators_library: out.allocators_library,
-        allocators_declared: settings.declared.allocators(),
+        allocators_declared: declared.allocators(false),
+        allocators_attribute: declared.allocators(true),
+        deallocators_library: out.deallocators_library,
+        deallocators_declared: declared.deallocators(false),
+        deallocators_attribute: declared.deallocators(true),
+        declaration_conflicts: conflicts.clone(),
         declared_defined: out.declared_defined.clone(),
         declared_unused: out.declared_unused.clone(),
         categories: out.categories.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
@@ -778,6 +796,9 @@ fn replay(
             eprintln!("{n}");
         }
     }
+    for c in &rec.stats.declaration_conflicts {
+        eprintln!("drip: warning: {}", crate::terminal::escape(c));
+    }
     let mut stats = rec.stats;
     // Not in the run key: it bounds parsing, and a replayed run parses nothing.
     stats.budgets.tu_time_ms = settings.budgets.tu_time_ms;
@@ -925,6 +946,9 @@ fn notifications(
     }
     for e in internal_errors {
         add(NotificationLevel::Error, "internal-error", e.clone());
+    }
+    for c in &stats.declaration_conflicts {
+        add(NotificationLevel::Warning, "declaration-conflict", c.clone());
     }
     for f in over_size {
         add(
@@ -1117,18 +1141,33 @@ fn print_stats(s: &Stats) {
         s.callgraph_depth
     );
     let _ = writeln!(e, "  undefined callees   {} (listed with -v)", s.undefined_functions);
-    let declared = if s.allocators_declared.is_empty() {
-        String::new()
-    } else {
-        // Names from .drip.toml, printed as text for a terminal.
-        format!(" ({})", crate::terminal::escape(&s.allocators_declared.join(", ")))
+    // Names from .drip.toml and the program's headers, printed as text for a terminal.
+    let named = |v: &[String]| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", crate::terminal::escape(&v.join(", ")))
+        }
     };
     let _ = writeln!(
         e,
-        "  allocators          {} from the library model (called), {} declared in .drip.toml{declared}, {} inferred wrappers",
+        "  allocators          {} from the library model (called), {} declared in .drip.toml{}, {} by attributes{}, {} inferred wrappers",
         s.allocators_library,
         s.allocators_declared.len(),
+        named(&s.allocators_declared),
+        s.allocators_attribute.len(),
+        named(&s.allocators_attribute),
         s.allocator_wrappers
+    );
+    let _ = writeln!(
+        e,
+        "  deallocators        {} from the library model (called), {} declared in .drip.toml{}, {} by attributes{}, {} inferred wrappers",
+        s.deallocators_library,
+        s.deallocators_declared.len(),
+        named(&s.deallocators_declared),
+        s.deallocators_attribute.len(),
+        named(&s.deallocators_attribute),
+        s.deallocator_wrappers
     );
     if !s.library_contracts.is_empty() {
         let _ = writeln!(

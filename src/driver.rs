@@ -82,12 +82,27 @@ pub struct Stats {
     /// Functions the program defines whose callers see the C library's contract instead
     /// (its own `malloc`, `free`, ...: `libmodel::CONTRACT_KEPT_WHEN_DEFINED`), sorted.
     pub library_contracts: Vec<String>,
-    /// Allocators by origin: library-model rows the program calls, and those declared in
-    /// `.drip.toml` (all of them, sorted); `allocator_wrappers` are the inferred ones.
+    /// Allocators by origin: library-model rows the program calls, those declared in
+    /// `.drip.toml` and those the program's ownership attributes declare (all of them, sorted);
+    /// `allocator_wrappers` are the inferred ones.
     #[serde(default)]
     pub allocators_library: usize,
     #[serde(default)]
     pub allocators_declared: Vec<String>,
+    #[serde(default)]
+    pub allocators_attribute: Vec<String>,
+    /// Deallocators (functions that free an argument on every call) by origin, as the
+    /// allocators; `deallocator_wrappers` are the inferred ones.
+    #[serde(default)]
+    pub deallocators_library: usize,
+    #[serde(default)]
+    pub deallocators_declared: Vec<String>,
+    #[serde(default)]
+    pub deallocators_attribute: Vec<String>,
+    /// Functions `.drip.toml` declares otherwise than their attributes do, one message each
+    /// (`declare::Declarations::with_attributes`): the configuration wins.
+    #[serde(default)]
+    pub declaration_conflicts: Vec<String>,
     /// Declared in `.drip.toml` and defined by the program: callers see the declaration, sorted.
     #[serde(default)]
     pub declared_defined: Vec<String>,
@@ -186,8 +201,10 @@ pub struct AnalysisOutput {
     pub undefined_functions: Vec<String>,
     /// `Stats::library_contracts`.
     pub library_contracts: Vec<String>,
-    /// `Stats::allocators_library`, `Stats::declared_defined`, `Stats::declared_unused`.
+    /// `Stats::allocators_library`, `Stats::deallocators_library`, `Stats::declared_defined`,
+    /// `Stats::declared_unused`.
     pub allocators_library: usize,
+    pub deallocators_library: usize,
     pub declared_defined: Vec<String>,
     pub declared_unused: Vec<String>,
     /// Functions whose check ran out of time (`file:line: name`), sorted.
@@ -377,7 +394,10 @@ pub fn analyze(
         undefined_functions: graph.undefined.clone(),
         library_contracts: summaries.contract_kept(),
         allocators_library: 0,
-        declared_defined: summaries.declared_defined(),
+        deallocators_library: 0,
+        // Those of the configuration file: attributes describe the functions they are written
+        // on, defined or not.
+        declared_defined: summaries.declared_defined().into_iter().filter(|n| declared.in_config(n)).collect(),
         declared_unused: Vec::new(),
         timed_out_functions: Vec::new(),
         over_size_functions: Vec::new(),
@@ -393,8 +413,11 @@ pub fn analyze(
             })
     };
     out.allocators_library = called.iter().filter(|l| allocates(l) && !is_declared(l)).count();
+    let frees = |l: &crate::libmodel::LibFn| l.args.iter().any(|a| a.1 == crate::libmodel::ArgEffect::Frees);
+    out.deallocators_library = called.iter().filter(|l| frees(l) && !is_declared(l)).count();
     out.declared_unused = declared
         .names()
+        .filter(|n| declared.in_config(n))
         .filter(|n| {
             !called.iter().any(|l| l.name == *n)
                 && out.declared_defined.binary_search_by(|d| d.as_str().cmp(n)).is_err()

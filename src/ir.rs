@@ -100,6 +100,35 @@ pub struct Program {
     /// Globals whose address is taken somewhere (`&g`, or named in a global's initializer).
     /// Sorted, unique.
     pub global_addrs: Vec<String>,
+    /// The ownership attributes written on the program's own function declarations (system
+    /// headers are the library model's), each once. Sorted, unique.
+    pub attributes: Vec<OwnershipAttr>,
+}
+
+/// One ownership attribute on a function declaration: the project's own memory API as its
+/// headers state it (`declare::Declarations::with_attributes` makes library rows of them).
+/// Argument indices are 0-based here (attributes count from 1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct OwnershipAttr {
+    /// The function the attribute is written on.
+    pub function: String,
+    pub kind: AttrKind,
+    /// Where it is written (the declaration's file, absolute, and line), for messages.
+    pub file: PathBuf,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum AttrKind {
+    /// `malloc`, `ownership_returns(kind[, size])`: returns a fresh block, or NULL.
+    Returns,
+    /// GCC's `malloc(dealloc[, idx])`: returns a fresh block, or NULL, which argument `arg` of
+    /// `dealloc` releases.
+    ReleasedBy { dealloc: String, arg: u32 },
+    /// `ownership_takes(kind, idx)`: frees argument `arg`.
+    Takes { arg: u32 },
+    /// `ownership_holds(kind, idx)`: keeps argument `arg` beyond the call (the block escapes).
+    Holds { arg: u32 },
 }
 
 impl Program {

@@ -332,6 +332,7 @@ mod tests {
                 open_fields: vec![],
                 scalar_globals: vec![],
                 global_addrs: vec![],
+                attributes: vec![],
             },
             f,
         )

@@ -158,7 +158,7 @@ fn declared_memory_api_reaches_the_analysis() {
     let file = root.join(".drip.toml");
     assert!(err.contains(&format!("configuration from {}", file.display())), "{err}");
     assert!(
-        err.contains("allocators          1 from the library model (called), 2 declared in .drip.toml (pool_alloc, pool_grow), 0 inferred wrappers"),
+        err.contains("allocators          1 from the library model (called), 2 declared in .drip.toml (pool_alloc, pool_grow), 0 by attributes, 0 inferred wrappers"),
         "{err}"
     );
 
@@ -199,6 +199,107 @@ void *my_alloc(size_t n) {
     assert_eq!(found, [("user.c".to_string(), 4, "leak".to_string())], "{err}");
     assert!(err.contains("declares my_alloc, which the program also defines: callers see the declaration"), "{err}");
     assert!(err.contains("declares my_aloc, which the program neither calls directly nor defines"), "{err}");
+}
+
+/// A header that states the memory API with attributes: GCC's `malloc(dealloc)` (written through
+/// a macro, as glibc's `__attr_dealloc`), clang's `ownership_returns`/`ownership_takes`.
+const ATTR_H: &str = "#include <stddef.h>\n\
+#define RELEASED_BY(f) __attribute__((malloc, malloc(f)))\n\
+void vec_free(void *v);\n\
+void *vec_new(size_t n) RELEASED_BY(vec_free);\n\
+void *tok_get(size_t n) __attribute__((ownership_returns(tok)));\n\
+void tok_put(void *t) __attribute__((ownership_takes(tok, 1)));\n";
+
+/// Line numbers matter: the assertions name them.
+const ATTR_USER_C: &str = r#"#include <string.h>
+#include "attr.h"
+int vec_leak(size_t n) {
+    char *v = vec_new(n);
+    if (!v)
+        return -1;
+    memset(v, 0, n);
+    return 0;
+}
+void vec_twice(size_t n) {
+    char *v = vec_new(n);
+    vec_free(v);
+    vec_free(v);
+}
+int tok_once(size_t n) {
+    char *t = tok_get(n);
+    if (!t)
+        return -1;
+    tok_put(t);
+    return 0;
+}
+void tok_twice(size_t n) {
+    char *t = tok_get(n);
+    tok_put(t);
+    tok_put(t);
+}
+"#;
+
+/// The attributes of a header declare allocators and deallocators whose bodies are in no TU;
+/// `--stats` says where each came from; a `.drip.toml` that declares one of them otherwise wins,
+/// and the disagreement is a warning on stderr and a notification in JSON and SARIF.
+#[test]
+fn attributes_declare_the_memory_api_and_the_configuration_wins() {
+    let tmp = project(&[("attr.h", ATTR_H), ("user.c", ATTR_USER_C)], &["user.c"]);
+    let root = tmp.path();
+    let (found, err, code) = check(root, &["--no-cache"]);
+    let at = |l: u64, r: &str| ("user.c".to_string(), l, r.to_string());
+    assert_eq!(found, [at(4, "leak"), at(11, "double-free"), at(23, "double-free")], "{err}");
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("allocators          0 from the library model (called), 0 declared in .drip.toml, 2 by attributes (tok_get, vec_new), 0 inferred wrappers"),
+        "{err}"
+    );
+    assert!(
+        err.contains("deallocators        0 from the library model (called), 0 declared in .drip.toml, 2 by attributes (tok_put, vec_free), 0 inferred wrappers"),
+        "{err}"
+    );
+    assert!(err.contains("0 with errors"), "clang's error on malloc(dealloc) is no parse error: {err}");
+    assert!(!err.contains("declaration-conflict") && !err.contains("the configuration wins"), "{err}");
+
+    // The configuration counts `vec_free`'s argument from 1 by mistake: it wins (`vec_free`
+    // frees no argument it is given: the double free becomes a leak), and the disagreement is named;
+    // `tok_put`'s declaration agrees with its attribute.
+    write(root, ".drip.toml", "[deallocators]\nvec_free = 1\ntok_put = 0\n");
+    let (found, err, _) = check(root, &["--no-cache"]);
+    let conflict = "declares 'vec_free' frees its second argument, but the attributes at ";
+    assert!(err.contains(&format!("drip: warning: {}", root.join(".drip.toml").display())), "{err}");
+    assert!(err.contains(conflict), "{err}");
+    assert!(err.contains("attr.h:4 say it frees its first argument: the configuration wins"), "{err}");
+    assert!(!err.contains("'tok_put'"), "that one agrees: {err}");
+    assert!(
+        err.contains("deallocators        0 from the library model (called), 2 declared in .drip.toml (tok_put, vec_free), 0 by attributes, 0 inferred wrappers"),
+        "{err}"
+    );
+    assert_eq!(found, [at(4, "leak"), at(11, "leak"), at(23, "double-free")], "{err}");
+    for (format, key) in [("json", "notifications"), ("sarif", "toolExecutionNotifications")] {
+        let out = drip()
+            .current_dir(root)
+            .args(["check", "-p", "build", "--no-cache", "--format", format])
+            .output()
+            .expect("run drip");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(key) && text.contains("declaration-conflict") && text.contains(conflict),
+            "{format}: {text}"
+        );
+    }
+    // With the cache: an attribute that changes what a function does (`tok_put` keeps its
+    // argument instead of freeing it) changes the results, though no caller changed.
+    std::fs::remove_file(root.join(".drip.toml")).expect("remove config");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let cache_dir = cache.path().to_str().expect("utf-8 path");
+    assert_eq!(
+        check(root, &["--cache-dir", cache_dir]).0,
+        [at(4, "leak"), at(11, "double-free"), at(23, "double-free")]
+    );
+    write(root, "src/attr.h", &ATTR_H.replace("ownership_takes(tok, 1)", "ownership_holds(tok, 1)"));
+    let (found, err, _) = check(root, &["--cache-dir", cache_dir]);
+    assert_eq!(found, [at(4, "leak"), at(11, "double-free")], "{err}");
 }
 
 const VENDOR_C: &str =

@@ -104,6 +104,10 @@ pub struct Diagnostic {
     pub text: String,
     /// Clang's category (`Lexical or Preprocessor Issue`, `Semantic Issue`, …).
     pub category: String,
+    /// Where the diagnosed text is spelled (inside a macro definition if it came from one) and
+    /// its expansion point, as file offsets; valid while the TU lives.
+    pub spelled: Option<(CXFile, u32)>,
+    pub expanded: Option<(CXFile, u32)>,
 }
 
 impl<'i> Tu<'i> {
@@ -157,8 +161,10 @@ impl<'i> Tu<'i> {
                     Some((f, line, col)) => (Some(PathBuf::from(take_string(clang_getFileName(f)))), line, col),
                     None => (None, 0, 0),
                 };
+                let spelled = spelling_offset(loc);
+                let expanded = expansion_offset(loc);
                 clang_disposeDiagnostic(d);
-                out.push(Diagnostic { severity, file, line, col, text, category });
+                out.push(Diagnostic { severity, file, line, col, text, category, spelled, expanded });
             }
         }
         out
@@ -274,6 +280,17 @@ pub fn expansion_offset(loc: CXSourceLocation) -> Option<(CXFile, u32)> {
     let none = std::ptr::null_mut();
     // SAFETY: out-pointers are valid locals or null, which libclang allows.
     unsafe { clang_getExpansionLocation(loc, &mut file, none, none, &mut off) };
+    (!file.is_null()).then_some((file, off))
+}
+
+/// Where a location is spelled: (file, offset), inside a macro definition for a location a
+/// macro produced.
+pub fn spelling_offset(loc: CXSourceLocation) -> Option<(CXFile, u32)> {
+    let mut file: CXFile = std::ptr::null_mut();
+    let mut off = 0u32;
+    let none = std::ptr::null_mut();
+    // SAFETY: out-pointers are valid locals or null, which libclang allows.
+    unsafe { clang_getSpellingLocation(loc, &mut file, none, none, &mut off) };
     (!file.is_null()).then_some((file, off))
 }
 

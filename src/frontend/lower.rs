@@ -83,6 +83,9 @@ pub(super) struct TuCtx<'t, 'i> {
     /// Globals whose address some code here takes (`&g` in a body or an initializer, or any
     /// mention in a global's initializer): stores through pointers may change them.
     pub global_addrs: Vec<String>,
+    /// The ownership attributes on the function declarations of the TU's own files
+    /// (`note_ownership_attrs`, `note_malloc_with_args`).
+    pub attributes: Vec<OwnershipAttr>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
     /// First declaration of a function (`Cursor::decl_key`) → its USR (`function_usr`).
@@ -168,6 +171,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             open_fields: Vec::new(),
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
+            attributes: Vec::new(),
             field_keys: HashMap::new(),
             record_holds: HashMap::new(),
             type_spellings: HashMap::new(),
@@ -558,6 +562,172 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             Some(decl) => Some(Ok(self.callee_info(decl))),
             None => Some(Err(name)),
         }
+    }
+
+    /// Record the ownership attributes libclang keeps on the function declaration `decl`:
+    /// `malloc` (it has no cursor kind of its own: an unexposed attribute, its arguments not
+    /// exposed at all), `ownership_returns`, `ownership_takes`, `ownership_holds`. Each is read
+    /// where it is spelled (inside a macro definition if it came from one), its arguments from
+    /// the text after its name. An attribute drip cannot read is left out.
+    pub fn note_ownership_attrs(&mut self, decl: Cursor) {
+        for c in decl.children() {
+            if c.kind() != CXCursor_UnexposedAttr {
+                continue;
+            }
+            let Some((name, args)) = self.attr_with_args(c) else { continue };
+            let index = |i: usize| -> Option<u32> {
+                let n = int_literal_value(args.get(i)?.as_bytes())?;
+                // Attributes count arguments from 1.
+                u32::try_from(n).ok()?.checked_sub(1)
+            };
+            let kind = match name.trim_matches('_') {
+                "malloc" if args.is_empty() => AttrKind::Returns,
+                "ownership_returns" => AttrKind::Returns,
+                "ownership_takes" => AttrKind::Takes { arg: index(1).unwrap_or(u32::MAX) },
+                "ownership_holds" => AttrKind::Holds { arg: index(1).unwrap_or(u32::MAX) },
+                _ => continue,
+            };
+            if matches!(kind, AttrKind::Takes { arg: u32::MAX } | AttrKind::Holds { arg: u32::MAX }) {
+                continue;
+            }
+            self.push_attribute(decl, kind);
+        }
+    }
+
+    /// Record GCC's `malloc(dealloc[, idx])` on `decl`, spelled at `spelled` and expanded at
+    /// `expanded`. clang accepts only the form without arguments and drops this one with a
+    /// diagnostic (an error up to clang 20), so the diagnostic is how it is found
+    /// (`frontend::parse_tu`).
+    pub fn note_malloc_with_args(&mut self, decl: Cursor, spelled: (CXFile, u32), expanded: (CXFile, u32)) {
+        let Some((name, args)) = self.args_at(spelled, expanded) else { return };
+        if name.trim_matches('_') != "malloc" || args.is_empty() || args.len() > 2 {
+            return;
+        }
+        let dealloc = args[0].clone();
+        let arg = match args.get(1) {
+            None => 0,
+            Some(a) => match int_literal_value(a.as_bytes()).and_then(|n| u32::try_from(n).ok()?.checked_sub(1)) {
+                Some(i) => i,
+                None => return,
+            },
+        };
+        if !dealloc.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') || dealloc.is_empty() {
+            return;
+        }
+        self.push_attribute(decl, AttrKind::ReleasedBy { dealloc, arg });
+    }
+
+    /// The parameters of the function-like macro whose definition holds `(file, off)`.
+    fn macro_params(&self, (file, off): (CXFile, u32)) -> Option<Vec<String>> {
+        let text = self.file_text(file)?;
+        let before = text.get(off.saturating_sub(2048) as usize..off as usize)?;
+        let at = before.windows(6).rposition(|w| w == b"define")?;
+        let rest = &before[at + 6..];
+        let is_ident = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+        let name_start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+        let name_len = rest[name_start..].iter().take_while(|b| is_ident(b)).count();
+        let open = name_start + name_len;
+        // Function-like: the parenthesis follows the name at once.
+        if name_len == 0 || rest.get(open) != Some(&b'(') {
+            return None;
+        }
+        let close = open + rest[open..].iter().position(|&b| b == b')')?;
+        let params = String::from_utf8_lossy(&rest[open + 1..close]);
+        Some(params.split(',').map(|p| p.trim().to_string()).collect())
+    }
+
+    /// The arguments of the macro use at `(file, off)`: `NAME(a, b)`, split at the commas
+    /// outside parentheses.
+    fn macro_args(&self, (file, off): (CXFile, u32)) -> Option<Vec<String>> {
+        let rest = self.file_text(file)?.get(off as usize..)?;
+        let mut i = rest.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
+        while rest.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if rest.get(i) != Some(&b'(') {
+            return None;
+        }
+        let (mut depth, mut args, mut cur) = (0usize, Vec::new(), Vec::new());
+        for &b in rest.get(i + 1..)?.iter().take(1024) {
+            match b {
+                b'(' => depth += 1,
+                b')' if depth == 0 => {
+                    args.push(String::from_utf8_lossy(&cur).trim().to_string());
+                    return Some(args);
+                }
+                b')' => depth -= 1,
+                b',' if depth == 0 => {
+                    args.push(String::from_utf8_lossy(&cur).trim().to_string());
+                    cur.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(b);
+        }
+        None
+    }
+
+    fn push_attribute(&mut self, decl: Cursor, kind: AttrKind) {
+        let at = self.loc(decl.location());
+        let Some(file) = self.files.get(at.file.index()).cloned() else { return };
+        self.attributes.push(OwnershipAttr { function: decl.spelling(), kind, file, line: at.line });
+    }
+
+    /// An attribute's name and its arguments as written (each trimmed; none without
+    /// parentheses).
+    fn attr_with_args(&self, attr: Cursor) -> Option<(String, Vec<String>)> {
+        let expanded = clang::expansion_offset(attr.extent_start())?;
+        self.args_at(attr.spelling_offset()?, expanded)
+    }
+
+    /// The name and arguments of the attribute spelled at `spelled` and expanded at
+    /// `expanded`: inside a function-like macro (`#define ATTR_DEALLOC(f, i)
+    /// __attribute__((malloc(f, i)))`, as glibc's `__attr_dealloc`), the macro's parameters are
+    /// replaced by the arguments of its use.
+    fn args_at(&self, spelled: (CXFile, u32), expanded: (CXFile, u32)) -> Option<(String, Vec<String>)> {
+        let (name, mut args) = self.written_args(spelled)?;
+        let in_macro = !(clang::same_file(spelled.0, expanded.0) && spelled.1 == expanded.1);
+        if in_macro && !args.is_empty() {
+            if let Some((params, values)) = self.macro_params(spelled).zip(self.macro_args(expanded)) {
+                for a in args.iter_mut() {
+                    if let Some(v) = params.iter().position(|p| p == a).and_then(|k| values.get(k)) {
+                        *a = v.clone();
+                    }
+                }
+            }
+        }
+        Some((name, args))
+    }
+
+    fn written_args(&self, (file, off): (CXFile, u32)) -> Option<(String, Vec<String>)> {
+        let mut rest = self.file_text(file)?.get(off as usize..)?;
+        let is_ident = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+        let mut n = rest.iter().take(64).take_while(|b| is_ident(b)).count();
+        // A scoped attribute (`[[gnu::malloc]]`) starts at its scope.
+        if rest.get(n..n + 2) == Some(b"::".as_slice()) {
+            rest = &rest[n + 2..];
+            n = rest.iter().take(64).take_while(|b| is_ident(b)).count();
+        }
+        if n == 0 {
+            return None;
+        }
+        let name = String::from_utf8_lossy(&rest[..n]).into_owned();
+        let mut i = n;
+        while rest.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if rest.get(i) != Some(&b'(') {
+            return Some((name, Vec::new()));
+        }
+        // Plain names and numbers, no nested parentheses: what these attributes take.
+        let len = rest[i + 1..].iter().take(256).position(|&b| b == b')')?;
+        let inside = String::from_utf8_lossy(&rest[i + 1..i + 1 + len]).into_owned();
+        let args: Vec<String> = inside.split(',').map(|a| a.trim().to_string()).collect();
+        if args.iter().any(|a| a.is_empty() || a.contains('(')) {
+            return None;
+        }
+        Some((name, args))
     }
 
     /// `_Noreturn`, `noreturn` (stdnoreturn.h) and `[[noreturn]]` are declaration attributes that

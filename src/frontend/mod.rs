@@ -62,7 +62,7 @@ use rayon::prelude::*;
 
 use crate::cache::{Cache, ContentDigests, Digest};
 use crate::compdb::CompileCommand;
-use crate::ir::{FileId, Function, Loc, Operand, Program, Rvalue, Stmt};
+use crate::ir::{FileId, Function, Loc, Operand, OwnershipAttr, Program, Rvalue, Stmt};
 use args::compile_argv;
 pub use isolate::{worker_main, Isolation, WORKER_COMMAND};
 use serde::{Deserialize, Serialize};
@@ -363,6 +363,7 @@ struct TuResult {
     open_fields: Vec<String>,
     scalar_globals: Vec<(String, Option<i64>, bool)>,
     global_addrs: Vec<String>,
+    attributes: Vec<OwnershipAttr>,
     failed: bool,
     /// No preprocessor or fatal error: the result depends only on the files in its manifest (with
     /// a missing header, the result would change once the header exists).
@@ -390,6 +391,7 @@ impl TuResult {
             open_fields: Vec::new(),
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
+            attributes: Vec::new(),
             failed: false,
             cacheable: true,
             errors: 0,
@@ -489,7 +491,19 @@ fn parse_tu(
     };
 
     let mut shown = 0usize;
+    // GCC's `malloc(dealloc)`, which clang drops (`lower::TuCtx::note_malloc_with_args`): where
+    // each is spelled and where it was expanded (inside the declaration it is written on).
+    let mut malloc_with_args: Vec<((CXFile, u32), (CXFile, u32))> = Vec::new();
     for d in tu.diagnostics() {
+        let dropped = ["takes no arguments", "does not yet support this attribute signature"];
+        if d.text.starts_with("'malloc' attribute") && dropped.iter().any(|t| d.text.contains(t)) {
+            // Clang ignores the attribute (an error up to clang 20, a warning since), and drip
+            // reads it itself: the AST is whole, so this is no parse error.
+            if let (Some(spelled), Some(at)) = (d.spelled, d.expanded) {
+                malloc_with_args.push((spelled, at));
+                continue;
+            }
+        }
         if d.severity < CXDiagnostic_Error {
             continue;
         }
@@ -553,7 +567,24 @@ fn parse_tu(
             cx.collect_global_addrs(true);
             continue;
         }
-        if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || c.is_in_system_header() {
+        if c.kind() != CXCursor_FunctionDecl || c.is_in_system_header() {
+            continue;
+        }
+        // System headers are left to the library model: glibc marks `fopen` `malloc(fclose)`, and
+        // a FILE is no memory block of the program's.
+        if c.has_attrs() {
+            cx.note_ownership_attrs(c);
+        }
+        if !malloc_with_args.is_empty() {
+            if let Some((file, start, end)) = c.file_span() {
+                for &(spelled, (f, at)) in &malloc_with_args {
+                    if clang::same_file(f, file) && (start..=end).contains(&at) {
+                        cx.note_malloc_with_args(c, spelled, (f, at));
+                    }
+                }
+            }
+        }
+        if !c.is_definition() {
             continue;
         }
         cx.set_root(c);
@@ -581,6 +612,7 @@ fn parse_tu(
     r.open_fields = std::mem::take(&mut cx.open_fields);
     r.scalar_globals = std::mem::take(&mut cx.scalar_globals);
     r.global_addrs = std::mem::take(&mut cx.global_addrs);
+    r.attributes = std::mem::take(&mut cx.attributes);
     r.lower_time = t1.elapsed();
     let inputs = if manifest { tucache::manifest(&tu, cmd) } else { None };
     (r, inputs)
@@ -631,6 +663,7 @@ struct Merger {
     /// the name has internal linkage.
     scalar_globals: HashMap<String, (Option<i64>, bool)>,
     global_addrs: HashSet<String>,
+    attributes: HashSet<OwnershipAttr>,
 }
 
 impl Merger {
@@ -652,6 +685,7 @@ impl Merger {
             open_fields: HashSet::new(),
             scalar_globals: HashMap::new(),
             global_addrs: HashSet::new(),
+            attributes: HashSet::new(),
         }
     }
 
@@ -674,6 +708,7 @@ impl Merger {
             open_fields,
             scalar_globals,
             global_addrs,
+            attributes,
         } = self;
         let verbose = *verbose;
         for (name, init, internal) in r.scalar_globals {
@@ -730,6 +765,7 @@ impl Merger {
             }
         }
         address_taken.extend(r.address_taken);
+        attributes.extend(r.attributes);
         cast_targets.extend(r.cast_targets);
         library_taken.extend(r.library_taken);
         field_targets.extend(r.field_targets);
@@ -790,10 +826,13 @@ impl Merger {
             open_fields,
             scalar_globals,
             global_addrs,
+            attributes,
             mut origins,
             links,
             ..
         } = self;
+        prog.attributes = attributes.into_iter().collect();
+        prog.attributes.sort();
         prog.scalar_globals =
             scalar_globals.into_iter().map(|(name, (init, internal))| (name, init, internal)).collect();
         prog.scalar_globals.sort();
