@@ -1,0 +1,1854 @@
+//! The forward guarded value-flow pass of one cell, and the walk that turns one of its paths into
+//! the steps of a message.
+//!
+//! Input: a `CheckCx`, the caller's guard arena, a start point (DAG node, statement index) and
+//! the slot holding the cell there. Output: `flow` gives the cell's `Event`s (freed, returned,
+//! stored below a parameter, kept, escaped, left `Inside` an object, path ended: `Exit`), each
+//! with the guard under which it happens, plus, when asked, the `return` points reached and what
+//! is held there (`HeldAtReturns`); `walk` gives the `Step`s of the path a SAT model picks.
+//! Invariants:
+//! - Builds guards only: no SAT query is asked here, so the callers (`site`, `summarize`) decide
+//!   what is feasible, with the budget check (`Guards::over_budget`) after the pass.
+//! - Visits the DAG in topological order with one state per node, merged from its predecessors
+//!   (`merge_into`) before the node is visited: a guard says on which paths a slot holds the
+//!   cell, never which path was taken first.
+//! - Paths that cannot happen while the cell exists are cut and become `Exit` events, so cuts
+//!   only ever remove reports.
+
+use super::{CheckCx, EscapeKind, Holder, Lost, Step};
+use crate::cfg::{DagNode, EdgeLabel, Key, LaterIteration};
+use crate::guard::{AtomId, GuardId, Guards};
+use crate::ir::{Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::libmodel::ArgEffect;
+use crate::sat::Model;
+use crate::summary::{Held, PathFate};
+
+#[derive(Clone, Debug)]
+pub(super) enum EventKind {
+    Free,
+    Return,
+    /// At a return, the cell is in the object parameter `param` points to, at `path` (`*` for
+    /// `*out`, `*.buf` for `p->buf`): handed to the caller through it.
+    Stored {
+        param: usize,
+        path: std::sync::Arc<str>,
+    },
+    /// At a return, the cell is in the returned object at `path` (a constructor's field).
+    ReturnedIn(u32),
+    /// At a return, a summary's subject is still in the slot it started in (see `flow`).
+    Kept,
+    Escape(EscapeKind),
+    Exit,
+    /// From here on the cell is inside an object this pass no longer names (a pointer local
+    /// reassigned or going out of scope at a return, a freed object's field that pointed on to
+    /// another object): it lives exactly as long as that object does. Everywhere but the
+    /// held-by resolution of `check_function` (see `reach`) this is an escape into the heap.
+    Inside(Holder),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Event {
+    pub(super) kind: EventKind,
+    pub(super) guard: GuardId,
+    /// A free of a value loaded from an array element (all elements are one place): it may be
+    /// another element's cell, so it takes no part in double-free pairs.
+    pub(super) weak: bool,
+}
+
+#[derive(Clone, Default)]
+struct State {
+    p: GuardId,
+    /// Tracked slots (locals and access paths) that may hold the cell, with their guards; sorted
+    /// by key, no FALSE.
+    h: Vec<(Key, GuardId)>,
+    /// Locals whose value came back from a call that returns an argument (`strchr`, `fgets`):
+    /// they point into the cell but may be NULL, so their NULL tests are not folded. Sorted.
+    maybe_null: Vec<LocalId>,
+    /// Locals whose value was loaded from an array element (sorted): see `Event::weak`.
+    weak: Vec<LocalId>,
+    /// Pairs of pointer locals (smaller first, sorted) that surely hold the same address here,
+    /// from copies: freeing one loses what the other's object holds, and returning one returns it.
+    alias: Vec<(LocalId, LocalId)>,
+    /// Pointer locals holding the value loaded from a slot whose base is unchanged since
+    /// (`t = pParse->pNew`), sorted: `t->z` is `pParse->pNew->z`.
+    /// The flag says the local holds the slot's *address* (`ci = &L->base_ci`) rather than the
+    /// pointer loaded from it.
+    derived: Vec<(LocalId, Key, bool)>,
+    /// What is known of the values `cx.facts` follows, each with the guard under which it holds
+    /// (`facts::Fact`). A branch whose outcome contradicts a fact cuts those paths.
+    facts: Vec<(u32, crate::facts::Fact, GuardId)>,
+    /// The values the locals that tests of two pointers read may hold (`equal`): a test whose
+    /// two locals hold one value is not taken to its "different" side.
+    values: crate::equal::Values,
+    /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
+    at: (u32, u32),
+}
+
+impl Default for GuardId {
+    fn default() -> Self {
+        GuardId::FALSE
+    }
+}
+
+/// Add `x` to (or remove it from) a sorted set of locals.
+fn mark(set: &mut Vec<LocalId>, x: LocalId, yes: bool) {
+    match (set.binary_search(&x), yes) {
+        (Ok(i), false) => {
+            set.remove(i);
+        }
+        (Err(i), true) => set.insert(i, x),
+        _ => {}
+    }
+}
+
+impl State {
+    fn get(&self, x: LocalId) -> GuardId {
+        self.get_key(Key::local(x))
+    }
+    fn get_key(&self, k: Key) -> GuardId {
+        self.h.binary_search_by_key(&k, |e| e.0).map_or(GuardId::FALSE, |i| self.h[i].1)
+    }
+    fn set(&mut self, x: LocalId, g: GuardId) {
+        self.set_key(Key::local(x), g)
+    }
+    fn derived_from(&self, l: LocalId) -> Option<(Key, bool)> {
+        self.derived.binary_search_by_key(&l, |d| d.0).ok().map(|i| (self.derived[i].1, self.derived[i].2))
+    }
+    /// `l` gets a new value, loaded from slot `from` (or not a load): provenance of `l`, and of
+    /// the locals loaded through `l`, changes.
+    fn set_derived(&mut self, l: LocalId, from: Option<(Key, bool)>) {
+        self.derived.retain(|d| d.0 != l && d.1.root != l);
+        if let Some((k, addr)) = from.filter(|(k, _)| k.root != l) {
+            let i = self.derived.binary_search_by_key(&l, |d| d.0).unwrap_or_else(|i| i);
+            self.derived.insert(i, (l, k, addr));
+        }
+    }
+    /// `y` and the locals known to hold the same address.
+    fn names_of(&self, y: LocalId) -> Vec<LocalId> {
+        let mut v = vec![y];
+        v.extend(self.alias.iter().filter_map(|&(a, b)| {
+            if a == y {
+                Some(b)
+            } else if b == y {
+                Some(a)
+            } else {
+                None
+            }
+        }));
+        v
+    }
+    /// `l` gets a new value: a copy of `from` (its aliases become `l`'s), or anything else.
+    fn rebind(&mut self, l: LocalId, from: Option<LocalId>) {
+        self.alias.retain(|&(a, b)| a != l && b != l);
+        if let Some(y) = from.filter(|y| *y != l) {
+            let mut add: Vec<(LocalId, LocalId)> = self.names_of(y).into_iter().map(|z| (l.min(z), l.max(z))).collect();
+            self.alias.append(&mut add);
+            self.alias.sort_unstable();
+            self.alias.dedup();
+        }
+    }
+    /// The access paths below local `y` that hold the cell.
+    fn contents(&self, y: LocalId) -> Vec<(Key, GuardId)> {
+        self.h.iter().filter(|e| e.0.root == y && !e.0.is_local()).copied().collect()
+    }
+    fn set_key(&mut self, x: Key, g: GuardId) {
+        match self.h.binary_search_by_key(&x, |e| e.0) {
+            Ok(i) if g == GuardId::FALSE => {
+                self.h.remove(i);
+            }
+            Ok(i) => self.h[i].1 = g,
+            Err(_) if g == GuardId::FALSE => {}
+            Err(i) => self.h.insert(i, (x, g)),
+        }
+    }
+    fn set_maybe_null(&mut self, x: LocalId, yes: bool) {
+        mark(&mut self.maybe_null, x, yes)
+    }
+    fn set_weak(&mut self, x: LocalId, yes: bool) {
+        mark(&mut self.weak, x, yes)
+    }
+    fn is_weak(&self, op: &Operand) -> bool {
+        op.local().is_some_and(|y| self.weak.binary_search(&y).is_ok())
+    }
+    fn is_maybe_null(&self, op: &Operand) -> bool {
+        op.local().is_some_and(|y| self.maybe_null.binary_search(&y).is_ok())
+    }
+}
+
+pub(super) fn label_guard(guards: &mut Guards, label: &EdgeLabel, folded: Option<(AtomId, bool)>) -> GuardId {
+    let lit = |guards: &mut Guards, atom: AtomId, positive: bool| match folded {
+        Some((a, v)) if a == atom => {
+            if v == positive {
+                GuardId::TRUE
+            } else {
+                GuardId::FALSE
+            }
+        }
+        _ => guards.lit(atom, positive),
+    };
+    match label {
+        EdgeLabel::True => GuardId::TRUE,
+        EdgeLabel::Lit { atom, positive } => lit(guards, *atom, *positive),
+        EdgeLabel::Any(atoms) => {
+            let mut g = GuardId::FALSE;
+            for a in atoms.iter() {
+                let l = lit(guards, *a, true);
+                g = guards.or(g, l);
+            }
+            g
+        }
+    }
+}
+
+/// For the places below parameters that a summary may say hold one value wherever the cell is
+/// handed back (`FnCx::facts`'s `ret_keys`): per place and value, the guard of handing it back
+/// at a `return` where that value is not known, as the result (`Summary::ret_values`) and below
+/// a parameter (`Summary::out_values`). A place whose guard is unsatisfiable with the site's
+/// holds that value wherever the cell is handed back.
+#[derive(Default)]
+pub(super) struct HeldAtReturns {
+    pub(super) returned: Vec<(u32, Held, GuardId)>,
+    pub(super) stored: Vec<(u32, Held, GuardId)>,
+}
+
+impl HeldAtReturns {
+    fn add(
+        &mut self,
+        cx: &CheckCx,
+        guards: &mut Guards,
+        facts: &[(u32, crate::facts::Fact, GuardId)],
+        returned: GuardId,
+        stored: GuardId,
+    ) {
+        if returned == GuardId::FALSE && stored == GuardId::FALSE {
+            return;
+        }
+        for &k in &cx.facts.ret_keys {
+            for held in Held::ALL {
+                let mut known = GuardId::FALSE;
+                for f in facts.iter().filter(|f| f.0 == k && f.1.implies(crate::facts::Fact::held(held))) {
+                    known = guards.or(known, f.2);
+                }
+                let unknown = guards.not(known);
+                for (to, g) in [(&mut self.returned, returned), (&mut self.stored, stored)] {
+                    if g == GuardId::FALSE {
+                        continue;
+                    }
+                    let bad = guards.and(g, unknown);
+                    match to.iter_mut().find(|u| u.0 == k && u.1 == held) {
+                        Some(u) => u.2 = guards.or(u.2, bad),
+                        None => to.push((k, held, bad)),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The forward guarded value-flow pass: from statement `first_idx` of `node0`, where local `x`
+/// holds the cell, to every end of the function. Returns the events; the caller checks
+/// `guards.over_budget()`. With `rets`, also collects every `return` point reached: its path
+/// guard and the returned constant, if it is one.
+pub(super) fn flow(
+    cx: &CheckCx,
+    guards: &mut Guards,
+    node0: DagNode,
+    first_idx: usize,
+    x: Key,
+    fold: Option<(AtomId, bool)>,
+    mut rets: Option<&mut Vec<(DagNode, GuardId, Option<i64>)>>,
+    keep_start: bool,
+    facts: Option<(&crate::facts::Followed, &[(u32, crate::facts::Fact, GuardId)])>,
+    mut unknown_held: Option<&mut HeldAtReturns>,
+) -> Vec<Event> {
+    let n = cx.dag.len();
+    // The state waiting at each node: an index into `waiting` plus one, 0 for none. The node
+    // table is zeroed memory, where `vec![None; n]` of `Option<State>` wrote (and dropped) one
+    // large element per node: a site in the largest functions (thousands of nodes) reaches only
+    // a part of them. `waiting` gets room for every node up front, uninitialised (growing it
+    // moved the large states at every reallocation).
+    let mut waiting_at: Vec<u32> = vec![0; n];
+    let mut waiting: Vec<Option<State>> = Vec::with_capacity(n);
+    let mut events: Vec<Event> = Vec::new();
+    let start = cx.dag.order[node0.index()] as usize;
+    // Facts are followed where the caller asks (a site's pass that may need them).
+    let followed = facts.filter(|_| !cx.facts.is_empty()).map(|f| f.0);
+    let use_facts = followed.is_some();
+    for (pos, nd) in cx.dag.topo.iter().enumerate().skip(start) {
+        guards.tick();
+        let (mut st, first) = if pos == start {
+            let mut st = State {
+                p: GuardId::TRUE,
+                h: Vec::new(),
+                maybe_null: Vec::new(),
+                weak: Vec::new(),
+                alias: Vec::new(),
+                derived: Vec::new(),
+                facts: facts.map_or(&[][..], |f| f.1).to_vec(),
+                values: crate::equal::Values::start(cx, node0, first_idx),
+                at: (node0.0, first_idx as u32),
+            };
+            st.set_key(x, GuardId::TRUE);
+            (st, first_idx)
+        } else {
+            match waiting_at[nd.index()] {
+                0 => continue,
+                w => match waiting[w as usize - 1].take() {
+                    Some(s) => (s, 0),
+                    None => continue,
+                },
+            }
+        };
+        let stmts = cx.stmts_of(*nd);
+        let mut ended = false;
+        for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
+            st.at = (nd.0, i as u32);
+            transfer(cx, guards, &mut st, *sid, &mut events);
+            st.values.transfer(cx, *sid, st.at, st.p);
+            if let Some(followed) = followed {
+                let p = st.p;
+                followed.apply(*sid, &mut st.facts, p);
+                call_status_facts(cx, guards, &mut st, *sid);
+            }
+            if cx.ends_path(*sid) {
+                // A callee that never returns (by its summary) ends the path here.
+                events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false });
+                ended = true;
+                break;
+            }
+        }
+        if ended {
+            continue;
+        }
+        let block = cx.func.block(cx.dag.block[nd.index()]);
+        if let (Some(rets), Terminator::Return(op)) = (rets.as_deref_mut(), &block.term) {
+            rets.push((*nd, st.p, op.as_ref().and_then(|op| cx.constant_value(op, *nd))));
+        }
+        match &block.term {
+            Terminator::Return(op) => {
+                // Guards of handing the cell back here: as the result, and below a parameter.
+                let mut returned_here = GuardId::FALSE;
+                let mut stored_here = GuardId::FALSE;
+                if let Some(op) = op {
+                    let g = value_guard(cx, &st, op);
+                    if g != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Return, guard: g, weak: false });
+                        returned_here = g;
+                    }
+                    // Inside the returned object: the caller gets it with the object.
+                    if let Some(y) = op.local() {
+                        for z in st.names_of(y) {
+                            for (k, g) in st.contents(z) {
+                                events.push(Event { kind: EventKind::ReturnedIn(k.path), guard: g, weak: false });
+                            }
+                        }
+                    }
+                }
+                // Stored into an object a pointer leads to (a parameter's, or one this function
+                // does not track): the cell lives on in it. Fields of local structs die here.
+                let returned_roots = op.as_ref().and_then(|o| o.local()).map_or_else(Vec::new, |y| st.names_of(y));
+                for (k, g) in &st.h {
+                    if keep_start && *k == x {
+                        // A summary's subject still where it was on entry.
+                        events.push(Event { kind: EventKind::Kept, guard: *g, weak: false });
+                        continue;
+                    }
+                    if !k.is_local() && !returned_roots.contains(&k.root) && !cx.dies_with_frame(*k) {
+                        // Below a parameter, directly or through a pointer loaded from its object.
+                        let below_param = match cx.param_index(k.root) {
+                            Some(param) => Some((param, cx.path_text(k.path).to_string())),
+                            None => st.derived_from(k.root).and_then(|(base, addr)| {
+                                let param = cx.param_index(base.root)?;
+                                let rest = cx.path_text(k.path);
+                                // `ci = &L->base_ci; ci->f` is `L->base_ci.f`, not `*(L->base_ci)`.
+                                let rest = if addr { rest.strip_prefix('*')? } else { rest };
+                                Some((param, format!("{}{}", cx.path_text(base.path), rest)))
+                            }),
+                        };
+                        // Below a local pointer of this function: inside its object, which
+                        // `check_function` may know (a site of its own).
+                        let kind = match below_param {
+                            Some((param, path)) => {
+                                stored_here = guards.or(stored_here, *g);
+                                EventKind::Stored { param, path: path.into() }
+                            }
+                            None => inside(cx, *k, (nd.0, stmts.len() as u32)),
+                        };
+                        events.push(Event { kind, guard: *g, weak: false });
+                    }
+                }
+                if let Some(unknown_held) = unknown_held.as_deref_mut() {
+                    unknown_held.add(cx, guards, &st.facts, returned_here, stored_here);
+                }
+            }
+            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false }),
+            // A path cut by the loop bound (the second visit of a loop with no exit) is not
+            // followed further; counting it as a loss would blame the bound, not the code.
+            Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
+                if cx.dag.succs[nd.index()].is_empty() =>
+            {
+                events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false })
+            }
+            _ => {}
+        }
+        // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
+        let sure_then = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
+                // An array element tested right where the cell surely is in the array: taken as
+                // the cell's own test (`v[i] = strdup(..); if (!v[i])`), though all elements are
+                // one place.
+                CondKind::Truthy(op) => {
+                    !st.is_maybe_null(op) && value_guard(cx, &st, op) == st.p && st.p != GuardId::FALSE
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        let then_block = match &block.term {
+            Terminator::Branch { then_, .. } => Some(*then_),
+            _ => None,
+        };
+        // The NULL side of a pointer's test is not taken where the pointer holds the cell: a
+        // cell that exists is not at address 0 (FastCheck 5.6.1, for any holder, not only the
+        // allocation's own result).
+        let not_held = match &block.term {
+            Terminator::Branch { cond, .. } if !sure_then && !cx.dag.is_copy(*nd) => {
+                match &cond.kind {
+                    CondKind::Truthy(op) if !st.is_maybe_null(op) => {
+                        // The pointer holds the cell, or points to an object that holds it.
+                        let mut held = value_guard(cx, &st, op);
+                        if let Some(y) = op.local() {
+                            for z in st.names_of(y) {
+                                for (_, g) in st.contents(z) {
+                                    held = guards.or(held, g);
+                                }
+                            }
+                        }
+                        (held != GuardId::FALSE).then(|| (held, guards.not(held)))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        // `p == q` where one side holds the cell and the other surely does not: a block that
+        // exists has an address no other value holds (FastCheck 5.6.1's reasoning for NULL,
+        // for any other pointer). A value that may hold it through an untracked route was an
+        // escape, which is an event of its own; a dangling copy of the block the cell was
+        // reallocated from may compare equal, and then its owner has the cell. The equal side
+        // is cut where they are distinct, as below.
+        let distinct = match &block.term {
+            Terminator::Branch { cond, .. } if !cx.dag.is_copy(*nd) => match &cond.kind {
+                CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
+                    let sep = separated(cx, guards, &st, a, b);
+                    (sep != GuardId::FALSE).then_some((sep, *op == CmpOp::Eq))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        // `s != t` where an assignment made them one value (`equal`): the "different" side is
+        // cut there, as above.
+        let same = st.values.equal_at(cx, guards, *nd);
+        let fact_test = match &block.term {
+            Terminator::Branch { .. } | Terminator::Switch { .. } if use_facts && !cx.dag.is_copy(*nd) => {
+                cx.facts.tests.get(cx.dag.block[nd.index()].index()).copied().flatten()
+            }
+            _ => None,
+        };
+        let succs = &cx.dag.succs[nd.index()];
+        let here = st.p;
+        // A header copy that jumps to the body's exits: the later iteration it stands for.
+        // (Nothing after the loop concerns a cell nothing holds.)
+        let later =
+            cx.dag.later.get(&nd.0).filter(|_| !st.h.is_empty()).map(|it| Later::new(cx, guards, &st, *nd, it, fold));
+        for (ei, (t, label)) in succs.iter().enumerate() {
+            let mut l = label_guard(guards, label, fold);
+            if let Some(later) = &later {
+                // Only an exit the later iteration can reach, its loop-invariant tests going
+                // the way this iteration's went.
+                // The paths cut here end, as the other cuts below.
+                let reached = later.exit(*t);
+                if reached != GuardId::TRUE {
+                    let unreached = guards.not(reached);
+                    let cut = guards.and_all([st.p, l, unreached]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                    }
+                    l = guards.and(l, reached);
+                }
+            }
+            if sure_then {
+                l = if Some(cx.dag.block[t.index()]) == then_block { GuardId::TRUE } else { GuardId::FALSE };
+            }
+            // A test of a value known on some paths (a constant it was assigned, what an earlier
+            // test of it said): those paths go one way only. The cut paths become exits, as below.
+            let edge_fact = fact_test.map(|kt| kt.edge(block, cx.dag.block[t.index()]));
+            if let Some(edge) = &edge_fact {
+                for (z, f, g) in &st.facts {
+                    if *z == edge.key && edge.ruled_out(*f) {
+                        let cut = guards.and_all([st.p, l, *g]);
+                        if cut != GuardId::FALSE {
+                            events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                            if *g == st.p || *g == GuardId::TRUE {
+                                // Known on every path here: the edge is not taken at all.
+                                l = GuardId::FALSE;
+                                break;
+                            }
+                            let ng = guards.not(*g);
+                            l = guards.and(l, ng);
+                        }
+                    }
+                }
+                if l == GuardId::FALSE {
+                    continue;
+                }
+            }
+            if let Some((sep, eq_is_then)) = distinct {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                if is_then == eq_is_then {
+                    let cut = guards.and_all([st.p, l, sep]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                        let ns = guards.not(sep);
+                        l = guards.and(l, ns);
+                    }
+                }
+            }
+            if let Some((eq, eq_is_then)) = same {
+                let is_then = Some(cx.dag.block[t.index()]) == then_block;
+                if is_then != eq_is_then {
+                    let cut = guards.and_all([st.p, l, eq]);
+                    if cut != GuardId::FALSE {
+                        events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                        let ne = guards.not(eq);
+                        l = guards.and(l, ne);
+                    }
+                }
+            }
+            if let Some((held, not_held)) = not_held {
+                if Some(cx.dag.block[t.index()]) != then_block {
+                    // The leak query asks for a model that avoids every event, so the paths cut
+                    // here must be ruled out explicitly: they end, like a noreturn call.
+                    let cut = guards.and_all([st.p, l, held]);
+                    events.push(Event { kind: EventKind::Exit, guard: cut, weak: false });
+                    l = guards.and(l, not_held);
+                }
+            }
+            if l == GuardId::FALSE {
+                continue;
+            }
+            let p = guards.and(here, l);
+            if p == GuardId::FALSE {
+                continue;
+            }
+            // The last edge takes the node's own state: most nodes have one successor, and
+            // copying every set for it was most of a pass's allocations.
+            let mut out = if ei + 1 == succs.len() {
+                State { p, at: (0, 0), ..std::mem::take(&mut st) }
+            } else {
+                State { p, at: (0, 0), ..st.clone() }
+            };
+            // Most slots hold the cell on every path reaching here: their guard is `p`.
+            out.h.retain_mut(|(_, g)| {
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                *g != GuardId::FALSE
+            });
+            // What the test says of its value on this side: it holds wherever the edge is taken,
+            // so an earlier fact of the same value that it implies adds nothing.
+            // Facts are only ever gathered with `followed`.
+            let live = |k: u32| followed.is_some_and(|f| f.live(*t, k));
+            let learned = edge_fact.as_ref().and_then(|e| Some((e.key, e.learned()?)));
+            out.facts.retain_mut(|(k, f, g)| {
+                let live_here = match f {
+                    // An equality matters while either side may still be tested.
+                    crate::facts::Fact::Same(q) => live(*k) || live(*q),
+                    _ => live(*k),
+                };
+                if !live_here || learned.is_some_and(|(lk, lf)| lk == *k && lf.implies(*f)) {
+                    return false;
+                }
+                // Most facts hold on every path reaching here: their guard is `p`.
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                // Where an earlier fact of the value holds, the test's holds too (`ret >= 0`
+                // from the call, then `ret <= 0`: `ret == 0` there).
+                if let Some((_, lf)) = learned.filter(|(lk, _)| *lk == *k) {
+                    *f = f.meet(lf);
+                }
+                *g != GuardId::FALSE
+            });
+            if let Some((k, f)) = learned {
+                // What the test says holds of every key equal to the tested one, where it is.
+                let equal: Vec<(u32, GuardId)> =
+                    crate::facts::equal_keys(&out.facts, k).filter(|(o, _)| live(*o)).collect();
+                for (o, g) in equal {
+                    let g = guards.and(p, g);
+                    if g != GuardId::FALSE {
+                        out.facts.push((o, f, g));
+                    }
+                }
+                if live(k) {
+                    out.facts.push((k, f, p));
+                }
+            }
+            out.values.along(cx, guards, here, l, *nd, *t);
+            if let Some(later) = &later {
+                later.leave(cx, guards, &mut out, *t, &mut events);
+            }
+            // Leaving a loop from its header copy: the later iteration redefined these locals,
+            // so what this iteration left in them is gone (a cell they alone held is lost).
+            for &l in cx.dag.kills(*nd, *t) {
+                redefine_unknown(cx, guards, &mut out, l, &mut events);
+            }
+            if waiting_at[t.index()] == 0 {
+                waiting.push(None);
+                waiting_at[t.index()] = waiting.len() as u32;
+            }
+            merge_into(guards, &mut waiting[waiting_at[t.index()] as usize - 1], out);
+        }
+        if guards.over_budget() {
+            break;
+        }
+    }
+    events
+}
+
+pub(super) fn m_values(m: &Model) -> impl Fn(AtomId) -> Option<bool> + '_ {
+    move |a| m.value(a)
+}
+
+fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
+    match slot {
+        None => *slot = Some(incoming),
+        Some(cur) => {
+            let (old_p, new_p) = (cur.p, guards.or(cur.p, incoming.p));
+            cur.p = new_p;
+            for (y, g) in incoming.h {
+                let old = cur.get_key(y);
+                // Held on every path of both sides: held wherever the merge is reached.
+                let merged = if old == old_p && g == incoming.p { new_p } else { guards.or(old, g) };
+                cur.set_key(y, merged);
+            }
+            for y in incoming.maybe_null {
+                cur.set_maybe_null(y, true);
+            }
+            for y in incoming.weak {
+                cur.set_weak(y, true);
+            }
+            // An alias holds after a merge only if it holds on both sides.
+            cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
+            cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
+            cur.values.merge(guards, incoming.values, old_p, incoming.p, new_p);
+            for (k, f, g) in incoming.facts {
+                match cur.facts.iter_mut().find(|c| c.0 == k && c.1 == f) {
+                    // Known on every path of both sides: known wherever the merge is reached.
+                    Some(c) if c.2 == old_p && g == incoming.p => c.2 = new_p,
+                    Some(c) => c.2 = guards.or(c.2, g),
+                    None => cur.facts.push((k, f, g)),
+                }
+            }
+        }
+    }
+}
+
+/// The guard under which exactly one of `a`, `b` holds the cell, as a pointer local that surely
+/// points to it (not a value that may be NULL or another array element's); the other side is
+/// anything that does not hold it (a constant, a load, an array's address).
+fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
+    let sure =
+        |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
+    // The address of a named object (`&glob_error_return`, `&local.f`): no block, and not NULL,
+    // so any holder of the cell differs from it (bash's `GLOB_FAILED (sl->list)`).
+    let names_object = |o: &Operand| {
+        o.local().and_then(|t| cx.addr_temps.get(&t)).is_some_and(|p| {
+            let mut q = p;
+            loop {
+                match q {
+                    Place::Global(_) | Place::Local(_) => break true,
+                    Place::Field(inner, _) | Place::Index(inner) => q = inner,
+                    Place::Deref(_) => break false,
+                }
+            }
+        })
+    };
+    let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
+    let mut sep = GuardId::FALSE;
+    for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
+        let object = if std::ptr::eq(holder, a) { b } else { a };
+        if g != GuardId::FALSE && (sure(holder) || (names_object(object) && !st.is_weak(holder))) {
+            let n = guards.not(other);
+            let only = guards.and(g, n);
+            sep = guards.or(sep, only);
+        }
+    }
+    sep
+}
+
+/// The local slot holding the pointer a place is inside the pointee of: `p` for `p->a[i]`,
+/// `s.buf` for `&s.buf[1]` (an interior pointer into the cell that slot holds, FastCheck 5.6.2).
+/// Only locals and fields of local structs: an interior pointer computed from a pointer kept in
+/// the heap (`p->top = &p->stack[n]`) is a second name the owner already covers.
+fn pointee_key(cx: &CheckCx, place: &Place) -> Option<Key> {
+    match place {
+        Place::Deref(inner) => cx.key_of(inner).filter(|k| !cx.path_text(k.path).starts_with('*')),
+        Place::Field(p, _) | Place::Index(p) => pointee_key(cx, p),
+        Place::Local(_) | Place::Global(_) => None,
+    }
+}
+
+fn value_guard(cx: &CheckCx, st: &State, op: &Operand) -> GuardId {
+    match op {
+        Operand::Place(place) => cx.key_of(place).map_or(GuardId::FALSE, |k| st.get_key(k)),
+        _ => GuardId::FALSE,
+    }
+}
+
+pub(super) fn escape_kind(cx: &CheckCx, place: &Place) -> EscapeKind {
+    match place {
+        Place::Global(_) => EscapeKind::Global,
+        Place::Local(_) => EscapeKind::LocalStorage,
+        Place::Index(inner) => match &**inner {
+            Place::Local(_) => EscapeKind::Array,
+            Place::Global(_) => EscapeKind::Global,
+            _ => EscapeKind::Array,
+        },
+        Place::Field(inner, _) => match inner.root_local() {
+            Some(l) if matches!(**inner, Place::Local(_)) && cx.func.local(l).is_aggregate => EscapeKind::LocalStorage,
+            _ if matches!(**inner, Place::Global(_)) => EscapeKind::Global,
+            _ => EscapeKind::Heap,
+        },
+        Place::Deref(_) => EscapeKind::Heap,
+    }
+}
+
+/// Where an argument kept by a call goes.
+fn retained(model: Option<&crate::summary::Model>, callee: &Callee) -> EscapeKind {
+    match model {
+        Some(m) if m.known => EscapeKind::Retained(m.name.to_string()),
+        _ => EscapeKind::UnknownCallee(callee_name(callee)),
+    }
+}
+
+fn callee_name(callee: &Callee) -> String {
+    match callee {
+        Callee::Direct { name, .. } => name.clone(),
+        Callee::Indirect { .. } => "a function pointer".to_string(),
+    }
+}
+
+fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
+    match cx.func.stmt(sid) {
+        Stmt::Assign { dst, src } => {
+            let g = match src {
+                Rvalue::Use(op) => value_guard(cx, st, op),
+                Rvalue::Opaque(ops) => {
+                    // Pointer-valued arithmetic the front end could not simplify keeps the cell.
+                    let ptr_dst = dst.as_local().is_some_and(|l| cx.func.local(l).is_pointer);
+                    let mut g = GuardId::FALSE;
+                    if ptr_dst {
+                        for op in ops {
+                            let gy = value_guard(cx, st, op);
+                            g = guards.or(g, gy);
+                        }
+                    }
+                    g
+                }
+                // `&p->f`: an interior pointer into the cell `p` points to.
+                Rvalue::AddrOf(place) => {
+                    // The address of a slot that holds the cell: it can now change behind our
+                    // back, so the cell escapes there.
+                    if let Some(k) = cx.key_of(place).filter(|k| !k.is_local()) {
+                        escape_key(st, k, EscapeKind::LocalStorage, events);
+                    }
+                    match pointee_key(cx, place) {
+                        Some(k) => st.get_key(k),
+                        None => GuardId::FALSE,
+                    }
+                }
+            };
+            // Loaded from an array element: maybe another element's value.
+            let weak = match src {
+                Rvalue::Use(op @ Operand::Place(Place::Local(_))) => st.is_weak(op),
+                Rvalue::Use(Operand::Place(p)) => cx.key_of(p).is_some_and(|k| cx.is_weak(k)),
+                _ => false,
+            };
+            if let Some(l) = dst.as_local() {
+                st.set_weak(l, weak && g != GuardId::FALSE);
+            }
+            let maybe_null = match src {
+                Rvalue::Use(op) => st.is_maybe_null(op),
+                // Inside a cell that exists: not NULL.
+                Rvalue::AddrOf(place) => {
+                    place.pointee_of_local().is_some_and(|y| st.maybe_null.binary_search(&y).is_ok())
+                }
+                Rvalue::Opaque(_) => g != GuardId::FALSE,
+            };
+            // Copying a pointer copies what its object holds, as seen through the new name.
+            let contents = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) => st.contents(*y),
+                _ => Vec::new(),
+            };
+            let copied_from = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) if cx.is_tracked(*y) => Some(*y),
+                _ => None,
+            };
+            let loaded_from = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) => st.derived_from(*y),
+                Rvalue::Use(Operand::Place(p)) => cx.key_of(p).filter(|k| !k.is_local()).map(|k| (k, false)),
+                Rvalue::AddrOf(p) => cx.key_of(p).filter(|k| !k.is_local()).map(|k| (k, true)),
+                _ => None,
+            };
+            store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
+            if let Some(l) = dst.as_local() {
+                st.set_derived(l, loaded_from);
+            }
+        }
+        Stmt::Call { dst, callee, args } => {
+            let model = cx.model(sid);
+            // The callee's stores of whole parameters below other parameters (`*a = p`), with
+            // the values they store, read before the call: instantiated in the callee's order
+            // after its other effects, so that arguments naming one place get the later store.
+            let moves = model.and_then(|m| moves_at(cx, st, m, args));
+            let moved = |i: usize| moves.as_ref().is_some_and(|mv| mv.1.contains(&i));
+            let mut redefined: Vec<Key> = Vec::new();
+            let mut freed_here: Vec<GuardId> = Vec::new();
+            // Out-parameter slots whose old cell survives a failed call: restored after the
+            // redefinition below.
+            let mut kept_on_failure: Vec<(Key, GuardId)> = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                // A call the IR could not attach a model to is an unknown callee.
+                let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
+                if effect == Some(ArgEffect::OutRealloc) {
+                    // getline keeps, or reallocates in place of, the buffer it is given: whoever
+                    // held it still owns the (possibly moved) block afterwards.
+                    continue;
+                }
+                if let Some(ArgEffect::OutFresh(_)) = effect {
+                    let slot = match cx.out_param_place(a) {
+                        Some(p) => cx.key_of(p),
+                        None => cx.callee_slot(a, "*"),
+                    };
+                    if let Some(k) = slot {
+                        redefined.push(k);
+                    }
+                    // A library out-parameter allocator overwrites `*out`; a summarised one may
+                    // first free or keep what was there (a grow-or-allocate helper), which its
+                    // heap effects say.
+                    if model.is_some_and(|m| m.lib) {
+                        continue;
+                    }
+                }
+                let is_out = matches!(effect, Some(ArgEffect::OutFresh(_)));
+                // What the argument lets the callee reach: the callee's summary (or the library
+                // row, or the unknown-callee default) says what happens to each slot below it.
+                for (k, callee_path) in reachable_slots(cx, st, a, model.is_some_and(|m| m.lib)) {
+                    let g = st.get_key(k);
+                    match model.map_or(PathFate::Escapes, |m| m.path_fate(i, &callee_path)) {
+                        PathFate::Reads => {}
+                        fate @ (PathFate::Frees | PathFate::FreesCleared) => {
+                            // Two names of one object hold the same cell: one free, not two.
+                            if !freed_here.contains(&g) {
+                                freed_here.push(g);
+                                events.push(Event { kind: EventKind::Free, guard: g, weak: cx.is_weak(k) });
+                            }
+                            if fate == PathFate::FreesCleared {
+                                st.set_key(k, GuardId::FALSE);
+                            }
+                        }
+                        // `free(p1)` while `p1->right->left` holds the cell: the object
+                        // `p1->right` points to is not freed, and the cell lives on inside it.
+                        PathFate::Lost if model.is_some_and(|m| m.lib) && callee_path.matches('*').count() > 1 => {
+                            let kind = inside(cx, k, st.at);
+                            events.push(Event { kind, guard: g, weak: false });
+                            st.set_key(k, GuardId::FALSE);
+                        }
+                        PathFate::Lost => st.set_key(k, GuardId::FALSE),
+                        // `*out` of an out-parameter allocator: overwritten when the call
+                        // succeeds, left alone when it fails.
+                        PathFate::KeptOrLost if is_out && k.is_local() && cx.success_atom.contains_key(&sid) => {
+                            let failed = guards.lit(cx.success_atom[&sid], false);
+                            let kept = guards.and(g, failed);
+                            st.set_key(k, kept);
+                            kept_on_failure.push((k, kept));
+                        }
+                        PathFate::KeptOrLost | PathFate::Escapes => escape_key(st, k, retained(model, callee), events),
+                    }
+                }
+                let g = value_guard(cx, st, a);
+                if g == GuardId::FALSE {
+                    continue;
+                }
+                let weak =
+                    st.is_weak(a) || matches!(a, Operand::Place(p) if cx.key_of(p).is_some_and(|k| cx.is_weak(k)));
+                match effect {
+                    Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g, weak }),
+                    Some(ArgEffect::FreesWhen { on_success, else_keeps }) => {
+                        // In a header copy that leaves by the header's test of this call, the
+                        // later call's outcome is known (`FnCx::later_success`).
+                        let outcome = match cx.later_success(st.at.0, sid) {
+                            Some(ok) => {
+                                let (yes, no) = (GuardId::TRUE, GuardId::FALSE);
+                                Some(if ok == on_success { (yes, no) } else { (no, yes) })
+                            }
+                            None => cx
+                                .success_atom
+                                .get(&sid)
+                                .map(|a| (guards.lit(*a, on_success), guards.lit(*a, !on_success))),
+                        };
+                        match outcome {
+                            Some((freed, kept)) => {
+                                let gg = guards.and(g, freed);
+                                events.push(Event { kind: EventKind::Free, guard: gg, weak });
+                                if else_keeps {
+                                    let gk = guards.and(g, kept);
+                                    events.push(Event {
+                                        kind: EventKind::Escape(retained(model, callee)),
+                                        guard: gk,
+                                        weak: false,
+                                    });
+                                }
+                            }
+                            None => events.push(Event {
+                                kind: EventKind::Escape(retained(model, callee)),
+                                guard: g,
+                                weak: false,
+                            }),
+                        }
+                    }
+                    Some(ArgEffect::FreesIfArg { flag, when }) => match cx.flag_atom.get(&(sid, flag, -1)) {
+                        Some(a) => {
+                            let freed = guards.lit(*a, when);
+                            let gg = guards.and(g, freed);
+                            events.push(Event { kind: EventKind::Free, guard: gg, weak: false });
+                        }
+                        None => events.push(Event {
+                            kind: EventKind::Escape(retained(model, callee)),
+                            guard: g,
+                            weak: false,
+                        }),
+                    },
+                    Some(ArgEffect::Keeps) if moved(i) => {}
+                    Some(ArgEffect::Keeps) => {
+                        events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false })
+                    }
+                    _ => {}
+                }
+            }
+            // `setjmp` returning a second time resumes after a `longjmp` out of calls this path
+            // does not show, which may have freed or kept what is held here (bash hands a
+            // command to `parse_and_execute`, which frees it, before an error jumps back): the
+            // cells held at the call are followed on its first return only.
+            if let (Some(m), Some(a)) = (model.filter(|m| m.returns_twice), cx.success_atom.get(&sid)) {
+                let (first, again) = (guards.lit(*a, true), guards.lit(*a, false));
+                let name = m.name.to_string();
+                for (k, g) in st.h.clone() {
+                    let resumed = guards.and(g, again);
+                    if resumed != GuardId::FALSE {
+                        let kind = EventKind::Escape(EscapeKind::Longjmp(name.clone()));
+                        events.push(Event { kind, guard: resumed, weak: false });
+                        let kept = guards.and(g, first);
+                        st.set_key(k, kept);
+                    }
+                }
+            }
+            // A callee that leaves fresh cells below an argument overwrites what was there.
+            let out_keys = model.map(|_| cx.out_path_keys(sid, args));
+            if let Some(ok) = &out_keys {
+                redefined.extend(ok.locals.iter().map(|l| Key::local(*l)));
+            }
+            // Cleared slots: one by one, or in one sweep of the state when there are more of
+            // them than it holds (a callee that fills a large structure names hundreds).
+            redefined.retain(|k| {
+                if k.is_local() {
+                    st.set_maybe_null(k.root, false);
+                    retire_contents(cx, st, k.root, events);
+                    st.rebind(k.root, None);
+                }
+                !k.is_local() || st.get_key(*k) != GuardId::FALSE
+            });
+            if redefined.len() > st.h.len() {
+                redefined.sort_unstable();
+                st.h.retain(|e| redefined.binary_search(&e.0).is_err());
+            } else {
+                for k in redefined {
+                    st.set_key(k, GuardId::FALSE);
+                }
+            }
+            if let Some(ok) = out_keys.filter(|ok| !ok.paths.is_empty()) {
+                st.h.retain(|e| e.0.is_local() || ok.paths.binary_search(&e.0).is_err());
+            }
+            for (k, g) in kept_on_failure {
+                st.set_key(k, g);
+            }
+            // Keys a move wrote: a later fresh store there overwrites it (other fresh stores
+            // were instantiated above, with their failure cases).
+            let mut moved_to: Vec<Key> = Vec::new();
+            for (keys, g) in moves.map(|m| m.0).unwrap_or_default() {
+                let clears = g == GuardId::FALSE;
+                for k in keys {
+                    if clears && !moved_to.contains(&k) {
+                        continue;
+                    }
+                    moved_to.push(k);
+                    if k.is_local() {
+                        retire_contents(cx, st, k.root, events);
+                        st.rebind(k.root, None);
+                        st.set_maybe_null(k.root, false);
+                    }
+                    if cx.is_weak(k) {
+                        let old = st.get_key(k);
+                        let merged = guards.or(old, g);
+                        st.set_key(k, merged);
+                    } else {
+                        st.set_key(k, g);
+                    }
+                }
+            }
+            let alias = model.and_then(|m| m.ret_alias());
+            let (mut ret, arg_maybe_null) = match alias {
+                Some(i) => {
+                    args.get(i).map(|a| (value_guard(cx, st, a), st.is_maybe_null(a))).unwrap_or((GuardId::FALSE, true))
+                }
+                None => (GuardId::FALSE, true),
+            };
+            // Fresh or the argument: the argument only where the call's flag says "not fresh".
+            // A list argument holding the cell is not NULL, so `append(list, x)` is the list.
+            if let (Some(m), Some(i)) = (model, alias) {
+                if let Some((flag, mask, when)) = m.fresh_if_arg.filter(|f| f.0 != i) {
+                    ret = match cx.flag_atom.get(&(sid, flag, mask)) {
+                        Some(a) => {
+                            let off = guards.lit(*a, !when);
+                            guards.and(ret, off)
+                        }
+                        None => GuardId::FALSE,
+                    };
+                }
+            }
+            // `strcpy(p, s)` is `p`, NULL only when `p` is; `fgets(p, ..)` may be NULL.
+            let itself = model.zip(alias).is_some_and(|(m, i)| m.ret_is_arg_itself(i)) && !arg_maybe_null;
+            if let Some(d) = dst {
+                store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
+                if let Some(l) = d.as_local() {
+                    st.set_derived(l, None);
+                }
+            }
+        }
+    }
+}
+
+/// What a call whose outcome has an atom (`FnCx::success_atom`: an allocator, a call that frees
+/// an argument only when it succeeds, `setjmp`) leaves in the local it returns into, on each
+/// side of that atom: `r = realloc (p, n)` is non-NULL where it succeeded, `r = setjmp (..)` is 0
+/// on the first return. A later test of `r` that also sees another definition (`tmp = NULL; if
+/// (ok) tmp = realloc (p, n); if (tmp) …`, `r = 0; if (c) r = sigsetjmp (b);`) then goes the way
+/// the call's outcome says on the paths through the call.
+fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId) {
+    use crate::facts::Fact;
+    use crate::libmodel::Success;
+    let Stmt::Call { dst: Some(Place::Local(r)), .. } = cx.func.stmt(sid) else { return };
+    let (Some(a), Some(k)) = (cx.success_atom.get(&sid), cx.facts.key(*r, "")) else { return };
+    let Some(success) = cx.model(sid).and_then(crate::cfg::call_success) else { return };
+    let (ok, failed) = match success {
+        Success::NonNull => (Fact::Ne(0), Fact::In(0, 0)),
+        Success::RetZero => (Fact::In(0, 0), Fact::Ne(0)),
+        Success::RetNonNegative => (Fact::In(0, i64::MAX), Fact::In(i64::MIN, -1)),
+        Success::Range { ok, fail } => (Fact::In(ok.0, ok.1), Fact::In(fail.0, fail.1)),
+        Success::Always => return,
+    };
+    let (yes, no) = (guards.lit(*a, true), guards.lit(*a, false));
+    let (on_ok, on_failed) = (guards.and(st.p, yes), guards.and(st.p, no));
+    st.facts.push((k, ok, on_ok));
+    st.facts.push((k, failed, on_failed));
+}
+
+/// The callee's stores below its parameters (`Summary::writes`) as strong updates of this
+/// function's slots, in the callee's order: for each, the slots it writes (with the names of
+/// the same object, `State::alias`) and the guard of holding the cell it writes; and the
+/// parameters stored whole. `None` when the callee stores no parameter whole, or a store's
+/// slot has no name here (the call is then instantiated as for distinct arguments: escapes).
+#[allow(clippy::type_complexity)]
+fn moves_at(
+    cx: &CheckCx,
+    st: &State,
+    m: &crate::summary::Model,
+    args: &[Operand],
+) -> Option<(Vec<(Vec<Key>, GuardId)>, Vec<usize>)> {
+    use crate::alias::WriteFrom;
+    if !m.writes.iter().any(|w| matches!(w.from, WriteFrom::Param(_))) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(m.writes.len());
+    let mut sources = Vec::new();
+    for w in m.writes.iter() {
+        let a = args.get(w.param)?;
+        let k = cx.callee_slot(a, &w.path)?;
+        let mut keys = vec![k];
+        if let Some((root, prefix)) = cx.arg_slots(a) {
+            if prefix == "*" && !k.is_local() {
+                keys.extend(st.names_of(root).into_iter().skip(1).map(|z| Key { root: z, path: k.path }));
+            }
+        }
+        let g = match w.from {
+            WriteFrom::Fresh => GuardId::FALSE,
+            WriteFrom::Param(i) => {
+                sources.push(i);
+                value_guard(cx, st, args.get(i)?)
+            }
+        };
+        out.push((keys, g));
+    }
+    Some((out, sources))
+}
+
+/// The tracked slots (holding the cell) that a call argument lets the callee reach, each with
+/// the access path by which the callee sees it (`*`, `*.buf`, `*?` never: that is the callee's
+/// name for paths it does not mention, looked up when the path is not listed). A pointer's
+/// aliases reach the same object. Out-parameter arguments reach nothing here: their slot is
+/// redefined by the call. A library function (`lib`), whose effects are documented, also reaches
+/// the object a pointer loaded from a slot points to: `free(s.data)` loses what `s.data[i]` holds.
+fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key, String)> {
+    let loaded = match arg {
+        Operand::Place(place @ (Place::Field(..) | Place::Deref(_) | Place::Index(_))) if lib => {
+            cx.pointee_prefix(place).map(|(root, prefix)| (root, std::borrow::Cow::Owned(prefix)))
+        }
+        _ => None,
+    };
+    let Some((root, prefix)) = loaded.or_else(|| cx.arg_slots(arg)) else { return Vec::new() };
+    let roots = if prefix == "*" { st.names_of(root) } else { vec![root] };
+    let mut out = Vec::new();
+    for (k, _) in &st.h {
+        if !roots.contains(&k.root) {
+            continue;
+        }
+        let text = cx.path_text(k.path);
+        if text == crate::model::OTHER_PATH_TEXT {
+            // What a summary's subject calls "the fields nobody names" is that for the callee too.
+            out.push((*k, text.to_string()));
+            continue;
+        }
+        let Some(rest) = text.strip_prefix(&*prefix) else { continue };
+        // `*.f` is a prefix of `*.foo` as text, not as a path.
+        if !(prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])) {
+            continue;
+        }
+        out.push((*k, format!("*{rest}")));
+    }
+    out
+}
+
+/// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
+/// is no longer tracked.
+fn escape_key(st: &mut State, k: Key, kind: EscapeKind, events: &mut Vec<Event>) {
+    let g = st.get_key(k);
+    if g != GuardId::FALSE {
+        events.push(Event { kind: EventKind::Escape(kind), guard: g, weak: false });
+        st.set_key(k, GuardId::FALSE);
+    }
+}
+
+/// Local `y` gets a new value: the paths below it named its old object. A pointer's object
+/// lives on (what it holds escapes with it); a local struct's old field values are gone.
+fn retire_contents(cx: &CheckCx, st: &mut State, y: LocalId, events: &mut Vec<Event>) {
+    for (k, g) in st.contents(y) {
+        // Another name for the same object (`p = head; ...; p = p->next`) still holds it.
+        let names = st.names_of(y);
+        let alias = names[1..].iter().any(|z| st.get_key(Key { root: *z, path: k.path }) == g);
+        if cx.dies_with_frame(k) || alias {
+            st.set_key(k, GuardId::FALSE);
+        } else {
+            // The old object lives on, holding the cell: inside it from here on.
+            let kind = inside(cx, k, st.at);
+            events.push(Event { kind, guard: g, weak: false });
+            st.set_key(k, GuardId::FALSE);
+        }
+    }
+}
+
+/// The event for a cell left at slot `k` below a pointer local when the local stops naming
+/// its object just before statement `at` (reassigned, or the function returns): inside the
+/// object the local pointed to, or, for a deeper path (`y->a->b`), inside the object its
+/// prefix slot points to; an escape into the heap when that slot has no name here.
+pub(super) fn inside(cx: &CheckCx, k: Key, at: (u32, u32)) -> EventKind {
+    match holder_of(cx, k, at) {
+        Some(h) => EventKind::Inside(h),
+        None => EventKind::Escape(EscapeKind::Heap),
+    }
+}
+
+fn holder_of(cx: &CheckCx, k: Key, at: (u32, u32)) -> Option<Holder> {
+    let text = cx.path_text(k.path);
+    match text.rfind('*') {
+        Some(0) => Some(Holder::Local(k.root, DagNode(at.0), at.1)),
+        // `p->a->b`, or `s.data[i]` of a local struct `s`: the object the prefix slot points to.
+        Some(i) => cx.path_id(&text[..i]).map(|id| Holder::Slot(Key { root: k.root, path: id })),
+        None => None, // a field of a local aggregate: it dies with the function
+    }
+}
+
+/// `dst = value`, where the value holds the cell under `g` and its object holds it in the
+/// `contents` paths (when the value is a local).
+#[allow(clippy::too_many_arguments)]
+/// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
+/// The later iteration a header copy stands for (`cfg::LaterIteration`), as guards of one pass:
+/// the guard under which the iteration reaches each edge of its body, from the header (which
+/// the copy runs itself) on. A loop-invariant test's edges keep their labels, so the later
+/// iteration goes the way the first one went there; every other edge may be taken.
+struct Later<'c> {
+    copy: DagNode,
+    it: &'c LaterIteration,
+    /// DAG node → its position in `it.nodes`.
+    pos: hashbrown::HashMap<u32, usize>,
+    /// Per position, its out edges (target, guard that the later iteration takes it, the local
+    /// the edge frees: the side of a `realloc`'s test in the same node where it succeeded).
+    edges: Vec<Vec<(DagNode, GuardId, Option<LocalId>)>>,
+    /// Every edge is taken either way: every exit is reached, and what the iteration surely
+    /// defines is `Dag::exit_kills`.
+    plain: bool,
+    /// Exit (a node outside the body) → the guard under which the iteration reaches it.
+    exits: hashbrown::HashMap<u32, GuardId>,
+    /// (local, frees) → `surely`'s answer for every exit, computed on first use.
+    memo: std::cell::RefCell<hashbrown::HashMap<(LocalId, bool), std::rc::Rc<hashbrown::HashMap<u32, GuardId>>>>,
+}
+
+impl<'c> Later<'c> {
+    /// `st`: the state at the copy, after the header's statements. A local that holds the
+    /// cell there and that the later iteration has not redefined is non-NULL where it holds it:
+    /// its NULL test goes that way (`if (buf != NULL) break;` of a two-pass loop whose first
+    /// pass allocates `buf`).
+    fn new(
+        cx: &CheckCx,
+        guards: &mut Guards,
+        st: &State,
+        copy: DagNode,
+        it: &'c LaterIteration,
+        fold: Option<(AtomId, bool)>,
+    ) -> Later<'c> {
+        let pos: hashbrown::HashMap<u32, usize> = it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
+        let mut reach = vec![GuardId::FALSE; it.nodes.len()];
+        if let Some(r) = reach.first_mut() {
+            *r = GuardId::TRUE;
+        }
+        let mut edges = Vec::with_capacity(it.nodes.len());
+        let mut plain = true;
+        let mut exits: hashbrown::HashMap<u32, GuardId> = hashbrown::HashMap::new();
+        // Local → the first position after the header whose statements define it.
+        let mut first_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
+        for (i, v) in it.nodes.iter().enumerate() {
+            guards.tick();
+            let mut out = Vec::with_capacity(cx.dag.succs[v.index()].len());
+            // A NULL test of a local holding the cell since the header: (guard it holds the
+            // cell, the non-NULL side's block).
+            let held_test = match &cx.func.block(cx.dag.block[v.index()]).term {
+                Terminator::Branch { cond, then_, .. } if !cx.dag.is_copy(*v) && reach[i] != GuardId::FALSE => {
+                    match &cond.kind {
+                        CondKind::Truthy(Operand::Place(Place::Local(x))) if !st.maybe_null.contains(x) => {
+                            let g = st.get(*x);
+                            let mut redefined = || {
+                                let first = *first_def.entry(*x).or_insert_with(|| {
+                                    (1..it.nodes.len())
+                                        .find(|&j| later_effect(cx, it.nodes[j], *x, false).is_some())
+                                        .unwrap_or(usize::MAX)
+                                });
+                                first <= i
+                            };
+                            (g != GuardId::FALSE && !redefined()).then_some((g, *then_))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            // `tmp = realloc(x, n); if (tmp == NULL)`: the call freed `x` on its success side.
+            let mut freed_by: Vec<(AtomId, bool, LocalId)> = Vec::new();
+            if !cx.dag.is_copy(*v) {
+                for sid in cx.stmts_of(*v) {
+                    let (Stmt::Call { args, .. }, Some(model), Some(atom)) =
+                        (cx.func.stmt(*sid), cx.model(*sid), cx.success_atom.get(sid))
+                    else {
+                        continue;
+                    };
+                    for (i, a) in args.iter().enumerate() {
+                        if let (Some(ArgEffect::FreesWhen { on_success, .. }), Some(x)) =
+                            (model.arg_effect(i), a.local())
+                        {
+                            freed_by.push((*atom, on_success, x));
+                        }
+                    }
+                }
+            }
+            for (t, label) in &cx.dag.succs[v.index()] {
+                let frees = match label {
+                    EdgeLabel::Lit { atom, positive } => {
+                        freed_by.iter().find(|f| f.0 == *atom && f.1 == *positive).map(|f| f.2)
+                    }
+                    _ => None,
+                };
+                let mut e = if reach[i] == GuardId::FALSE {
+                    GuardId::FALSE
+                } else if it.invariant[i] {
+                    let lab = label_guard(guards, label, fold);
+                    guards.and(reach[i], lab)
+                } else {
+                    reach[i]
+                };
+                if let Some((held, then_)) = held_test {
+                    if cx.dag.block[t.index()] != then_ {
+                        let not_held = guards.not(held);
+                        e = guards.and(e, not_held);
+                    }
+                }
+                plain &= e == GuardId::TRUE;
+                match pos.get(&t.0) {
+                    // Forward edges only: a back edge inside the body goes to a copy, which is
+                    // in the body only for nested loops (later in the order).
+                    Some(&j) if j > i => reach[j] = guards.or(reach[j], e),
+                    Some(_) => {}
+                    None => {
+                        let x = exits.entry(t.0).or_insert(GuardId::FALSE);
+                        *x = guards.or(*x, e);
+                    }
+                }
+                out.push((*t, e, frees));
+            }
+            edges.push(out);
+        }
+        Later { copy, it, pos, edges, plain, exits, memo: Default::default() }
+    }
+
+    /// The guard under which the later iteration reaches exit `t`.
+    fn exit(&self, t: DagNode) -> GuardId {
+        if self.plain {
+            return GuardId::TRUE;
+        }
+        self.exits.get(&t.0).copied().unwrap_or(GuardId::FALSE)
+    }
+
+    /// `surely` for exit `t`, from one pass for every exit.
+    fn surely_at(&self, cx: &CheckCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
+        let memo = self.memo.borrow().get(&(x, frees)).cloned();
+        let all = match memo {
+            Some(m) => m,
+            None => {
+                let m = std::rc::Rc::new(self.surely(cx, guards, x, frees));
+                self.memo.borrow_mut().insert((x, frees), m.clone());
+                m
+            }
+        };
+        // An exit no edge of the body reaches is reached by no path: vacuously true, but the
+        // copy's edge to it is cut then anyway.
+        all.get(&t.0).copied().unwrap_or(GuardId::FALSE)
+    }
+
+    /// The guard under which every path of the later iteration that reaches `t` does something
+    /// to local `x` after the header: with `frees`, frees it before any statement defines it;
+    /// without, defines it.
+    fn surely(&self, cx: &CheckCx, guards: &mut Guards, x: LocalId, frees: bool) -> hashbrown::HashMap<u32, GuardId> {
+        // Per position, for the paths into it so far: all of them have done it (`done`), and
+        // (`frees` only) none of them defined `x` first (`clean`), as guards; the same per exit.
+        let n = self.it.nodes.len();
+        let mut into = vec![(GuardId::TRUE, GuardId::TRUE); n];
+        let mut at_exit: hashbrown::HashMap<u32, (GuardId, GuardId)> = hashbrown::HashMap::new();
+        for (i, v) in self.it.nodes.iter().enumerate() {
+            guards.tick();
+            let (done, clean) = if i == 0 {
+                (GuardId::FALSE, GuardId::TRUE)
+            } else {
+                let (done, clean) = into[i];
+                match (later_effect(cx, *v, x, frees), frees) {
+                    (None, _) => (done, clean),
+                    (Some(true), true) => (clean, clean),
+                    (Some(false), _) => (done, done),
+                    (Some(true), false) => (GuardId::TRUE, GuardId::TRUE),
+                }
+            };
+            for (u, e, edge_frees) in &self.edges[i] {
+                let (done, clean) = if frees && *edge_frees == Some(x) { (clean, clean) } else { (done, clean) };
+                let to = match self.pos.get(&u.0) {
+                    Some(&j) if j > i => &mut into[j],
+                    Some(_) => continue,
+                    None => at_exit.entry(u.0).or_insert((GuardId::TRUE, GuardId::TRUE)),
+                };
+                let skipped = guards.not(*e);
+                let d = guards.or(skipped, done);
+                to.0 = guards.and(to.0, d);
+                if frees {
+                    let c = guards.or(skipped, clean);
+                    to.1 = guards.and(to.1, c);
+                }
+            }
+        }
+        at_exit.into_iter().map(|(t, g)| (t, g.0)).collect()
+    }
+
+    /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
+    /// later iteration to `t` frees before it redefines it is freed there; one every such path
+    /// redefines no longer holds the cell (the unconditional case is `Dag::exit_kills`, applied
+    /// by the caller; this adds the redefinitions under loop-invariant tests).
+    fn leave(&self, cx: &CheckCx, guards: &mut Guards, st: &mut State, t: DagNode, events: &mut Vec<Event>) {
+        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+        held.retain(|x| cx.is_tracked(*x) && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false));
+        if held.is_empty() {
+            return;
+        }
+        for x in held {
+            let freed = if self.it.freed.binary_search(&x).is_ok() {
+                self.surely_at(cx, guards, t, x, true)
+            } else {
+                GuardId::FALSE
+            };
+            if freed != GuardId::FALSE {
+                let g = guards.and(st.get(x), freed);
+                if g != GuardId::FALSE {
+                    events.push(Event { kind: EventKind::Free, guard: g, weak: false });
+                }
+            }
+            // With every edge taken either way, what is surely defined is `exit_kills`, which
+            // the caller removes.
+            if self.plain || cx.dag.kills(self.copy, t).contains(&x) {
+                continue;
+            }
+            let defined = self.surely_at(cx, guards, t, x, false);
+            if defined == GuardId::FALSE {
+                continue;
+            }
+            let kept = guards.not(defined);
+            let keys: Vec<(Key, GuardId)> = st.h.iter().filter(|(k, _)| k.root == x).copied().collect();
+            for (k, g) in keys {
+                let g = guards.and(g, kept);
+                st.set_key(k, g);
+            }
+        }
+    }
+}
+
+/// What node `v`'s statements do to local `x` first, for `Later::surely`: with `frees`, a free
+/// of `x` (`Some(true)`) or a definition (`Some(false)`); without, any definition (`Some(true)`).
+fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
+    // The node's definitions are indexed (`FnCx::first_def`): only a free needs the statements,
+    // and only those up to the first definition.
+    let def = cx.first_def(v, x);
+    if frees {
+        let stmts = cx.stmts_of(v);
+        let upto = def.map_or(stmts.len(), |i| i as usize + 1);
+        for sid in &stmts[..upto] {
+            if let Stmt::Call { args, .. } = cx.func.stmt(*sid) {
+                let model = cx.model(*sid);
+                let freed = args.iter().enumerate().any(|(i, a)| {
+                    matches!(a, Operand::Place(Place::Local(y)) if *y == x)
+                        && model.is_some_and(|m| m.arg_effect(i) == Some(ArgEffect::Frees))
+                });
+                if freed {
+                    return Some(true);
+                }
+            }
+        }
+    }
+    def.map(|_| !frees)
+}
+
+fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
+    if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
+        return;
+    }
+    st.set_weak(l, false);
+    store(cx, guards, st, &Place::Local(l), GuardId::FALSE, true, Vec::new(), None, events);
+    st.set_derived(l, None);
+    let rooted_here = |k: u32| cx.facts.keys.get(k as usize).is_some_and(|key| key.0 == l);
+    st.facts.retain(|(k, f, _)| !rooted_here(*k) && !matches!(f, crate::facts::Fact::Same(q) if rooted_here(*q)));
+}
+
+fn store(
+    cx: &CheckCx,
+    guards: &mut Guards,
+    st: &mut State,
+    dst: &Place,
+    g: GuardId,
+    maybe_null: bool,
+    contents: Vec<(Key, GuardId)>,
+    copied_from: Option<LocalId>,
+    events: &mut Vec<Event>,
+) {
+    // `saved = cur` for local structs: the fields' values are copied.
+    if let Place::Local(l) = dst {
+        if cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
+            if contents.first().is_none_or(|c| c.0.root != *l) {
+                for (k, _) in st.contents(*l) {
+                    st.set_key(k, GuardId::FALSE);
+                }
+                for (c, gc) in contents {
+                    st.set_key(Key { root: *l, path: c.path }, gc);
+                }
+            }
+            return;
+        }
+    }
+    match cx.key_of(dst) {
+        Some(k) if k.is_local() => {
+            let l = k.root;
+            let same_object = contents.first().is_some_and(|c| c.0.root == l);
+            if !same_object {
+                // Before `l`'s aliases change: they may still hold what its old object holds.
+                retire_contents(cx, st, l, events);
+                for (c, gc) in contents {
+                    st.set_key(Key { root: l, path: c.path }, gc);
+                }
+            }
+            st.rebind(l, copied_from);
+            st.set(l, g);
+            st.set_maybe_null(l, maybe_null && g != GuardId::FALSE);
+        }
+        // The cell's address stored into the cell itself (`p->self = &p[1]`): that keeps
+        // nothing alive.
+        Some(k) if g != GuardId::FALSE && st.get(k.root) == g => {}
+        Some(k) => {
+            if cx.is_weak(k) {
+                // One element of many: the others keep what they held.
+                let old = st.get_key(k);
+                let merged = guards.or(old, g);
+                st.set_key(k, merged);
+            } else {
+                st.set_key(k, g);
+            }
+            // The stored object keeps its contents (linking an object into a structure does
+            // not change its fields), and they are now also reachable one level deeper through
+            // `dst`: named there too when this function names that path (`b->other = a` makes
+            // `a->other` also `b->other->other`). Cycles (`a->other = b; b->other = a`) stay
+            // visible this way, for the held-by resolution.
+            // A local struct stored whole (`*out = s`) copies its fields: they are at `dst`'s
+            // path then, and escape when this function does not name that path.
+            for (c, gc) in contents {
+                let deeper = format!("{}{}", cx.path_text(k.path), cx.path_text(c.path));
+                match cx.path_id(&deeper) {
+                    Some(id) => st.set_key(Key { root: k.root, path: id }, gc),
+                    None if !cx.path_text(c.path).starts_with('*') => escape_key(st, c, EscapeKind::Heap, events),
+                    None => {}
+                }
+            }
+        }
+        None => {
+            if g != GuardId::FALSE {
+                events.push(Event { kind: EventKind::Escape(escape_kind(cx, dst)), guard: g, weak: false });
+            }
+            for (c, _) in contents {
+                escape_key(st, c, EscapeKind::Heap, events);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum WalkGoal {
+    Leak,
+    SecondFree,
+}
+
+/// Follow the path a SAT model describes, concretely tracking which locals hold the cell, and
+/// record the branches that matter (those in `support`), frees, and where the cell is lost.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn walk(
+    cx: &CheckCx,
+    value: &impl Fn(AtomId) -> Option<bool>,
+    support: &[AtomId],
+    fold: Option<(AtomId, bool)>,
+    node0: DagNode,
+    first: usize,
+    x: Key,
+    goal: WalkGoal,
+) -> Vec<Step> {
+    let func = cx.func;
+    let mut steps = Vec::new();
+    let mut holders: Vec<Key> = vec![x];
+    let held = |holders: &[Key], op: &Operand| match op {
+        Operand::Place(p) => cx.key_of(p).is_some_and(|k| holders.contains(&k)),
+        _ => false,
+    };
+    // Holders that came back from an argument-returning call: their NULL tests are not folded.
+    let mut maybe_null: Vec<LocalId> = Vec::new();
+    // Pointer locals holding the same address (from copies), as `State::alias`.
+    let mut alias: Vec<(LocalId, LocalId)> = Vec::new();
+    let mut node = node0;
+    let mut first = first;
+    let mut frees_seen = 0;
+    let atom_value = |atom: AtomId| match fold {
+        Some((a, v)) if a == atom => v,
+        _ => value(atom).unwrap_or(false),
+    };
+    let atom_true = |label: &EdgeLabel| -> bool {
+        match label {
+            EdgeLabel::True => true,
+            EdgeLabel::Lit { atom, positive } => atom_value(*atom) == *positive,
+            EdgeLabel::Any(atoms) => atoms.iter().any(|a| atom_value(*a)),
+        }
+    };
+    // The DAG is acyclic, so this loop ends; the bound is a guard against a malformed DAG.
+    for _ in 0..=cx.dag.len() {
+        let stmts = cx.stmts_of(node);
+        for sid in &stmts[first.min(stmts.len())..] {
+            let loc = func.stmt_loc(*sid);
+            match func.stmt(*sid) {
+                Stmt::Assign { dst, src } => {
+                    let carries = match src {
+                        Rvalue::Use(op) => held(&holders, op),
+                        Rvalue::Opaque(ops) => {
+                            dst.as_local().is_some_and(|l| func.local(l).is_pointer)
+                                && ops.iter().any(|op| held(&holders, op))
+                        }
+                        Rvalue::AddrOf(place) => pointee_key(cx, place).is_some_and(|k| holders.contains(&k)),
+                    };
+                    // `q = p` copies what p's object holds, as seen through q.
+                    let copied: Vec<Key> = match (dst.as_local(), src) {
+                        (Some(l), Rvalue::Use(Operand::Place(Place::Local(y)))) if l != *y => holders
+                            .iter()
+                            .filter(|k| k.root == *y && !k.is_local())
+                            .map(|k| Key { root: l, path: k.path })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    if let Some(l) = dst.as_local() {
+                        let weak = match src {
+                            Rvalue::Use(op) => op.local().is_some_and(|y| maybe_null.contains(&y)),
+                            _ => carries,
+                        };
+                        maybe_null.retain(|m| *m != l);
+                        if weak && carries {
+                            maybe_null.push(l);
+                        }
+                    }
+                    let lost = assign_holder(cx, &mut holders, dst, carries || !copied.is_empty(), loc);
+                    if !carries {
+                        if let Some(l) = dst.as_local() {
+                            holders.retain(|k| *k != Key::local(l));
+                        }
+                    }
+                    holders.extend(copied);
+                    if let Some(l) = dst.as_local() {
+                        alias.retain(|&(a, b)| a != l && b != l);
+                        if let Rvalue::Use(Operand::Place(Place::Local(y))) = src {
+                            if *y != l && cx.is_tracked(*y) {
+                                let others: Vec<LocalId> = alias
+                                    .iter()
+                                    .filter_map(|&(a, b)| (a == *y).then_some(b).or((b == *y).then_some(a)))
+                                    .collect();
+                                alias.push((l, *y));
+                                alias.extend(others.into_iter().map(|z| (l, z)));
+                            }
+                        }
+                    }
+                    if let Some(step) = lost {
+                        if goal == WalkGoal::Leak {
+                            steps.push(step);
+                            return steps;
+                        }
+                    }
+                }
+                Stmt::Call { dst, args, .. } => {
+                    let model = cx.model(*sid);
+                    let mut redefined = Vec::new();
+                    for (i, a) in args.iter().enumerate() {
+                        let effect = model.and_then(|m| m.arg_effect(i));
+                        if effect == Some(ArgEffect::OutRealloc) {
+                            continue;
+                        }
+                        if let Some(ArgEffect::OutFresh(_)) = effect {
+                            if let Some(k) = cx.out_param_place(a).and_then(|p| cx.key_of(p)) {
+                                redefined.push(k);
+                            }
+                            continue;
+                        }
+                        // `free(s)` while `s->buf` holds the cell.
+                        // Also `free(s.data)` while `s.data[i]` holds it.
+                        let container = match a {
+                            Operand::Place(Place::Local(y)) => Some((*y, "*".to_string(), Key::local(*y))),
+                            Operand::Place(place) => cx
+                                .pointee_prefix(place)
+                                .zip(cx.key_of(place))
+                                .map(|((root, prefix), k)| (root, prefix, k)),
+                            _ => None,
+                        };
+                        if let (Some((root, prefix, name)), Some(ArgEffect::Frees), true) =
+                            (container, effect, model.is_some_and(|m| m.lib))
+                        {
+                            let had = holders.len();
+                            holders.retain(|k| {
+                                k.root != root || k.is_local() || !cx.path_text(k.path).starts_with(&*prefix)
+                            });
+                            if holders.is_empty() && had > 0 && goal == WalkGoal::Leak {
+                                let what = cx.key_text(name);
+                                steps.push(Step::Lost { loc, how: Lost::ContainerFreed(what) });
+                                return steps;
+                            }
+                        }
+                        if !held(&holders, a) {
+                            continue;
+                        }
+                        match effect {
+                            Some(ArgEffect::Frees) => {
+                                steps.push(Step::Free { loc });
+                                frees_seen += 1;
+                            }
+                            Some(ArgEffect::FreesWhen { on_success, .. }) => {
+                                let ok = cx.success_atom.get(sid).is_none_or(|a| value(*a).unwrap_or(true));
+                                if ok == on_success {
+                                    steps.push(Step::Free { loc });
+                                    frees_seen += 1;
+                                } else if on_success {
+                                    steps.push(Step::CallFails { stmt: *sid, loc });
+                                }
+                            }
+                            Some(ArgEffect::FreesIfArg { flag, when }) => {
+                                let set = cx.flag_atom.get(&(*sid, flag, -1)).and_then(|a| value(*a));
+                                if set == Some(when) {
+                                    steps.push(Step::Free { loc });
+                                    frees_seen += 1;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    if goal == WalkGoal::SecondFree && frees_seen >= 2 {
+                        return steps;
+                    }
+                    // Whole parameters the callee stores below other parameters (`moves_at`).
+                    if let Some(m) =
+                        model.filter(|m| m.writes.iter().any(|w| matches!(w.from, crate::alias::WriteFrom::Param(_))))
+                    {
+                        let carried: Vec<bool> = m
+                            .writes
+                            .iter()
+                            .map(|w| matches!(w.from, crate::alias::WriteFrom::Param(i) if args.get(i).is_some_and(|a| held(&holders, a))))
+                            .collect();
+                        for (w, carries) in m.writes.iter().zip(carried) {
+                            let Some(k) = args.get(w.param).and_then(|a| cx.callee_slot(a, &w.path)) else { continue };
+                            let mut keys = vec![k];
+                            if !k.is_local() {
+                                keys.extend(alias.iter().filter_map(|&(a, b)| {
+                                    let z = if a == k.root {
+                                        b
+                                    } else if b == k.root {
+                                        a
+                                    } else {
+                                        return None;
+                                    };
+                                    Some(Key { root: z, path: k.path })
+                                }));
+                            }
+                            for k in keys {
+                                holders.retain(|h| *h != k);
+                                if carries {
+                                    holders.push(k);
+                                }
+                            }
+                        }
+                    }
+                    for k in redefined {
+                        if let Some(step) = drop_holder(cx, &mut holders, k, loc) {
+                            if goal == WalkGoal::Leak {
+                                steps.push(step);
+                                return steps;
+                            }
+                        }
+                    }
+                    if cx.ends_path(*sid) {
+                        return steps;
+                    }
+                    let alias = model.and_then(|m| m.ret_alias());
+                    let (carries, arg_maybe_null) = match alias {
+                        Some(i) => (
+                            args.get(i).is_some_and(|a| held(&holders, a)),
+                            args.get(i).and_then(|a| a.local()).is_none_or(|y| maybe_null.contains(&y)),
+                        ),
+                        None => (false, true),
+                    };
+                    let itself = model.zip(alias).is_some_and(|(m, i)| m.ret_is_arg_itself(i)) && !arg_maybe_null;
+                    if let Some(d) = dst {
+                        if let Some(l) = d.as_local() {
+                            maybe_null.retain(|m| *m != l);
+                            if carries && !itself {
+                                maybe_null.push(l);
+                            }
+                        }
+                        if let Some(step) = assign_holder(cx, &mut holders, d, carries, loc) {
+                            if goal == WalkGoal::Leak {
+                                steps.push(step);
+                                return steps;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let block = func.block(cx.dag.block[node.index()]);
+        match &block.term {
+            Terminator::Return(_) => {
+                if goal == WalkGoal::Leak {
+                    steps.push(Step::Lost { loc: block.term_loc, how: Lost::Return });
+                }
+                return steps;
+            }
+            Terminator::NoReturn => return steps,
+            _ => {}
+        }
+        let succs = &cx.dag.succs[node.index()];
+        let sure_then = match &block.term {
+            Terminator::Branch { cond: c, .. } if !cx.dag.is_copy(node) => match &c.kind {
+                CondKind::Truthy(op) => held(&holders, op) && !op.local().is_some_and(|y| maybe_null.contains(&y)),
+                _ => false,
+            },
+            _ => false,
+        };
+        let next = succs.iter().find(|(t, label)| match &block.term {
+            Terminator::Branch { then_, .. } if sure_then => cx.dag.block[t.index()] == *then_,
+            _ => atom_true(label),
+        });
+        let Some((t, label)) = next.or(succs.first()) else { return steps };
+        let label_atoms: Vec<AtomId> = match label {
+            EdgeLabel::True => Vec::new(),
+            EdgeLabel::Lit { atom, .. } => vec![*atom],
+            EdgeLabel::Any(atoms) => atoms.to_vec(),
+        };
+        if let Some(atom) = label_atoms.iter().copied().find(|a| support.contains(a)) {
+            let loc = block.term_loc;
+            match &block.term {
+                Terminator::Switch { .. } if !cx.dag.is_copy(node) => steps.push(Step::Case {
+                    block: cx.dag.block[node.index()],
+                    target: cx.dag.block[t.index()],
+                    loc,
+                    atom,
+                }),
+                Terminator::Branch { then_, .. } if !cx.dag.is_copy(node) => steps.push(Step::Branch {
+                    block: cx.dag.block[node.index()],
+                    taken: cx.dag.block[t.index()] == *then_,
+                    loc,
+                    atom,
+                }),
+                _ => {}
+            }
+        }
+        node = *t;
+        first = 0;
+    }
+    steps
+}
+
+/// Update the holder set for `dst = value`; returns the loss step when the last holder is
+/// overwritten.
+fn assign_holder(cx: &CheckCx, holders: &mut Vec<Key>, dst: &Place, carries: bool, loc: Loc) -> Option<Step> {
+    let k = cx.key_of(dst)?;
+    if carries {
+        if !holders.contains(&k) {
+            holders.push(k);
+        }
+        return None;
+    }
+    drop_holder(cx, holders, k, loc)
+}
+
+/// Slot `k` no longer holds the cell (nor, for a local, do the paths below its old value).
+fn drop_holder(cx: &CheckCx, holders: &mut Vec<Key>, k: Key, loc: Loc) -> Option<Step> {
+    let before = holders.len();
+    holders.retain(|h| *h != k && !(k.is_local() && h.root == k.root));
+    if before > 0 && holders.is_empty() {
+        return Some(Step::Lost { loc, how: Lost::Overwritten(cx.key_text(k)) });
+    }
+    None
+}

@@ -1,0 +1,1016 @@
+//! Summarising one function for its callers: what it does to its parameters and to the paths
+//! below them, what it returns, and whether it returns at all.
+//!
+//! Input: a `CheckCx` and, for `summarize`, the function's own `SiteVerdict`s. Output: the
+//! function's `Summary` (and the parameters it may free twice), or, from the flow-insensitive
+//! prechecks alone, `summarize_without_flow`'s `Summary` or `None` when a pass is needed.
+//! Invariants:
+//! - The flow-insensitive prechecks (`flow_insensitive_params*`, `param_use`, `path_precheck`)
+//!   only answer where no path-sensitive pass could answer better; otherwise they say "needs
+//!   flow" and a pass from the entry (`flow`) decides.
+//! - A fate is never more hopeful than the code: where the analysis cannot tell whether a
+//!   parameter is freed, it says `Escapes`, never "freed".
+//! - A pass over its budget gives `Escapes` for that parameter or path: the caller then assumes
+//!   nothing, and the next pass starts with the budget reset.
+
+use super::flow::{flow, m_values, walk, Event, EventKind, WalkGoal};
+use super::{CheckCx, Config, HandTo, HeapPath, ParamDoubleFree, SiteVerdict, Step};
+use crate::cfg::{DagNode, EdgeLabel, Key};
+use crate::guard::{AtomId, GuardId, Guards};
+use crate::ir::{Callee, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::libmodel::ArgEffect;
+use crate::sat::{Answer, Solver};
+use crate::summary::{AllocOrigin, Held, ParamFate, PathFate, Summary};
+
+pub fn summarize(
+    cx: &CheckCx,
+    config: &Config,
+    verdicts: &[SiteVerdict],
+    heap_needed: bool,
+) -> (Summary, Vec<ParamDoubleFree>) {
+    let func = cx.func;
+    let mut params = Vec::with_capacity(func.n_params as usize);
+    let mut param_double_frees = Vec::new();
+    let mut returns_param = None;
+    let mut ret_success = None;
+    // The arena and solver of the parameters' passes, made for the first parameter the prechecks
+    // leave undecided (most functions have none).
+    let mut pass: Option<(Guards, Solver)> = None;
+    for ((i, p), pre) in func.params().enumerate().zip(cx.prechecked_params()) {
+        if let Some(fate) = *pre {
+            params.push(fate);
+            continue;
+        }
+        let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
+        let mut rets = Vec::new();
+        let events =
+            flow(cx, guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
+        if guards.over_budget() {
+            guards.reset_budget();
+            params.push(ParamFate::Escapes);
+            continue;
+        }
+        if let Some(steps) = param_freed_twice(cx, guards, solver, p, &events) {
+            param_double_frees.push(ParamDoubleFree { param: p, steps });
+        }
+        let mut freed = GuardId::FALSE;
+        let mut freed_or_ended = GuardId::FALSE;
+        let mut escaped = GuardId::FALSE;
+        let mut returned = false;
+        for e in &events {
+            match e.kind {
+                // Stored into the caller's `*out`: the caller no longer owns it as `p`.
+                EventKind::Escape(_) | EventKind::Inside(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
+                    escaped = guards.or(escaped, e.guard)
+                }
+                EventKind::Free => {
+                    freed = guards.or(freed, e.guard);
+                    freed_or_ended = guards.or(freed_or_ended, e.guard);
+                }
+                EventKind::Exit => freed_or_ended = guards.or(freed_or_ended, e.guard),
+                EventKind::Return => returned = true,
+                EventKind::Kept => {}
+            }
+        }
+        let fate = if guards.over_budget() {
+            guards.reset_budget();
+            ParamFate::Escapes
+        } else if freed != GuardId::FALSE {
+            free_fate(cx, guards, solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
+        } else if escaped != GuardId::FALSE {
+            ParamFate::Escapes
+        } else {
+            ParamFate::Reads
+        };
+        // The summary names one returned parameter. Another one that may be returned too
+        // (`return x ? x : y`) is handed back in a way callers cannot follow: it escapes. A
+        // parameter that is kept is not also an alias the caller gets back; one freed on every
+        // path is, dangling (`q = consume (p); free (q);` frees it twice).
+        let fate = match (returned, fate) {
+            (true, ParamFate::Reads | ParamFate::Frees) if returns_param.is_none() => {
+                returns_param = Some(i);
+                fate
+            }
+            (true, _) => ParamFate::Escapes,
+            (false, f) => f,
+        };
+        params.push(fate);
+    }
+    cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
+    // A returned cell that is also stored somewhere (linked into a parent, registered in a
+    // table) is shared, not handed over: the function is not an allocator for its callers.
+    let fresh_returns: Vec<&SiteVerdict> =
+        verdicts.iter().filter(|v| v.returned && !v.shared && v.escapes.is_empty()).collect();
+    let allocator = !fresh_returns.is_empty();
+    let origin = fresh_returns.first().and_then(|v| match func.stmt(v.stmt) {
+        Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => {
+            Some(AllocOrigin { loc: func.stmt_loc(v.stmt), allocator: v.allocator.clone(), usr: usr.clone() })
+        }
+        _ => None,
+    });
+    // Hands fresh cells back through out-parameters or inside its result: one success notion
+    // per place, and one for the whole call (the return value is one value).
+    // By place (a function filling a large structure hands over thousands): `None` where
+    // two sites disagree.
+    let mut by_place: std::collections::BTreeMap<HandTo, Option<crate::libmodel::Success>> =
+        std::collections::BTreeMap::new();
+    for (to, s) in verdicts.iter().filter_map(|v| v.handed.clone()) {
+        let agreed = by_place.entry(to).or_insert(Some(s));
+        if *agreed != Some(s) {
+            *agreed = None;
+        }
+    }
+    let mut handed: Vec<(HandTo, crate::libmodel::Success)> =
+        by_place.into_iter().filter_map(|(to, s)| Some((to, s?))).collect();
+    let out_success: Vec<crate::libmodel::Success> =
+        handed.iter().filter(|h| matches!(h.0, HandTo::Param(..))).map(|h| h.1).collect();
+    if out_success.windows(2).any(|w| w[0] != w[1]) || out_success.iter().any(|o| ret_success.is_some_and(|r| r != *o))
+    {
+        handed.retain(|h| !matches!(h.0, HandTo::Param(..)));
+    }
+    let out_fresh: Vec<(usize, std::sync::Arc<str>, crate::libmodel::Success)> = handed
+        .iter()
+        .filter_map(|(to, s)| match to {
+            HandTo::Param(i, path) => Some((*i, path.clone(), *s)),
+            HandTo::Result(_) => None,
+        })
+        .collect();
+    // Fields of the result only mean something when the function is an allocator.
+    let ret_fresh: Vec<std::sync::Arc<str>> = handed
+        .iter()
+        .filter_map(|(to, _)| match to {
+            HandTo::Result(path) => Some(path.clone()),
+            HandTo::Param(..) => None,
+        })
+        .collect();
+    let fresh_places: Vec<(usize, std::sync::Arc<str>)> = out_fresh.iter().map(|o| (o.0, o.1.clone())).collect();
+    // Hands cells out only under a flag: every handed site is stored only under the same test.
+    let handed_sites: Vec<&SiteVerdict> =
+        verdicts.iter().filter(|v| matches!(v.handed, Some((HandTo::Param(..), _)))).collect();
+    let out_fresh_if = match handed_sites.split_first() {
+        Some((first, rest)) if !out_fresh.is_empty() => {
+            first.handed_if.iter().copied().find(|f| rest.iter().all(|w| w.handed_if.contains(f)))
+        }
+        _ => None,
+    };
+    let writes = crate::alias::writes(cx, &fresh_places).into();
+    // Allocates only under a flag: every site it returns is returned only under the same test.
+    // Of several such tests, the one of the returned parameter: `if (dst == NULL) return
+    // src ? copy(src) : NULL; ... return dst;` is fresh when `dst` is NULL, else `dst` itself.
+    let common: Vec<(usize, i64, bool)> = fresh_returns.first().map_or(Vec::new(), |v| {
+        v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
+    });
+    let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
+    let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
+    let summary = Summary {
+        allocator,
+        always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
+        origin,
+        params,
+        returns_param,
+        returns_param_itself: returns_param.is_some_and(|i| returns_param_itself(cx, i)),
+        noreturn: never_returns(func, |s| cx.ends_path(s)),
+        ret_success,
+        alloc_if,
+        out_fresh,
+        out_fresh_if,
+        ret_fresh: if allocator { ret_fresh } else { Vec::new() },
+        heap: if heap_needed {
+            heap_effects(cx, Some(config)).unwrap_or_default().into()
+        } else {
+            std::sync::Arc::from([])
+        },
+        ret_values: if allocator { common_values(&fresh_returns, |v| &v.ret_values) } else { Vec::new() },
+        out_values,
+        heap_pure: touches_no_heap(func, |s| cx.model(s)),
+        writes,
+        ret_const: returned_constant(func),
+        never_null: allocator && alloc_if.is_none() && returns_only_fresh(cx) && returns_never_null(cx),
+        // The driver writes the SCC's set (`global_writes::of_scc`).
+        globals_written: crate::global_writes::GlobalWrites::All,
+        ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
+    };
+    (summary, param_double_frees)
+}
+
+/// Two statements free a parameter or a copy of one (flow-insensitively, any parameter): the
+/// only functions without allocation sites whose parameters' passes need facts.
+pub(super) fn may_free_a_param_twice(cx: &CheckCx) -> bool {
+    let func = cx.func;
+    let mut from_param: Vec<bool> = vec![false; func.locals.len()];
+    for p in func.params() {
+        from_param[p.index()] = true;
+    }
+    let mut frees = 0;
+    for (si, s) in func.stmts.iter().enumerate() {
+        match s {
+            Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(op) }
+                if op.local().is_some_and(|y| from_param[y.index()]) =>
+            {
+                from_param[l.index()] = true;
+            }
+            Stmt::Call { args, .. } => {
+                let Some(m) = cx.model(StmtId::from_usize(si)) else { continue };
+                for (i, a) in args.iter().enumerate() {
+                    let frees_it = matches!(m.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. }));
+                    if frees_it && a.local().is_some_and(|y| from_param[y.index()]) {
+                        frees += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    frees >= 2
+}
+
+/// The path on which the block parameter `p` points to on entry is freed twice, if one is
+/// feasible: `events` are those of the parameter's pass from the entry. A pair found without
+/// facts is asked again on a pass that follows them (values known from assignments and earlier
+/// tests), as a site's is, so that a parameter is held to what an allocation would be.
+fn param_freed_twice(
+    cx: &CheckCx,
+    guards: &mut Guards,
+    solver: &mut Solver,
+    p: LocalId,
+    events: &[Event],
+) -> Option<Vec<Step>> {
+    let entry = DagNode(cx.func.entry.0);
+    let first_pair = |guards: &Guards, solver: &mut Solver, events: &[Event]| {
+        let frees: Vec<GuardId> =
+            events.iter().filter(|e| matches!(e.kind, EventKind::Free) && !e.weak).map(|e| e.guard).collect();
+        for i in 0..frees.len() {
+            for j in i + 1..frees.len() {
+                match solver.check(guards, &[(frees[i], true), (frees[j], true)]) {
+                    Answer::Sat(m) => return Some((m, frees[i], frees[j])),
+                    Answer::Unsat => {}
+                    // Out of budget: no report rather than a guess.
+                    Answer::Unknown => return None,
+                }
+            }
+        }
+        None
+    };
+    let mut found = first_pair(guards, solver, events)?;
+    if !cx.facts.is_empty() {
+        let followed = cx.facts.follow(cx);
+        let with_facts = flow(cx, guards, entry, 0, Key::local(p), None, None, false, Some((&followed, &[])), None);
+        if guards.over_budget() {
+            guards.reset_budget();
+            return None;
+        }
+        found = first_pair(guards, solver, &with_facts)?;
+    }
+    let (m, a, b) = found;
+    let support = guards.support(&[a, b]);
+    let steps = walk(cx, &m_values(&m), &support, None, entry, 0, Key::local(p), WalkGoal::SecondFree);
+    // The walk replays the model: it must meet both frees, or the path it would print is not
+    // the one the solver found.
+    (steps.iter().filter(|s| matches!(s, Step::Free { .. })).count() >= 2).then_some(steps)
+}
+
+/// Every `return` hands back a cell whose allocation surely succeeded: the callee's own result
+/// is never NULL, or no path from the allocation reaches a `return` other than through the
+/// success side of a test of it (`if (p == NULL) fatal(..)`). The caller checks
+/// `returns_only_fresh`.
+fn returns_never_null(cx: &CheckCx) -> bool {
+    let mut sites: Vec<StmtId> = Vec::new();
+    for b in 0..cx.dag.n_blocks {
+        let node = DagNode(b as u32);
+        if let Terminator::Return(Some(op)) = &cx.func.block(cx.dag.block[b]).term {
+            let Some(x) = op.local() else { return false };
+            let Some((s, _)) = cx.alloc_origin(x, node, cx.stmts_of(node).len()) else { return false };
+            if !sites.contains(&s) {
+                sites.push(s);
+            }
+        }
+    }
+    sites.iter().all(|&s| cx.model(s).is_some_and(|m| m.never_null) || failure_never_returns(cx, s))
+}
+
+/// No path from allocation `s` reaches a `return` other than through the success side of a
+/// test of its result.
+fn failure_never_returns(cx: &CheckCx, s: StmtId) -> bool {
+    let Some(&atom) = cx.success_atom.get(&s) else { return false };
+    let found = (0..cx.dag.n_blocks).find_map(|b| {
+        let node = DagNode(b as u32);
+        cx.stmts_of(node).iter().position(|x| *x == s).map(|i| (node, i))
+    });
+    let Some((start, at)) = found else { return false };
+    let mut seen = vec![false; cx.dag.len()];
+    let mut work = vec![(start, at + 1)];
+    while let Some((node, from)) = work.pop() {
+        if std::mem::replace(&mut seen[node.index()], true) {
+            continue;
+        }
+        let stmts = cx.stmts_of(node);
+        if stmts[from.min(stmts.len())..].iter().any(|x| cx.ends_path(*x)) {
+            continue;
+        }
+        if matches!(cx.func.block(cx.dag.block[node.index()]).term, Terminator::Return(_)) {
+            return false;
+        }
+        for (next, label) in &cx.dag.succs[node.index()] {
+            if !matches!(label, EdgeLabel::Lit { atom: a, positive: true } if *a == atom) {
+                work.push((*next, 0));
+            }
+        }
+    }
+    true
+}
+
+/// The constant every `return` of `func` returns, if they all return the same one (and there
+/// is at least one): `static int enabled(void) { return 1; }`.
+pub fn returned_constant(func: &crate::ir::Function) -> Option<i64> {
+    let mut value = None;
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(Operand::Const(k))) if value.is_none_or(|v| v == *k) => value = Some(*k),
+            Terminator::Return(_) => return None,
+            _ => {}
+        }
+    }
+    value
+}
+
+/// A fresh guard arena (with the function's time budget, sized for a pass over the DAG) and
+/// solver for a summary's passes.
+fn new_pass<'c>(cx: &'c CheckCx, config: &Config) -> (Guards, Solver<'c>) {
+    let mut guards = Guards::with_capacity(config.max_guard_nodes_per_site, 2 * cx.dag.len());
+    guards.set_budget(cx.budget.clone());
+    let mut solver = Solver::new(&cx.groups, config.sat_conflicts).with_ors(&cx.ors);
+    solver.set_budget(cx.budget.clone());
+    (guards, solver)
+}
+
+/// The summary of a function that allocates nothing, decided by the flow-insensitive prechecks
+/// alone (every parameter only read or escaping, every path below a parameter only read or
+/// escaping): most functions. `None` when a path-sensitive pass is needed. `cx` may be only
+/// prepared (`FnCx::prepare`).
+pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary> {
+    let func = cx.func;
+    let allocates = (0..func.stmts.len()).any(|s| {
+        cx.model(StmtId::from_usize(s)).is_some_and(|m| {
+            crate::cfg::source_success(m).is_some() || !m.out_paths.is_empty() || !m.ret_paths.is_empty()
+        })
+    });
+    if allocates {
+        return None;
+    }
+    let params = cx.prechecked_params().iter().copied().collect::<Option<Vec<_>>>()?;
+    let pure = touches_no_heap(func, |s| cx.model(s));
+    let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
+    let noreturn = never_returns(func, |s| cx.ends_path(s));
+    let writes = crate::alias::writes(cx, &[]).into();
+    Some(Summary {
+        params,
+        heap: heap.into(),
+        heap_pure: pure,
+        writes,
+        ret_const: returned_constant(func),
+        ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
+        ..Summary::plain(func.n_params as usize, noreturn)
+    })
+}
+
+/// Places below parameters with the value they hold (`Summary::ret_values`, `out_values`).
+type HeldValues = Vec<(usize, std::sync::Arc<str>, Held)>;
+
+/// The places below parameters that hold one value wherever every one of `sites` is handed
+/// back (`values` of each: what its pass found at the returns where it is returned, or where it
+/// is stored below a parameter).
+fn common_values(sites: &[&SiteVerdict], values: impl Fn(&SiteVerdict) -> &HeldValues) -> HeldValues {
+    let Some((first, rest)) = sites.split_first() else { return Vec::new() };
+    let mut out = values(first).clone();
+    out.retain(|z| rest.iter().all(|v| values(v).contains(z)));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Paths below one parameter whose fate a summary computes; beyond them the parameter's other
+/// fields are not known (`Escapes`).
+const MAX_HEAP_PATHS: usize = 24;
+
+/// What the function does to cells its callers keep below its pointer parameters: for each
+/// (parameter, access path), the flow-insensitive precheck, and where it cannot tell, one forward
+/// pass from the entry with the path holding a cell. Without `flows`, `None` when a pass would
+/// be needed.
+fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
+    let func = cx.func;
+    let mut out = Vec::new();
+    let Some(paths) = cx.heap_paths() else {
+        return Some(out); // `heap_pure` says it all
+    };
+    // One arena and one solver for every pass (its clauses define nodes of the one arena, true
+    // whatever the query), made for the first path the prechecks leave undecided.
+    let mut pass: Option<(Guards, Solver)> = None;
+    for h in paths {
+        let fate = match (h.pre, flows) {
+            (Some(fate), _) => fate,
+            (None, Some(config)) => {
+                let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
+                guards.allow_more(config.max_guard_nodes_per_site);
+                let x = Key { root: h.local, path: h.path };
+                let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
+                if guards.over_budget() {
+                    guards.reset_budget();
+                    PathFate::Escapes
+                } else {
+                    path_fate_of(guards, solver, &events)
+                }
+            }
+            (None, None) => return None,
+        };
+        // Past the cap, the fields not followed are unknown, so "the others" are too.
+        let fate = if h.capped && h.path == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
+        out.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), fate));
+    }
+    cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
+    // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
+    out.sort();
+    Some(out)
+}
+
+/// The paths below the pointer parameters that `heap_effects` states, in its order, each with
+/// its precheck; `None` when the function touches no heap (`heap_pure` says it all). Pure and
+/// computed once per `FnCx` (`FnCx::heap_paths`): `summarize_without_flow` asks first, and where
+/// some path needs a pass, `summarize` asks again for the same answers.
+pub fn heap_paths(cx: &CheckCx) -> Option<Vec<HeapPath>> {
+    let func = cx.func;
+    if touches_no_heap(func, |s| cx.model(s)) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mentions = statement_mentions(cx);
+    for (i, p) in func.params().enumerate() {
+        if !cx.is_tracked(p) || !func.local(p).is_pointer {
+            continue;
+        }
+        let mut below = cx.paths_below(p);
+        let capped = below.len() > MAX_HEAP_PATHS;
+        below.truncate(MAX_HEAP_PATHS);
+        below.push(crate::cfg::OTHER_PATH);
+        let names = cx.copies_of(p);
+        let mut named: Vec<u32> = names.iter().flat_map(|n| mentions[n.index()].iter().copied()).collect();
+        named.sort_unstable();
+        named.dedup();
+        for &id in &below {
+            let pre = path_precheck(cx, &mentions, &names, &named, id);
+            out.push(HeapPath { param: i, local: p, path: id, capped, pre });
+        }
+    }
+    Some(out)
+}
+
+/// For each local, the statements (sorted) that mention it: as an operand, as the root of a
+/// place, or through an address temporary (`t = &p->f` counts for `p` wherever `t` is used).
+fn statement_mentions(cx: &CheckCx) -> Vec<Vec<u32>> {
+    let func = cx.func;
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
+    fn operand(op: &Operand) -> Option<&Place> {
+        match op {
+            Operand::Place(p) => Some(p),
+            _ => None,
+        }
+    }
+    for (si, st) in func.stmts.iter().enumerate() {
+        let mut note = |place: &Place| {
+            let Some(l) = place.root_local() else { return };
+            out[l.index()].push(si as u32);
+            if let Some(r) = cx.addr_temps.get(&l).and_then(|p| p.root_local()) {
+                out[r.index()].push(si as u32);
+            }
+        };
+        match st {
+            Stmt::Assign { dst, src } => {
+                note(dst);
+                match src {
+                    Rvalue::Use(op) => operand(op).into_iter().for_each(&mut note),
+                    Rvalue::AddrOf(p) => note(p),
+                    Rvalue::Opaque(ops) => ops.iter().filter_map(operand).for_each(&mut note),
+                }
+            }
+            Stmt::Call { dst, args, .. } => {
+                dst.iter().for_each(&mut note);
+                args.iter().filter_map(operand).for_each(&mut note);
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort_unstable();
+        v.dedup();
+    }
+    out
+}
+
+/// A flow-insensitive look at one path below a parameter (and the locals that copy it):
+/// `Some(Reads)` when nothing can free, keep, overwrite or lose what it holds; `Some(Escapes)`
+/// when something may keep it (then no path-sensitive answer can be better); `None` when only
+/// the path-sensitive pass can tell (it may be freed or lost, and nothing keeps it).
+fn path_precheck(cx: &CheckCx, mentions: &[Vec<u32>], names: &[LocalId], named: &[u32], path: u32) -> Option<PathFate> {
+    let func = cx.func;
+    let text = cx.path_text(path);
+    let other = path == crate::cfg::OTHER_PATH;
+    let at_path = |place: &Place| cx.key_of(place).is_some_and(|k| names.contains(&k.root) && k.path == path);
+    // Only statements that mention a name of the object or a local holding what the path holds
+    // can touch it (see `statement_mentions`): a function with many fields pays for each path
+    // with the statements about that object, not with the whole body (`named`: those that mention
+    // a name of the object, sorted).
+    let mut relevant: Vec<u32> = named.to_vec();
+    // Locals that may hold what the path holds.
+    let mut holders: Vec<LocalId> = Vec::new();
+    loop {
+        let before = holders.len();
+        for &si in &relevant {
+            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } =
+                &func.stmts[si as usize]
+            {
+                let loads = (!other && at_path(src)) || src.as_local().is_some_and(|y| holders.contains(&y));
+                if loads && !holders.contains(l) {
+                    holders.push(*l);
+                }
+            }
+        }
+        if holders.len() == before {
+            break;
+        }
+        relevant.extend(holders[before..].iter().flat_map(|h| mentions[h.index()].iter().copied()));
+        relevant.sort_unstable();
+        relevant.dedup();
+    }
+    let held = |op: &Operand| {
+        op.local().is_some_and(|y| holders.contains(&y)) || matches!(op, Operand::Place(p) if !other && at_path(p))
+    };
+    let mut changes = false; // freed or lost somewhere
+    for &si in &relevant {
+        let si = si as usize;
+        match &func.stmts[si] {
+            Stmt::Assign { dst, src } => {
+                // Overwriting the path, or rebinding a name of the object (what it held escapes).
+                if !other && at_path(dst) {
+                    changes = true;
+                }
+                // A copy of one name into another (`struct rec *r = data;`) names the same
+                // object still.
+                let copy = matches!(src, Rvalue::Use(Operand::Place(Place::Local(y))) if names.contains(y));
+                if dst.as_local().is_some_and(|l| names.contains(&l)) && !copy {
+                    return Some(PathFate::Escapes);
+                }
+                let carries = match src {
+                    Rvalue::Use(op) => held(op),
+                    Rvalue::Opaque(ops) => ops.iter().any(held),
+                    Rvalue::AddrOf(place) => {
+                        at_path(place) || place.pointee_of_local().is_some_and(|y| holders.contains(&y))
+                    }
+                };
+                if carries && dst.as_local().is_none() {
+                    return Some(PathFate::Escapes);
+                }
+            }
+            Stmt::Call { dst, args, .. } => {
+                if dst.as_ref().is_some_and(|d| d.as_local().is_some_and(|l| names.contains(&l))) {
+                    return Some(PathFate::Escapes);
+                }
+                if dst.as_ref().is_some_and(|d| !other && at_path(d)) {
+                    changes = true;
+                }
+                let model = cx.model(StmtId::from_usize(si));
+                for (i, a) in args.iter().enumerate() {
+                    let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
+                    if held(a) {
+                        match effect {
+                            None => {}
+                            Some(ArgEffect::Frees) => changes = true,
+                            Some(_) => return Some(PathFate::Escapes),
+                        }
+                    }
+                    // The object passed on: what the callee does at this path.
+                    if a.local().is_some_and(|y| names.contains(&y)) {
+                        let callee_path = if other { crate::model::OTHER_PATH_TEXT } else { text };
+                        match model.map_or(PathFate::Escapes, |m| m.path_fate(i, callee_path)) {
+                            PathFate::Reads => {}
+                            PathFate::Escapes | PathFate::KeptOrLost => return Some(PathFate::Escapes),
+                            _ => changes = true,
+                        }
+                    }
+                    // `&p` passed: the callee can rebind the name. `&p->f` passed: it can reach
+                    // the slots below that field, which the pass from the entry follows
+                    // (`reachable_slots`), unless the callee hands fresh cells out there (an
+                    // append through `&p->items`, whose overwrites of array elements the pass
+                    // does not tell apart).
+                    if a.local().is_some_and(|t| cx.addr_temps.contains_key(&t)) {
+                        if let Some((root, prefix)) = cx.arg_slots(a) {
+                            if names.contains(&root) {
+                                let hands_out = model.is_none_or(|m| {
+                                    m.out_paths.iter().any(|o| o.0 == i)
+                                        || matches!(
+                                            m.arg_effect(i),
+                                            Some(ArgEffect::OutFresh(_) | ArgEffect::OutRealloc)
+                                        )
+                                });
+                                if !prefix.starts_with('*') || hands_out {
+                                    return Some(PathFate::Escapes);
+                                }
+                                changes = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if held(op))) {
+        return Some(PathFate::Escapes);
+    }
+    if changes {
+        None
+    } else {
+        Some(PathFate::Reads)
+    }
+}
+
+/// Classify the events of a summary pass over one slot (see `PathFate`).
+fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> PathFate {
+    let mut freed = GuardId::FALSE;
+    let mut kept = GuardId::FALSE;
+    let mut ended = GuardId::FALSE;
+    for e in events {
+        match e.kind {
+            EventKind::Escape(_)
+            | EventKind::Inside(_)
+            | EventKind::Stored { .. }
+            | EventKind::ReturnedIn(_)
+            | EventKind::Return => return PathFate::Escapes,
+            EventKind::Free => freed = guards.or(freed, e.guard),
+            EventKind::Kept => kept = guards.or(kept, e.guard),
+            EventKind::Exit => ended = guards.or(ended, e.guard),
+        }
+    }
+    let mut covered = |guards: &mut Guards, g: GuardId| {
+        let all = guards.or(g, ended);
+        matches!(solver.check(guards, &[(all, false)]), Answer::Unsat)
+    };
+    match (freed != GuardId::FALSE, kept != GuardId::FALSE) {
+        (true, false) if covered(guards, freed) => PathFate::FreesCleared,
+        (true, true) if covered(guards, freed) && covered(guards, kept) => PathFate::Frees,
+        (false, false) => PathFate::Lost,
+        (false, true) if covered(guards, kept) => PathFate::Reads,
+        (false, true) => PathFate::KeptOrLost,
+        _ => PathFate::Escapes,
+    }
+}
+
+/// The function frees, keeps and overwrites nothing its callers can reach: it stores only into
+/// its own locals, and calls only functions that only read their arguments.
+pub fn touches_no_heap<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
+) -> bool {
+    let own = |p: &Place| p.storage_local().is_some();
+    func.stmts.iter().enumerate().all(|(si, s)| match s {
+        Stmt::Assign { dst, .. } => own(dst),
+        Stmt::Call { dst, args, .. } => {
+            dst.as_ref().is_none_or(own)
+                && model_of(StmtId::from_usize(si)).is_some_and(|m| {
+                    let reads = (0..args.len()).all(|i| m.arg_effect(i).is_none());
+                    reads && (m.lib || m.heap_pure)
+                })
+        }
+    })
+}
+
+/// The fate of a parameter that is freed on some path: freed on every path (`Frees`), exactly
+/// when a flag parameter says so (`FreesIf`), exactly when the return value is in one range of
+/// constants (`FreesWhen`, which sets `ret_success`; another parameter already set it to a
+/// different range means `Escapes`), or otherwise `Escapes` — never a false "freed".
+#[allow(clippy::too_many_arguments)]
+fn free_fate(
+    cx: &CheckCx,
+    guards: &Guards,
+    solver: &mut Solver,
+    freed: GuardId,
+    freed_or_ended: GuardId,
+    escaped: GuardId,
+    rets: &[(DagNode, GuardId, Option<i64>)],
+    ret_success: &mut Option<crate::libmodel::Success>,
+) -> ParamFate {
+    let sat = |solver: &mut Solver, q: &[(GuardId, bool)]| match solver.check(guards, q) {
+        Answer::Sat(_) => Some(true),
+        Answer::Unsat => Some(false),
+        Answer::Unknown => None,
+    };
+    if escaped == GuardId::FALSE {
+        if sat(solver, &[(freed_or_ended, false)]) == Some(false) {
+            return ParamFate::Frees;
+        }
+        // Freed exactly when a flag parameter says so: `if (owned) free(p)`.
+        for (atom, flag, _) in cx.param_tests.iter().filter(|t| t.2 == -1) {
+            let Some(flag_index) = cx.func.params().position(|q| q == *flag) else { continue };
+            let (Some(lit), Some(neg)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else {
+                continue;
+            };
+            for (when, l, not_l) in [(true, lit, neg), (false, neg, lit)] {
+                // Freeing implies the flag test, and the flag test implies freeing.
+                let only_then = sat(solver, &[(freed_or_ended, true), (not_l, true)]) == Some(false);
+                let always_then = sat(solver, &[(l, true), (freed_or_ended, false)]) == Some(false);
+                if only_then && always_then {
+                    return ParamFate::FreesIf { flag: flag_index, when };
+                }
+            }
+        }
+        if let Some(size) = realloc_fate(cx, guards, solver, freed, freed_or_ended, rets) {
+            return ParamFate::Reallocs { size };
+        }
+    }
+    // Freed exactly on the returns of one range of constants (an error path, usually).
+    let mut free_side: Option<(i64, i64)> = None;
+    let mut kept_side: Option<(i64, i64)> = None;
+    let mut kept_escapes = false;
+    let widen = |r: &mut Option<(i64, i64)>, v: i64| *r = Some(r.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+    for (_, p, value) in rets {
+        let may_free = sat(solver, &[(*p, true), (freed, true)]);
+        let may_keep = sat(solver, &[(*p, true), (freed, false)]);
+        let (Some(may_free), Some(may_keep)) = (may_free, may_keep) else { return ParamFate::Escapes };
+        if may_free && may_keep {
+            return ParamFate::Escapes;
+        }
+        if !may_free && !may_keep {
+            continue; // not reachable
+        }
+        let Some(v) = *value else { return ParamFate::Escapes };
+        if may_free {
+            widen(&mut free_side, v);
+        } else {
+            widen(&mut kept_side, v);
+            kept_escapes |= escaped != GuardId::FALSE && sat(solver, &[(*p, true), (escaped, true)]) != Some(false);
+        }
+    }
+    let (Some(fail), Some(ok)) = (free_side, kept_side) else { return ParamFate::Escapes };
+    if fail.1 >= ok.0 && ok.1 >= fail.0 {
+        return ParamFate::Escapes; // the ranges overlap: a test of the result cannot tell
+    }
+    let success = crate::libmodel::Success::Range { ok, fail };
+    match ret_success {
+        Some(s) if *s != success => return ParamFate::Escapes,
+        _ => *ret_success = Some(success),
+    }
+    ParamFate::FreesWhen { on_success: false, else_keeps: kept_escapes }
+}
+
+/// Whether the parameter whose guards these are is reallocated (`summary::ParamFate::Reallocs`):
+/// on every return either NULL is returned with the block untouched, or the result of one
+/// allocation that succeeded exactly when the block was freed. `Some(Some(size))` when, besides,
+/// the block is always freed where parameter `size` is zero (a `lua_Alloc`); `Some(None)` when
+/// no size test says so (a wrapper passing its size on).
+fn realloc_fate(
+    cx: &CheckCx,
+    guards: &Guards,
+    solver: &mut Solver,
+    freed: GuardId,
+    freed_or_ended: GuardId,
+    rets: &[(DagNode, GuardId, Option<i64>)],
+) -> Option<Option<usize>> {
+    let unsat = |solver: &mut Solver, q: &[(GuardId, bool)]| matches!(solver.check(guards, q), Answer::Unsat);
+    // Under `sized`, does every return reallocate or return NULL untouched, and some reallocate?
+    let reallocates_when = |solver: &mut Solver, sized: GuardId| {
+        let mut reallocates = false;
+        for (node, p, value) in rets {
+            if unsat(solver, &[(*p, true), (sized, true)]) {
+                continue;
+            }
+            if *value == Some(0) {
+                if !unsat(solver, &[(*p, true), (sized, true), (freed, true)]) {
+                    return false;
+                }
+                continue;
+            }
+            let Some(ok) = returned_success(cx, *node).and_then(|a| guards.find_lit(a, true)) else { return false };
+            let freed_iff_ok = unsat(solver, &[(*p, true), (sized, true), (ok, true), (freed, false)])
+                && unsat(solver, &[(*p, true), (sized, true), (ok, false), (freed, true)]);
+            if !freed_iff_ok {
+                return false;
+            }
+            reallocates = true;
+        }
+        reallocates
+    };
+    for (atom, flag, _) in cx.param_tests.iter().filter(|t| t.2 == -1) {
+        let Some(size) = cx.func.params().position(|q| q == *flag) else { continue };
+        let (Some(sized), Some(zero)) = (guards.find_lit(*atom, true), guards.find_lit(*atom, false)) else { continue };
+        if unsat(solver, &[(zero, true), (freed_or_ended, false)]) && reallocates_when(solver, sized) {
+            return Some(Some(size));
+        }
+    }
+    reallocates_when(solver, GuardId::TRUE).then_some(None)
+}
+
+/// The success atom of the allocation whose result the `return` ending `node` returns, when it
+/// returns one allocation's result (through copies) whose success is its non-NULL result.
+fn returned_success(cx: &CheckCx, node: DagNode) -> Option<AtomId> {
+    let block = cx.func.block(cx.dag.block[node.index()]);
+    let Terminator::Return(Some(Operand::Place(Place::Local(x)))) = &block.term else { return None };
+    match cx.alloc_origin(*x, node, cx.stmts_of(node).len())? {
+        (sid, crate::libmodel::Success::NonNull) => cx.success_atom.get(&sid).copied(),
+        _ => None,
+    }
+}
+
+/// The fate of each parameter as far as the flow-insensitive prechecks decide it: `None` where
+/// only the path-sensitive pass can tell (`ParamUse::NeedsFlow`).
+pub fn flow_insensitive_params<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
+    tracked: &[bool],
+) -> Vec<Option<ParamFate>> {
+    if func.n_params == 0 {
+        return Vec::new();
+    }
+    flow_insensitive_params_reading(func, model_of, tracked, &statements_reading(func))
+}
+
+/// `flow_insensitive_params` with `statements_reading(func)` given, for a caller that asks
+/// again with other callee models.
+pub fn flow_insensitive_params_reading<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+) -> Vec<Option<ParamFate>> {
+    func.params()
+        .map(|p| {
+            // Integer parameters are followed too: C code passes pointers cast to
+            // `uintptr_t`-like types (`st_insert(table, (st_data_t)key, ..)`) to callees that
+            // keep them.
+            if !tracked[p.index()] {
+                // An address-taken parameter may be stored through its address: escapes.
+                // Aggregates passed by value do not carry a cell we track.
+                return Some(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
+            }
+            match param_use(func, model_of, tracked, reading, p) {
+                ParamUse::ReadOnly => Some(ParamFate::Reads),
+                ParamUse::Escapes => Some(ParamFate::Escapes),
+                ParamUse::NeedsFlow => None,
+            }
+        })
+        .collect()
+}
+
+/// What a flow-insensitive look at a parameter's value (through copies and argument-returning
+/// calls) finds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ParamUse {
+    /// Nothing frees, keeps, stores or returns it: the parameter is only read.
+    ReadOnly,
+    /// Something may keep or store it, and nothing frees or returns it: it escapes. (Flow-
+    /// insensitively: a store after the value was overwritten still counts, which only costs
+    /// precision, never a false "freed".)
+    Escapes,
+    /// It may be freed or returned: only the path-sensitive pass can tell.
+    NeedsFlow,
+}
+
+/// For each local, the statements that read it (as an operand, an argument, or the pointer
+/// below `&p->f`), in order, each once.
+pub fn statements_reading(func: &crate::ir::Function) -> Vec<Vec<u32>> {
+    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); func.locals.len()];
+    let mut note = |l: Option<LocalId>, si: u32| {
+        if let Some(l) = l {
+            let v = &mut uses[l.index()];
+            if v.last() != Some(&si) {
+                v.push(si);
+            }
+        }
+    };
+    for (si, s) in func.stmts.iter().enumerate() {
+        let si = si as u32;
+        match s {
+            Stmt::Assign { src: Rvalue::Use(op), .. } => note(op.local(), si),
+            Stmt::Assign { src: Rvalue::AddrOf(place), .. } => note(place.pointee_of_local(), si),
+            Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().for_each(|o| note(o.local(), si)),
+            Stmt::Call { args, .. } => args.iter().for_each(|a| note(a.local(), si)),
+        }
+    }
+    uses
+}
+
+/// The flow-insensitive pre-check for parameter summaries; see `ParamUse`. `reading` is
+/// `statements_reading(func)`: each local that comes to hold the parameter's value is followed
+/// through the statements that read it, once.
+fn param_use<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+    p: LocalId,
+) -> ParamUse {
+    let mut holders = vec![p];
+    let mut is_holder = vec![false; func.locals.len()];
+    is_holder[p.index()] = true;
+    let mut escapes = false;
+    let mut next = 0;
+    while let Some(&h) = holders.get(next) {
+        next += 1;
+        let is_h = |op: &Operand| op.local() == Some(h);
+        for &si in &reading[h.index()] {
+            let sid = StmtId::from_usize(si as usize);
+            let (dst, carries) = match &func.stmts[si as usize] {
+                Stmt::Assign { dst, src: Rvalue::Use(op) } => (Some(dst), is_h(op)),
+                Stmt::Assign { dst, src: Rvalue::AddrOf(place) } => (Some(dst), place.pointee_of_local() == Some(h)),
+                Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(is_h)),
+                Stmt::Call { dst, args, .. } => {
+                    let model = model_of(sid);
+                    for (i, a) in args.iter().enumerate() {
+                        if !is_h(a) {
+                            continue;
+                        }
+                        match model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i)) {
+                            Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. } | ArgEffect::FreesIfArg { .. }) => {
+                                return ParamUse::NeedsFlow
+                            }
+                            Some(ArgEffect::Keeps) => escapes = true,
+                            _ => {}
+                        }
+                    }
+                    let carries = model.and_then(|m| m.ret_alias()).and_then(|i| args.get(i)).is_some_and(is_h);
+                    (dst.as_ref(), carries)
+                }
+            };
+            if carries {
+                match dst {
+                    Some(Place::Local(l)) if tracked[l.index()] && !is_holder[l.index()] => {
+                        is_holder[l.index()] = true;
+                        holders.push(*l);
+                    }
+                    Some(Place::Local(l)) if tracked[l.index()] => {}
+                    Some(_) => escapes = true,
+                    None => {}
+                }
+            }
+        }
+    }
+    let held = |op: &Operand| op.local().is_some_and(|l| is_holder[l.index()]);
+    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if held(op))) {
+        ParamUse::NeedsFlow
+    } else if escapes {
+        ParamUse::Escapes
+    } else {
+        ParamUse::ReadOnly
+    }
+}
+
+/// Every `return` with a value returns a local whose definitions all come from one allocating
+/// call (through copies).
+fn returns_only_fresh(cx: &CheckCx) -> bool {
+    (0..cx.dag.n_blocks).all(|b| {
+        let node = DagNode(b as u32);
+        match &cx.func.block(cx.dag.block[b]).term {
+            Terminator::Return(Some(op)) => match op.local() {
+                Some(x) => cx.alloc_origin(x, node, cx.stmts_of(node).len()).is_some(),
+                None => false,
+            },
+            _ => true,
+        }
+    })
+}
+
+/// Every `return` returns parameter `i` as it came in (`if (!sl) return sl; ...; return sl;`,
+/// a function that edits a list in place and hands it back): the result is the argument itself,
+/// NULL exactly when the argument is. The parameter is never assigned and its address is never
+/// taken, so no path can hand back another pointer or NULL.
+fn returns_param_itself(cx: &CheckCx, i: usize) -> bool {
+    let func = cx.func;
+    let Some(p) = func.params().nth(i) else { return false };
+    if !cx.is_tracked(p) {
+        return false;
+    }
+    let assigned = func.stmts.iter().any(|s| match s {
+        Stmt::Assign { dst, .. } => dst.as_local() == Some(p),
+        Stmt::Call { dst, .. } => dst.as_ref().and_then(|d| d.as_local()) == Some(p),
+    });
+    let mut returns = func.blocks.iter().filter_map(|b| match &b.term {
+        Terminator::Return(op) => Some(op),
+        _ => None,
+    });
+    !assigned && returns.all(|op| op.as_ref().and_then(|o| o.local()) == Some(p))
+}
+
+/// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).
+pub fn never_returns(func: &crate::ir::Function, ends_path: impl Fn(StmtId) -> bool) -> bool {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut work = vec![func.entry];
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b.index()], true) {
+            continue;
+        }
+        let block = func.block(b);
+        if block.stmts.iter().any(|s| ends_path(*s)) {
+            continue;
+        }
+        match &block.term {
+            Terminator::Return(_) => return false,
+            t => work.extend(t.successors()),
+        }
+    }
+    true
+}
