@@ -1185,10 +1185,6 @@ fn holder_of(cx: &CheckCx, k: Key, at: (u32, u32)) -> Option<Holder> {
     }
 }
 
-/// `dst = value`, where the value holds the cell under `g` and its object holds it in the
-/// `contents` paths (when the value is a local).
-#[allow(clippy::too_many_arguments)]
-/// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
 /// The later iteration a header copy stands for (`cfg::LaterIteration`), as guards of one pass:
 /// the guard under which the iteration reaches each edge of its body, from the header (which
 /// the copy runs itself) on. A loop-invariant test's edges keep their labels, so the later
@@ -1446,6 +1442,7 @@ fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, frees: bool) -> Option<boo
     def.map(|_| !frees)
 }
 
+/// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
 fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
     if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
         return;
@@ -1457,6 +1454,9 @@ fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalI
     st.facts.retain(|(k, f, _)| !rooted_here(*k) && !matches!(f, crate::facts::Fact::Same(q) if rooted_here(*q)));
 }
 
+/// `dst = value`, where the value holds the cell under `g` and its object holds it in the
+/// `contents` paths (when the value is a local).
+#[allow(clippy::too_many_arguments)]
 fn store(
     cx: &CheckCx,
     guards: &mut Guards,

@@ -315,12 +315,6 @@ pub struct Timings {
     pub sat: std::time::Duration,
 }
 
-/// The summary of a checked function: allocator if some site's cell is returned; for each
-/// pointer parameter, what the function does with a cell passed there (a forward pass from the
-/// entry with the parameter holding the cell); noreturn if no path returns.
-/// `heap_needed`: whether any caller will read the heap effects (`CallGraph::called_from_outside`);
-/// without one they are left unknown (every path below a parameter escapes), which is what a
-/// caller would assume, and the most expensive part of a summary is not computed for nobody.
 /// A parameter's block freed twice on one path of the function (`summarize`): the caller's
 /// memory, so no allocation site of this function reports it.
 #[derive(Clone, Debug)]

@@ -22,6 +22,13 @@ use crate::libmodel::ArgEffect;
 use crate::sat::{Answer, Solver};
 use crate::summary::{AllocOrigin, Held, ParamFate, PathFate, Summary};
 
+/// The summary of a checked function: allocator if some site's cell is returned; for each
+/// pointer parameter, what the function does with a cell passed there (a forward pass from the
+/// entry with the parameter holding the cell); noreturn if no path returns.
+/// `heap_needed`: whether any caller will read the heap effects (`CallGraph::called_from_outside`);
+/// without one they are left unknown (every path below a parameter escapes), which is what a
+/// caller would assume, and the most expensive part of a summary is not computed for nobody.
+/// Also returns the parameters freed twice on one of its paths (`ParamDoubleFree`).
 pub fn summarize(
     cx: &CheckCx,
     config: &Config,
