@@ -1055,6 +1055,12 @@ fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: Stm
         Success::Range { ok, fail } => (Fact::In(ok.0, ok.1), Fact::In(fail.0, fail.1)),
         Success::Always => return,
     };
+    // An allocator that never returns NULL (`xrealloc` dies instead) has no failure side: its
+    // atom is free in the solver, so the fact must not depend on it.
+    if cx.model(sid).is_some_and(|m| m.never_null) {
+        st.facts.push((k, ok, st.p));
+        return;
+    }
     let (yes, no) = (guards.lit(*a, true), guards.lit(*a, false));
     let (on_ok, on_failed) = (guards.and(st.p, yes), guards.and(st.p, no));
     st.facts.push((k, ok, on_ok));
