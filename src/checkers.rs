@@ -118,14 +118,7 @@ pub fn diagnostics(
             out.push(base(if realloc.is_some() { Rule::LeakOnReallocFailure } else { Rule::Leak }, message, path));
         }
         if let Some(steps) = &v.double_free {
-            let frees: Vec<Loc> = steps
-                .iter()
-                .filter_map(|s| match s {
-                    Step::Free { loc, .. } => Some(*loc),
-                    _ => None,
-                })
-                .collect();
-            let message = match frees.as_slice() {
+            let message = match free_locs(steps).as_slice() {
                 [a, b, ..] => format!(
                     "memory allocated by '{}' is freed twice, at {} and {}{}",
                     v.allocator,
@@ -143,6 +136,17 @@ pub fn diagnostics(
     out
 }
 
+/// Where a double free's path frees the block, in order.
+fn free_locs(steps: &[Step]) -> Vec<Loc> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Free { loc, .. } => Some(*loc),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Double frees of the block a parameter points to on entry (`fastcheck::ParamDoubleFree`):
 /// reported at the second free, since the allocation is the caller's. `allocator` names the
 /// parameter (`parameter 'p'`), which fingerprints the finding with the function.
@@ -150,22 +154,14 @@ pub fn param_diagnostics(cx: &FnCx, found: &[crate::fastcheck::ParamDoubleFree],
     let func = cx.func;
     let mut out = Vec::new();
     for d in found {
-        let frees: Vec<Loc> = d
-            .steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Free { loc, .. } => Some(*loc),
-                _ => None,
-            })
-            .collect();
-        let [a, b, ..] = frees.as_slice() else { continue };
+        let [a, b, ..] = free_locs(&d.steps)[..] else { continue };
         let name = &func.local(d.param).name;
         let allocator = format!("parameter '{name}'");
         let message = format!(
             "the memory '{name}' points to when '{}' is called is freed twice, at {} and {}{}",
             func.name,
-            at.short(*a),
-            at.short(*b),
+            at.short(a),
+            at.short(b),
             conditions(func, &d.steps, at).map(|c| format!(" when {c}")).unwrap_or_default()
         );
         let mut path = vec![Note {
@@ -178,7 +174,7 @@ pub fn param_diagnostics(cx: &FnCx, found: &[crate::fastcheck::ParamDoubleFree],
             suppression: None,
             rule: Rule::DoubleFree,
             category: Category::FreedAlways,
-            loc: at.src(*b),
+            loc: at.src(b),
             function: func.name.clone(),
             allocator,
             message,

@@ -38,6 +38,8 @@ pub fn summarize(
     let func = cx.func;
     let mut params = Vec::with_capacity(func.n_params as usize);
     let mut param_double_frees = Vec::new();
+    // The facts' statement effects, built for the first parameter that needs them.
+    let mut followed: Option<crate::facts::Followed> = None;
     let mut returns_param = None;
     let mut ret_success = None;
     // The arena and solver of the parameters' passes, made for the first parameter the prechecks
@@ -57,7 +59,7 @@ pub fn summarize(
             params.push(ParamFate::Escapes);
             continue;
         }
-        if let Some(steps) = param_freed_twice(cx, guards, solver, p, &events) {
+        if let Some(steps) = param_freed_twice(cx, guards, solver, &mut followed, p, &events) {
             param_double_frees.push(ParamDoubleFree { param: p, steps });
         }
         let mut freed = GuardId::FALSE;
@@ -239,6 +241,7 @@ fn param_freed_twice(
     cx: &CheckCx,
     guards: &mut Guards,
     solver: &mut Solver,
+    followed: &mut Option<crate::facts::Followed>,
     p: LocalId,
     events: &[Event],
 ) -> Option<Vec<Step>> {
@@ -260,8 +263,8 @@ fn param_freed_twice(
     };
     let mut found = first_pair(guards, solver, events)?;
     if !cx.facts.is_empty() {
-        let followed = cx.facts.follow(cx);
-        let with_facts = flow(cx, guards, entry, 0, Key::local(p), None, None, false, Some((&followed, &[])), None);
+        let followed = followed.get_or_insert_with(|| cx.facts.follow(cx));
+        let with_facts = flow(cx, guards, entry, 0, Key::local(p), None, None, false, Some((followed, &[])), None);
         if guards.over_budget() {
             guards.reset_budget();
             return None;
