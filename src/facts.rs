@@ -29,13 +29,6 @@ use crate::ir::{CmpOp, CondKind, LocalId, Operand, Place, Rvalue, Stmt, StmtId, 
 use crate::libmodel::RetEffect;
 use hashbrown::HashMap;
 
-/// Whether a copy `k = q` records `Fact::Same` (k equals q until either changes). Off: with it
-/// on, tmux's `args_parse` (a `for (;;)` loop over `flag = *string++` with a `continue`) loses a
-/// real leak, through an equality that outlives one of its sides on some path not yet found;
-/// the copy still hands `k` what is known of `q`. The fixtures of `copied_tests.c` that need it
-/// are `FP_`.
-const COPIES_ARE_EQUALITIES: bool = false;
-
 /// What is known of a value: it lies in `[lo, hi]`, it is not one constant, or it equals the
 /// value of another key (`Same`: made by a copy `k = q`, `freetemp = match = cond`, and lost when
 /// either is written), through which what a test learns of one reaches the other.
@@ -404,6 +397,13 @@ impl Facts {
                 }
             }
         }
+        // Per key: the tested keys a copy makes equal to it (`flag = *s`: `*s` → `flag`).
+        let mut copied_into: HashMap<&(LocalId, String), Vec<&(LocalId, String)>> = HashMap::new();
+        for (k, froms) in &assigned {
+            for f in froms.iter().flatten().filter(|_| tested.contains_key(k)) {
+                copied_into.entry(f).or_default().push(k);
+            }
+        }
         let mut chosen: Vec<(LocalId, String)> = tested
             .iter()
             .filter(|(k, (n, after_site, one_cond))| {
@@ -411,7 +411,8 @@ impl Facts {
                 // already share an atom (`FnCx::label_edges`): facts would only repeat it.
                 let one_value = k.1.is_empty() && first_defs.get(&k.0).is_some_and(|d| d.1);
                 let atoms_suffice = *one_cond && one_value;
-                (*after_site && (assigned.contains_key(*k) || (*n >= 2 && !atoms_suffice)))
+                let copied = assigned.contains_key(*k) || copied_into.contains_key(*k);
+                (*after_site && (copied || (*n >= 2 && !atoms_suffice)))
                     || (returns_pointer && cx.param_index(k.0).is_some() && k.1.starts_with('*') && !k.1.contains('['))
             })
             .map(|(k, _)| k.clone())
@@ -433,14 +434,21 @@ impl Facts {
                     .cloned(),
             );
         }
-        // What is copied into a followed key is followed too.
+        // What is copied into a followed key is followed too; so is a tested key copied from a
+        // followed one, since its test teaches the source through the equality (`flag = *s;
+        // if (flag) ..; p = alloc (); if (*s) ..`).
         let mut i = 0;
         while i < chosen.len() {
+            let mut more: Vec<(LocalId, String)> = Vec::new();
             if let Some(froms) = assigned.get(&chosen[i]) {
-                for f in froms.iter().flatten() {
-                    if !chosen.contains(f) {
-                        chosen.push(f.clone());
-                    }
+                more.extend(froms.iter().flatten().cloned());
+            }
+            if let Some(into) = copied_into.get(&chosen[i]) {
+                more.extend(into.iter().map(|k| (*k).clone()));
+            }
+            for f in more {
+                if !chosen.contains(&f) {
+                    chosen.push(f);
                 }
             }
             i += 1;
@@ -776,11 +784,7 @@ impl Followed {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
             FactGen::Copy(k, q) => {
                 state.extend(copied.into_iter().filter(|(f, _)| *f != Fact::Same(k)).map(|(f, g)| (k, f, g)));
-                // Off until the stale equality that cut a real tmux leak (`args_parse`, a loop
-                // that copies `flag = *string++`) is found: see `COPIES_ARE_EQUALITIES`.
-                if COPIES_ARE_EQUALITIES {
-                    state.push((k, Fact::Same(q), here));
-                }
+                state.push((k, Fact::Same(q), here));
             }
             FactGen::Step(k, d, unsigned) => {
                 state.retain_mut(|f| {
@@ -1684,13 +1688,9 @@ mod tests {
         let sid = StmtId::from_usize;
         let mut state: Vec<(u32, Fact, u8)> = vec![(1, Fact::Ne(0), 7)];
         followed.apply(sid(0), &mut state, 9);
-        // What was known of `match` is known of `keep`, and so is the equality (when copies
-        // make equalities; otherwise it is put there by hand, for what follows).
+        // What was known of `match` is known of `keep`, and so is the equality.
         assert!(state.contains(&(0, Fact::Ne(0), 7)));
-        assert_eq!(state.contains(&(0, Fact::Same(1), 9)), COPIES_ARE_EQUALITIES);
-        if !COPIES_ARE_EQUALITIES {
-            state.push((0, Fact::Same(1), 9));
-        }
+        assert!(state.contains(&(0, Fact::Same(1), 9)));
         assert_eq!(equal_keys(&state, 1).collect::<Vec<_>>(), vec![(0, 9)]);
         assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), vec![(1, 9)]);
         // Writing `match` ends the equality, not what `keep` holds.
@@ -1704,8 +1704,7 @@ mod tests {
         // The copy back makes no equality of a key with itself.
         followed.apply(sid(3), &mut state, 9);
         assert!(state.iter().all(|f| f.1 != Fact::Same(f.0)));
-        let expected: Vec<(u32, u8)> = if COPIES_ARE_EQUALITIES { vec![(1, 9)] } else { Vec::new() };
-        assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), expected);
+        assert_eq!(equal_keys(&state, 0).collect::<Vec<_>>(), vec![(1, 9)]);
         // An equality decides no test and joins only with itself.
         assert_eq!(Fact::Same(1).decides(CmpOp::Eq, 0), None);
         assert_eq!(Fact::Same(1).hull(Fact::Same(1)), Some(Fact::Same(1)));

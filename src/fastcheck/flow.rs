@@ -1450,14 +1450,16 @@ fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, frees: bool) -> Option<boo
 
 /// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
 fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalId, events: &mut Vec<Event>) {
+    // Facts go whether or not the local holds cells: a scalar the later iteration redefined
+    // (`flag = *string++`) no longer has the value an earlier test or copy found.
+    let rooted_here = |k: u32| cx.facts.keys.get(k as usize).is_some_and(|key| key.0 == l);
+    st.facts.retain(|(k, f, _)| !rooted_here(*k) && !matches!(f, crate::facts::Fact::Same(q) if rooted_here(*q)));
     if !cx.is_tracked(l) || cx.field_aggregates.get(l.index()).copied().unwrap_or(false) {
         return;
     }
     st.set_weak(l, false);
     store(cx, guards, st, &Place::Local(l), GuardId::FALSE, true, Vec::new(), None, events);
     st.set_derived(l, None);
-    let rooted_here = |k: u32| cx.facts.keys.get(k as usize).is_some_and(|key| key.0 == l);
-    st.facts.retain(|(k, f, _)| !rooted_here(*k) && !matches!(f, crate::facts::Fact::Same(q) if rooted_here(*q)));
 }
 
 /// `dst = value`, where the value holds the cell under `g` and its object holds it in the

@@ -397,11 +397,19 @@ impl Lowerer<'_, '_, '_> {
         let loc = self.loc(e);
         let p = self.place(c);
         let class = c.type_class();
-        if class == TypeClass::Pointer {
-            self.assign(p.clone(), use_(Operand::Place(p.clone())), loc);
-            return Operand::Place(p);
-        }
         let post = matches!(op, CXUnaryOperator_PostInc | CXUnaryOperator_PostDec);
+        if class == TypeClass::Pointer {
+            // `*s++` reads through the old pointer: a temporary keeps it, so that what is read
+            // (`flag = *s++`) is not taken for what the stepped pointer leads to (`*s`), which
+            // facts would then equate with `flag`.
+            let old = (post && want_value).then(|| {
+                let t = self.new_temp(class, loc);
+                self.assign(Place::Local(t), use_(Operand::Place(p.clone())), loc);
+                Operand::Place(Place::Local(t))
+            });
+            self.assign(p.clone(), use_(Operand::Place(p.clone())), loc);
+            return old.unwrap_or(Operand::Place(p));
+        }
         let result = if post && want_value {
             let t = self.new_temp(class, loc);
             self.assign(Place::Local(t), use_(Operand::Place(p.clone())), loc);
