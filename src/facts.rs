@@ -237,6 +237,12 @@ pub enum FactGen {
     Const(u32, i64),
     /// `k = q`: `k` gets what is known of `q`.
     Copy(u32, u32),
+    /// `k = q` where `q` is a local that is never negative (`nonneg_locals`): as `Copy`, and
+    /// `k` is at least 0 even where nothing else is known of `q`.
+    CopyNonNeg(u32, u32),
+    /// `k = e`, a value that is at least 0: an expression of unsigned type
+    /// (`Function::nonneg`), or a never-negative local that is no key itself.
+    NonNeg(u32),
     /// `k = k + d` for a constant `d` (`n++`, `(*n)++`, `n -= 1`): what is known of `k` moves
     /// (`Fact::stepped`); the statement is not among the kills of `k`. With `.2`, `k` is
     /// unsigned: at least 0 before, so at least `d` after an increment even where nothing was
@@ -493,6 +499,7 @@ impl Facts {
         ix.fresh = fresh_blocks(cx);
         ix.origin = param_origins(cx);
         ix.counts = vec![false; self.keys.len()];
+        ix.nonneg = nonneg_locals(cx);
         for &(sid, _, _) in &cx.func.steps {
             if let Stmt::Assign { dst, .. } = cx.func.stmt(sid) {
                 if let Some(k) = raw_key(cx, &fact_local, dst).and_then(|k| self.index.get(&k)) {
@@ -550,10 +557,17 @@ impl Facts {
                     }
                 }
                 if let Some(k) = key_of(dst) {
+                    // Only what a summary says of a place below a parameter (`ret_keys`): inside
+                    // the function the sign of a local decides no test the atoms do not.
+                    let for_summary = self.ret_keys.contains(&k);
+                    let never_negative =
+                        |q: &Place| for_summary && matches!(q, Place::Local(l) if ix.nonneg[l.index()]);
                     gen = match src {
                         Rvalue::Use(Operand::Const(c)) => FactGen::Const(k, *c),
                         Rvalue::Use(Operand::Place(q)) => match key_of(q) {
-                            Some(q) if q != k => FactGen::Copy(k, q),
+                            Some(kq) if kq != k && never_negative(q) => FactGen::CopyNonNeg(k, kq),
+                            Some(kq) if kq != k => FactGen::Copy(k, kq),
+                            None if never_negative(q) => FactGen::NonNeg(k),
                             _ => FactGen::None,
                         },
                         Rvalue::Opaque(_) => match cx.func.step_of(sid) {
@@ -561,6 +575,7 @@ impl Facts {
                                 kills.retain(|x| *x != k);
                                 FactGen::Step(k, d, unsigned)
                             }
+                            None if for_summary && cx.func.is_nonneg(sid) => FactGen::NonNeg(k),
                             None => FactGen::None,
                         },
                         _ => FactGen::None,
@@ -750,7 +765,7 @@ impl Followed {
                 let Some(fs) = &self.stmts[sid.index()] else { continue };
                 let get = |cur: &Vec<u64>, k: u32| cur[k as usize / 64] & (1 << (k % 64)) != 0;
                 let copy_live = match fs.gen {
-                    FactGen::Copy(k, q) if get(&cur, k) => Some(q),
+                    FactGen::Copy(k, q) | FactGen::CopyNonNeg(k, q) if get(&cur, k) => Some(q),
                     _ => None,
                 };
                 for k in &fs.kills {
@@ -770,7 +785,9 @@ impl Followed {
     pub fn apply<G: Copy>(&self, sid: StmtId, state: &mut Vec<(u32, Fact, G)>, here: G) {
         let Some(fs) = self.stmts.get(sid.index()).and_then(|s| s.as_ref()) else { return };
         let copied: Vec<(Fact, G)> = match fs.gen {
-            FactGen::Copy(_, q) => state.iter().filter(|f| f.0 == q).map(|f| (f.1, f.2)).collect(),
+            FactGen::Copy(_, q) | FactGen::CopyNonNeg(_, q) => {
+                state.iter().filter(|f| f.0 == q).map(|f| (f.1, f.2)).collect()
+            }
             _ => Vec::new(),
         };
         if !fs.kills.is_empty() {
@@ -782,7 +799,11 @@ impl Followed {
         }
         match fs.gen {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
-            FactGen::Copy(k, q) => {
+            FactGen::NonNeg(k) => state.push((k, Fact::In(0, i64::MAX), here)),
+            FactGen::Copy(k, q) | FactGen::CopyNonNeg(k, q) => {
+                if matches!(fs.gen, FactGen::CopyNonNeg(..)) {
+                    state.push((k, Fact::In(0, i64::MAX), here));
+                }
                 state.extend(copied.into_iter().filter(|(f, _)| *f != Fact::Same(k)).map(|(f, g)| (k, f, g)));
                 state.push((k, Fact::Same(q), here));
             }
@@ -1003,6 +1024,69 @@ fn masked_loads<'f>(cx: &FnCx<'f>) -> HashMap<LocalId, (&'f Place, i64)> {
 
 /// Locals whose value facts may be about: scalars (tracked or not) whose address, if taken, only
 /// goes straight into call arguments (`f(&rc)`), where the call's kills cover it.
+/// Per local: it holds a value of at least 0 wherever it is read. A scalar integer variable
+/// whose address is never taken and whose every definition stores at least 0: a constant, an
+/// expression of unsigned type (`Function::nonneg`), an increment, or a copy of another such
+/// local (`cnt = 0; for (..) cnt = (cnt << 8) + (unsigned)c;`). Flow-insensitive, so it holds
+/// in every loop iteration without following the loop. Wrap-around is not modelled, as for
+/// counters. Parameters are left out: their entry value is the caller's.
+pub fn nonneg_locals(cx: &FnCx) -> Vec<bool> {
+    let func = cx.func;
+    let mut ok: Vec<bool> = func
+        .locals
+        .iter()
+        .enumerate()
+        .map(|(i, l)| i >= func.n_params as usize && !l.is_pointer && !l.is_aggregate && !l.is_static)
+        .collect();
+    // Copies between candidates: (into, from), settled below.
+    let mut copies: Vec<(LocalId, LocalId)> = Vec::new();
+    for (si, st) in func.stmts.iter().enumerate() {
+        match st {
+            Stmt::Assign { dst, src } => {
+                if let Rvalue::AddrOf(p) = src {
+                    if let Some(r) = p.root_local() {
+                        ok[r.index()] = false;
+                    }
+                }
+                let Place::Local(l) = dst else { continue };
+                if !ok[l.index()] {
+                    continue;
+                }
+                let sid = StmtId::from_usize(si);
+                let fine = match src {
+                    Rvalue::Use(Operand::Const(c)) => *c >= 0,
+                    Rvalue::Use(Operand::Place(Place::Local(q))) => {
+                        copies.push((*l, *q));
+                        true
+                    }
+                    Rvalue::Opaque(_) => match func.step_of(sid) {
+                        Some((d, _)) => d > 0,
+                        None => func.is_nonneg(sid),
+                    },
+                    _ => false,
+                };
+                if !fine {
+                    ok[l.index()] = false;
+                }
+            }
+            Stmt::Call { dst: Some(Place::Local(l)), .. } => ok[l.index()] = false,
+            Stmt::Call { .. } => {}
+        }
+    }
+    loop {
+        let mut changed = false;
+        for &(l, q) in &copies {
+            if ok[l.index()] && !ok[q.index()] {
+                ok[l.index()] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return ok;
+        }
+    }
+}
+
 fn fact_locals(cx: &FnCx) -> Vec<bool> {
     let func = cx.func;
     let mut ok: Vec<bool> = func.locals.iter().map(|l| !l.is_aggregate && !l.is_static).collect();
@@ -1309,6 +1393,8 @@ struct KeyIndex {
     fresh: Vec<bool>,
     /// Per local: the one pointer parameter whose objects it surely points into (`param_origins`).
     origin: Vec<Option<LocalId>>,
+    /// Per local: it is never negative (`nonneg_locals`).
+    nonneg: Vec<bool>,
     /// Per group: the keys (below a local) in the groups reachable from it.
     below: std::cell::RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -1324,6 +1410,7 @@ impl KeyIndex {
             group: Vec::with_capacity(keys.len()),
             fresh: Vec::new(),
             origin: Vec::new(),
+            nonneg: Vec::new(),
             below: Default::default(),
         };
         for (i, (root, text)) in keys.iter().enumerate() {
@@ -1711,6 +1798,36 @@ mod tests {
         assert_eq!(Fact::Same(1).hull(Fact::Same(2)), None);
         assert_eq!(Fact::Same(1).hull(Fact::Ne(0)), None);
         assert!(!Fact::Same(1).implies(Fact::Ne(0)) && !Fact::In(1, 1).implies(Fact::Same(1)));
+    }
+
+    #[test]
+    fn never_negative_values_bound_the_key_they_are_stored_into() {
+        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen });
+        let followed = Followed {
+            stmts: vec![
+                // 0: `*cntp = cnt` with `cnt` never negative (key 0 <- key 1), 1: `*lenp = n + 1`
+                // on a `size_t` (key 0).
+                stmt(vec![0], FactGen::CopyNonNeg(0, 1)),
+                stmt(vec![0], FactGen::NonNeg(0)),
+            ],
+            live: Vec::new(),
+            words: 0,
+        };
+        let sid = StmtId::from_usize;
+        // Nothing known of `cnt` (its loop redefined it): `*cntp` is still at least 0, so a test
+        // `*cntp < 0` is decided.
+        let mut state: Vec<(u32, Fact, u8)> = vec![(0, Fact::In(-3, -3), 1)];
+        followed.apply(sid(0), &mut state, 9);
+        assert_eq!(state, vec![(0, Fact::In(0, i64::MAX), 9)]);
+        assert_eq!(state[0].1.decides(CmpOp::Lt, 0), Some(false));
+        assert!(state[0].1.implies(Fact::held(crate::model::Held::NonNegative)));
+        // What is known of `cnt` comes along, beside the bound.
+        let mut state: Vec<(u32, Fact, u8)> = vec![(1, Fact::Ne(0), 7)];
+        followed.apply(sid(0), &mut state, 9);
+        assert!(state.contains(&(0, Fact::Ne(0), 7)) && state.contains(&(0, Fact::In(0, i64::MAX), 9)));
+        let mut state: Vec<(u32, Fact, u8)> = vec![(0, Fact::In(-1, -1), 1)];
+        followed.apply(sid(1), &mut state, 9);
+        assert_eq!(state, vec![(0, Fact::In(0, i64::MAX), 9)]);
     }
 
     #[test]

@@ -169,6 +169,12 @@ pub struct Function {
     /// and whether the integer is unsigned (at least 0 before the step, so at least `k` after
     /// an increment: `sb->len++` on a `size_t`). Counter facts (`facts::FactGen::Step`) read them.
     pub steps: Vec<(StmtId, i64, bool)>,
+    /// Assignments of an arithmetic expression of unsigned C type (`cnt = (cnt << 8) +
+    /// (unsigned)c`, `n = strlen(s) + 1`), sorted: the value stored is at least 0, which
+    /// `Rvalue::Opaque` forgets (conversion of a value above the destination's range to a signed
+    /// integer is wrap-around, which is not modelled, as for counters). Facts read them
+    /// (`facts::nonneg_locals`).
+    pub nonneg: Vec<StmtId>,
     /// The source text of `case` labels that are not plain numbers (`'$'`, `RBRACE`,
     /// `TOK_WORD`), by switch block and value, sorted: how messages name a case.
     pub case_labels: Vec<(BlockId, i64, String)>,
@@ -216,6 +222,10 @@ impl Function {
     /// The constant statement `s` adds to the integer it stores into, if it is such a step.
     pub fn step_of(&self, s: StmtId) -> Option<(i64, bool)> {
         self.steps.binary_search_by_key(&s, |b| b.0).ok().map(|i| (self.steps[i].1, self.steps[i].2))
+    }
+    /// Statement `s` stores an expression of unsigned type (`Function::nonneg`).
+    pub fn is_nonneg(&self, s: StmtId) -> bool {
+        self.nonneg.binary_search(&s).is_ok()
     }
     /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
     /// assigns once, by a bitwise expression (`f(s, flags | F)`).

@@ -80,6 +80,9 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
             if let Some((k, unsigned)) = f.step_of(s) {
                 bits.push_str(&format!("  step: {k:+}{}", if unsigned { " unsigned" } else { "" }));
             }
+            if f.is_nonneg(s) {
+                bits.push_str("  unsigned");
+            }
             let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
         let elems = f.tested_elems(b).map_or_else(String::new, |e| {
@@ -318,6 +321,7 @@ mod tests {
             lowering_notes: vec![],
             bits: vec![],
             steps: vec![],
+            nonneg: vec![],
             case_labels: vec![],
             tested_elems: vec![],
         };

@@ -545,6 +545,7 @@ fn placeholder() -> Function {
         lowering_notes: Vec::new(),
         bits: Vec::new(),
         steps: Vec::new(),
+        nonneg: Vec::new(),
         case_labels: Vec::new(),
         tested_elems: Vec::new(),
     }

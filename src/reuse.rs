@@ -456,6 +456,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         lowering_notes,
         bits,
         steps,
+        nonneg,
         case_labels,
         tested_elems,
     } = f;
@@ -463,6 +464,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     let mut w = Feed(Vec::with_capacity(4096));
     (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps, case_labels)
         .hash(&mut w);
+    nonneg.hash(&mut w);
     tested_elems.hash(&mut w);
     files.loc(*loc).hash(&mut w);
     w.write_usize(locals.len());
@@ -587,6 +589,7 @@ mod tests {
             lowering_notes: Vec::new(),
             bits: Vec::new(),
             steps: Vec::new(),
+            nonneg: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
         }
@@ -636,6 +639,7 @@ mod tests {
             ("a lowering note", |g| g.lowering_notes.push("asm goto".into())),
             ("a statement's bits", |g| g.bits.push((crate::ir::StmtId(0), crate::ir::Bits::constant(1)))),
             ("a statement's step", |g| g.steps.push((crate::ir::StmtId(0), 1, false))),
+            ("a statement's sign", |g| g.nonneg.push(crate::ir::StmtId(0))),
             ("a local's name", |g| g.locals[0].name = "u".into()),
             ("a local's kind", |g| g.locals[0].kind = LocalKind::Var),
             ("a local's pointer flag", |g| g.locals[0].is_pointer = false),

@@ -27,6 +27,7 @@ impl Build {
                 lowering_notes: Vec::new(),
                 bits: Vec::new(),
                 steps: Vec::new(),
+                nonneg: Vec::new(),
                 case_labels: Vec::new(),
                 tested_elems: Vec::new(),
             },

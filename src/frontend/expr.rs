@@ -120,7 +120,14 @@ impl Lowerer<'_, '_, '_> {
     /// `dst = e`, with calls (and `?:`, statement expressions…) storing straight into `dst`.
     pub fn assign_to(&mut self, dst: Place, e: Cursor, loc: Loc) {
         if let Some(rv) = self.lower(e, Want::Into(dst.clone())) {
-            self.assign(dst, rv, loc);
+            // `cnt = (cnt << 8) + (unsigned)c`: the operators are gone from `Opaque`, the sign
+            // of the value is kept (`Function::nonneg`).
+            let s = self.strip(e);
+            if matches!(rv, Rvalue::Opaque(_)) && is_arith_node(s) && clang::is_unsigned(s.ty()) {
+                self.assign_nonneg(dst, rv, loc);
+            } else {
+                self.assign(dst, rv, loc);
+            }
         }
     }
 

@@ -1074,6 +1074,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub bits: Vec<(StmtId, Bits)>,
     /// `Function::steps`, in statement order.
     pub steps: Vec<(StmtId, i64, bool)>,
+    /// `Function::nonneg`, in statement order.
+    pub nonneg: Vec<StmtId>,
     /// `Function::case_labels`, unsorted.
     pub case_labels: Vec<(BlockId, i64, String)>,
     /// `Function::tested_elems`, in block order (a block ends once).
@@ -1115,6 +1117,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         n_temps: 0,
         bits: Vec::new(),
         steps: Vec::new(),
+        nonneg: Vec::new(),
         case_labels: Vec::new(),
         tested_elems: Vec::new(),
         scopes: Vec::new(),
@@ -1205,6 +1208,13 @@ impl Lowerer<'_, '_, '_> {
         let id = StmtId::from_usize(self.stmts.len());
         self.assign(dst, src, loc);
         self.steps.push((id, k, unsigned));
+    }
+
+    /// `dst = src`, an arithmetic expression of unsigned type (`Function::nonneg`).
+    pub fn assign_nonneg(&mut self, dst: Place, src: Rvalue, loc: Loc) {
+        let id = StmtId::from_usize(self.stmts.len());
+        self.assign(dst, src, loc);
+        self.nonneg.push(id);
     }
 
     /// End the current block (no-op in unreachable code with nothing emitted).
@@ -1381,6 +1391,7 @@ impl Lowerer<'_, '_, '_> {
             lowering_notes: self.notes,
             bits: self.bits,
             steps: self.steps,
+            nonneg: self.nonneg,
             case_labels: {
                 let mut v = self.case_labels;
                 v.sort();

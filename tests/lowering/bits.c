@@ -22,3 +22,14 @@ int bits(int flags, int other, int c) {
     int either = c ? (flags | 1) : 0;
     return masked + two + same + none + shifted + inverted + nested + global + either;
 }
+
+/* The sign of arithmetic of unsigned type is kept (`unsigned`); signed arithmetic, a
+ * conversion alone and a comparison are not marked. */
+int sign_of_arith(int cnt, int c, unsigned long n, int s) {
+    cnt = (cnt << 8) + (unsigned)c;
+    int len = n + 1;
+    int diff = s - 1;
+    int conv = (unsigned)c;
+    int less = n < 4;
+    return cnt + len + diff + conv + less;
+}
