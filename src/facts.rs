@@ -1818,7 +1818,7 @@ mod tests {
         // `*cntp < 0` is decided.
         let mut state: Vec<(u32, Fact, u8)> = vec![(0, Fact::In(-3, -3), 1)];
         followed.apply(sid(0), &mut state, 9);
-        assert_eq!(state, vec![(0, Fact::In(0, i64::MAX), 9)]);
+        assert_eq!(state, vec![(0, Fact::In(0, i64::MAX), 9), (0, Fact::Same(1), 9)]);
         assert_eq!(state[0].1.decides(CmpOp::Lt, 0), Some(false));
         assert!(state[0].1.implies(Fact::held(crate::model::Held::NonNegative)));
         // What is known of `cnt` comes along, beside the bound.

@@ -260,6 +260,33 @@ fn display_col(line: &[u8], col: u32) -> usize {
     width.min(MAX_INDENT)
 }
 
+/// Line `l` of `text` with the source each step on it is about underlined in the step's colour
+/// (`span::step_span`: the call, the condition, the word). Overlapping spans are drawn as one,
+/// in the colour of the step that starts first.
+fn underlined(text: &Text, count: u32, l: u32, steps: &[&(usize, &Note)]) -> Markup {
+    let line = text.line(l);
+    let line_of = |n: u32| (n >= 1 && n <= count).then(|| text.line(n));
+    let mut spans: Vec<(usize, usize, NoteKind)> =
+        steps.iter().filter_map(|(_, n)| super::span::step_span(line_of, n).map(|(a, b)| (a, b, n.kind))).collect();
+    spans.sort_by_key(|s| (s.0, std::cmp::Reverse(s.1)));
+    let mut merged: Vec<(usize, usize, NoteKind)> = Vec::new();
+    for (a, b, k) in spans {
+        match merged.last_mut() {
+            Some(last) if a < last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b, k)),
+        }
+    }
+    let mut at = 0;
+    html! {
+        @for (a, b, k) in merged {
+            (shown_line(&line[at..a]))
+            span class=(format!("u u-{}", &kind_class(k)[2..])) { (shown_line(&line[a..b])) }
+            @let _ = { at = b; };
+        }
+        (shown_line(&line[at.min(line.len())..]))
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pages.
 
@@ -318,6 +345,11 @@ ol.steps li { margin: 2px 0; }
 .k-branch .bubble { border-color: var(--branch); background: #fefce8; }
 .k-free .bubble { border-color: var(--free); background: #f0fdf4; }
 .k-lost .bubble { border-color: var(--lost); background: #fef2f2; }
+.u { text-decoration-line: underline; text-decoration-style: wavy; text-decoration-thickness: 1.5px; text-underline-offset: 3px; }
+.u-alloc { text-decoration-color: var(--alloc); }
+.u-branch { text-decoration-color: var(--branch); }
+.u-free { text-decoration-color: var(--free); }
+.u-lost { text-decoration-color: var(--lost); }
 .num { display: inline-block; min-width: 1.6em; padding: 0 4px; margin-right: 6px; border-radius: 9px; text-align: center; color: #fff; font-weight: 700; font-size: 12px; }
 .k-alloc .num { background: var(--alloc); }
 .k-branch .num { background: var(--branch); }
@@ -652,7 +684,7 @@ fn source_view(
                     @let here: Vec<&(usize, &Note)> = steps.iter().filter(|(_, n)| n.loc.line == l).collect();
                     tr id=(format!("f{fi}-L{l}")) class=[(!here.is_empty()).then_some("hl")] {
                         td.ln { (l) }
-                        td.code { (shown_line(text.line(l))) }
+                        td.code { (underlined(text, count, l, &here)) }
                     }
                     @for (k, n) in here {
                         tr class=(format!("step {}", kind_class(n.kind))) id=(format!("s{k}")) {
@@ -811,6 +843,24 @@ mod tests {
         // The marker under line 22 is indented to the display column of `strdup` (tab, é).
         let lost = &s.pages[3].1;
         assert!(after_line(lost, 0, 22).contains("padding-left:26ch"), "{}", after_line(lost, 0, 22));
+    }
+
+    #[test]
+    fn each_step_underlines_its_source() {
+        let s = site(&fixtures::all());
+        let leak = &s.pages[1].1;
+        let code = |l: u32| {
+            let row = after_line(leak, 0, l);
+            let at = row.find("<td class=\"code\">").expect("a code cell");
+            row[at..].split("</td>").next().unwrap_or_default().to_string()
+        };
+        assert!(code(6).contains("int *p = <span class=\"u u-alloc\">malloc(n)</span>;"), "{}", code(6));
+        assert!(code(8).contains("if (<span class=\"u u-branch\">q == NULL</span>)"), "{}", code(8));
+        assert!(code(9).contains("<span class=\"u u-lost\">return</span> NULL;"), "{}", code(9));
+        assert!(!code(7).contains("class=\"u"), "no step on line 7");
+        // After a tab and a two-byte character, the call is still the underlined text.
+        let lost = &s.pages[3].1;
+        assert!(after_line(lost, 0, 22).contains("<span class=\"u u-alloc\">strdup(x)</span>"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod fingerprint;
 pub mod html;
 mod json;
 mod sarif;
+mod span;
 pub mod suppress;
 mod text;
 

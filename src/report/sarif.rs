@@ -11,7 +11,7 @@
 //!   `none`, since SARIF (§3.27.10) allows no other level beside a kind other than `fail`;
 //! - `locations`: the allocation site, with the enclosing function as a logical location; regions
 //!   end where the call at the location ends (`endLine`/`endColumn`, read from the source: see
-//!   [`call_end`]), and have a start only when that cannot be read;
+//!   `span::call_end`), and have a start only when that cannot be read;
 //! - `relatedLocations`: the frees and the loss point (notes of kind free/lost), ids 1, 2, … in
 //!   path order, then any other location of the path the message names;
 //! - `message`: `file:line` references to the path's locations become embedded links to those
@@ -47,7 +47,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::fingerprint::{self, Fingerprint};
-use super::{NotificationLevel, SourceCache, ToolInfo};
+use super::{span, NotificationLevel, SourceCache, ToolInfo};
 use crate::checkers::Policy;
 use crate::diag::{Diagnostic, Note, NoteKind, Rule, SrcLoc};
 
@@ -469,7 +469,10 @@ impl Files {
                     None => loc.col,
                 };
                 region.insert("startColumn".into(), col.into());
-                if let Some((end_line, end_col)) = call_end(&mut self.sources, &abs, loc.line, loc.col) {
+                let end = self.sources.file(&abs).and_then(|(content, starts)| {
+                    span::call_end(|l| crate::lines::line(content, starts, l), loc.line, loc.col)
+                });
+                if let Some((end_line, end_col)) = end {
                     let text = self.sources.line(&abs, end_line).unwrap_or_default();
                     region.insert("endLine".into(), end_line.into());
                     region.insert("endColumn".into(), code_point_column(text, end_col).into());
@@ -479,66 +482,6 @@ impl Files {
         }
         Value::Object(physical)
     }
-}
-
-/// Lines a call's arguments may span before the region is left without an end.
-const MAX_CALL_LINES: u32 = 64;
-
-/// Where the call that starts at (`line`, byte column `col`) ends: the line and the 1-based byte
-/// column just after its closing parenthesis (SARIF's `endColumn` is exclusive). Only a name
-/// followed by `(` on the same line is a call; parentheses inside string and character literals
-/// and comments do not count. `None` for anything else (a branch's condition, a closing brace)
-/// and when the file cannot be read: the region then has a start only.
-fn call_end(sources: &mut SourceCache, file: &Path, line: u32, col: u32) -> Option<(u32, u32)> {
-    let text = sources.line(file, line)?;
-    let mut i = (col as usize).checked_sub(1)?;
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    if !text.get(i).is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_') {
-        return None;
-    }
-    while text.get(i).copied().is_some_and(ident) {
-        i += 1;
-    }
-    while text.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
-        i += 1;
-    }
-    if text.get(i) != Some(&b'(') {
-        return None;
-    }
-    let mut depth = 0u32;
-    let mut in_comment = false;
-    for l in line..line.saturating_add(MAX_CALL_LINES) {
-        let text = sources.line(file, l)?;
-        let mut j = if l == line { i } else { 0 };
-        while j < text.len() {
-            let b = text[j];
-            if in_comment {
-                if text[j..].starts_with(b"*/") {
-                    in_comment = false;
-                    j += 1;
-                }
-            } else if text[j..].starts_with(b"//") {
-                break;
-            } else if text[j..].starts_with(b"/*") {
-                in_comment = true;
-                j += 1;
-            } else if b == b'"' || b == b'\'' {
-                j += 1;
-                while j < text.len() && text[j] != b {
-                    j += if text[j] == b'\\' { 2 } else { 1 };
-                }
-            } else if b == b'(' {
-                depth += 1;
-            } else if b == b')' {
-                depth -= 1;
-                if depth == 0 {
-                    return Some((l, j as u32 + 2));
-                }
-            }
-            j += 1;
-        }
-    }
-    None
 }
 
 /// 1-based code-point column of 1-based byte column `col` in `line`: one plus the number of
@@ -901,24 +844,6 @@ mod tests {
         assert_eq!(related[1]["id"], 2);
         assert_eq!(related[1]["physicalLocation"]["region"]["startLine"], 8);
         assert_eq!(related[1]["message"]["text"], "branch 'q == NULL' is taken");
-    }
-
-    #[test]
-    fn call_ends_are_found_across_lines_literals_and_comments() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("calls.c");
-        fs::write(
-            &file,
-            "p = malloc(sizeof(*p) +\n   strlen(\")(\") /* ) */ + ')'); // )\nif (x)\nq = f (a, g(b));\nr = h\n(1);\n",
-        )
-        .unwrap();
-        let mut sources = SourceCache::default();
-        assert_eq!(call_end(&mut sources, &file, 1, 5), Some((2, 31)));
-        assert_eq!(call_end(&mut sources, &file, 3, 4), None, "not a name");
-        assert_eq!(call_end(&mut sources, &file, 4, 5), Some((4, 16)));
-        assert_eq!(call_end(&mut sources, &file, 5, 5), None, "the name alone on its line");
-        assert_eq!(call_end(&mut sources, &file, 1, 0), None);
-        assert_eq!(call_end(&mut sources, &dir.path().join("gone.c"), 1, 5), None);
     }
 
     #[test]
