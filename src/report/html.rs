@@ -276,14 +276,23 @@ fn underlined(text: &Text, count: u32, l: u32, steps: &[&(usize, &Note)]) -> Mar
             _ => merged.push((a, b, k)),
         }
     }
+    // The line in pieces: plain text, then each underlined span with the text before it.
+    let mut pieces: Vec<(String, Option<NoteKind>)> = Vec::new();
     let mut at = 0;
+    for (a, b, k) in merged {
+        pieces.push((shown_line(&line[at..a]), None));
+        pieces.push((shown_line(&line[a..b]), Some(k)));
+        at = b;
+    }
+    pieces.push((shown_line(&line[at.min(line.len())..]), None));
     html! {
-        @for (a, b, k) in merged {
-            (shown_line(&line[at..a]))
-            span class=(format!("u u-{}", &kind_class(k)[2..])) { (shown_line(&line[a..b])) }
-            @let _ = { at = b; };
+        @for (text, kind) in pieces {
+            @if let Some(k) = kind {
+                span class=(format!("u u-{}", &kind_class(k)[2..])) { (text) }
+            } @else {
+                (text)
+            }
         }
-        (shown_line(&line[at.min(line.len())..]))
     }
 }
 
