@@ -900,6 +900,7 @@ impl Ending {
 
     fn tool_info(&self, notes: &[Notification]) -> ToolInfo {
         ToolInfo {
+            disabled_rules: self.rules.disabled(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             root: self.source_root.clone(),
             notifications: notes.to_vec(),

@@ -141,6 +141,19 @@ fn sarif_output_is_valid_against_the_schema() {
     assert!(notes.iter().any(|n| n["descriptor"]["id"] == "parse-error"), "{notes:#?}");
     assert_valid(&validator, &log, "drip check --format sarif");
 
+    // A rule switched off is a configuration override of the invocation, in the schema's shape.
+    let out = Command::new(env!("CARGO_BIN_EXE_drip"))
+        .current_dir(&dir)
+        .args(["check", "--no-cache", "--disable", "double-free", "--format", "sarif"])
+        .output()
+        .expect("run drip");
+    let off: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let overrides = &off["runs"][0]["invocations"][0]["ruleConfigurationOverrides"];
+    assert_eq!(overrides[0]["descriptor"]["id"], "double-free", "{overrides:#?}");
+    assert_eq!(overrides[0]["configuration"]["enabled"], false);
+    assert!(off["runs"][0]["results"].as_array().expect("results").iter().all(|r| r["ruleId"] != "double-free"));
+    assert_valid(&validator, &off, "drip check --disable double-free --format sarif");
+
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/report/golden.sarif");
     let golden: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(golden).expect("golden file")).expect("json");

@@ -57,6 +57,9 @@ const MIN_FOLD: u32 = 6;
 const WINDOW: u32 = 40;
 /// Lines shown around a step in another file (an allocator wrapper's body).
 const EXCERPT: u32 = 3;
+/// How far above the path's first step the finding's function may start and still be shown
+/// from its first line.
+const HEAD_REACH: u32 = 200;
 /// Tabs in source are shown at this width (`tab-size` in the style sheet), as clang counts them.
 const TAB_STOP: usize = 8;
 /// A step's marker is indented to its column, up to this many columns.
@@ -607,8 +610,10 @@ struct Segment {
 /// overlapping. The finding's own file (`main`): the lines from CONTEXT before the first step to
 /// CONTEXT after the last, and the rest folded, or for a file over FULL_FILE_LINES only WINDOW
 /// lines around the path. Another file (a wrapper's body): EXCERPT lines around each step. Steps
-/// outside the file (line 0, past the end) are not placed.
-fn segments(lines: &[u32], count: u32, main: bool) -> Vec<Segment> {
+/// outside the file (line 0, past the end) are not placed. `head`: the first line of the
+/// finding's function in the own file; the open part starts there, so the function's name and
+/// parameters are on the page, unless that is more than HEAD_REACH lines above the first step.
+fn segments(lines: &[u32], count: u32, main: bool, head: Option<u32>) -> Vec<Segment> {
     let mut placed: Vec<u32> = lines.iter().copied().filter(|&l| l >= 1 && l <= count).collect();
     placed.sort_unstable();
     let (Some(&first), Some(&last)) = (placed.first(), placed.last()) else {
@@ -621,10 +626,12 @@ fn segments(lines: &[u32], count: u32, main: bool) -> Vec<Segment> {
     };
     let open = |lo: u32, hi: u32| Segment { lo, hi, folded: false };
     if main {
+        let head = head.filter(|&h| h >= 1 && h <= first && first - h <= HEAD_REACH);
+        let from = |above: u32| head.map_or(u32::MAX, |h| h).min(first.saturating_sub(above).max(1));
         if count > FULL_FILE_LINES {
-            return vec![open(first.saturating_sub(WINDOW).max(1), (last + WINDOW).min(count))];
+            return vec![open(from(WINDOW), (last + WINDOW).min(count))];
         }
-        let (mut lo, mut hi) = (first.saturating_sub(CONTEXT).max(1), (last + CONTEXT).min(count));
+        let (mut lo, mut hi) = (from(CONTEXT), (last + CONTEXT).min(count));
         // Folding a few lines saves nothing.
         if lo <= MIN_FOLD {
             lo = 1;
@@ -656,10 +663,16 @@ fn segments(lines: &[u32], count: u32, main: bool) -> Vec<Segment> {
 
 /// The segments of `file` on a finding's page and the steps drawn in them (none when the file
 /// cannot be read).
-fn layout(file: &str, main: bool, steps: &[(usize, &Note)], sources: &mut Sources) -> (Vec<Segment>, Vec<usize>) {
+fn layout(
+    file: &str,
+    head: Option<u32>,
+    main: bool,
+    steps: &[(usize, &Note)],
+    sources: &mut Sources,
+) -> (Vec<Segment>, Vec<usize>) {
     let Ok(text) = sources.get(file) else { return (Vec::new(), Vec::new()) };
     let lines: Vec<u32> = steps.iter().map(|(_, n)| n.loc.line).collect();
-    let segs = segments(&lines, text.line_count(), main);
+    let segs = segments(&lines, text.line_count(), main, head);
     let inside = |l: u32| segs.iter().any(|s| s.lo <= l && l <= s.hi);
     let drawn = steps.iter().filter(|(_, n)| inside(n.loc.line)).map(|(k, _)| *k).collect();
     (segs, drawn)
@@ -755,7 +768,9 @@ fn finding_page(d: &Diagnostic, i: usize, names: &[String], sources: &mut Source
     let mut drawn = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         let steps: Vec<(usize, &Note)> = numbered.iter().filter(|(_, n)| n.loc.file == *file).copied().collect();
-        let (segs, here) = layout(file, fi == 0, &steps, sources);
+        // The function starts `line_in_function` lines above the allocation.
+        let head = d.loc.line.checked_sub(d.line_in_function).filter(|_| fi == 0);
+        let (segs, here) = layout(file, head, fi == 0, &steps, sources);
         drawn.extend(here);
         plans.push((fi, *file, segs, steps));
     }
@@ -905,15 +920,24 @@ mod tests {
     #[test]
     fn files_are_cut_and_folded_around_the_path() {
         let seg = |lo, hi, folded| Segment { lo, hi, folded };
-        assert_eq!(segments(&[5000, 5010], 9000, true), [seg(4960, 5050, false)]);
-        assert_eq!(segments(&[50, 40], 100, true), [seg(1, 27, true), seg(28, 62, false), seg(63, 100, true)]);
-        assert_eq!(segments(&[5], 10, true), [seg(1, 10, false)]);
-        assert_eq!(segments(&[17, 18], 23, true), [seg(1, 23, false)], "folds of 5 lines");
-        assert_eq!(segments(&[19, 19], 37, true), [seg(1, 6, true), seg(7, 31, false), seg(32, 37, true)]);
-        assert_eq!(segments(&[0, 200], 100, true), [seg(1, 100, false)]);
-        assert_eq!(segments(&[2, 20, 8], 100, false), [seg(1, 11, false), seg(17, 23, false)]);
-        assert_eq!(segments(&[0, 200], 100, false), []);
-        assert_eq!(segments(&[1], 0, true), []);
+        assert_eq!(segments(&[5000, 5010], 9000, true, None), [seg(4960, 5050, false)]);
+        assert_eq!(segments(&[50, 40], 100, true, None), [seg(1, 27, true), seg(28, 62, false), seg(63, 100, true)]);
+        assert_eq!(segments(&[5], 10, true, None), [seg(1, 10, false)]);
+        assert_eq!(segments(&[17, 18], 23, true, None), [seg(1, 23, false)], "folds of 5 lines");
+        assert_eq!(segments(&[19, 19], 37, true, None), [seg(1, 6, true), seg(7, 31, false), seg(32, 37, true)]);
+        assert_eq!(segments(&[0, 200], 100, true, None), [seg(1, 100, false)]);
+        assert_eq!(segments(&[2, 20, 8], 100, false, None), [seg(1, 11, false), seg(17, 23, false)]);
+        assert_eq!(segments(&[0, 200], 100, false, None), []);
+        assert_eq!(segments(&[1], 0, true, None), []);
+        // The function's first line opens the view, within reach of the path.
+        assert_eq!(segments(&[50, 60], 100, true, Some(5)), [seg(1, 72, false), seg(73, 100, true)]);
+        assert_eq!(
+            segments(&[50, 60], 100, true, Some(30)),
+            [seg(1, 29, true), seg(30, 72, false), seg(73, 100, true)]
+        );
+        assert_eq!(segments(&[5000], 9000, true, Some(4900)), [seg(4900, 5040, false)]);
+        assert_eq!(segments(&[5000], 9000, true, Some(100)), [seg(4960, 5040, false)], "out of reach");
+        assert_eq!(segments(&[50], 100, true, Some(70)), [seg(1, 37, true), seg(38, 62, false), seg(63, 100, true)]);
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct ToolInfo {
     pub notifications: Vec<Notification>,
     /// How and when drip ran, for `invocations[0]`; `None` leaves it out (tests, golden files).
     pub invocation: Option<Invocation>,
+    /// Rules switched off for this run (`--disable`, `[rules]`): SARIF says so in
+    /// `ruleConfigurationOverrides`, so a consumer can tell "no finding" from "not looked for".
+    pub disabled_rules: Vec<crate::diag::Rule>,
 }
 
 /// How and when this run of drip happened.

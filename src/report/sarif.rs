@@ -98,6 +98,20 @@ fn build_log(diags: &[Diagnostic], fingerprints: &[Fingerprint], tool: &ToolInfo
         "executionSuccessful": successful,
         "toolExecutionNotifications": notifications,
     });
+    if !tool.disabled_rules.is_empty() {
+        let overrides: Vec<Value> = tool
+            .disabled_rules
+            .iter()
+            .map(|r| {
+                let index = RULES.iter().position(|x| x == r).unwrap_or(0);
+                json!({
+                    "descriptor": { "id": r.id(), "index": index },
+                    "configuration": { "enabled": false },
+                })
+            })
+            .collect();
+        invocation["ruleConfigurationOverrides"] = overrides.into();
+    }
     if let Some(run) = &tool.invocation {
         invocation["commandLine"] = shell_words::join(&run.arguments).into();
         invocation["workingDirectory"] = json!({ "uri": directory_uri(&normalize(&cwd.join(&run.working_directory))) });
@@ -587,6 +601,7 @@ mod tests {
 
     fn tool(root: &str) -> ToolInfo {
         ToolInfo {
+            disabled_rules: Vec::new(),
             version: "0.1.0".to_string(),
             root: PathBuf::from(root),
             notifications: Vec::new(),
@@ -847,6 +862,26 @@ mod tests {
     }
 
     #[test]
+    fn rules_switched_off_are_configuration_overrides() {
+        let mut tool = tool("/nonexistent/root");
+        tool.disabled_rules = vec![Rule::LeakOnReallocFailure];
+        let log = build_log(&[], &[], &tool, Path::new("/nonexistent/cwd"));
+        let inv = &log["runs"][0]["invocations"][0];
+        let index = RULES.iter().position(|r| *r == Rule::LeakOnReallocFailure).unwrap();
+        assert_eq!(
+            inv["ruleConfigurationOverrides"],
+            json!([{
+                "descriptor": { "id": "leak-on-realloc-failure", "index": index },
+                "configuration": { "enabled": false },
+            }])
+        );
+        assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][index]["id"], "leak-on-realloc-failure");
+        // All rules on: no overrides at all.
+        let log = build_log(&[], &[], &self::tool("/nonexistent/root"), Path::new("/nonexistent/cwd"));
+        assert!(log["runs"][0]["invocations"][0].get("ruleConfigurationOverrides").is_none());
+    }
+
+    #[test]
     fn invocation_says_how_and_when_drip_ran() {
         let mut tool = tool("/nonexistent/root");
         let start = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_764_000_000_123);
@@ -891,6 +926,7 @@ mod tests {
         }
         diags.push(outside);
         let tool = ToolInfo {
+            disabled_rules: Vec::new(),
             invocation: None,
             version: "0.1.0".to_string(),
             root: PathBuf::from("/nonexistent/drip-golden"),
