@@ -170,6 +170,16 @@ pub fn summarize(
         v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
     });
     let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
+    let ret_const = returned_constant(func);
+    let fresh_only = allocator && alloc_if.is_none();
+    let sure_never_null = fresh_only && returns_only_fresh(cx) && returns_never_null(cx);
+    // What constant propagation over the CFG adds (`precond`): a result tested after each of
+    // its allocations, and answers under a constant parameter.
+    let pre = if sure_never_null {
+        crate::precond::Returns { never_null: true, never_null_when: None, ret_const_when: None }
+    } else {
+        crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
+    };
     let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
     let summary = Summary {
         allocator,
@@ -193,8 +203,10 @@ pub fn summarize(
         out_values,
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
-        ret_const: returned_constant(func),
-        never_null: allocator && alloc_if.is_none() && returns_only_fresh(cx) && returns_never_null(cx),
+        ret_const,
+        never_null: fresh_only && pre.never_null,
+        never_null_when: pre.never_null_when.filter(|_| fresh_only),
+        ret_const_when: pre.ret_const_when.filter(|_| !allocator),
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
@@ -372,12 +384,15 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     let writes = crate::alias::writes(cx, &[]).into();
+    let ret_const = returned_constant(func);
+    let ret_const_when = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some()).ret_const_when;
     Some(Summary {
         params,
         heap: heap.into(),
         heap_pure: pure,
         writes,
-        ret_const: returned_constant(func),
+        ret_const,
+        ret_const_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         ..Summary::plain(func.n_params as usize, noreturn)
     })
