@@ -272,15 +272,11 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
             set(&mut entry, p, Some(Val::Const(c)));
         }
         at[self.func.entry.index()] = Some(entry);
-        let mut work: Vec<BlockId> = vec![self.func.entry];
-        let mut queued = vec![false; n];
-        queued[self.func.entry.index()] = true;
+        let mut work: std::collections::BTreeSet<BlockId> = [self.func.entry].into();
         let mut visits = 0;
         let mut edges = Vec::new();
         // Lowest block first, so that a loop's body settles before what follows it.
-        while let Some(b) = work.iter().copied().min() {
-            work.retain(|&w| w != b);
-            queued[b.index()] = false;
+        while let Some(b) = work.pop_first() {
             visits += 1;
             if visits > MAX_VISITS {
                 return None;
@@ -301,9 +297,7 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
                     }
                 };
                 at[t.index()] = Some(next);
-                if !std::mem::replace(&mut queued[t.index()], true) {
-                    work.push(t);
-                }
+                work.insert(t);
             }
         }
         let mut out = Vec::new();
@@ -352,6 +346,27 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
     }
 }
 
+/// Some `return` may hand back a constant: it returns one, or a local that a statement sets to
+/// one (directly, or by a call whose result can be one). Most functions that return computed
+/// values are not worth a propagation per precondition.
+fn may_return_constant<'f, 'm: 'f>(func: &'f Function, model: &impl Fn(StmtId) -> Option<&'f Model<'m>>) -> bool {
+    let mut returned: Vec<LocalId> = Vec::new();
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(Operand::Const(_))) => return true,
+            Terminator::Return(Some(op)) => returned.extend(op.local()),
+            _ => {}
+        }
+    }
+    func.stmts.iter().enumerate().any(|(si, st)| match st {
+        Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } => returned.contains(l),
+        Stmt::Call { dst: Some(Place::Local(l)), .. } if returned.contains(l) => {
+            model(StmtId::from_usize(si)).is_some_and(|m| m.ret_const.is_some() || m.ret_const_when.is_some())
+        }
+        _ => false,
+    })
+}
+
 /// Preconditions tried per function, at most.
 const MAX_CANDIDATES: usize = 8;
 
@@ -398,7 +413,7 @@ pub fn returns<'f, 'm: 'f>(
     }
     let want_null = allocator && !out.never_null;
     // An allocator's result is a block or NULL, never a constant its callers would fold.
-    let want_const = !allocator && !ret_const;
+    let want_const = !allocator && !ret_const && may_return_constant(func, &cx.model);
     if !want_null && !want_const {
         return out;
     }
