@@ -5,7 +5,7 @@
 //! a call, its arguments and the caller's knowledge of which locals hold the same address for
 //! the call side. Output: `Summary::writes`, the stores a function makes below its parameters
 //! in its statement order (fresh cells handed back, and pointer parameters stored whole below
-//! another parameter); and, at a call, whether a fresh cell the callee hands back is
+//! another parameter, also dangling after the function freed them); and, at a call, whether a fresh cell the callee hands back is
 //! overwritten inside it by a later store to the same caller slot.
 //! Invariants:
 //! - A summary is computed once, for distinct arguments, as before; only the order of its
@@ -26,8 +26,10 @@ use std::sync::Arc;
 
 /// The function's stores below its parameters, in statement order: the fresh cells it hands
 /// back at `fresh` (parameter, path), and pointer parameters whose only use besides reading is
-/// to be stored, on every path, below other parameters.
-pub fn writes(cx: &FnCx, fresh: &[(usize, Arc<str>)]) -> Vec<Write> {
+/// to be stored, on every path, below other parameters. A parameter in `freed` (one the
+/// function frees on every path) may also be passed to the calls that free it: it is stored
+/// dangling (`free(p); *out = p;`), and the caller's `*out` then names the freed block.
+pub fn writes(cx: &FnCx, fresh: &[(usize, Arc<str>)], freed: &[usize]) -> Vec<Write> {
     let func = cx.func;
     let mut out: Vec<(StmtId, Write)> = Vec::new();
     for (param, path) in fresh {
@@ -60,7 +62,7 @@ pub fn writes(cx: &FnCx, fresh: &[(usize, Arc<str>)]) -> Vec<Write> {
         let names: Vec<Vec<LocalId>> = func.params().map(|q| cx.copies_of(q)).collect();
         for p in candidates {
             let i = p.index();
-            for (s, j, path) in stored_whole(cx, p, &names) {
+            for (s, j, path) in stored_whole(cx, p, &names, freed.contains(&i)) {
                 let b = block_of(func, s);
                 let every_path = doms.get_or_insert_with(|| on_every_return(func));
                 if b.is_some_and(|b| every_path[b]) {
@@ -91,8 +93,9 @@ fn last_store(cx: &FnCx, p: LocalId, path: &str) -> Option<StmtId> {
 
 /// Where pointer parameter `p` is stored whole below another parameter: (statement, that
 /// parameter, path). Empty unless every other use of `p` (and of the locals that copy it) only
-/// reads it, no copy is ever given another value, and nothing else stores into those slots.
-fn stored_whole(cx: &FnCx, p: LocalId, param_names: &[Vec<LocalId>]) -> Vec<(StmtId, usize, Arc<str>)> {
+/// reads it (or, with `may_free`, frees it), no copy is ever given another value, and nothing
+/// else stores into those slots.
+fn stored_whole(cx: &FnCx, p: LocalId, param_names: &[Vec<LocalId>], may_free: bool) -> Vec<(StmtId, usize, Arc<str>)> {
     let func = cx.func;
     if !func.local(p).is_pointer || !cx.is_tracked(p) {
         return Vec::new();
@@ -130,7 +133,9 @@ fn stored_whole(cx: &FnCx, p: LocalId, param_names: &[Vec<LocalId>]) -> Vec<(Stm
                 }
                 let model = cx.model(sid);
                 for (i, a) in args.iter().enumerate() {
-                    if holds(a) && model.is_none_or(|m| m.arg_effect(i).is_some()) {
+                    let effect = model.map(|m| m.arg_effect(i));
+                    let frees = may_free && effect == Some(Some(crate::libmodel::ArgEffect::Frees));
+                    if holds(a) && !frees && effect.is_none_or(|e| e.is_some()) {
                         return Vec::new();
                     }
                 }

@@ -144,6 +144,10 @@ pub struct Model<'a> {
     pub ret_const: Option<i64>,
     /// The fresh result is never NULL (`Summary::never_null`).
     pub never_null: bool,
+    /// A summarised callee's `Summary::never_null_when` and `ret_const_when`, when the call's
+    /// arguments did not already decide them (`precond` evaluates them with the values it knows).
+    pub never_null_when: Option<(usize, i64)>,
+    pub ret_const_when: Option<(usize, i64, i64)>,
     /// An `ArgAlias` result is the argument itself (`Summary::returns_param_itself`).
     pub ret_is_arg: bool,
     /// The globals the call may write (`Summary::globals_written`; none for a library row, all
@@ -181,6 +185,8 @@ impl<'a> Model<'a> {
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
+            never_null_when: None,
+            ret_const_when: None,
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
             ret_addr: None,
@@ -226,6 +232,8 @@ impl<'a> Model<'a> {
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
+            never_null_when: None,
+            ret_const_when: None,
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
             ret_addr: None,

@@ -307,6 +307,8 @@ impl<'a> SccReuse<'a> {
                 writes,
                 ret_const,
                 never_null,
+                never_null_when,
+                ret_const_when,
                 globals_written,
                 ret_addr,
             } = s;
@@ -315,7 +317,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
                 .hash(&mut w);
-            (globals_written, out_values, ret_addr).hash(&mut w);
+            (globals_written, out_values, ret_addr, never_null_when, ret_const_when).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

@@ -107,6 +107,14 @@ pub struct Summary {
     /// An allocator whose result is never NULL (`xmalloc` ends the program when `malloc` fails):
     /// a caller's test of the result for NULL takes the non-NULL side only.
     pub never_null: bool,
+    /// An allocator whose result is never NULL when parameter `.0` is the constant `.1`
+    /// (`precond`): git's `do_xmalloc(size, gentle)` with `gentle` 0 dies rather than return
+    /// NULL. A call whose argument there is that literal sees `never_null`.
+    pub never_null_when: Option<(usize, i64)>,
+    /// Every `return` a path reaches returns `.2` when parameter `.0` is the constant `.1`
+    /// (`precond`): `memory_limit_check(size, gentle)` returns -1 only when `gentle` is set. A
+    /// call whose argument there is that literal sees `ret_const`.
+    pub ret_const_when: Option<(usize, i64, i64)>,
     /// The globals the function may write, through its callees too (`global_writes`): set by
     /// the driver for its whole SCC; `All` in any summary made elsewhere.
     pub globals_written: GlobalWrites,
@@ -148,6 +156,8 @@ impl Summary {
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
+            never_null_when: None,
+            ret_const_when: None,
             globals_written: GlobalWrites::All,
             ret_addr: None,
         }
@@ -676,6 +686,8 @@ fn meet(sums: &[&Summary]) -> Summary {
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
         ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
         never_null: allocator && sums.iter().all(|s| s.never_null),
+        never_null_when: first.never_null_when.filter(|w| sums.iter().all(|s| s.never_null_when == Some(*w))),
+        ret_const_when: first.ret_const_when.filter(|w| sums.iter().all(|s| s.ret_const_when == Some(*w))),
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
@@ -744,6 +756,10 @@ impl<'a> Model<'a> {
             },
         };
         let fresh_result = ret == RetEffect::Fresh(Success::NonNull);
+        // A preconditioned answer (`precond`) holds at a call that passes the constant itself.
+        let passes = |i: usize, c: i64| call_args.get(i) == Some(&Operand::Const(c));
+        let never_null_when = s.never_null_when.is_some_and(|w| passes(w.0, w.1));
+        let ret_const_when = s.ret_const_when.filter(|w| passes(w.0, w.1)).map(|w| w.2);
         // Cells handed out below the arguments: none when the flag argument says so. A flag
         // only the caller's tests can tell is taken as handing them out (as before flags were
         // known here).
@@ -802,8 +818,12 @@ impl<'a> Model<'a> {
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
-            ret_const: s.ret_const,
-            never_null: s.never_null && fresh_if_arg.is_none() && matches!(ret, RetEffect::Fresh(_)),
+            ret_const: s.ret_const.or(ret_const_when),
+            never_null: (s.never_null || never_null_when)
+                && fresh_if_arg.is_none()
+                && matches!(ret, RetEffect::Fresh(_)),
+            never_null_when: s.never_null_when.filter(|_| !never_null_when),
+            ret_const_when: s.ret_const_when.filter(|_| ret_const_when.is_none()),
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
             ret_addr: s.ret_addr.clone(),

@@ -42,6 +42,7 @@ pub fn summarize(
     let mut followed: Option<crate::facts::Followed> = None;
     let mut returns_param = None;
     let mut ret_success = None;
+    let mut freed_and_stored: Vec<usize> = Vec::new();
     // The arena and solver of the parameters' passes, made for the first parameter the prechecks
     // leave undecided (most functions have none).
     let mut pass: Option<(Guards, Solver)> = None;
@@ -65,12 +66,16 @@ pub fn summarize(
         let mut freed = GuardId::FALSE;
         let mut freed_or_ended = GuardId::FALSE;
         let mut escaped = GuardId::FALSE;
+        // Escapes other than stores below parameters.
+        let mut escaped_else = GuardId::FALSE;
         let mut returned = false;
         for e in &events {
             match e.kind {
                 // Stored into the caller's `*out`: the caller no longer owns it as `p`.
-                EventKind::Escape(_) | EventKind::Inside(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
-                    escaped = guards.or(escaped, e.guard)
+                EventKind::Stored { .. } => escaped = guards.or(escaped, e.guard),
+                EventKind::Escape(_) | EventKind::Inside(_) | EventKind::ReturnedIn(_) => {
+                    escaped = guards.or(escaped, e.guard);
+                    escaped_else = guards.or(escaped_else, e.guard);
                 }
                 EventKind::Free => {
                     freed = guards.or(freed, e.guard);
@@ -84,6 +89,17 @@ pub fn summarize(
         let fate = if guards.over_budget() {
             guards.reset_budget();
             ParamFate::Escapes
+        } else if freed != GuardId::FALSE
+            && escaped != GuardId::FALSE
+            && escaped_else == GuardId::FALSE
+            && !returned
+            && matches!(solver.check(guards, &[(freed_or_ended, false)]), Answer::Unsat)
+        {
+            // Freed on every path and stored below another parameter, dangling (`free(p); *out
+            // = p;`): freed for the caller, whose `*out` names the freed block if the store is a
+            // move (`alias::writes`, checked below).
+            freed_and_stored.push(i);
+            ParamFate::Frees
         } else if freed != GuardId::FALSE {
             free_fate(cx, guards, solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
         } else if escaped != GuardId::FALSE {
@@ -162,7 +178,15 @@ pub fn summarize(
         }
         _ => None,
     };
-    let writes = crate::alias::writes(cx, &fresh_places).into();
+    let writes: Vec<crate::model::Write> = crate::alias::writes(cx, &fresh_places, &freed_and_stored);
+    // A parameter taken as freed and stored dangling must be a move the caller follows; else
+    // the store is an escape, as before.
+    for &i in &freed_and_stored {
+        if !writes.iter().any(|w| w.from == crate::model::WriteFrom::Param(i)) {
+            params[i] = ParamFate::Escapes;
+        }
+    }
+    let writes = writes.into();
     // Allocates only under a flag: every site it returns is returned only under the same test.
     // Of several such tests, the one of the returned parameter: `if (dst == NULL) return
     // src ? copy(src) : NULL; ... return dst;` is fresh when `dst` is NULL, else `dst` itself.
@@ -170,6 +194,16 @@ pub fn summarize(
         v.returned_if.iter().copied().filter(|f| fresh_returns.iter().all(|w| w.returned_if.contains(f))).collect()
     });
     let alloc_if = common.iter().find(|f| Some(f.0) == returns_param).or(common.first()).copied();
+    let ret_const = returned_constant(func);
+    let fresh_only = allocator && alloc_if.is_none();
+    let sure_never_null = fresh_only && returns_only_fresh(cx) && returns_never_null(cx);
+    // What constant propagation over the CFG adds (`precond`): a result tested after each of
+    // its allocations, and answers under a constant parameter.
+    let pre = if sure_never_null {
+        crate::precond::Returns { never_null: true, never_null_when: None, ret_const_when: None }
+    } else {
+        crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
+    };
     let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
     let summary = Summary {
         allocator,
@@ -193,8 +227,10 @@ pub fn summarize(
         out_values,
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
-        ret_const: returned_constant(func),
-        never_null: allocator && alloc_if.is_none() && returns_only_fresh(cx) && returns_never_null(cx),
+        ret_const,
+        never_null: fresh_only && pre.never_null,
+        never_null_when: pre.never_null_when.filter(|_| fresh_only),
+        ret_const_when: pre.ret_const_when.filter(|_| !allocator),
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
@@ -371,13 +407,16 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let pure = touches_no_heap(func, |s| cx.model(s));
     let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
     let noreturn = never_returns(func, |s| cx.ends_path(s));
-    let writes = crate::alias::writes(cx, &[]).into();
+    let writes = crate::alias::writes(cx, &[], &[]).into();
+    let ret_const = returned_constant(func);
+    let ret_const_when = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some()).ret_const_when;
     Some(Summary {
         params,
         heap: heap.into(),
         heap_pure: pure,
         writes,
-        ret_const: returned_constant(func),
+        ret_const,
+        ret_const_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         ..Summary::plain(func.n_params as usize, noreturn)
     })

@@ -1,0 +1,538 @@
+//! What a function returns when one of its parameters holds a given constant: the preconditioned
+//! summaries of Dillig et al. (`../shared/papers/modular-heap-summaries.txt`), for two facts.
+//!
+//! git's `do_xmalloc(size, gentle)` returns NULL only when `gentle` is non-zero (its
+//! `memory_limit_check(size, gentle)` fails only then, and a failed `malloc` dies unless gentle),
+//! and `xmalloc(n)` is `do_xmalloc(n, 0)`: so `xmalloc` never returns NULL, and neither does
+//! `xrealloc`, whose size-0 branch returns `xmalloc(0)`. A summary that says only "may be NULL"
+//! loses that, and a caller's `if (!tmp) free(p)` after `tmp = xrealloc(p, n)` becomes a double
+//! free.
+//!
+//! Input: a function's IR and its calls' models (`Model`, including the raw `never_null_when` and
+//! `ret_const_when` of summarised callees). Output: `never_null` (every reachable `return` hands
+//! back a fresh block that is not NULL, with no precondition), `never_null_when` (the same when
+//! parameter `i` is the constant `c`) and `ret_const_when` (every reachable `return` returns one
+//! constant when parameter `i` is `c`).
+//!
+//! How: a forward constant propagation over the CFG (loops to a fixpoint), whose values per local
+//! are a constant, "not zero", "a fresh block, maybe NULL" and "a fresh block, not NULL"; branches
+//! on those values take only the side they allow and refine the tested local on each side, and a
+//! call with a `*_when` row whose argument holds its constant gives the callee's preconditioned
+//! answer. Invariants: a local whose address is taken is never given a value (a store through a
+//! pointer could change it); the analysis gives up (answers nothing) past a fixed amount of work;
+//! without a precondition an unreachable `return` is one no path reaches at all.
+
+use crate::ir::{BlockId, CmpOp, CondKind, Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::libmodel::{RetEffect, Success};
+use crate::model::Model;
+
+/// What a local holds at a point, for every path reaching it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Const(i64),
+    NonZero,
+    /// The result of an allocation, or NULL.
+    MaybeFresh,
+    /// The result of an allocation that is not NULL.
+    Fresh,
+}
+
+impl Val {
+    /// The value on every path of two, `None` for "anything".
+    fn join(a: Val, b: Val) -> Option<Val> {
+        use Val::*;
+        match (a, b) {
+            _ if a == b => Some(a),
+            (Const(0) | Fresh | MaybeFresh, Const(0) | Fresh | MaybeFresh) => Some(MaybeFresh),
+            (Const(_) | NonZero | Fresh, Const(_) | NonZero | Fresh) if a != Const(0) && b != Const(0) => Some(NonZero),
+            _ => None,
+        }
+    }
+
+    fn truth(self) -> Option<bool> {
+        match self {
+            Val::Const(k) => Some(k != 0),
+            Val::NonZero | Val::Fresh => Some(true),
+            Val::MaybeFresh => None,
+        }
+    }
+}
+
+/// The known values of the locals at a point, sorted by local; a local not listed may hold
+/// anything.
+type State = Vec<(LocalId, Val)>;
+
+fn get(s: &State, x: LocalId) -> Option<Val> {
+    s.binary_search_by_key(&x, |e| e.0).ok().map(|i| s[i].1)
+}
+
+fn set(s: &mut State, x: LocalId, v: Option<Val>) {
+    match (s.binary_search_by_key(&x, |e| e.0), v) {
+        (Ok(i), Some(v)) => s[i].1 = v,
+        (Ok(i), None) => {
+            s.remove(i);
+        }
+        (Err(i), Some(v)) => s.insert(i, (x, v)),
+        (Err(_), None) => {}
+    }
+}
+
+fn join_states(a: &State, b: &State) -> State {
+    a.iter().filter_map(|&(x, va)| Some((x, Val::join(va, get(b, x)?)?))).collect()
+}
+
+/// Work allowed per analysis, in block visits: a function that needs more gets no answer.
+const MAX_VISITS: usize = 20_000;
+
+/// The analysis of one function: its IR, its calls' models and the locals it may follow.
+struct Cx<'f, M> {
+    func: &'f Function,
+    model: M,
+    addressed: Vec<bool>,
+}
+
+impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
+    fn new(func: &'f Function, model: M) -> Self {
+        let mut addressed = vec![false; func.locals.len()];
+        for s in &func.stmts {
+            if let Stmt::Assign { src: Rvalue::AddrOf(p), .. } = s {
+                if let Some(l) = p.storage_local() {
+                    addressed[l.index()] = true;
+                }
+            }
+        }
+        Cx { func, model, addressed }
+    }
+
+    fn value(&self, s: &State, op: &Operand) -> Option<Val> {
+        match op {
+            Operand::Const(k) => Some(Val::Const(*k)),
+            Operand::Str | Operand::Func { .. } => Some(Val::NonZero),
+            Operand::Place(Place::Local(x)) => get(s, *x),
+            _ => None,
+        }
+    }
+
+    fn assign(&self, s: &mut State, dst: &Place, v: Option<Val>) {
+        match dst {
+            Place::Local(x) if !self.addressed[x.index()] => set(s, *x, v),
+            // A store into part of a local's own storage (a field, an element): its whole value is
+            // no longer the one followed.
+            other => {
+                if let Some(x) = other.storage_local() {
+                    set(s, x, None);
+                }
+            }
+        }
+    }
+
+    /// The value a call's result holds, `Err(())` when the call ends the path.
+    fn call_value(&self, s: &State, sid: StmtId, args: &[Operand]) -> Result<Option<Val>, ()> {
+        let Some(m) = (self.model)(sid) else { return Ok(None) };
+        if m.noreturn {
+            return Err(());
+        }
+        let holds = |i: usize, c: i64| args.get(i).and_then(|a| self.value(s, a)) == Some(Val::Const(c));
+        if let Some(k) = m.ret_const.or_else(|| m.ret_const_when.filter(|w| holds(w.0, w.1)).map(|w| w.2)) {
+            return Ok(Some(Val::Const(k)));
+        }
+        Ok(match m.ret {
+            RetEffect::Fresh(Success::NonNull) if m.fresh_if_arg.is_none() => {
+                if m.never_null || m.never_null_when.is_some_and(|w| holds(w.0, w.1)) {
+                    Some(Val::Fresh)
+                } else {
+                    Some(Val::MaybeFresh)
+                }
+            }
+            // `strcpy (xmalloc (n), s)` is not NULL when its first argument is not.
+            RetEffect::ArgAlias(i) if m.ret_is_arg => {
+                args.get(i).and_then(|a| self.value(s, a)).filter(|v| matches!(v, Val::NonZero | Val::Fresh))
+            }
+            _ => None,
+        })
+    }
+
+    /// The state at the end of block `b`'s statements, `None` when a call ends the path there.
+    fn through_block(&self, b: BlockId, mut s: State) -> Option<State> {
+        for &sid in &self.func.block(b).stmts {
+            match self.func.stmt(sid) {
+                Stmt::Assign { dst, src } => {
+                    let v = match src {
+                        Rvalue::Use(op) => self.value(&s, op),
+                        Rvalue::AddrOf(_) => Some(Val::NonZero),
+                        Rvalue::Opaque(_) => None,
+                    };
+                    self.assign(&mut s, dst, v);
+                }
+                Stmt::Call { dst, args, .. } => {
+                    let v = self.call_value(&s, sid, args).ok()?;
+                    if let Some(d) = dst {
+                        self.assign(&mut s, d, v);
+                    }
+                }
+            }
+        }
+        Some(s)
+    }
+
+    /// `s` on the edge where the local `x` (or the constant test) compares as `op` with `k` is
+    /// `holds`; `None` when that edge is not taken.
+    fn refine_cmp(&self, mut s: State, x: Option<LocalId>, op: CmpOp, k: i64, holds: bool) -> Option<State> {
+        let op = if holds { op } else { op.negated() };
+        let Some(x) = x.filter(|x| !self.addressed[x.index()]) else { return Some(s) };
+        let v = get(&s, x);
+        match (op, v) {
+            (CmpOp::Eq, Some(Val::Const(j))) if j != k => None,
+            (CmpOp::Eq, Some(Val::NonZero | Val::Fresh)) if k == 0 => None,
+            (CmpOp::Eq, Some(Val::MaybeFresh)) if k != 0 => Some(s),
+            (CmpOp::Eq, _) => {
+                set(&mut s, x, Some(Val::Const(k)));
+                Some(s)
+            }
+            (CmpOp::Ne, Some(Val::Const(j))) if j == k => None,
+            (CmpOp::Ne, Some(Val::MaybeFresh)) if k == 0 => {
+                set(&mut s, x, Some(Val::Fresh));
+                Some(s)
+            }
+            (CmpOp::Ne, None) if k == 0 => {
+                set(&mut s, x, Some(Val::NonZero));
+                Some(s)
+            }
+            _ => Some(s),
+        }
+    }
+
+    /// The successors of block `b` with the state on each edge, from `s` at its end.
+    fn edges(&self, b: BlockId, s: State, out: &mut Vec<(BlockId, State)>) {
+        match &self.func.block(b).term {
+            Terminator::Goto(t) => out.push((*t, s)),
+            Terminator::Branch { cond, then_, else_ } => {
+                // The test as "x OP k" when one side is a followed local or both are known.
+                let test: Option<(Option<LocalId>, CmpOp, i64, Option<Val>)> = match &cond.kind {
+                    CondKind::Truthy(op) => Some((op.local(), CmpOp::Ne, 0, self.value(&s, op))),
+                    CondKind::Cmp(op, a, b) => match (self.value(&s, a), self.value(&s, b)) {
+                        (va, Some(Val::Const(k))) => Some((a.local(), *op, k, va)),
+                        (Some(Val::Const(k)), vb) => Some((b.local(), op.swapped(), k, vb)),
+                        _ => None,
+                    },
+                    CondKind::Opaque => None,
+                };
+                let Some((x, op, k, v)) = test else {
+                    out.push((*then_, s.clone()));
+                    out.push((*else_, s));
+                    return;
+                };
+                let decided = match (op, v) {
+                    (CmpOp::Ne, Some(v)) if k == 0 => v.truth(),
+                    (CmpOp::Eq, Some(v)) if k == 0 => v.truth().map(|t| !t),
+                    // Ordered comparisons only of values whose signedness cannot matter.
+                    (CmpOp::Eq | CmpOp::Ne, Some(Val::Const(j))) => Some(eval(op, j, k)),
+                    (_, Some(Val::Const(j))) if j >= 0 && k >= 0 => Some(eval(op, j, k)),
+                    _ => None,
+                };
+                for (t, holds) in [(*then_, true), (*else_, false)] {
+                    if decided.is_some_and(|d| d != holds) {
+                        continue;
+                    }
+                    if let Some(e) = self.refine_cmp(s.clone(), x, op, k, holds) {
+                        out.push((t, e));
+                    }
+                }
+            }
+            Terminator::Switch { on, cases, default } => match self.value(&s, on) {
+                Some(Val::Const(k)) => {
+                    out.push((cases.iter().find(|c| c.0 == k).map_or(*default, |c| c.1), s));
+                }
+                _ => {
+                    for &(k, t) in cases {
+                        let mut e = s.clone();
+                        if let Some(x) = on.local().filter(|x| !self.addressed[x.index()]) {
+                            set(&mut e, x, Some(Val::Const(k)));
+                        }
+                        out.push((t, e));
+                    }
+                    out.push((*default, s));
+                }
+            },
+            Terminator::Return(_) | Terminator::NoReturn => {}
+        }
+    }
+
+    /// The value of every `return` some path reaches (`None` inside: anything, or no operand)
+    /// when parameter `pre.0` holds `pre.1` on entry; `None` past the work budget.
+    fn returns(&self, pre: Option<(usize, i64)>) -> Option<Vec<Option<Val>>> {
+        let n = self.func.blocks.len();
+        let mut at: Vec<Option<State>> = vec![None; n];
+        let mut entry = State::new();
+        if let Some((i, c)) = pre {
+            let p = self.func.params().nth(i)?;
+            if self.addressed[p.index()] {
+                return None;
+            }
+            set(&mut entry, p, Some(Val::Const(c)));
+        }
+        at[self.func.entry.index()] = Some(entry);
+        let mut work: std::collections::BTreeSet<BlockId> = [self.func.entry].into();
+        let mut visits = 0;
+        let mut edges = Vec::new();
+        // Lowest block first, so that a loop's body settles before what follows it.
+        while let Some(b) = work.pop_first() {
+            visits += 1;
+            if visits > MAX_VISITS {
+                return None;
+            }
+            let Some(s) = at[b.index()].clone() else { continue };
+            let Some(end) = self.through_block(b, s) else { continue };
+            edges.clear();
+            self.edges(b, end, &mut edges);
+            for (t, e) in edges.drain(..) {
+                let next = match &at[t.index()] {
+                    None => e,
+                    Some(old) => {
+                        let j = join_states(old, &e);
+                        if j == *old {
+                            continue;
+                        }
+                        j
+                    }
+                };
+                at[t.index()] = Some(next);
+                work.insert(t);
+            }
+        }
+        let mut out = Vec::new();
+        for (bi, s) in at.iter().enumerate() {
+            let b = BlockId::from_usize(bi);
+            let (Some(s), Terminator::Return(op)) = (s, &self.func.block(b).term) else { continue };
+            let Some(end) = self.through_block(b, s.clone()) else { continue };
+            out.push(op.as_ref().and_then(|op| self.value(&end, op)));
+        }
+        Some(out)
+    }
+
+    /// The preconditions worth trying: a parameter that a branch tests, or that is passed where
+    /// a callee's `*_when` row looks for a constant, with that constant (0 for a truth test).
+    fn candidates(&self) -> Vec<(usize, i64)> {
+        let param = |op: &Operand| op.local().filter(|l| l.index() < self.func.n_params as usize);
+        let mut out: Vec<(usize, i64)> = Vec::new();
+        for b in &self.func.blocks {
+            match &b.term {
+                Terminator::Branch { cond, .. } => match &cond.kind {
+                    CondKind::Truthy(op) => out.extend(param(op).map(|p| (p.index(), 0))),
+                    CondKind::Cmp(_, a, Operand::Const(k)) | CondKind::Cmp(_, Operand::Const(k), a) => {
+                        out.extend(param(a).map(|p| (p.index(), *k)))
+                    }
+                    _ => {}
+                },
+                Terminator::Switch { on, cases, .. } => {
+                    if let Some(p) = param(on) {
+                        out.extend(cases.iter().map(|c| (p.index(), c.0)));
+                    }
+                }
+                _ => {}
+            }
+            for &sid in &b.stmts {
+                let (Stmt::Call { args, .. }, Some(m)) = (self.func.stmt(sid), (self.model)(sid)) else { continue };
+                for (i, c) in [m.never_null_when, m.ret_const_when.map(|w| (w.0, w.1))].into_iter().flatten() {
+                    out.extend(args.get(i).and_then(param).map(|p| (p.index(), c)));
+                }
+            }
+        }
+        out.retain(|&(p, _)| !self.addressed[p]);
+        out.sort_unstable();
+        out.dedup();
+        out.truncate(MAX_CANDIDATES);
+        out
+    }
+}
+
+/// Some `return` may hand back a constant: it returns one, or a local that a statement sets to
+/// one (directly, or by a call whose result can be one). Most functions that return computed
+/// values are not worth a propagation per precondition.
+fn may_return_constant<'f, 'm: 'f>(func: &'f Function, model: &impl Fn(StmtId) -> Option<&'f Model<'m>>) -> bool {
+    let mut returned: Vec<LocalId> = Vec::new();
+    for b in &func.blocks {
+        match &b.term {
+            Terminator::Return(Some(Operand::Const(_))) => return true,
+            Terminator::Return(Some(op)) => returned.extend(op.local()),
+            _ => {}
+        }
+    }
+    func.stmts.iter().enumerate().any(|(si, st)| match st {
+        Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Const(_)) } => returned.contains(l),
+        Stmt::Call { dst: Some(Place::Local(l)), .. } if returned.contains(l) => {
+            model(StmtId::from_usize(si)).is_some_and(|m| m.ret_const.is_some() || m.ret_const_when.is_some())
+        }
+        _ => false,
+    })
+}
+
+/// Preconditions tried per function, at most.
+const MAX_CANDIDATES: usize = 8;
+
+fn eval(op: CmpOp, a: i64, b: i64) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+/// Every return some path reaches hands back a fresh block that is not NULL (and one does).
+fn all_fresh(rets: Option<Vec<Option<Val>>>) -> bool {
+    rets.is_some_and(|r| !r.is_empty() && r.iter().all(|v| *v == Some(Val::Fresh)))
+}
+
+/// Facts about a function's results, with and without a precondition on a parameter.
+pub struct Returns {
+    pub never_null: bool,
+    pub never_null_when: Option<(usize, i64)>,
+    pub ret_const_when: Option<(usize, i64, i64)>,
+}
+
+/// The facts of `func` (whose calls have `model`). `allocator`: the function may return a fresh
+/// block (only then is "never NULL" asked); `ret_const`: every return is already one constant
+/// (then no precondition is asked for it).
+pub fn returns<'f, 'm: 'f>(
+    func: &'f Function,
+    model: impl Fn(StmtId) -> Option<&'f Model<'m>>,
+    allocator: bool,
+    ret_const: bool,
+) -> Returns {
+    let mut out = Returns { never_null: false, never_null_when: None, ret_const_when: None };
+    let has_return = func.blocks.iter().any(|b| matches!(b.term, Terminator::Return(Some(_))));
+    if !has_return {
+        return out;
+    }
+    let cx = Cx::new(func, model);
+    if allocator {
+        out.never_null = all_fresh(cx.returns(None));
+    }
+    let want_null = allocator && !out.never_null;
+    // An allocator's result is a block or NULL, never a constant its callers would fold.
+    let want_const = !allocator && !ret_const && may_return_constant(func, &cx.model);
+    if !want_null && !want_const {
+        return out;
+    }
+    for (p, c) in cx.candidates() {
+        let Some(rets) = cx.returns(Some((p, c))) else { continue };
+        if want_null && out.never_null_when.is_none() && all_fresh(Some(rets.clone())) {
+            out.never_null_when = Some((p, c));
+        }
+        if want_const && out.ret_const_when.is_none() {
+            if let Some(Some(Val::Const(k))) = rets.first() {
+                if rets.iter().all(|v| *v == Some(Val::Const(*k))) {
+                    out.ret_const_when = Some((p, c, *k));
+                }
+            }
+        }
+        if (!want_null || out.never_null_when.is_some()) && (!want_const || out.ret_const_when.is_some()) {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::{build_program, FrontendOptions};
+    use crate::ir::{Callee, Program};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn lower(src: &str) -> Program {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "drip-precond-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        let file = dir.join("t.c");
+        std::fs::write(&file, src).expect("write file");
+        let db = crate::compdb::from_files(&[file], &[]);
+        let opts = FrontendOptions { progress: None, jobs: 1, verbose: false, links: None, isolation: None };
+        let (program, _) = build_program(&db.commands, &opts);
+        let _ = std::fs::remove_dir_all(&dir);
+        program
+    }
+
+    /// `returns` of function `name`, whose calls are the library's rows, or `check`, which
+    /// returns 0 when its second argument is 0 (when `check_when`).
+    fn facts(src: &str, name: &str, check_when: bool) -> Returns {
+        let program = lower(src);
+        let f = program.functions.iter().find(|f| f.name == name).expect("function");
+        let models: Vec<Option<Model>> = f
+            .stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Call { callee: Callee::Direct { name, .. }, .. } => Some(match crate::libmodel::lookup(name) {
+                    Some(lib) => Model::from_lib(lib),
+                    None => {
+                        let mut m = Model::unknown("check");
+                        m.ret_const_when = check_when.then_some((1, 0, 0));
+                        m
+                    }
+                }),
+                _ => None,
+            })
+            .collect();
+        returns(f, |s| models[s.index()].as_ref(), true, false)
+    }
+
+    const HEAD: &str =
+        "#include <stdlib.h>\n__attribute__((noreturn)) void die(void);\nint check(unsigned long n, int g);\n";
+
+    #[test]
+    fn every_allocation_tested_before_the_return_is_never_null() {
+        let src = format!(
+            "{HEAD}void *f(unsigned long n) {{ void *r = malloc(n); if (!r && !n) r = malloc(1); if (!r) die(); return r; }}"
+        );
+        assert!(facts(&src, "f", false).never_null);
+        let late = format!(
+            "{HEAD}void *f(unsigned long n) {{ void *r = malloc(n); if (!r) die(); if (!n) r = malloc(1); return r; }}"
+        );
+        assert!(!facts(&late, "f", false).never_null, "the second allocation is not tested");
+    }
+
+    #[test]
+    fn a_flag_parameter_decides_never_null() {
+        let src = format!(
+            "{HEAD}void *f(unsigned long n, int gentle) {{ void *r; if (check(n, gentle)) return NULL; \
+             r = malloc(n); if (!r) {{ if (!gentle) die(); return NULL; }} return r; }}"
+        );
+        let with = facts(&src, "f", true);
+        assert!(!with.never_null);
+        assert_eq!(with.never_null_when, Some((1, 0)));
+        // Without knowing that `check (n, 0)` passes, the NULL return stays reachable.
+        assert_eq!(facts(&src, "f", false).never_null_when, None);
+    }
+
+    #[test]
+    fn a_flag_parameter_decides_the_returned_constant() {
+        let src = format!(
+            "{HEAD}static unsigned long lim;\nint g(unsigned long n, int gentle) {{ if (n > lim) {{ \
+             if (gentle) return -1; die(); }} return 0; }}"
+        );
+        let program = lower(&src);
+        let f = program.functions.iter().find(|f| f.name == "g").expect("g");
+        let none = |_: StmtId| -> Option<&Model> { None };
+        assert_eq!(returns(f, none, false, false).ret_const_when, Some((1, 0, 0)));
+    }
+
+    #[test]
+    fn joins_are_symmetric_and_keep_null_apart_from_non_zero() {
+        let vals = [Val::Const(0), Val::Const(3), Val::NonZero, Val::MaybeFresh, Val::Fresh];
+        for a in vals {
+            for b in vals {
+                assert_eq!(Val::join(a, b), Val::join(b, a));
+            }
+        }
+        assert_eq!(Val::join(Val::Const(0), Val::Fresh), Some(Val::MaybeFresh));
+        assert_eq!(Val::join(Val::Const(3), Val::Fresh), Some(Val::NonZero));
+        assert_eq!(Val::join(Val::Const(0), Val::NonZero), None);
+    }
+}
