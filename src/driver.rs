@@ -26,6 +26,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Stats {
     pub tus_total: usize,
@@ -43,6 +47,13 @@ pub struct Stats {
     pub functions_analysed: usize,
     pub functions_failed: usize,
     pub functions_with_lowering_notes: usize,
+    /// C++ translation units among those of the database (absent from the JSON when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tus_cpp: usize,
+    /// The C++ constructs the lowering did not analyse (`frontend::cpp::NOT_ANALYSED` notes),
+    /// by what they are, with how many places have them; sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpp_not_analysed: Vec<(String, usize)>,
     /// Allocation sources (malloc-like call sites), FastCheck's "Sources" column.
     pub sources: usize,
     pub sites_over_budget: usize,
