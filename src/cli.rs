@@ -487,7 +487,8 @@ fn run(args: &Args) -> i32 {
         d.finish();
     }
     if args.verbose {
-        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).collect();
+        let cpp_notes = crate::frontend::cpp_not_analysed_notes(&program);
+        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).chain(&cpp_notes).collect();
         lines.sort();
         for m in lines {
             eprintln!("{}", crate::terminal::escape(m));
@@ -818,6 +819,11 @@ fn replay(
     // Entries that are not TUs are not in the run key: count them now.
     stats.entries_skipped_non_c = db.skipped_non_c;
     stats.entries_duplicate = db.duplicates;
+    stats.tus_cpp = db
+        .commands
+        .iter()
+        .filter(|c| crate::compdb::language(&c.file, &c.arguments) == Some(crate::compdb::Lang::Cpp))
+        .count();
     // Nothing was parsed or analysed in this run.
     stats.time_ms = PhaseTimes { wall: 0, ..PhaseTimes::default() };
     stats.cache = cache.stats();
@@ -1138,7 +1144,11 @@ fn print_stats(s: &Stats) {
     );
     if s.tus_cpp > 0 {
         let what: Vec<String> = s.cpp_not_analysed.iter().map(|(w, n)| format!("{w} {n}")).collect();
-        let what = if what.is_empty() { "nothing".to_string() } else { what.join(", ") };
+        let what = match (what.is_empty(), s.cache.run_reused) {
+            (true, true) => "not counted in a run replayed from the cache".to_string(),
+            (true, false) => "nothing".to_string(),
+            (false, _) => what.join(", "),
+        };
         let _ = writeln!(e, "  C++                 {} TUs; not analysed (-v names them): {what}", s.tus_cpp);
     }
     let _ = writeln!(

@@ -26,10 +26,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Stats {
     pub tus_total: usize,
@@ -47,12 +43,14 @@ pub struct Stats {
     pub functions_analysed: usize,
     pub functions_failed: usize,
     pub functions_with_lowering_notes: usize,
-    /// C++ translation units among those of the database (absent from the JSON when none).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// C++ translation units among those of the database. For `--stats` only: not in the JSON
+    /// statistics (which stay as they were for C) nor in the run record (counted anew).
+    #[serde(skip)]
     pub tus_cpp: usize,
     /// The C++ constructs the lowering did not analyse (`frontend::cpp::NOT_ANALYSED` notes),
-    /// by what they are, with how many places have them; sorted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// by what they are, with how many places have them; sorted. For `--stats` only, and not
+    /// known in a run replayed from the cache.
+    #[serde(skip)]
     pub cpp_not_analysed: Vec<(String, usize)>,
     /// Allocation sources (malloc-like call sites), FastCheck's "Sources" column.
     pub sources: usize,

@@ -248,12 +248,14 @@ void c_leak(void) {
     p[0] = 0;
 }
 "#;
+    // `buf_new` declared inside a namespace's `extern "C"` is C's `buf_new` all the same: its
+    // allocation is seen in `use_leak`.
     let cpp = r#"extern "C" {
 struct buf;
-struct buf *buf_new(int n);
 void buf_free(struct buf *b);
 }
 namespace app {
+extern "C" struct buf *buf_new(int n);
 void use_ok() {
     struct buf *b = buf_new(4);
     buf_free(b);
@@ -296,7 +298,6 @@ int *own_leak() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(stderr(&out).contains("C++                 1 TUs"), "{}", stderr(&out));
-    assert_eq!(v["stats"]["tus_cpp"], 1, "{}", v["stats"]);
 }
 
 /// A global only a function that never returns writes is fixed (`globals.rs`), so a free

@@ -331,9 +331,17 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_MemberRefExpr => {
                 let name = self.cx.member_name(e);
                 let base = self.kids(e).into_iter().find(|c| c.is_expression());
-                if let (None, Some(this)) = (base, self.this_local) {
+                match (base, self.this_local) {
                     // A member named alone inside a method: `this->name`.
-                    return Place::Field(Box::new(Place::Deref(Box::new(Place::Local(this)))), name);
+                    (None, Some(this)) => {
+                        return Place::Field(Box::new(Place::Deref(Box::new(Place::Local(this)))), name)
+                    }
+                    // No object to name it in (a C++ construct drip does not lower).
+                    (None, None) => {
+                        let loc = self.loc(e);
+                        return self.operand_place(Operand::Unknown, e.type_class(), loc);
+                    }
+                    _ => {}
                 }
                 if let Some(base) = base {
                     // The base's type asked for once, and made canonical once: this is every

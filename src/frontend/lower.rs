@@ -203,6 +203,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         if !self.cpp {
             return name;
         }
+        if decl.kind() == CXCursor_FunctionDecl && c_linkage(&decl.usr()) {
+            return name;
+        }
         let mut parts = Vec::new();
         let mut p = decl.semantic_parent();
         while let Some(c) = p {
@@ -544,7 +547,12 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     fn make_function_usr(&mut self, decl: Cursor) -> String {
-        let usr = decl.usr();
+        let mut usr = decl.usr();
+        if self.cpp && decl.kind() == CXCursor_FunctionDecl && c_linkage(&usr) {
+            // `extern "C"` inside a namespace is the C function of that name (clang's USR
+            // names the namespace): the C TUs' USR, so that the calls link.
+            usr = format!("c:@F@{}", decl.spelling());
+        }
         if decl.linkage() != CXLinkage_Internal {
             return usr;
         }
@@ -941,6 +949,12 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             rest.iter().copied().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').take(64).collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
+}
+
+/// Whether a C++ function's USR is one of C language linkage: clang writes a C++ function's
+/// parameter types after a `#`, and none for `extern "C"` (whatever namespace it is in).
+fn c_linkage(usr: &str) -> bool {
+    usr.rsplit_once("@F@").is_some_and(|(_, f)| !f.contains('#'))
 }
 
 /// The value of the integer literal `text` starts with, as clang gives it (the literal's bits

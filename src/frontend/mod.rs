@@ -694,6 +694,21 @@ pub fn cpp_not_analysed(program: &Program, messages: &[String]) -> Vec<(String, 
     counts.into_iter().collect()
 }
 
+/// The C++ lowering's notes on what it did not analyse, one line each as `-v` shows them
+/// (`FILE:LINE: note: in FUNCTION: C++ not analysed: …`).
+pub fn cpp_not_analysed_notes(program: &Program) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &program.functions {
+        for n in &f.lowering_notes {
+            let Some((at, rest)) = n.split_once(cpp::NOT_ANALYSED) else { continue };
+            let line = at.trim_start_matches("line ").trim_end_matches(": ");
+            let file = program.file(f.loc.file).map(shown_path).unwrap_or_default();
+            out.push(format!("{file}:{line}: note: in `{}`: {}{rest}", f.name, cpp::NOT_ANALYSED));
+        }
+    }
+    out
+}
+
 fn error_name(code: CXErrorCode) -> &'static str {
     match code {
         CXError_Crashed => "libclang crashed",

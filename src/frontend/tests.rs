@@ -1129,6 +1129,9 @@ struct S {
 };
 }
 void fill(int *&out) { out = new int[2]; }
+namespace lib {
+extern "C" int lib_init(void) { return 0; }
+}
 void use(ns::S *s, ns::S &r, int c) {
     s->set(new int(1));
     r.set(nullptr);
@@ -1144,6 +1147,7 @@ void use(ns::S *s, ns::S &r, int c) {
 "#,
     );
     assert_eq!(rep.tus_failed, 0);
+    let _ = func(&prog, "lib_init");
     let set = func(&prog, "ns::S::set");
     assert_eq!(set.n_params, 2);
     assert_eq!(set.locals[0].name, "this");
