@@ -386,7 +386,10 @@ fn run(args: &Args) -> i32 {
         eprintln!("drip: warning: {p}");
     }
     if db.commands.is_empty() {
-        eprintln!("drip: error: no C translation units in {origin} ({} non-C entries skipped)", db.skipped_non_c);
+        eprintln!(
+            "drip: error: no C or C++ translation units in {origin} ({} other entries skipped)",
+            db.skipped_non_c
+        );
         return EXIT_USAGE;
     }
     let cache = if args.no_cache {
@@ -484,7 +487,8 @@ fn run(args: &Args) -> i32 {
         d.finish();
     }
     if args.verbose {
-        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).collect();
+        let cpp_notes = crate::frontend::cpp_not_analysed_notes(&program);
+        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).chain(&cpp_notes).collect();
         lines.sort();
         for m in lines {
             eprintln!("{}", crate::terminal::escape(m));
@@ -601,6 +605,12 @@ fn run(args: &Args) -> i32 {
         functions_analysed: out.functions_analysed,
         functions_failed: out.internal_errors.len(),
         functions_with_lowering_notes: program.functions.iter().filter(|f| !f.lowering_notes.is_empty()).count(),
+        tus_cpp: db
+            .commands
+            .iter()
+            .filter(|c| crate::compdb::language(&c.file, &c.arguments) == Some(crate::compdb::Lang::Cpp))
+            .count(),
+        cpp_not_analysed: crate::frontend::cpp_not_analysed(&program, &fe.messages),
         sources: out.sources,
         sites_over_budget: out.over_budget,
         functions_over_time: out.timed_out_functions.len(),
@@ -809,6 +819,11 @@ fn replay(
     // Entries that are not TUs are not in the run key: count them now.
     stats.entries_skipped_non_c = db.skipped_non_c;
     stats.entries_duplicate = db.duplicates;
+    stats.tus_cpp = db
+        .commands
+        .iter()
+        .filter(|c| crate::compdb::language(&c.file, &c.arguments) == Some(crate::compdb::Lang::Cpp))
+        .count();
     // Nothing was parsed or analysed in this run.
     stats.time_ms = PhaseTimes { wall: 0, ..PhaseTimes::default() };
     stats.cache = cache.stats();
@@ -1107,7 +1122,7 @@ fn summary(s: &Stats) -> String {
         ));
     }
     if s.entries_skipped_non_c > 0 {
-        problems.push(format!("{} non-C entries skipped", s.entries_skipped_non_c));
+        problems.push(format!("{} non-C/C++ entries skipped", s.entries_skipped_non_c));
     }
     if !problems.is_empty() {
         line.push_str(&format!(" ({}; see -v)", problems.join(", ")));
@@ -1120,7 +1135,7 @@ fn print_stats(s: &Stats) {
     let _ = writeln!(e, "drip statistics");
     let _ = writeln!(
         e,
-        "  translation units   {} total, {} parsed, {} failed, {} with errors ({} errors), {} non-C skipped, {} duplicates",
+        "  translation units   {} total, {} parsed, {} failed, {} with errors ({} errors), {} non-C/C++ skipped, {} duplicates",
         s.tus_total, s.tus_parsed, s.tus_failed, s.tus_with_errors, s.parse_errors, s.entries_skipped_non_c, s.entries_duplicate
     );
     let _ = writeln!(
@@ -1128,6 +1143,15 @@ fn print_stats(s: &Stats) {
         "  functions           {} lowered, {} analysed, {} failed, {} with lowering notes",
         s.functions, s.functions_analysed, s.functions_failed, s.functions_with_lowering_notes
     );
+    if s.tus_cpp > 0 {
+        let what: Vec<String> = s.cpp_not_analysed.iter().map(|(w, n)| format!("{w} {n}")).collect();
+        let what = match (what.is_empty(), s.cache.run_reused) {
+            (true, true) => "not counted in a run replayed from the cache".to_string(),
+            (true, false) => "nothing".to_string(),
+            (false, _) => what.join(", "),
+        };
+        let _ = writeln!(e, "  C++                 {} TUs; not analysed (-v names them): {what}", s.tus_cpp);
+    }
     let _ = writeln!(
         e,
         "  summaries           {} ({} allocator wrappers, {} deallocator wrappers, {} noreturn); {} SCCs, {} recursive ({} without a fixpoint within {} rounds), call depth {}",

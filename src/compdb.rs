@@ -2,12 +2,13 @@
 //!
 //! Input: a JSON compilation database (the `arguments` or `command` form, relative `directory`
 //! and `file` allowed), or files named on the command line.
-//! Output: a `CompDb` whose commands are C translation units, one per distinct (file, argv), in
-//! the order of the input.
+//! Output: a `CompDb` whose commands are C and C++ translation units, one per distinct (file,
+//! argv), in the order of the input.
 //! Invariants:
 //! - `CompileCommand::file` and `directory` are absolute and lexically normalised (no `.`/`..`).
 //! - `arguments` is the full argv, compiler first, with compiler wrappers (`ccache gcc …`) removed.
-//! - Only C survives: C++/assembler/other entries are counted in `skipped_non_c`, never returned.
+//! - Only C and C++ survive (`language` says which a command is, as the compiler driver decides
+//!   it): assembler and other entries are counted in `skipped_non_c`, never returned.
 //! - Problems with single entries do not fail the whole database: they are skipped and described
 //!   in `problems`. Only an unreadable file, invalid JSON or an entry missing a required field is
 //!   a `CompDbError`.
@@ -31,7 +32,7 @@ pub struct CompileCommand {
 #[derive(Debug, Default)]
 pub struct CompDb {
     pub commands: Vec<CompileCommand>,
-    /// Entries that are not C (C++, assembler, …), skipped.
+    /// Entries that are neither C nor C++ (assembler, Objective-C, Fortran, …), skipped.
     pub skipped_non_c: usize,
     /// Entries identical to an earlier one (same file, same argv), skipped.
     pub duplicates: usize,
@@ -99,7 +100,7 @@ pub fn from_files(files: &[PathBuf], flags: &[String]) -> CompDb {
         arguments.extend(flags.iter().cloned());
         arguments.push("-c".to_string());
         arguments.push(file.to_string_lossy().into_owned());
-        if !is_c(&file, &arguments) {
+        if language(&file, &arguments).is_none() {
             db.skipped_non_c += 1;
             continue;
         }
@@ -171,7 +172,7 @@ pub fn parse(text: &str, json_path: &Path, base: &Path) -> Result<CompDb, CompDb
             ));
             continue;
         }
-        if !is_c(&file, &arguments) {
+        if language(&file, &arguments).is_none() {
             db.skipped_non_c += 1;
             continue;
         }
@@ -201,10 +202,20 @@ fn strip_wrappers(mut args: Vec<String>) -> Vec<String> {
     args
 }
 
-/// Is this compilation a C compilation? An explicit `-x` wins (the last one); otherwise a C++
-/// driver (`g++`, `clang++`, `c++`) compiles everything as C++; otherwise the extension decides
-/// (`.c` and `.h` only: `.C` is C++).
-fn is_c(file: &Path, args: &[String]) -> bool {
+/// The language a compile command compiles its file as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    C,
+    Cpp,
+}
+
+/// The language of this compilation, as a GCC/Clang driver decides it: an explicit `-x` wins
+/// (the last one); otherwise a C++ driver (`g++`, `clang++`, `c++`) compiles everything as C++;
+/// otherwise the extension decides (`.c`, `.h`: C; `.cc`, `.cpp`, `.cxx`, `.c++`, `.C`, `.hpp`,
+/// …: C++). `None`: neither (assembler, Objective-C, an unknown extension). libclang is handed
+/// the same driver name, `-x` and file (`frontend::args`), so it parses the file in the language
+/// this says.
+pub fn language(file: &Path, args: &[String]) -> Option<Lang> {
     let mut lang: Option<&str> = None;
     let mut i = 1;
     while i < args.len() {
@@ -220,13 +231,44 @@ fn is_c(file: &Path, args: &[String]) -> bool {
         i += 1;
     }
     if let Some(l) = lang {
-        return matches!(l, "c" | "c-header" | "cpp-output");
+        return match l {
+            "c" | "c-header" | "cpp-output" => Some(Lang::C),
+            "c++" | "c++-header" | "c++-cpp-output" => Some(Lang::Cpp),
+            _ => None,
+        };
     }
+    let ext = file.extension().and_then(|e| e.to_str());
     let compiler = args.first().map(|c| Path::new(c).file_name().map(|s| s.to_string_lossy().into_owned()));
     if compiler.flatten().is_some_and(|c| c.contains("++")) {
-        return false;
+        // A C++ driver compiles C and C++ sources as C++, and hands assembler to the assembler.
+        return matches!(
+            ext,
+            Some(
+                "c" | "h"
+                    | "cc"
+                    | "cp"
+                    | "cpp"
+                    | "cxx"
+                    | "c++"
+                    | "C"
+                    | "CPP"
+                    | "hh"
+                    | "hpp"
+                    | "hxx"
+                    | "H"
+                    | "ii"
+                    | "tcc"
+            )
+        )
+        .then_some(Lang::Cpp);
     }
-    matches!(file.extension().and_then(|e| e.to_str()), Some("c") | Some("h"))
+    match ext {
+        Some("c" | "h") => Some(Lang::C),
+        Some("cc" | "cp" | "cpp" | "cxx" | "c++" | "C" | "CPP" | "hh" | "hpp" | "hxx" | "H" | "ii" | "tcc") => {
+            Some(Lang::Cpp)
+        }
+        _ => None,
+    }
 }
 
 fn current_dir() -> PathBuf {
@@ -307,6 +349,20 @@ mod tests {
     }
 
     #[test]
+    fn languages_are_the_drivers() {
+        let lang = |f: &str, a: &[&str]| language(Path::new(f), &a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(lang("a.c", &["cc", "-c", "a.c"]), Some(Lang::C));
+        assert_eq!(lang("a.cpp", &["cc", "-c", "a.cpp"]), Some(Lang::Cpp));
+        assert_eq!(lang("a.C", &["gcc", "-c", "a.C"]), Some(Lang::Cpp));
+        assert_eq!(lang("a.c", &["/usr/bin/g++", "-c", "a.c"]), Some(Lang::Cpp));
+        assert_eq!(lang("a.cc", &["cc", "-x", "c", "-c", "a.cc"]), Some(Lang::C));
+        assert_eq!(lang("a.c", &["cc", "-xc++", "-c", "a.c"]), Some(Lang::Cpp));
+        assert_eq!(lang("a.S", &["c++", "-c", "a.S"]), None);
+        assert_eq!(lang("a.m", &["cc", "-c", "a.m"]), None);
+        assert_eq!(lang("a.c", &["cc", "-x", "assembler", "-c", "a.c"]), None);
+    }
+
+    #[test]
     fn duplicates_and_non_c_are_counted() {
         let db = parse_ok(
             r#"[
@@ -321,9 +377,9 @@ mod tests {
             ]"#,
         );
         let files: Vec<_> = db.commands.iter().map(|c| c.file.display().to_string()).collect();
-        assert_eq!(files, ["/p/a.c", "/p/a.c", "/p/d.cc"]);
+        assert_eq!(files, ["/p/a.c", "/p/a.c", "/p/b.cpp", "/p/c.c", "/p/d.cc", "/p/e.c"]);
         assert_eq!(db.duplicates, 1);
-        assert_eq!(db.skipped_non_c, 4);
+        assert_eq!(db.skipped_non_c, 1);
     }
 
     #[test]
@@ -373,10 +429,10 @@ mod tests {
     #[test]
     fn from_files_builds_commands() {
         let db = from_files(
-            &[PathBuf::from("/x/a.c"), PathBuf::from("/x/a.c"), PathBuf::from("/x/b.cpp")],
+            &[PathBuf::from("/x/a.c"), PathBuf::from("/x/a.c"), PathBuf::from("/x/b.cpp"), PathBuf::from("/x/s.s")],
             &["-I.".to_string()],
         );
-        assert_eq!(db.commands.len(), 1);
+        assert_eq!(db.commands.len(), 2);
         assert_eq!(db.duplicates, 1);
         assert_eq!(db.skipped_non_c, 1);
         assert_eq!(db.commands[0].arguments, ["cc", "-I.", "-c", "/x/a.c"]);

@@ -43,6 +43,15 @@ pub struct Stats {
     pub functions_analysed: usize,
     pub functions_failed: usize,
     pub functions_with_lowering_notes: usize,
+    /// C++ translation units among those of the database. For `--stats` only: not in the JSON
+    /// statistics (which stay as they were for C) nor in the run record (counted anew).
+    #[serde(skip)]
+    pub tus_cpp: usize,
+    /// The C++ constructs the lowering did not analyse (`frontend::cpp::NOT_ANALYSED` notes),
+    /// by what they are, with how many places have them; sorted. For `--stats` only, and not
+    /// known in a run replayed from the cache.
+    #[serde(skip)]
+    pub cpp_not_analysed: Vec<(String, usize)>,
     /// Allocation sources (malloc-like call sites), FastCheck's "Sources" column.
     pub sources: usize,
     pub sites_over_budget: usize,

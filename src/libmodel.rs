@@ -179,6 +179,12 @@ impl LibFn {
     }
 }
 
+/// Rows whose result is never NULL: C++'s `operator new` and `operator new[]` throw instead of
+/// failing (`std::bad_alloc`), so a NULL test of their result is always false.
+pub fn never_null(name: &str) -> bool {
+    matches!(name, "operator new" | "operator new[]")
+}
+
 /// Rows that return twice (`setjmp` and its spellings): 0 when called, non-zero when a later
 /// `longjmp` comes back to them. The second return resumes after calls this function made in
 /// between, which the path through it does not show.
@@ -705,6 +711,14 @@ static TABLE: &[LibFn] = &[
     ro("opendir"),
     // glibc keeps the ident pointer, it does not copy it
     f("openlog", Plain, &[(0, Keeps)]),
+    // C++ `delete p`, `delete[] p`, `new`, `new[]` (never NULL: they throw) and their
+    // `std::nothrow` forms (NULL on failure), as `frontend/cpp.rs` lowers the expressions.
+    f("operator delete", Plain, &[(0, Frees)]),
+    f("operator delete[]", Plain, &[(0, Frees)]),
+    f("operator new", Fresh(NonNull), &[]),
+    f("operator new(std::nothrow)", Fresh(NonNull), &[]),
+    f("operator new[]", Fresh(NonNull), &[]),
+    f("operator new[](std::nothrow)", Fresh(NonNull), &[]),
     ro("pause"),
     ro("pclose"),
     ro("perror"),
@@ -994,6 +1008,9 @@ mod tests {
         assert!(lookup("exit").unwrap().noreturn);
         assert_eq!(lookup("getline").unwrap().arg_effect(0), Some(ArgEffect::OutRealloc));
         assert!(lookup("no_such_function").is_none());
+        assert!(matches!(lookup("operator new[]").unwrap().ret, RetEffect::Fresh(Success::NonNull)));
+        assert_eq!(lookup("operator delete[]").unwrap().arg_effect(0), Some(ArgEffect::Frees));
+        assert!(never_null("operator new") && !never_null("operator new(std::nothrow)") && !never_null("malloc"));
     }
 
     fn len() -> usize {
@@ -1047,11 +1064,11 @@ mod tests {
         for n in never_return.iter().chain(&["__stack_chk_fail", "__chk_fail", "__fortify_fail", "errx"]) {
             assert!(l(n).noreturn, "{n}");
         }
-        // Only free-family rows free, and noreturn rows have no other effect.
+        // Only free-family rows (and C++'s `delete`) free, and noreturn rows have no other effect.
         for e in TABLE {
             for (_, a) in e.args {
                 if matches!(a, Frees | FreesWhen { .. } | FreesIfArg { .. }) {
-                    let freer = ["free", "realloc", "recalloc"].iter().any(|w| e.name.contains(w));
+                    let freer = ["free", "realloc", "recalloc", "operator delete"].iter().any(|w| e.name.contains(w));
                     assert!(freer, "{} frees", e.name);
                 }
             }

@@ -184,7 +184,7 @@ impl<'a> Model<'a> {
             heap_pure: false,
             writes: Arc::from([]),
             ret_const: None,
-            never_null: false,
+            never_null: libmodel::never_null(lib.name),
             never_null_when: None,
             ret_const_when: None,
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),

@@ -57,10 +57,11 @@ fn compdb(dir: &Path, files: &[&str]) {
     let entries: Vec<serde_json::Value> = files
         .iter()
         .map(|f| {
+            let (cc, std) = if f.ends_with(".cpp") { ("c++", "-std=gnu++17") } else { ("cc", "-std=gnu11") };
             serde_json::json!({
                 "directory": dir.display().to_string(),
                 "file": f,
-                "arguments": ["cc", "-std=gnu11", "-c", f, "-o", format!("{f}.o")],
+                "arguments": [cc, std, "-c", f, "-o", format!("{f}.o")],
             })
         })
         .collect();
@@ -215,16 +216,93 @@ fn parse_errors_are_shown_without_v_and_fail_on_decides_the_exit_code() {
 fn non_c_entries_are_skipped_and_counted() {
     let dir = scratch("non-c");
     write(&dir, "a.c", CLEAN);
-    write(&dir, "b.cpp", "int f() { return 0; }\n");
-    compdb(&dir, &["a.c", "b.cpp"]);
+    write(&dir, "b.s", "ret\n");
+    compdb(&dir, &["a.c", "b.s"]);
     let out = drip().args(["check", "--stats", "-p"]).arg(&dir).output().expect("run drip");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("1 non-C"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 non-C/C++"), "{}", stderr(&out));
+}
+
+/// A database of C and C++ is analysed in one run: a C allocator and deallocator behind
+/// `extern "C"`, called from C++, are summarised as in C, and C++'s own `new`/`delete` beside
+/// them. The C++ TU counts in `--stats`.
+#[test]
+fn mixed_c_and_cpp_databases_analyse_both() {
+    let dir = scratch("mixed-cpp");
+    let c = r#"#include <stdlib.h>
+struct buf { char *data; };
+struct buf *buf_new(int n) {
+    struct buf *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    b->data = malloc(n);
+    return b;
+}
+void buf_free(struct buf *b) {
+    if (b)
+        free(b->data);
+    free(b);
+}
+void c_leak(void) {
+    char *p = malloc(3);
+    p[0] = 0;
+}
+"#;
+    // `buf_new` declared inside a namespace's `extern "C"` is C's `buf_new` all the same: its
+    // allocation is seen in `use_leak`.
+    let cpp = r#"extern "C" {
+struct buf;
+void buf_free(struct buf *b);
+}
+namespace app {
+extern "C" struct buf *buf_new(int n);
+void use_ok() {
+    struct buf *b = buf_new(4);
+    buf_free(b);
+}
+void use_leak() {
+    struct buf *b = buf_new(4);
+    (void)b;
+}
+int *own_leak() {
+    int *n = new int[3];
+    return nullptr;
+}
+}
+"#;
+    write(&dir, "buf.c", c);
+    write(&dir, "app.cpp", cpp);
+    compdb(&dir, &["buf.c", "app.cpp"]);
+    let out =
+        drip().args(["check", "--no-cache", "--stats", "--format", "json", "-p"]).arg(&dir).output().expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut found: Vec<(String, String, u64)> = v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            let file = d["loc"]["file"].as_str().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+            (file, d["function"].as_str().unwrap_or("").to_string(), d["loc"]["line"].as_u64().unwrap_or(0))
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("app.cpp".to_string(), "app::own_leak".to_string(), 16),
+            ("app.cpp".to_string(), "app::use_leak".to_string(), 12),
+            ("buf.c".to_string(), "c_leak".to_string(), 16),
+        ],
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr(&out).contains("C++                 1 TUs"), "{}", stderr(&out));
 }
 
 /// A global only a function that never returns writes is fixed (`globals.rs`), so a free
-/// guarded by it is a free; when a TU of the database was skipped (C++ here, which may write
-/// it), only a `static` global can be fixed.
+/// guarded by it is a free; when another TU of the database writes it (C++ here, analysed with
+/// the C), only the `static` global stays fixed.
 #[test]
 fn a_global_is_fixed_only_when_every_writer_is_seen() {
     let dir = scratch("fixed-global");

@@ -1,5 +1,6 @@
-//! End-to-end fixture tests: run `drip check` over `tests/fixtures/**/*.c` and compare its JSON
-//! output with the `// expect:` annotations in the fixtures.
+//! End-to-end fixture tests: run `drip check` over `tests/fixtures/**/*.c` and `*.cpp` and
+//! compare its JSON output with the `// expect:` annotations in the fixtures. C++ fixtures run
+//! apart from the C ones (one database of their own), so adding them changes nothing for C.
 //!
 //! The fixture format (function naming, `// expect:`, `// FN:`/`// FP:`, the `// drip-flags:` and
 //! `// drip-args:` headers, and the layout constraints of the function scanner) is described in
@@ -337,7 +338,7 @@ fn collect_c_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             collect_c_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "c") {
+        } else if p.extension().is_some_and(|x| x == "c" || x == "cpp") {
             out.push(p);
         }
     }
@@ -523,7 +524,10 @@ fn compare(fx: &Fixture, diags: &[Diag], report: &mut Report) {
     }
     for d in diags {
         if let Some(f) = fx.func_at(d.line) {
-            if !d.function.is_empty() && d.function != f.name {
+            // drip names a C++ function by its qualified name (`ns::Buf::init`), the scanner
+            // by the name before the parenthesis.
+            let last = d.function.rsplit("::").next().unwrap_or(&d.function);
+            if !d.function.is_empty() && last != f.name {
                 report.notes.push(format!(
                     "{}:{}: drip names the function `{}`, the scanner `{}`",
                     fx.name, d.line, d.function, f.name
@@ -587,13 +591,18 @@ fn write_links(dir: &Path, project: &Path) -> std::io::Result<()> {
     std::fs::write(out, serde_json::to_string_pretty(&records).expect("serialise"))
 }
 
+fn is_cpp(fx: &Fixture) -> bool {
+    fx.name.ends_with(".cpp")
+}
+
 fn write_compile_commands(dir: &Path, fixtures_dir: &Path, group: &[&Fixture]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let entries: Vec<Value> = group
         .iter()
         .map(|fx| {
             let file = fx.path.display().to_string();
-            let mut args = vec!["cc".to_string(), "-std=gnu11".to_string(), "-c".to_string(), file.clone()];
+            let (cc, std) = if is_cpp(fx) { ("c++", "-std=gnu++17") } else { ("cc", "-std=gnu11") };
+            let mut args = vec![cc.to_string(), std.to_string(), "-c".to_string(), file.clone()];
             args.extend(fx.flags.iter().cloned());
             serde_json::json!({
                 "directory": fixtures_dir.display().to_string(),
@@ -622,6 +631,8 @@ fn fixtures() {
     let mut groups: BTreeMap<(String, Vec<String>, Vec<String>), Vec<usize>> = BTreeMap::new();
     for (i, fx) in fixtures.iter().enumerate() {
         let project = Path::new(&fx.name).parent().map(|p| p.display().to_string()).unwrap_or_default();
+        // C++ fixtures outside a project form groups of their own.
+        let project = if is_cpp(fx) && project.is_empty() { "(c++)".to_string() } else { project };
         groups.entry((project, fx.flags.clone(), fx.args.clone())).or_default().push(i);
     }
 
@@ -636,6 +647,7 @@ fn fixtures() {
             report.run_errors.push(format!("group {names:?}: writing compile_commands.json: {e}"));
             continue;
         }
+        let project = if project == "(c++)" { "" } else { project.as_str() };
         if let Err(e) = write_links(&gdir, &dir.join(project)) {
             report.run_errors.push(format!("group {names:?}: writing drip_links.json: {e}"));
             continue;

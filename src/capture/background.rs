@@ -152,7 +152,7 @@ fn watch(journal: PathBuf, jobs: usize, prepare: PrepareFn, poll: Duration, stop
         for line in tail.read_new().unwrap_or_default() {
             let Some(record) = merge::parse_line(&line) else { continue };
             for e in merge::entries_of(&record).unwrap_or_default() {
-                if e.lang == Lang::C
+                if matches!(e.lang, Lang::C | Lang::Cxx)
                     && e.file.is_file()
                     && seen.insert((e.file.clone(), e.arguments.clone()))
                     && !stopping
@@ -278,7 +278,7 @@ mod tests {
         f.write_all(line(&["/usr/bin/cc", "-c", "b.c"]).as_bytes()).expect("append");
         let report = w.finish();
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(*calls.lock().expect("lock"), ["a.c"], "once per TU, C only, existing files only");
+        assert_eq!(*calls.lock().expect("lock"), ["a.c"], "once per TU, C and C++ only, existing files only");
         assert_eq!(report.tus_seen, 2, "b.c, written just before the stop, is still counted");
         assert_eq!(report.prepared, 1);
         assert_eq!(report.left, 1, "b.c, seen after the stop, is left for drip check");

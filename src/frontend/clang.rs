@@ -374,7 +374,13 @@ pub fn classify(t: CXType) -> TypeClass {
     // kind); asking libclang for it costs as much as getting the type.
     let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
     match k {
-        CXType_Pointer | CXType_BlockPointer | CXType_ObjCObjectPointer => TypeClass::Pointer,
+        // A C++ reference is lowered as the pointer it is (`lower.rs`: a reference variable holds
+        // the address of what it names).
+        CXType_Pointer
+        | CXType_BlockPointer
+        | CXType_ObjCObjectPointer
+        | CXType_LValueReference
+        | CXType_RValueReference => TypeClass::Pointer,
         CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
             TypeClass::Array
         }
@@ -553,6 +559,29 @@ pub fn const_pointer_params(fn_type: CXType) -> u64 {
         }
     }
     mask
+}
+
+/// Is `t` a C++ reference type (`T &`, `T &&`), under any typedef?
+pub fn is_reference(t: CXType) -> bool {
+    matches!(canonical(t).kind, CXType_LValueReference | CXType_RValueReference)
+}
+
+/// The type of parameter `i` of function type `f` (`None` past the last one, or for a type
+/// without a prototype).
+pub fn param_type(f: CXType, i: u32) -> Option<CXType> {
+    // SAFETY: plain FFI on a type value; -1 for non-function types.
+    let n = unsafe { clang_getNumArgTypes(f) };
+    if i64::from(i) >= i64::from(n) {
+        return None;
+    }
+    // SAFETY: plain FFI; `i` is below the number of parameters.
+    Some(unsafe { clang_getArgType(f, i) })
+}
+
+/// The result type of function type `f`.
+pub fn result_of(f: CXType) -> CXType {
+    // SAFETY: plain FFI on a type value.
+    unsafe { clang_getResultType(f) }
 }
 
 pub fn type_spelling(t: CXType) -> String {
@@ -819,6 +848,31 @@ impl Cursor {
         unsafe { clang_getEnumConstantDeclValue(self.0) }
     }
 
+    /// A C++ method declared `static`.
+    pub fn is_static_method(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not methods.
+        unsafe { clang_CXXMethod_isStatic(self.0) != 0 }
+    }
+
+    /// A C++ special member the compiler writes: implicit, or declared `= default`.
+    pub fn is_defaulted(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not methods.
+        unsafe { clang_CXXMethod_isDefaulted(self.0) != 0 }
+    }
+
+    /// A C++ method declared (or inheriting) `virtual`.
+    pub fn is_virtual_method(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not methods.
+        unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
+    }
+
+    /// The template this declaration is a specialization or instantiation of, if any.
+    pub fn specialized_template(self) -> Option<Cursor> {
+        // SAFETY: plain FFI; a null cursor when there is none.
+        let c = Cursor::new(unsafe { clang_getSpecializedCursorTemplate(self.0) });
+        (!c.is_null() && !c.is_invalid()).then_some(c)
+    }
+
     pub fn num_args(self) -> i32 {
         // SAFETY: plain FFI; -1 for cursors without arguments.
         unsafe { clang_Cursor_getNumArguments(self.0) }
@@ -886,7 +940,18 @@ impl Cursor {
 
 /// A file name as libclang reports it, made absolute against the compilation directory.
 pub fn absolute_path(dir: &Path, name: &str) -> PathBuf {
-    crate::compdb::absolute(Path::new(name), dir)
+    let lexical = crate::compdb::absolute(Path::new(name), dir);
+    // Folding `a/..` is wrong after a symbolic link: the C++ headers GCC's installation is
+    // found at, `/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12` with `/lib` a link to
+    // `/usr/lib`, are in `/usr/include`, not `/include`. Then the path as the file system
+    // resolves it, so that the cache's manifest reads the file libclang read.
+    if name.contains("..") && !lexical.exists() {
+        let joined = dir.join(name);
+        if let Ok(real) = std::fs::canonicalize(&joined) {
+            return real;
+        }
+    }
+    lexical
 }
 
 #[cfg(test)]

@@ -41,6 +41,12 @@ pub(super) fn strip_plain(t: &Tree, mut e: Cursor) -> Cursor {
     loop {
         let next = match e.kind() {
             CXCursor_ParenExpr | CXCursor_CStyleCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
+            // C++'s named casts and `T(x)` of a scalar type: transparent, as C's casts are.
+            CXCursor_CXXStaticCastExpr
+            | CXCursor_CXXReinterpretCastExpr
+            | CXCursor_CXXConstCastExpr
+            | CXCursor_CXXDynamicCastExpr
+            | CXCursor_CXXFunctionalCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
             CXCursor_UnexposedExpr => {
                 let mut kids = t.kids(e);
                 match (kids.len(), kids.next()) {
@@ -105,6 +111,19 @@ impl Lowerer<'_, '_, '_> {
                 Operand::Place(Place::Local(t))
             }
             None => Operand::Unknown,
+        }
+    }
+
+    /// `rv` as an operand: through a temporary unless it is one already.
+    pub fn rvalue_operand(&mut self, rv: Rvalue, loc: Loc) -> Operand {
+        match rv {
+            Rvalue::Use(op) => op,
+            other => {
+                let class = if matches!(other, Rvalue::AddrOf(_)) { TypeClass::Pointer } else { TypeClass::Other };
+                let t = self.new_temp(class, loc);
+                self.assign(Place::Local(t), other, loc);
+                Operand::Place(Place::Local(t))
+            }
         }
     }
 
@@ -199,6 +218,21 @@ impl Lowerer<'_, '_, '_> {
             }
             CXCursor_UnaryOperator => self.unary(e, want),
             CXCursor_GenericSelectionExpr => self.generic_selection(e, want),
+            CXCursor_CXXThisExpr => match self.this_local {
+                Some(t) => Some(use_(Operand::Place(Place::Local(t)))),
+                None => Some(use_(Operand::Unknown)),
+            },
+            CXCursor_CXXNewExpr => self.new_expr(e, want),
+            CXCursor_CXXDeleteExpr => {
+                self.delete_expr(e);
+                None
+            }
+            CXCursor_CXXThrowExpr => {
+                self.throw_expr(e);
+                None
+            }
+            CXCursor_LambdaExpr => Some(self.lambda_expr(e)),
+            _ if self.cx.cpp => Some(self.cpp_unsupported(e)),
             _ => {
                 let loc = self.loc(e);
                 let kind = e.kind_name();
@@ -251,6 +285,15 @@ impl Lowerer<'_, '_, '_> {
             return match d.kind() {
                 CXCursor_VarDecl | CXCursor_ParmDecl => {
                     let v = self.var(d);
+                    if v.is_ref {
+                        // A use of a reference is a use of the object it names.
+                        let object = Place::Deref(Box::new(v.place));
+                        return if e.type_class() == TypeClass::Array {
+                            Rvalue::AddrOf(object)
+                        } else {
+                            use_(Operand::Place(object))
+                        };
+                    }
                     if v.is_array {
                         Rvalue::AddrOf(v.place)
                     } else {
@@ -288,12 +331,26 @@ impl Lowerer<'_, '_, '_> {
         match e.kind() {
             CXCursor_DeclRefExpr => {
                 if let Some(d) = e.referenced().filter(|d| matches!(d.kind(), CXCursor_VarDecl | CXCursor_ParmDecl)) {
-                    return self.var(d).place;
+                    let v = self.var(d);
+                    return if v.is_ref { Place::Deref(Box::new(v.place)) } else { v.place };
                 }
             }
             CXCursor_MemberRefExpr => {
                 let name = self.cx.member_name(e);
-                if let Some(base) = self.kids(e).into_iter().find(|c| c.is_expression()) {
+                let base = self.kids(e).into_iter().find(|c| c.is_expression());
+                match (base, self.this_local) {
+                    // A member named alone inside a method: `this->name`.
+                    (None, Some(this)) => {
+                        return Place::Field(Box::new(Place::Deref(Box::new(Place::Local(this)))), name)
+                    }
+                    // No object to name it in (a C++ construct drip does not lower).
+                    (None, None) => {
+                        let loc = self.loc(e);
+                        return self.operand_place(Operand::Unknown, e.type_class(), loc);
+                    }
+                    _ => {}
+                }
+                if let Some(base) = base {
                     // The base's type asked for once, and made canonical once: this is every
                     // member access of the TU.
                     let base_ty = clang::canonical(base.ty());
@@ -384,7 +441,7 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
-    fn addr_of(&mut self, c: Cursor) -> Rvalue {
+    pub fn addr_of(&mut self, c: Cursor) -> Rvalue {
         let s = self.strip(c);
         match s.kind() {
             CXCursor_DeclRefExpr if s.referenced().is_some_and(|d| d.kind() == CXCursor_FunctionDecl) => self.lvalue(s),
@@ -795,6 +852,11 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn call(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
+        if self.cx.cpp {
+            if let Some(r) = self.cpp_call(e, &want) {
+                return r;
+            }
+        }
         let kids = self.kids(e);
         let owned_args: Vec<Cursor>;
         let Some(&callee_c) = kids.first() else { return Some(use_(Operand::Unknown)) };
@@ -874,7 +936,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// Emit the call statement; its result goes where `want` says.
-    fn emit_call(&mut self, e: Cursor, callee: Callee, args: Vec<Operand>, want: Want, loc: Loc) -> Option<Rvalue> {
+    pub fn emit_call(&mut self, e: Cursor, callee: Callee, args: Vec<Operand>, want: Want, loc: Loc) -> Option<Rvalue> {
         let (dst, result) = match want {
             Want::Effect => (None, None),
             Want::Into(d) => (Some(d), None),

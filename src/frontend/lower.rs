@@ -112,6 +112,11 @@ pub(super) struct TuCtx<'t, 'i> {
     last_text: Cell<Option<(CXFile, &'t [u8])>>,
     /// The file locations of the file libclang last placed a file location in (`offsets`).
     last_range: Cell<Option<FileRange>>,
+    /// The TU is C++ (`compdb::language`): functions are named by their qualified names, calls
+    /// go through `expr.rs`'s C++ rules, and the C++ constructs are lowered (see `cpp.rs`).
+    pub cpp: bool,
+    /// Canonical record type (its opaque pointer) → `owns_resources`'s answer.
+    owning: HashMap<usize, bool>,
 }
 
 /// The raw encodings of the locations in one file: `start + offset` for each byte offset up to
@@ -184,6 +189,81 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             last_line: (usize::MAX, 0),
             last_text: Cell::new(None),
             last_range: Cell::new(None),
+            cpp: false,
+            owning: HashMap::new(),
+        }
+    }
+
+    /// The name the IR gives function `decl`: its spelling in C; in C++ with the namespaces and
+    /// classes around it (`ns::Buf::grow`), so that a method named `free` or `close` is no
+    /// library row. A function of the global namespace or of an `extern "C"` block keeps its
+    /// plain name, which is what the library model knows.
+    pub fn qualified_name(&self, decl: Cursor) -> String {
+        let name = decl.spelling();
+        if !self.cpp {
+            return name;
+        }
+        if decl.kind() == CXCursor_FunctionDecl && c_linkage(&decl.usr()) {
+            return name;
+        }
+        let mut parts = Vec::new();
+        let mut p = decl.semantic_parent();
+        while let Some(c) = p {
+            match c.kind() {
+                CXCursor_Namespace
+                | CXCursor_ClassDecl
+                | CXCursor_StructDecl
+                | CXCursor_UnionDecl
+                | CXCursor_ClassTemplate
+                | CXCursor_ClassTemplatePartialSpecialization => {
+                    let s = c.spelling();
+                    parts.push(if s.is_empty() { "(anonymous)".to_string() } else { s });
+                }
+                CXCursor_TranslationUnit => break,
+                _ => {}
+            }
+            p = c.semantic_parent();
+        }
+        if parts.is_empty() {
+            return name;
+        }
+        parts.reverse();
+        parts.push(name);
+        parts.join("::")
+    }
+
+    /// Whether an object of type `ty` (a C++ class, or an array of them) has a destructor that
+    /// does something: one of its own, or one of a member or base. drip runs no destructor at
+    /// scope exit yet, so what such an object is given must escape (`expr.rs`, `cpp.rs`): its
+    /// destructor may release it. A class the program cannot show (a template instantiation, a
+    /// system header's, an incomplete type) is taken to have one.
+    pub fn owns_resources(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        match c.kind {
+            CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                self.owns_resources(clang::array_element(c))
+            }
+            CXType_Record => {
+                let key = c.data[0] as usize;
+                if let Some(&o) = self.owning.get(&key) {
+                    return o;
+                }
+                // A class cannot hold itself; the entry stops a cycle through a broken AST.
+                self.owning.insert(key, false);
+                let def = clang::type_declaration(c).and_then(|d| d.definition());
+                let owning = match def {
+                    None => true,
+                    Some(d) if d.specialized_template().is_some() || d.is_in_system_header() => true,
+                    Some(d) => d.children().into_iter().any(|k| match k.kind() {
+                        CXCursor_Destructor => true,
+                        CXCursor_FieldDecl | CXCursor_CXXBaseSpecifier => self.owns_resources(k.ty()),
+                        _ => false,
+                    }),
+                };
+                self.owning.insert(key, owning);
+                owning
+            }
+            _ => false,
         }
     }
 
@@ -467,7 +547,12 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     fn make_function_usr(&mut self, decl: Cursor) -> String {
-        let usr = decl.usr();
+        let mut usr = decl.usr();
+        if self.cpp && decl.kind() == CXCursor_FunctionDecl && c_linkage(&usr) {
+            // `extern "C"` inside a namespace is the C function of that name (clang's USR
+            // names the namespace): the C TUs' USR, so that the calls link.
+            usr = format!("c:@F@{}", decl.spelling());
+        }
         if decl.linkage() != CXLinkage_Internal {
             return usr;
         }
@@ -495,7 +580,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// Records `decl`, a function used as a value, when the library model has a row for it:
     /// calls through a pointer that may hold it then see the row (`Program::library_taken`).
     pub fn note_library_value(&mut self, decl: Cursor, usr: &str) {
-        let name = decl.spelling();
+        let name = self.qualified_name(decl);
         if crate::libmodel::lookup(&name).is_some() {
             let sig = self.type_spelling(clang::function_type(decl.ty())).to_string();
             self.library_taken.push((usr.to_string(), name, sig));
@@ -506,7 +591,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         if let Some(i) = self.callees.get(&decl.decl_key()) {
             return Rc::clone(i);
         }
-        let name = decl.spelling();
+        let name = self.qualified_name(decl);
         let usr = self.function_usr(decl);
         let builtin = match name.as_str() {
             "__builtin_expect" | "__builtin_expect_with_probability" => Builtin::Expect,
@@ -845,7 +930,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
 
     /// The contents of `f` as parsed. libclang finds the file's buffer by a search through the
     /// TU's source entries each time; conditions and messages come from one file in a row.
-    fn file_text(&self, f: CXFile) -> Option<&'t [u8]> {
+    pub(super) fn file_text(&self, f: CXFile) -> Option<&'t [u8]> {
         if let Some((last, text)) = self.last_text.get() {
             if last == f {
                 return Some(text);
@@ -864,6 +949,12 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             rest.iter().copied().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').take(64).collect();
         (!ident.is_empty()).then(|| String::from_utf8_lossy(&ident).into_owned())
     }
+}
+
+/// Whether a C++ function's USR is one of C language linkage: clang writes a C++ function's
+/// parameter types after a `#`, and none for `extern "C"` (whatever namespace it is in).
+fn c_linkage(usr: &str) -> bool {
+    usr.rsplit_once("@F@").is_some_and(|(_, f)| !f.contains('#'))
 }
 
 /// The value of the integer literal `text` starts with, as clang gives it (the literal's bits
@@ -1015,6 +1106,9 @@ fn complete_last_token(text: &[u8], start: usize, end: usize) -> usize {
 pub(super) struct VarInfo {
     pub place: Place,
     pub is_array: bool,
+    /// A C++ reference: the local holds the address of the object it names, so a use of the
+    /// variable is `*place`.
+    pub is_ref: bool,
 }
 
 /// Targets of `break` and `continue`.
@@ -1084,11 +1178,15 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub scopes: Vec<CleanupScope>,
     /// The function's body, to find the statements around a label a `goto` leaves for.
     pub body: Option<Cursor>,
+    /// A C++ method's `this`, parameter 0.
+    pub this_local: Option<LocalId>,
+    /// Whether the function returns a C++ reference (a `return e` returns `&e`).
+    pub returns_ref: bool,
 }
 
 /// Lower one function definition.
 pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
-    let name = f.spelling();
+    let name = cx.qualified_name(f);
     let usr = cx.function_usr(f);
     let is_static = f.linkage() == CXLinkage_Internal;
     let loc = cx.loc(f.location());
@@ -1122,9 +1220,34 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         tested_elems: Vec::new(),
         scopes: Vec::new(),
         body: None,
+        this_local: None,
+        returns_ref: false,
     };
     let entry = lw.new_block();
     lw.cur = Some(entry);
+    if lw.cx.cpp {
+        lw.returns_ref = clang::is_reference(f.result_type());
+        let has_this = match f.kind() {
+            CXCursor_CXXMethod | CXCursor_ConversionFunction => !f.is_static_method(),
+            CXCursor_Constructor | CXCursor_Destructor => true,
+            _ => false,
+        };
+        if has_this {
+            // `this` is parameter 0: a call passes the object's address first (`expr.rs`).
+            let id = LocalId::from_usize(lw.locals.len());
+            lw.locals.push(LocalDecl {
+                name: "this".to_string(),
+                kind: LocalKind::Param,
+                is_pointer: true,
+                is_aggregate: false,
+                is_static: false,
+                pointee_pointer: None,
+                loc,
+            });
+            lw.local_is_array.push(false);
+            lw.this_local = Some(id);
+        }
+    }
 
     let n_args = f.num_args().max(0) as u32;
     for i in 0..n_args {
@@ -1140,6 +1263,9 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
 
     let body = lw.kids(f).into_iter().rev().find(|c| c.kind() == CXCursor_CompoundStmt);
     lw.body = body;
+    if f.kind() == CXCursor_Constructor {
+        lw.member_initializers(f);
+    }
     let end_loc = match body {
         Some(b) => {
             lw.stmt(b);
@@ -1262,7 +1388,9 @@ impl Lowerer<'_, '_, '_> {
             loc,
         });
         self.local_is_array.push(class == TypeClass::Array);
-        self.vars.insert(decl.decl_key(), VarInfo { place: Place::Local(id), is_array: class == TypeClass::Array });
+        let is_ref = self.cx.cpp && class == TypeClass::Pointer && clang::is_reference(decl.ty());
+        self.vars
+            .insert(decl.decl_key(), VarInfo { place: Place::Local(id), is_array: class == TypeClass::Array, is_ref });
         id
     }
 
@@ -1289,13 +1417,18 @@ impl Lowerer<'_, '_, '_> {
         }
         let is_array = decl.type_class() == TypeClass::Array;
         let info = if decl.kind() == CXCursor_VarDecl && decl.has_global_storage() {
-            VarInfo { place: Place::Global(decl.spelling()), is_array }
+            let is_ref = self.cx.cpp && clang::is_reference(decl.ty());
+            VarInfo { place: Place::Global(decl.spelling()), is_array, is_ref }
         } else {
             // A local we have not seen declared (GNU nested functions reaching into the enclosing
             // function, or broken code): give it a local so the analysis still sees one variable.
             let loc = self.cx.loc(decl.location());
             let id = self.declare_local(decl, decl.spelling(), LocalKind::Var, loc);
-            return VarInfo { place: Place::Local(id), is_array: self.local_is_array[id.index()] };
+            return self.vars.get(&decl.decl_key()).cloned().unwrap_or(VarInfo {
+                place: Place::Local(id),
+                is_array: self.local_is_array[id.index()],
+                is_ref: false,
+            });
         };
         self.vars.insert(decl.decl_key(), info.clone());
         info
@@ -1457,6 +1590,10 @@ impl Lowerer<'_, '_, '_> {
                 let loc = self.loc(s);
                 let ret_e = self.kids(s).into_iter().find(|c| c.is_expression());
                 let mut value = match ret_e {
+                    Some(e) if self.returns_ref => {
+                        let rv = self.addr_of(e);
+                        Some(self.rvalue_operand(rv, loc))
+                    }
                     Some(e) if e.type_class() != TypeClass::Void => Some(self.expr(e)),
                     Some(e) => {
                         self.effect(e);
@@ -1517,6 +1654,8 @@ impl Lowerer<'_, '_, '_> {
                     self.stmt(sub);
                 }
             }
+            CXCursor_CXXTryStmt => self.try_stmt(s),
+            CXCursor_CXXForRangeStmt => self.range_for(s),
             CXCursor_AsmStmt | CXCursor_MSAsmStmt => {
                 let loc = self.loc(s);
                 self.note(loc, "inline assembly ignored");
@@ -1561,14 +1700,36 @@ impl Lowerer<'_, '_, '_> {
             self.cx.collect_function_refs(v);
             let gname = if sc == CX_SC_Extern { name } else { format!("{}::{}", self.fname, name) };
             let is_array = v.type_class() == TypeClass::Array;
-            self.vars.insert(v.decl_key(), VarInfo { place: Place::Global(gname), is_array });
+            let is_ref = self.cx.cpp && clang::is_reference(v.ty());
+            self.vars.insert(v.decl_key(), VarInfo { place: Place::Global(gname), is_array, is_ref });
             return;
         }
         let loc = self.loc(v);
         let id = self.declare_local(v, name, LocalKind::Var, loc);
         if let Some(init) = v.var_initializer() {
             let init = self.cx.tree.among_kids(v, init);
-            self.init_var(Place::Local(id), init, v.ty(), loc);
+            if self.vars.get(&v.decl_key()).is_some_and(|i| i.is_ref) {
+                // `T &r = x;`: `r` holds `&x`.
+                let rv = self.addr_of(init);
+                self.assign(Place::Local(id), rv, loc);
+            } else {
+                self.init_var(Place::Local(id), init, v.ty(), loc);
+            }
+        }
+        if self.cx.cpp && self.cx.owns_resources(v.ty()) {
+            // Its destructor runs when the scope ends, and drip does not run it yet: everything
+            // the object holds then escapes, so an owner never looks like a leak.
+            let f = Rc::new(CalleeInfo {
+                name: "(destructor at scope exit, not analysed)".to_string(),
+                usr: super::cpp::SCOPE_EXIT_USR.to_string(),
+                noreturn: false,
+                builtin: Builtin::None,
+            });
+            match self.scopes.last_mut() {
+                Some(sc) => sc.vars.push((id, f)),
+                None => self.note(loc, "C++: an object with a destructor outside a block"),
+            }
+            return;
         }
         match self.cx.cleanup_callee(v) {
             None => {}

@@ -1,4 +1,4 @@
-//! The C front end: compile commands in, a lowered `ir::Program` out.
+//! The C and C++ front end: compile commands in, a lowered `ir::Program` out (C++: `cpp.rs`).
 //!
 //! Input: `compdb::CompileCommand`s (full argv per translation unit).
 //! Output: one `ir::Program` (every function *definition* outside system headers, each lowered
@@ -41,6 +41,7 @@
 
 pub mod args;
 mod clang;
+pub mod cpp;
 mod expr;
 mod fields;
 mod init;
@@ -550,7 +551,9 @@ fn parse_tu(
 
     let t1 = Instant::now();
     let mut cx = lower::TuCtx::new(&tu, &cmd.directory);
-    for c in tu.cursor().children() {
+    cx.cpp = crate::compdb::language(&cmd.file, &cmd.arguments) == Some(crate::compdb::Lang::Cpp);
+    let decls = if cx.cpp { cpp_declarations(&tu, &mut r) } else { tu.cursor().children() };
+    for c in decls {
         if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
             cx.note_scalar_global(c);
             // A global is walked for the functions its initializer names and the stores into
@@ -567,7 +570,15 @@ fn parse_tu(
             cx.collect_global_addrs(true);
             continue;
         }
-        if c.kind() != CXCursor_FunctionDecl || c.is_in_system_header() {
+        let function = matches!(
+            c.kind(),
+            CXCursor_FunctionDecl
+                | CXCursor_CXXMethod
+                | CXCursor_Constructor
+                | CXCursor_Destructor
+                | CXCursor_ConversionFunction
+        );
+        if !function || c.is_in_system_header() {
             continue;
         }
         // System headers are left to the library model: glibc marks `fopen` `malloc(fclose)`, and
@@ -616,6 +627,86 @@ fn parse_tu(
     r.lower_time = t1.elapsed();
     let inputs = if manifest { tucache::manifest(&tu, cmd) } else { None };
     (r, inputs)
+}
+
+/// The declarations of a C++ TU that `parse_tu` looks at, in source order: those at the top
+/// level and inside namespaces, `extern "C"` blocks and class definitions (methods defined in
+/// the class), outside system headers. Templates are not: libclang shows their bodies
+/// uninstantiated, and the instantiations a program uses not at all; a note on the TU counts
+/// them (`cpp::NOT_ANALYSED`).
+fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
+    let mut out = Vec::new();
+    let mut templates = 0usize;
+    let mut stack: Vec<clang::Cursor> = tu.cursor().children();
+    stack.reverse();
+    while let Some(c) = stack.pop() {
+        match c.kind() {
+            CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_ClassDecl | CXCursor_StructDecl
+            | CXCursor_UnionDecl => {
+                if c.is_in_system_header() {
+                    continue;
+                }
+                let mut kids = c.children();
+                kids.reverse();
+                stack.extend(kids);
+            }
+            CXCursor_FunctionTemplate | CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => {
+                if !c.is_in_system_header() && c.is_definition() {
+                    templates += 1;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    if templates > 0 {
+        r.messages.push(TuMessage::new(
+            &r.main_file.clone(),
+            format!(
+                "note: {}{templates} template definition{} (libclang shows no instantiation's body)",
+                cpp::NOT_ANALYSED,
+                if templates == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    out
+}
+
+/// What the C++ lowering left out (`cpp::NOT_ANALYSED`), counted by kind: the lowering notes
+/// of the functions (the text up to `;`) and the template definitions of the TU notes
+/// (`messages`, rendered).
+pub fn cpp_not_analysed(program: &Program, messages: &[String]) -> Vec<(String, usize)> {
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for f in &program.functions {
+        for n in &f.lowering_notes {
+            if let Some((_, rest)) = n.split_once(cpp::NOT_ANALYSED) {
+                let what = rest.split(';').next().unwrap_or(rest);
+                // `lambda at …` and the expression kinds are counted by kind.
+                *counts.entry(what.to_string()).or_default() += 1;
+            }
+        }
+    }
+    for m in messages {
+        let Some((_, rest)) = m.split_once(cpp::NOT_ANALYSED) else { continue };
+        if let Some((n, _)) = rest.split_once(" template definition") {
+            *counts.entry("template definition".to_string()).or_default() += n.parse::<usize>().unwrap_or(0);
+        }
+    }
+    counts.into_iter().collect()
+}
+
+/// The C++ lowering's notes on what it did not analyse, one line each as `-v` shows them
+/// (`FILE:LINE: note: in FUNCTION: C++ not analysed: …`).
+pub fn cpp_not_analysed_notes(program: &Program) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &program.functions {
+        for n in &f.lowering_notes {
+            let Some((at, rest)) = n.split_once(cpp::NOT_ANALYSED) else { continue };
+            let line = at.trim_start_matches("line ").trim_end_matches(": ");
+            let file = program.file(f.loc.file).map(shown_path).unwrap_or_default();
+            out.push(format!("{file}:{line}: note: in `{}`: {}{rest}", f.name, cpp::NOT_ANALYSED));
+        }
+    }
+    out
 }
 
 fn error_name(code: CXErrorCode) -> &'static str {

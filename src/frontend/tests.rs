@@ -1107,3 +1107,87 @@ fn ownership_attributes_reach_the_ir() {
     // stdio.h's own attributes (glibc marks `fopen` `malloc(fclose)` for GCC) are not there.
     assert!(prog.attributes.iter().all(|a| a.file.ends_with("t.c")));
 }
+
+fn lower_cpp(src: &str) -> (Program, FrontendReport) {
+    let dir = TempDir::new();
+    let file = dir.write("t.cpp", src);
+    let db = compdb::from_files(&[file], &["-std=c++17".to_string()]);
+    build_program(&db.commands, &opts(1))
+}
+
+/// The C++ lowering's contract (`cpp.rs`): qualified names, `this` as parameter 0 and the
+/// object's address as a call's first argument, `new`/`delete` as library rows, placement `new`
+/// as no allocation, reference parameters as pointers, `throw` as the end of a path.
+#[test]
+fn cpp_methods_new_and_delete_lower_to_calls() {
+    let (prog, rep) = lower_cpp(
+        r#"
+namespace ns {
+struct S {
+    int *p;
+    void set(int *q) { p = q; }
+};
+}
+void fill(int *&out) { out = new int[2]; }
+namespace lib {
+extern "C" int lib_init(void) { return 0; }
+}
+void use(ns::S *s, ns::S &r, int c) {
+    s->set(new int(1));
+    r.set(nullptr);
+    alignas(int) char buf[sizeof(int)];
+    int *placed = new (buf) int(3);
+    int *arr = nullptr;
+    fill(arr);
+    delete[] arr;
+    if (c)
+        throw 5;
+    delete placed;
+}
+"#,
+    );
+    assert_eq!(rep.tus_failed, 0);
+    let _ = func(&prog, "lib_init");
+    let set = func(&prog, "ns::S::set");
+    assert_eq!(set.n_params, 2);
+    assert_eq!(set.locals[0].name, "this");
+    let fill = func(&prog, "fill");
+    assert!(fill.locals[0].is_pointer, "a reference parameter is a pointer");
+    let u = func(&prog, "use");
+    assert_eq!(calls_to(u, "operator new").len(), 1, "placement new allocates nothing");
+    assert_eq!(calls_to(u, "operator delete[]").len(), 1);
+    assert_eq!(calls_to(u, "operator delete").len(), 1);
+    let sets = calls_to(u, "ns::S::set");
+    assert_eq!(sets.len(), 2);
+    for s in sets {
+        let Stmt::Call { args, .. } = s else { unreachable!() };
+        assert_eq!(args.len(), 2, "the object, then the argument");
+    }
+    // `fill(arr)` passes `&arr`.
+    let Some(Stmt::Call { args, .. }) = calls_to(u, "fill").first().copied() else { panic!("no call of fill") };
+    let arr = local_named(u, "arr");
+    let Operand::Place(Place::Local(t)) = &args[0] else { panic!("{args:?}") };
+    assert!(u.stmts.iter().any(|s| matches!(s, Stmt::Assign { dst: Place::Local(d), src: Rvalue::AddrOf(Place::Local(a)) } if d == t && *a == arr)));
+    assert!(u.blocks.iter().any(|b| matches!(b.term, Terminator::NoReturn)), "throw ends its path");
+}
+
+/// The manifest of a C++ TU names the files libclang read, also the standard library's headers
+/// that GCC's installation puts behind `..` after a symbolic link (`/lib` → `/usr/lib`): a
+/// folded path would name no file, and the TU would never load from the cache.
+#[test]
+fn cpp_manifests_name_the_files_read() {
+    let dir = TempDir::new();
+    let file = dir.write("t.cpp", "#include <stdlib.h>\nvoid g() { char *p = (char *)malloc(3); }\n");
+    let db = compdb::from_files(&[file], &[]);
+    let cmd = &db.commands[0];
+    let (argv, _) = compile_argv(cmd);
+    let index = clang::Index::new().expect("index");
+    let tu = clang::Tu::parse(&index, &argv, CXTranslationUnit_KeepGoing).expect("parse");
+    let m = tucache::manifest(&tu, cmd).expect("manifest");
+    let stale: Vec<String> = m
+        .into_iter()
+        .filter(|(p, d)| crate::files::read(p).ok().map(|b| crate::cache::Digest::of(&b)) != Some(*d))
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    assert!(stale.is_empty(), "{stale:?}");
+}
