@@ -190,7 +190,12 @@ fn html_pages_link_and_draw_every_step_at_its_line() {
     // The leak's path goes through the wrapper in util.c, shown as an excerpt of that file.
     let leak = std::fs::read_to_string(report.join(&pages[1])).unwrap();
     assert!(leak.contains("<code>util.c</code> (step 2, in another file)"), "{leak}");
-    assert!(after_line(&leak, 1, 6).contains("char *p = malloc(strlen(s) + 1);"));
+    // The wrapper's allocation, underlined as the step it is.
+    assert!(
+        after_line(&leak, 1, 6).contains("char *p = <span class=\"u u-alloc\">malloc(strlen(s) + 1)</span>;"),
+        "{}",
+        after_line(&leak, 1, 6)
+    );
     assert!(!leak.contains("id=\"f1-L2\""), "only lines near the step");
     assert!(after_line(&leak, 0, 7).contains("'flag &gt; 3' is true"));
     // The marker names exactly the pages written.
