@@ -226,8 +226,8 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
                     (CmpOp::Ne, Some(v)) if k == 0 => v.truth(),
                     (CmpOp::Eq, Some(v)) if k == 0 => v.truth().map(|t| !t),
                     // Ordered comparisons only of values whose signedness cannot matter.
-                    (CmpOp::Eq | CmpOp::Ne, Some(Val::Const(j))) => Some(eval(op, j, k)),
-                    (_, Some(Val::Const(j))) if j >= 0 && k >= 0 => Some(eval(op, j, k)),
+                    (CmpOp::Eq | CmpOp::Ne, Some(Val::Const(j))) => Some(CmpOp::eval(op, j, k)),
+                    (_, Some(Val::Const(j))) if j >= 0 && k >= 0 => Some(CmpOp::eval(op, j, k)),
                     _ => None,
                 };
                 for (t, holds) in [(*then_, true), (*else_, false)] {
@@ -369,17 +369,6 @@ fn may_return_constant<'f, 'm: 'f>(func: &'f Function, model: &impl Fn(StmtId) -
 
 /// Preconditions tried per function, at most.
 const MAX_CANDIDATES: usize = 8;
-
-fn eval(op: CmpOp, a: i64, b: i64) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
-}
 
 /// Every return some path reaches hands back a fresh block that is not NULL (and one does).
 fn all_fresh(rets: Option<Vec<Option<Val>>>) -> bool {

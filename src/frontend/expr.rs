@@ -1128,14 +1128,7 @@ impl Lowerer<'_, '_, '_> {
         let folded = match &kind {
             CondKind::Truthy(Operand::Const(c)) => Some(*c != 0),
             CondKind::Truthy(Operand::Str) | CondKind::Truthy(Operand::Func { .. }) => Some(true),
-            CondKind::Cmp(op, Operand::Const(a), Operand::Const(b)) => Some(match op {
-                CmpOp::Eq => a == b,
-                CmpOp::Ne => a != b,
-                CmpOp::Lt => a < b,
-                CmpOp::Le => a <= b,
-                CmpOp::Gt => a > b,
-                CmpOp::Ge => a >= b,
-            }),
+            CondKind::Cmp(op, Operand::Const(a), Operand::Const(b)) => Some(op.eval(*a, *b)),
             _ => None,
         };
         if let Some(v) = folded {
