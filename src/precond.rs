@@ -430,23 +430,14 @@ mod tests {
     use super::*;
     use crate::frontend::{build_program, FrontendOptions};
     use crate::ir::{Callee, Program};
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn lower(src: &str) -> Program {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "drip-precond-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        let file = dir.join("t.c");
+        let dir = tempfile::tempdir().expect("create temp dir");
+        let file = dir.path().join("t.c");
         std::fs::write(&file, src).expect("write file");
         let db = crate::compdb::from_files(&[file], &[]);
         let opts = FrontendOptions { progress: None, jobs: 1, verbose: false, links: None, isolation: None };
-        let (program, _) = build_program(&db.commands, &opts);
-        let _ = std::fs::remove_dir_all(&dir);
-        program
+        build_program(&db.commands, &opts).0
     }
 
     /// `returns` of function `name`, whose calls are the library's rows, or `check`, which
