@@ -406,6 +406,10 @@ pub struct FnCx<'a> {
     /// Globals whose address the program takes (`global_writes::address_taken`); `None`: take
     /// every global as address-taken (any call to the program's functions may write it).
     pub address_taken_globals: Option<&'a [String]>,
+    /// Parameters (bit `i` for parameter `i`) that every caller passes non-NULL and the
+    /// function never changes (`nonnull::NonNull::fixed_params`): a test of one takes its
+    /// non-NULL side.
+    pub nonnull_params: u64,
     /// Memory places below tracked pointers that some branch tests (`p->f`, `*p`:
     /// `facts::tested_places`), sorted. Each has a slot after the globals' in the reaching
     /// definitions, defined by every statement that may write it (the pointer reassigned
@@ -514,6 +518,7 @@ impl<'a> FnCx<'a> {
             fixed_globals: None,
             unaliased_globals: None,
             address_taken_globals: None,
+            nonnull_params: 0,
             tested_places: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
@@ -2045,6 +2050,9 @@ impl<'a> FnCx<'a> {
             CondKind::Truthy(op) => {
                 if let Some(k) = invariant(op) {
                     return CondClass::Const(k != 0);
+                }
+                if op.local().is_some_and(|x| x.index() < 64 && self.nonnull_params >> x.index() & 1 == 1) {
+                    return CondClass::Const(true);
                 }
             }
             CondKind::Cmp(op, a, b) => {

@@ -265,6 +265,7 @@ pub fn analyze(
             cx.fixed_globals = Some(&summaries.fixed_globals);
             cx.unaliased_globals = Some(&summaries.unaliased_globals);
             cx.address_taken_globals = Some(&summaries.address_taken_globals);
+            cx.nonnull_params = summaries.nonnull.fixed_params(i);
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome {
@@ -611,7 +612,10 @@ fn model_at<'c, 'a>(
 ) -> Option<&'c crate::summary::Model<'a>> {
     match &func.stmts[si] {
         crate::ir::Stmt::Call { callee, args, .. } => Some(
-            cells[si].get_or_init(|| summaries.model(callee, summaries.direct(index, si), args, func, provisional)),
+            cells[si].get_or_init(|| {
+                let nonnull = summaries.nonnull.args(index, si);
+                summaries.model(callee, summaries.direct(index, si), args, nonnull, func, provisional)
+            }),
         ),
         crate::ir::Stmt::Assign { .. } => None,
     }

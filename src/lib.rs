@@ -50,6 +50,7 @@ mod libmodel;
 mod lines;
 mod link;
 mod model;
+mod nonnull;
 mod precond;
 mod progress;
 mod reach;

@@ -12,7 +12,8 @@
 //!   members (recursion), and for every other callee its USR, name and *summary* (plus the
 //!   allocation origins the diagnostics follow down wrapper chains), direct or through the
 //!   indirect-call targets the program-level facts give; whether another SCC calls each member
-//!   (which decides whether its summary has heap effects); the program-wide facts about globals
+//!   (which decides whether its summary has heap effects), and which of its parameters every
+//!   caller passes non-NULL (`nonnull`); the program-wide facts about globals
 //!   (which are fixed, which are address-taken); and `env_digest`. Keying on callee
 //!   summaries, not on callee keys, cuts off early: an edit that leaves a summary unchanged
 //!   re-checks only the edited function's SCC.
@@ -176,6 +177,8 @@ impl<'a> SccReuse<'a> {
         h.digest(self.env).digest(self.globals_digest(summaries)?).u64(scc.members.len() as u64);
         for &m in &scc.members {
             h.digest(self.fn_digest(m)?).u64(u64::from(called_from_outside[m]));
+            // Which parameters every caller passes non-NULL: the callers decide (`nonnull`).
+            h.u64(summaries.nonnull.params(m));
             for (si, s) in self.program.functions[m].stmts.iter().enumerate() {
                 match s {
                     Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {

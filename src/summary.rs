@@ -247,6 +247,9 @@ pub struct Summaries {
     /// statements). Every check of a function asks for the model of each of its calls, and
     /// finding a USR among the functions hashes a long string.
     direct: Vec<Box<[Option<Direct>]>>,
+    /// Pointers non-NULL at calls, and parameters non-NULL at every call (`nonnull`): a callee
+    /// that allocates only for a NULL argument allocates nothing there.
+    pub nonnull: crate::nonnull::NonNull,
 }
 
 /// What the callee of a direct call is.
@@ -369,6 +372,7 @@ impl Summaries {
             address_taken_globals: address_taken,
             slots: (0..program.functions.len()).map(|_| OnceLock::new()).collect(),
             direct: Vec::new(),
+            nonnull: crate::nonnull::NonNull::default(),
         };
         summaries.direct = program
             .functions
@@ -385,6 +389,7 @@ impl Summaries {
                     .collect()
             })
             .collect();
+        summaries.nonnull = crate::nonnull::compute(program, |f, s| summaries.direct(f, s));
         summaries
     }
 
@@ -462,6 +467,7 @@ impl Summaries {
             address_taken_globals: Vec::new(),
             slots: Vec::new(),
             direct: Vec::new(),
+            nonnull: Default::default(),
         }
     }
 
@@ -544,6 +550,7 @@ impl Summaries {
     }
 
     /// What a call to `callee` with `args` in function `caller` does, as the checker needs it.
+    /// `nonnull_args`: bit `k` set when argument `k` is surely not NULL there (`nonnull`).
     /// `provisional` holds the summaries of the current SCC's members from the previous round of
     /// its fixpoint.
     /// `direct`: the callee of a direct call as `Summaries::direct` resolved it (`None`: resolve
@@ -553,6 +560,7 @@ impl Summaries {
         callee: &'a Callee,
         direct: Option<Direct>,
         args: &[Operand],
+        nonnull_args: u64,
         caller: &Function,
         provisional: &HashMap<usize, Summary>,
     ) -> Model<'a> {
@@ -562,7 +570,7 @@ impl Summaries {
                 let direct = direct.unwrap_or_else(|| self.resolve(name, usr));
                 match direct {
                     Direct::Defined(i) => match get(i) {
-                        Some(s) => Model::from_summary(name, s, args, caller),
+                        Some(s) => Model::from_summary(name, s, args, nonnull_args, caller),
                         None => Model::unknown(name),
                     },
                     Direct::Library(lib) => Model::from_lib_call(lib, args),
@@ -585,7 +593,7 @@ impl Summaries {
                         }
                         // With one possible target, the call is to it.
                         let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
-                        Model::from_summary(name, &meet(&sums), args, caller)
+                        Model::from_summary(name, &meet(&sums), args, nonnull_args, caller)
                     }
                     _ => Model::unknown("a function pointer"),
                 }
@@ -720,14 +728,22 @@ impl<'a> Model<'a> {
     /// A summarised callee at a call with these arguments, in function `caller` (a flag-guarded
     /// free or allocation is decided by a flag argument whose bits are known: `NOALLOC`,
     /// `flags | NOALLOC`).
-    pub fn from_summary(name: &'a str, s: &Summary, call_args: &[Operand], caller: &Function) -> Model<'a> {
+    /// `nonnull_args`: bit `k` set when argument `k` is surely not NULL (`nonnull`).
+    pub fn from_summary(
+        name: &'a str,
+        s: &Summary,
+        call_args: &[Operand],
+        nonnull_args: u64,
+        caller: &Function,
+    ) -> Model<'a> {
         // A flag argument masked by `mask`: `Some(true/false)` when its bits tell whether that is
         // zero, `None` when only the caller's tests of it can tell (a local), and the whole effect
         // is unknowable otherwise.
         let flag_value = |flag: usize, mask: i64| -> Result<Option<bool>, ()> {
             let arg = call_args.get(flag).ok_or(())?;
-            // A buffer of the caller's own (`realpath(path, resolved)` given a local array).
-            if mask == -1 && caller.is_object_address(arg) {
+            // A buffer of the caller's own (`realpath(path, resolved)` given a local array), a
+            // pointer tested or dereferenced before, a parameter no caller passes NULL in.
+            if mask == -1 && (nonnull_args >> flag & 1 == 1 || caller.is_object_address(arg)) {
                 return Ok(Some(true));
             }
             match caller.operand_bits(arg).and_then(|b| b.masked(mask)) {
@@ -845,7 +861,14 @@ pub fn call_models<'a>(
         .enumerate()
         .map(|(si, s)| match s {
             Stmt::Call { callee, args, .. } => {
-                Some(summaries.model(callee, summaries.direct(index, si), args, func, provisional))
+                Some(summaries.model(
+                callee,
+                summaries.direct(index, si),
+                args,
+                summaries.nonnull.args(index, si),
+                func,
+                provisional,
+            ))
             }
             Stmt::Assign { .. } => None,
         })

@@ -281,6 +281,13 @@ fn flow_site(
         ret_values: Vec::new(),
         out_values: Vec::new(),
     };
+    // No path from the entry reaches the site (it sits under a constant or decided test:
+    // `if (0)`, a parameter no caller passes NULL): it allocates nothing, and in particular
+    // returns nothing, which would make the function an allocator.
+    if psrc == GuardId::FALSE {
+        verdict.category = Category::FreedAlways;
+        return Prepared::Done(verdict);
+    }
     // A callee that allocates only under a flag argument: the cell exists only when the
     // caller's flag says so.
     let mut psrc = psrc;
