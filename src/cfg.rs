@@ -1848,9 +1848,10 @@ impl<'a> FnCx<'a> {
 
     /// The key of a branch on a temporary the front end computed from locals and constants by an
     /// expression it could not break down (`tmp = opaque(flags, 4); branch tmp`, from
-    /// `(flags & 4) != 0`): the same source text over locals with the same reaching definitions
-    /// at the expression is the same value, whatever temporary holds it. Expressions that read
-    /// memory, globals or call anything have no such key.
+    /// `(flags & 4) != 0`), or by a call to a function whose result depends on its arguments
+    /// alone: the same source text over locals with the same reaching definitions at the
+    /// expression is the same value, whatever temporary holds it. Expressions that read memory
+    /// or call anything else have no such key.
     fn text_key(&self, cond: &crate::ir::Cond, node: DagNode, idx: usize) -> Option<TestKey> {
         let CondKind::Truthy(Operand::Place(Place::Local(t))) = &cond.kind else { return None };
         if self.func.local(*t).kind != LocalKind::Temp || !self.is_tracked(*t) || cond.text.is_empty() {
@@ -1859,11 +1860,21 @@ impl<'a> FnCx<'a> {
         let defs = self.reaching_defs(*t, node, idx);
         let [Def::At { node: dn, idx: di }] = defs.as_ref() else { return None };
         let sid = self.stmts_of(*dn)[*di as usize];
-        let Stmt::Assign { src: Rvalue::Opaque(ops), .. } = self.func.stmt(sid) else { return None };
+        // An expression, or a call whose result depends on the argument values alone
+        // (`Summary::pure_value`: `is_fixup (command)` twice).
+        let ops = match self.func.stmt(sid) {
+            Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops,
+            Stmt::Call { callee: crate::ir::Callee::Direct { .. }, args, .. }
+                if self.model(sid).is_some_and(|m| m.pure_value) =>
+            {
+                args
+            }
+            _ => return None,
+        };
         let mut locals = Vec::with_capacity(ops.len());
         for op in ops {
             match op {
-                Operand::Const(_) => {}
+                Operand::Const(_) | Operand::Str => {}
                 // A global or a field of one (`State & F`), unchanged where no statement may
                 // write it (`tested_globals`).
                 Operand::Place(p @ (Place::Global(_) | Place::Field(..))) => {

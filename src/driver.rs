@@ -611,12 +611,10 @@ fn model_at<'c, 'a>(
     provisional: &HashMap<usize, Summary>,
 ) -> Option<&'c crate::summary::Model<'a>> {
     match &func.stmts[si] {
-        crate::ir::Stmt::Call { callee, args, .. } => Some(
-            cells[si].get_or_init(|| {
-                let nonnull = summaries.nonnull.args(index, si);
-                summaries.model(callee, summaries.direct(index, si), args, nonnull, func, provisional)
-            }),
-        ),
+        crate::ir::Stmt::Call { callee, args, .. } => Some(cells[si].get_or_init(|| {
+            let nonnull = summaries.nonnull.args(index, si);
+            summaries.model(callee, summaries.direct(index, si), args, nonnull, func, provisional)
+        })),
         crate::ir::Stmt::Assign { .. } => None,
     }
 }

@@ -160,6 +160,8 @@ pub struct Model<'a> {
     /// after a `longjmp` from calls the path does not show, so the cells held at the call are
     /// not followed on that side.
     pub returns_twice: bool,
+    /// The result depends on the argument values alone (`Summary::pure_value`).
+    pub pure_value: bool,
 }
 
 impl<'a> Model<'a> {
@@ -191,6 +193,7 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::none(),
             ret_addr: None,
             returns_twice: libmodel::returns_twice(lib.name),
+            pure_value: false,
         }
     }
 
@@ -238,6 +241,7 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::All,
             ret_addr: None,
             returns_twice: false,
+            pure_value: false,
         }
     }
 

@@ -136,7 +136,8 @@ pub fn compute(program: &Program, direct: impl Fn(usize, usize) -> Option<Direct
     // A call site passes argument `k` as non-NULL when it is sure there, or it is the caller's
     // parameter that is (still) taken to be non-NULL.
     let passed = |params: &[u64], caller: usize, c: &CallArgs| -> u64 {
-        let from = c.from_params.iter().filter(|(_, j)| params[caller] >> j & 1 == 1).fold(0u64, |m, (k, _)| m | 1 << k);
+        let from =
+            c.from_params.iter().filter(|(_, j)| params[caller] >> j & 1 == 1).fold(0u64, |m, (k, _)| m | 1 << k);
         c.sure | from
     };
     // Greatest fixpoint: only ever clears bits, so it ends after at most one round per bit.
@@ -169,7 +170,9 @@ fn unchanged_params(func: &Function) -> u64 {
     let mut mask = func.params().take(MAX_ARGS).fold(0u64, |m, l| m | 1 << l.index());
     for s in &func.stmts {
         let written = match s {
-            Stmt::Assign { src: Rvalue::AddrOf(p), dst } => p.storage_local().into_iter().chain(dst.as_local()).collect(),
+            Stmt::Assign { src: Rvalue::AddrOf(p), dst } => {
+                p.storage_local().into_iter().chain(dst.as_local()).collect()
+            }
             Stmt::Assign { dst, .. } | Stmt::Call { dst: Some(dst), .. } => dst.as_local().into_iter().collect(),
             Stmt::Call { dst: None, .. } => Vec::new(),
         };

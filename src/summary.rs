@@ -122,6 +122,11 @@ pub struct Summary {
     /// (`return &rec->u;` is `(0, "*.u")`; `interior`): a caller that passes the result on lets
     /// the next callee reach its own slots there.
     pub ret_addr: Option<(usize, Arc<str>)>,
+    /// The result is a function of the argument values alone: the function reads no memory
+    /// and no global, writes nothing but its locals, and calls only such functions
+    /// (`is_fixup (command)`: `command == FIXUP || command == SQUASH`). Two calls with the same
+    /// arguments give the same result, so the caller's two tests of them agree (`cfg`).
+    pub pure_value: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,6 +165,7 @@ impl Summary {
             ret_const_when: None,
             globals_written: GlobalWrites::All,
             ret_addr: None,
+            pure_value: false,
         }
     }
 
@@ -699,6 +705,8 @@ fn meet(sums: &[&Summary]) -> Summary {
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
+        // Which target runs is not known at the call, so two calls may differ.
+        pure_value: false,
     }
 }
 
@@ -844,6 +852,7 @@ impl<'a> Model<'a> {
             globals_written: s.globals_written.clone(),
             ret_addr: s.ret_addr.clone(),
             returns_twice: false,
+            pure_value: s.pure_value,
         }
     }
 }
@@ -860,16 +869,14 @@ pub fn call_models<'a>(
         .iter()
         .enumerate()
         .map(|(si, s)| match s {
-            Stmt::Call { callee, args, .. } => {
-                Some(summaries.model(
+            Stmt::Call { callee, args, .. } => Some(summaries.model(
                 callee,
                 summaries.direct(index, si),
                 args,
                 summaries.nonnull.args(index, si),
                 func,
                 provisional,
-            ))
-            }
+            )),
             Stmt::Assign { .. } => None,
         })
         .collect()

@@ -17,7 +17,7 @@ use super::flow::{flow, m_values, walk, Event, EventKind, WalkGoal};
 use super::{CheckCx, Config, HandTo, HeapPath, ParamDoubleFree, SiteVerdict, Step};
 use crate::cfg::{DagNode, EdgeLabel, Key};
 use crate::guard::{AtomId, GuardId, Guards};
-use crate::ir::{Callee, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::ir::{Callee, CondKind, Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::ArgEffect;
 use crate::sat::{Answer, Solver};
 use crate::summary::{AllocOrigin, Held, ParamFate, PathFate, Summary};
@@ -234,6 +234,7 @@ pub fn summarize(
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
+        pure_value: !allocator && pure_value(func, |s| cx.model(s)),
     };
     (summary, param_double_frees)
 }
@@ -418,7 +419,50 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
         ret_const,
         ret_const_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
+        pure_value: pure_value(func, |s| cx.model(s)),
         ..Summary::plain(func.n_params as usize, noreturn)
+    })
+}
+
+/// The function's result depends on its argument values alone (`Summary::pure_value`): it
+/// reads and writes no memory but its own locals' (whose address it never takes), no global,
+/// and calls only functions of which the same holds.
+fn pure_value<'m>(func: &Function, model: impl Fn(StmtId) -> Option<&'m crate::model::Model<'m>>) -> bool {
+    fn plain(p: &Place) -> bool {
+        matches!(p, Place::Local(_))
+    }
+    fn operand(op: &Operand) -> bool {
+        match op {
+            Operand::Place(p) => plain(p),
+            Operand::Const(_) | Operand::Str => true,
+            // What the lowering could not describe may read memory.
+            Operand::Func { .. } | Operand::Unknown => false,
+        }
+    }
+    func.stmts.iter().enumerate().all(|(si, st)| match st {
+        Stmt::Assign { dst, src } => {
+            plain(dst)
+                && match src {
+                    Rvalue::Use(op) => operand(op),
+                    Rvalue::Opaque(ops) => ops.iter().all(operand),
+                    Rvalue::AddrOf(_) => false,
+                }
+        }
+        Stmt::Call { dst, callee: Callee::Direct { .. }, args } => {
+            dst.as_ref().is_none_or(plain)
+                && args.iter().all(operand)
+                && model(StmtId::from_usize(si)).is_some_and(|m| m.pure_value)
+        }
+        Stmt::Call { callee: Callee::Indirect { .. }, .. } => false,
+    }) && func.blocks.iter().all(|b| match &b.term {
+        Terminator::Branch { cond, .. } => match &cond.kind {
+            CondKind::Truthy(a) => operand(a),
+            CondKind::Cmp(_, a, b) => operand(a) && operand(b),
+            CondKind::Opaque => false,
+        },
+        Terminator::Switch { on, .. } => operand(on),
+        Terminator::Return(Some(op)) => operand(op),
+        Terminator::Return(None) | Terminator::Goto(_) | Terminator::NoReturn => true,
     })
 }
 
