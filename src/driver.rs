@@ -718,9 +718,16 @@ where
         after,
         results: (0..dirty.len()).map(|_| std::sync::OnceLock::new()).collect(),
     };
+    // The members that wait for nobody, decided before the first one starts: once one runs, it
+    // counts its callers down, and a caller it brings to zero is started by it; read then, the
+    // live count would start that caller a second time, whose own callers would then be counted
+    // down twice and start before their other callees are done (seeing no summary for them).
+    let ready: Vec<bool> = sw.pending.iter().map(|p| p.load(Ordering::Relaxed) == 0).collect();
     rayon::scope(|s| {
-        for k in 0..dirty.len() {
-            if sw.pending[k].load(Ordering::Relaxed) == 0 {
+        for (k, &ready) in ready.iter().enumerate() {
+            #[cfg(test)]
+            tests::BEFORE_START.with(|h| h.borrow().as_ref().map(|h| h(k)));
+            if ready {
                 let sw = &sw;
                 s.spawn(move |s| sweep_member(s, sw, k));
             }
@@ -846,6 +853,14 @@ mod tests {
     use super::*;
     use crate::summary::ParamFate;
 
+    thread_local! {
+        /// Called by `sweep` on the thread that starts a sweep's members, before it decides
+        /// whether to start member `k` (position in the sweep): lets a test hold that decision
+        /// back until other members have run.
+        pub static BEFORE_START: std::cell::RefCell<Option<Box<dyn Fn(usize)>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+
     /// A toy cycle: member 0 escapes its parameter by itself; every other member escapes it when
     /// a callee in the cycle does. The fixpoint has every member escaping.
     fn toy_check(i: usize, view: &HashMap<usize, Summary>, callees: &[Vec<usize>]) -> Result<FnResult, String> {
@@ -894,5 +909,55 @@ mod tests {
         let callees: Vec<Vec<usize>> = vec![vec![5], vec![2], vec![3], vec![4], vec![5], vec![0, 1]];
         assert!(solve_with(2, &callees, 6).is_none(), "six members, one sweep of budget");
         assert!(solve_with(2, &callees, 100).is_some());
+    }
+
+    #[test]
+    fn a_sweep_starts_each_member_once_after_its_callees_whatever_the_timing() {
+        // 1 calls 0, 3 calls 1 and 2. The start of the sweep is held back before member 1 until
+        // 1 has begun (its callee 0 done, which started it): the adverse order two threads can
+        // take by chance, forced here. Member 1 must still run once, and 3 see both 1 and 2.
+        let inner: HashMap<usize, Vec<usize>> = [(0, vec![]), (1, vec![0]), (2, vec![]), (3, vec![1, 2])].into();
+        let dirty = [0, 1, 2, 3];
+        let provisional: HashMap<usize, Summary> = dirty.iter().map(|&i| (i, Summary::plain(1, false))).collect();
+        let runs: Vec<AtomicUsize> = dirty.iter().map(|_| AtomicUsize::new(0)).collect();
+        let seen: Mutex<Vec<Vec<usize>>> = Mutex::new(vec![Vec::new(); dirty.len()]);
+        let (started, wait) = std::sync::mpsc::channel::<usize>();
+        let started = Mutex::new(started);
+        let check = |i: usize, view: &HashMap<usize, Summary>| {
+            runs[i].fetch_add(1, Ordering::SeqCst);
+            let mut keys: Vec<usize> = view.keys().copied().collect();
+            keys.sort_unstable();
+            seen.lock().unwrap()[i] = keys;
+            let _ = started.lock().unwrap().send(i);
+            toy_check(i, view, &[vec![], vec![0], vec![], vec![1, 2]])
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+        let wait = std::sync::Arc::new(Mutex::new(wait));
+        let out = pool.install(|| {
+            let wait = wait.clone();
+            BEFORE_START.with(|h| {
+                *h.borrow_mut() = Some(Box::new(move |k| {
+                    if k == 1 {
+                        // Bounded, so a scheduler that never starts 1 fails below instead of hanging.
+                        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+                        let rx = wait.lock().unwrap();
+                        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+                            if rx.recv_timeout(left) == Ok(1) {
+                                break;
+                            }
+                        }
+                    }
+                }))
+            });
+            let out = sweep(&dirty, &inner, &provisional, &check, &|s| s);
+            BEFORE_START.with(|h| *h.borrow_mut() = None);
+            out
+        });
+        let runs: Vec<usize> = runs.iter().map(|r| r.load(Ordering::SeqCst)).collect();
+        assert_eq!(runs, vec![1, 1, 1, 1], "each member checked once in the sweep");
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen[3], vec![1, 2], "member 3 started before one of its callees was done");
+        assert_eq!(seen[1], vec![0]);
+        assert!(out.iter().all(|(r, s)| r.is_ok() && s.is_some()));
     }
 }
