@@ -48,6 +48,7 @@ pub fn env_digest(config: &Config, policy: &Policy, declared: &Declarations, cwd
     // `.drip.toml` decide what calls to the functions they name do.
     let Policy { all_categories } = policy;
     let mut h = Hasher::new("drip analysis env");
+    let config = Config { run_deadline: None, ..config.clone() };
     h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd).str(&declared.key_text());
     h.finish()
 }
