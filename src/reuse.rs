@@ -675,6 +675,9 @@ mod tests {
         let mut tighter = Config::standard();
         tighter.sat_conflicts /= 2;
         assert_ne!(base, env_digest(&tighter, &quiet, &none, Path::new("/w")), "budgets");
+        // A result finished before the run's deadline does not depend on it.
+        let deadline = Config { run_deadline: Some(std::time::Instant::now()), ..Config::standard() };
+        assert_eq!(base, env_digest(&deadline, &quiet, &none, Path::new("/w")), "run-time-ms");
         let mut declared = Declarations::default();
         let table: toml::Table = "xfree = 0".parse().expect("toml");
         declared.add_table("deallocators", &table, "t.toml").expect("valid");
