@@ -59,7 +59,7 @@ lint: deps
 # (tests/cli_isolation.rs). Run one at a time, since they time themselves: about 20 s on two
 # cores, so not part of `make test`.
 test-budgets: deps
-	$(CARGO) test --release --test budgets --test cli_isolation -- --ignored --test-threads=1
+	$(CARGO) test --release --test budgets --test budgets_time --test cli_isolation -- --ignored --test-threads=1
 
 # Random C programs (tests/cgen) through drip (tests/generated.rs): no panic, signal, exit 2 or 3,
 # or timeout, and the same report at -j1/-j2 and with/without the cache. About 3 minutes on two

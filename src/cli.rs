@@ -435,7 +435,8 @@ fn run(args: &Args) -> i32 {
     }
     ending.rules = settings.rules.clone();
     let budgets = settings.budgets.clone();
-    let config = budgets.config();
+    // `run-time-ms` counts from the run's start: parsing spends it too.
+    let config = crate::fastcheck::Config { run_deadline: budgets.run_time().map(|d| started + d), ..budgets.config() };
     let policy = Policy { all_categories: args.all_categories };
     let digests = ContentDigests::default();
     // What every analysis result depends on besides the program, and the names of this compile
@@ -573,6 +574,41 @@ fn run(args: &Args) -> i32 {
             eprintln!("drip:   … and {} more (-v lists them)", n - shown);
         }
     }
+    if !out.cycles_over_time.is_empty() {
+        let n = out.cycles_over_time.len();
+        let shown = if args.verbose { n } else { n.min(5) };
+        eprintln!(
+            "drip: warning: {n} recursive call cycle{} ran out of the time budget ({} ms, budget scc-time-ms) before a fixpoint; every member was checked once more against unknown callees:",
+            if n == 1 { "" } else { "s" },
+            budgets.scc_time_ms
+        );
+        for c in &out.cycles_over_time[..shown] {
+            eprintln!("drip:   {}", crate::terminal::escape(c));
+        }
+        if shown < n {
+            eprintln!("drip:   … and {} more (-v lists them)", n - shown);
+        }
+    }
+    if args.verbose && !out.cycles_over_rounds.is_empty() {
+        eprintln!(
+            "drip: note: {} recursive call cycles did not reach a fixpoint within {} rounds (budget scc-rounds); every member was checked once more against unknown callees:",
+            out.cycles_over_rounds.len(),
+            budgets.scc_rounds
+        );
+        for c in &out.cycles_over_rounds {
+            eprintln!("drip:   {}", crate::terminal::escape(c));
+        }
+    }
+    let partial = out.functions_skipped + out.functions_stopped > 0;
+    if partial {
+        eprintln!(
+            "drip: warning: the run ran out of its time budget ({} ms, budget run-time-ms): {} of {} functions were not checked (their callers see unknown callees) and {} were stopped while checked (their undecided sites are over budget); the result is partial",
+            budgets.run_time_ms,
+            out.functions_skipped,
+            program.functions.len(),
+            out.functions_stopped
+        );
+    }
     if args.verbose {
         declaration_notes(&out.library_contracts, &out.declared_defined, &out.declared_unused, &settings);
     }
@@ -626,6 +662,9 @@ fn run(args: &Args) -> i32 {
         sccs: out.sccs,
         callgraph_depth: out.callgraph_depth,
         scc_budget_hits: out.scc_budget_hits,
+        scc_time_hits: out.cycles_over_time.len(),
+        functions_skipped: out.functions_skipped,
+        functions_stopped: out.functions_stopped,
         indirect_calls: out.indirect_calls,
         unresolved_indirect: out.unresolved_indirect,
         field_resolved_indirect: out.field_resolved_indirect,
@@ -668,6 +707,8 @@ fn run(args: &Args) -> i32 {
         && fe.tus_failed == 0
         && out.timed_out_functions.is_empty()
         && out.over_size_functions.is_empty()
+        && out.cycles_over_time.is_empty()
+        && !partial
     {
         let key = env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
         if let Some((slot, key)) = run_slot.zip(key) {
@@ -698,7 +739,7 @@ fn run(args: &Args) -> i32 {
         &fe.failures,
         &fe.messages,
         &out.internal_errors,
-        [&out.timed_out_functions[..], &out.over_size_functions[..]],
+        [&out.timed_out_functions[..], &out.over_size_functions[..], &out.cycles_over_time[..]],
     );
     let tus_with_errors = stats.tus_with_errors;
     let reported = match ending.finish(args, &out.diagnostics, stats, &notes) {
@@ -707,7 +748,8 @@ fn run(args: &Args) -> i32 {
     };
     if !out.internal_errors.is_empty() {
         EXIT_INTERNAL
-    } else if fe.tus_failed > 0 {
+    } else if fe.tus_failed > 0 || partial {
+        // Part of the program is missing from the analysis, as for a TU that failed.
         EXIT_USAGE
     } else {
         exit_code(args, &settings, reported, tus_with_errors)
@@ -829,7 +871,7 @@ fn replay(
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
     // Only runs without failed TUs, internal errors or functions out of time are recorded.
-    let notes = notifications(&stats, &[], &rec.messages, &[], [&[], &[]]);
+    let notes = notifications(&stats, &[], &rec.messages, &[], [&[], &[], &[]]);
     let tus_with_errors = stats.tus_with_errors;
     match ending.finish(args, &rec.diagnostics, stats, &notes) {
         Ok(reported) => exit_code(args, settings, reported, tus_with_errors),
@@ -946,7 +988,7 @@ fn notifications(
     failures: &[String],
     messages: &[String],
     internal_errors: &[String],
-    [timed_out, over_size]: [&[String]; 2],
+    [timed_out, over_size, cycles_over_time]: [&[String]; 3],
 ) -> Vec<Notification> {
     let mut out = Vec::new();
     let mut add = |level, id, message: String| out.push(Notification { level, id, message });
@@ -993,6 +1035,26 @@ fn notifications(
             format!(
                 "{} allocation sites are over budget (formula size, SAT conflicts or time): the analysis concluded nothing about them",
                 stats.sites_over_budget
+            ),
+        );
+    }
+    for c in cycles_over_time {
+        add(
+            NotificationLevel::Warning,
+            "scc-time",
+            format!(
+                "{c}: ran out of the time budget ({} ms) before a fixpoint: its members were checked against unknown callees",
+                stats.budgets.scc_time_ms
+            ),
+        );
+    }
+    if stats.functions_skipped + stats.functions_stopped > 0 {
+        add(
+            NotificationLevel::Error,
+            "run-time",
+            format!(
+                "the run ran out of its time budget ({} ms): {} of {} functions were not checked and {} were stopped while checked; the result is partial",
+                stats.budgets.run_time_ms, stats.functions_skipped, stats.functions, stats.functions_stopped
             ),
         );
     }
@@ -1105,6 +1167,12 @@ fn summary(s: &Stats) -> String {
             "{} TU{} with parse errors",
             s.tus_with_errors,
             if s.tus_with_errors == 1 { "" } else { "s" }
+        ));
+    }
+    if s.functions_skipped + s.functions_stopped > 0 {
+        problems.push(format!(
+            "partial: out of run-time-ms, {} of {} functions not checked",
+            s.functions_skipped, s.functions
         ));
     }
     if s.functions_failed > 0 {
@@ -1222,9 +1290,16 @@ fn print_stats(s: &Stats) {
     let b = &s.budgets;
     let _ = writeln!(
         e,
-        "  budgets hit         {} functions over {} ms, {} functions over {} MiB, {} sites over budget ({} formula nodes per site, {} SAT conflicts), {} cycles over {} rounds",
-        s.functions_over_time, b.function_time_ms, s.functions_over_size, b.function_memory_mb, s.sites_over_budget, b.guard_nodes_per_site, b.sat_conflicts, s.scc_budget_hits, b.scc_rounds
+        "  budgets hit         {} functions over {} ms, {} functions over {} MiB, {} sites over budget ({} formula nodes per site, {} SAT conflicts), {} cycles over {} rounds, {} cycles over {} ms",
+        s.functions_over_time, b.function_time_ms, s.functions_over_size, b.function_memory_mb, s.sites_over_budget, b.guard_nodes_per_site, b.sat_conflicts, s.scc_budget_hits, b.scc_rounds, s.scc_time_hits, b.scc_time_ms
     );
+    if b.run_time_ms > 0 {
+        let _ = writeln!(
+            e,
+            "  run budget          {} ms (run-time-ms): {} functions not checked, {} stopped while checked",
+            b.run_time_ms, s.functions_skipped, s.functions_stopped
+        );
+    }
     let _ = writeln!(
         e,
         "  findings            {} leak, {} leak-on-realloc-failure, {} double-free; {} suppressed (comments, attributes and .drip.toml entries); {} of rules switched off{}",

@@ -8,7 +8,9 @@
 //! `catch_unwind`, so one bad function becomes a message and the run goes on; results are
 //! collected in function order and then sorted, so output never depends on the thread count. An
 //! SCC whose key matches the previous run's is not checked: its stored outcomes stand in for the
-//! check's, and they are exactly what the check would produce (see `reuse`).
+//! check's, and they are exactly what the check would produce (see `reuse`). Output depends on
+//! time only where a time budget is hit (a function's, a cycle's `scc-time-ms`, the run's
+//! `run-time-ms`), which is always reported and never stored in the cache.
 
 use crate::callgraph::{self, CallGraph, Scc};
 use crate::cfg;
@@ -24,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Stats {
@@ -79,6 +81,14 @@ pub struct Stats {
     pub callgraph_depth: usize,
     /// Recursive SCCs whose fixpoint hit `max_scc_rounds`: their last round's summaries are used.
     pub scc_budget_hits: usize,
+    /// Recursive SCCs whose fixpoint ran out of `scc-time-ms`.
+    #[serde(default)]
+    pub scc_time_hits: usize,
+    /// Functions the run's time budget (`run-time-ms`) left unchecked, and those it stopped.
+    #[serde(default)]
+    pub functions_skipped: usize,
+    #[serde(default)]
+    pub functions_stopped: usize,
     pub indirect_calls: usize,
     /// Indirect calls with no possible target (no address-taken function of their type, or a
     /// field given only functions defined nowhere): unknown callees.
@@ -220,11 +230,78 @@ pub struct AnalysisOutput {
     pub timed_out_functions: Vec<String>,
     /// Functions whose check ran out of its memory budget (`file:line: name`), sorted.
     pub over_size_functions: Vec<String>,
+    /// Recursive SCCs whose fixpoint ran out of rounds, and of time (`scc-time-ms`, with how
+    /// long it ran), named by their first member (`file:line: the cycle of 'f' and N other
+    /// functions`), in SCC order.
+    pub cycles_over_rounds: Vec<String>,
+    pub cycles_over_time: Vec<String>,
+    /// Functions the run's deadline left unchecked (no summary, no findings), and those it
+    /// stopped while they were checked (undecided sites over budget, conservative summaries).
+    pub functions_skipped: usize,
+    pub functions_stopped: usize,
 }
 
 struct FnResult {
     out: Outcome,
     timings: Timings,
+    cut: Cut,
+}
+
+/// What the run's time budget (`Config::run_deadline`) did to one function's check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Cut {
+    #[default]
+    No,
+    /// Started, and stopped by the run's deadline: its undecided sites are over budget and its
+    /// summary conservative, as past its own time budget.
+    Stopped,
+    /// Stopped by its cycle's time budget (`scc-time-ms`) in the last pass: as `Stopped`, and
+    /// named with its cycle.
+    Cycle,
+    /// Not checked: the run's deadline had passed. It has no summary (its callers see an unknown
+    /// callee) and no findings.
+    Skipped,
+}
+
+impl FnResult {
+    fn skipped() -> FnResult {
+        FnResult {
+            out: Outcome {
+                summary: Summary::plain(0, false),
+                diagnostics: Vec::new(),
+                counts: SiteCounts::default(),
+                irreducible: false,
+                timed_out: true,
+                over_size: false,
+            },
+            timings: Timings::default(),
+            cut: Cut::Skipped,
+        }
+    }
+}
+
+/// How a recursive SCC's fixpoint ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SccEnd {
+    /// Not recursive, or a fixpoint reached.
+    Done,
+    /// Out of `max_scc_rounds`: every member checked against unknown callees.
+    Rounds,
+    /// Out of `max_scc_time` after `fixpoint`: the same, the last pass within that budget again.
+    Time { fixpoint: Duration, total: Duration },
+}
+
+/// Whether `deadline` has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The earlier of two deadlines.
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        _ => a.or(b),
+    }
 }
 
 /// Check every function. With `reuse`, an SCC whose key matches the previous run's takes its
@@ -247,15 +324,21 @@ pub fn analyze(
     // A test hook for the recovery path: the check of the function named here panics, as a bug
     // in the analysis would (tests/cli.rs). Read once, here, like the rest of the run's input.
     let panic_in = std::env::var("DRIP_DEBUG_PANIC_IN").ok();
-    let check = |i: usize, provisional: &HashMap<usize, Summary>| -> Result<FnResult, String> {
+    // `until`: a deadline besides the function's own and the run's (its cycle's time budget).
+    let check = |i: usize, provisional: &HashMap<usize, Summary>, until: Option<Instant>| -> Result<FnResult, String> {
         let func = &program.functions[i];
         let heap_needed = graph.called_from_outside[i];
+        if past(config.run_deadline) {
+            return Ok(FnResult::skipped());
+        }
         let run = || {
             if panic_in.as_deref() == Some(func.name.as_str()) {
                 panic!("DRIP_DEBUG_PANIC_IN asked for a panic here");
             }
-            // One budget for every phase of this function's check, from here on.
-            let deadline = config.max_function_time.map(|d| std::time::Instant::now() + d);
+            // One budget for every phase of this function's check, from here on: its own time,
+            // and the run's and its cycle's deadlines when they come first.
+            let own = config.max_function_time.map(|d| Instant::now() + d);
+            let deadline = earliest(own, earliest(config.run_deadline, until));
             let budget = std::sync::Arc::new(crate::budget::Budget::new(deadline, config.max_function_bytes));
             let models = crate::summary::call_models(i, func, &summaries, provisional);
             // The flow-insensitive prechecks decide most functions: no allocation, and nothing
@@ -277,6 +360,7 @@ pub fn analyze(
                         over_size: false,
                     },
                     timings: Timings::default(),
+                    cut: Cut::No,
                 };
             }
             let cx = cx.complete();
@@ -295,7 +379,13 @@ pub fn analyze(
                 timed_out: cx.budget.hit() == Some(crate::budget::Hit::Time),
                 over_size: cx.budget.hit() == Some(crate::budget::Hit::Size),
             };
-            FnResult { out, timings }
+            // Out of time before its own deadline: the run's (or its cycle's) came first.
+            let cut = match out.timed_out && !past(own) {
+                false => Cut::No,
+                true if past(config.run_deadline) => Cut::Stopped,
+                true => Cut::Cycle,
+            };
+            FnResult { out, timings, cut }
         };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|e| {
             let what = e
@@ -318,19 +408,22 @@ pub fn analyze(
         // (provisional ones too: a member's call to another member may write what either does).
         let written =
             crate::summary::globals_written_of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
-        let check = |i: usize, provisional: &HashMap<usize, Summary>| {
-            check(i, provisional).map(|mut fr| {
+        let check = |i: usize, provisional: &HashMap<usize, Summary>, until: Option<Instant>| {
+            check(i, provisional, until).map(|mut fr| {
                 fr.out.summary.globals_written = written.clone();
                 fr
             })
         };
-        let run_all =
-            |members: &[usize], provisional: &HashMap<usize, Summary>| -> Vec<(usize, Result<FnResult, String>)> {
-                members.par_iter().map(|&i| (i, check(i, provisional))).collect()
-            };
+        let run_all = |members: &[usize], until: Option<Instant>| -> Vec<(usize, Result<FnResult, String>)> {
+            members.par_iter().map(|&i| (i, check(i, &HashMap::new(), until))).collect()
+        };
         if !scc.recursive {
-            return (run_all(&scc.members, &HashMap::new()), false);
+            return (run_all(&scc.members, None), SccEnd::Done);
         }
+        // The cycle's time budget covers the pre-pass and every sweep; a member's check running
+        // at the deadline stops there too.
+        let started = Instant::now();
+        let deadline = earliest(config.max_scc_time.map(|d| started + d), config.run_deadline);
         // Heap effects inside a recursive SCC are taken as unknown (they would need a fixpoint
         // of their own, which large SCCs do not reach): members see each other's parameter
         // fates, allocators and returns, and every path below a member's argument escapes.
@@ -348,12 +441,23 @@ pub fn analyze(
                 (i, without_heap(s))
             })
             .collect();
-        presolve_escapes(program, &summaries, &graph.callees, &scc.members, &mut provisional);
+        presolve_escapes(program, &summaries, &graph.callees, &scc.members, &mut provisional, deadline);
         let budget = config.max_scc_rounds.max(1) * scc.members.len();
-        let by_index = |i: usize, view: &HashMap<usize, Summary>| check(i, view);
-        match solve_cycle(&scc.members, &graph.callees, provisional, budget, &by_index, &without_heap) {
-            Some(out) => (out, false),
-            None => (run_all(&scc.members, &HashMap::new()), true),
+        let by_index = |i: usize, view: &HashMap<usize, Summary>| check(i, view, deadline);
+        match solve_cycle(&scc.members, &graph.callees, provisional, budget, deadline, &by_index, &without_heap) {
+            Ok(out) => (out, SccEnd::Done),
+            Err(Stop::Rounds) => (run_all(&scc.members, None), SccEnd::Rounds),
+            // The run's deadline: its members are counted as the run's (`Cut`).
+            Err(Stop::Time) if past(config.run_deadline) => (run_all(&scc.members, None), SccEnd::Done),
+            Err(Stop::Time) => {
+                // The last pass gets the cycle's budget once more, so the cycle ends within
+                // about twice it: a member still running then stops, one not started yet
+                // stops at once (their undecided sites are over budget, as past their own
+                // time).
+                let fixpoint = started.elapsed();
+                let out = run_all(&scc.members, config.max_scc_time.map(|d| Instant::now() + d));
+                (out, SccEnd::Time { fixpoint, total: started.elapsed() })
+            }
         }
     };
     // Dependency-driven: an SCC starts as soon as the last SCC it calls has its summaries, not
@@ -368,7 +472,8 @@ pub fn analyze(
         progress,
         pending: graph.pending.iter().map(|&n| AtomicUsize::new(n)).collect(),
         results: Mutex::new((0..program.functions.len()).map(|_| None).collect()),
-        budget_hits: AtomicUsize::new(0),
+        hits: Mutex::new(Vec::new()),
+        run_deadline: config.run_deadline,
     };
     pool.install(|| {
         rayon::scope(|s| {
@@ -378,7 +483,33 @@ pub fn analyze(
             }
         })
     });
-    let scc_budget_hits = sched.budget_hits.load(Ordering::Relaxed);
+    let mut hits = sched.hits.into_inner().unwrap_or_else(|e| e.into_inner());
+    hits.sort_by_key(|h| h.0);
+    let scc_budget_hits = hits.iter().filter(|h| h.1 == SccEnd::Rounds).count();
+    // A cycle named by its first member, as `-v` and the notifications show it.
+    let cycle = |k: usize, cost: Option<(Duration, Duration)>| {
+        let members = &graph.sccs[k].members;
+        let f = &program.functions[members[0]];
+        let loc = at.src(f.loc);
+        let others = match members.len() - 1 {
+            0 => String::new(),
+            1 => " and 1 other function".to_string(),
+            n => format!(" and {n} other functions"),
+        };
+        let cost = cost.map_or(String::new(), |(fixpoint, total)| {
+            format!(", stopped after {} ms ({} ms with the last pass)", ms(fixpoint), ms(total))
+        });
+        format!("{}:{}: the cycle of '{}'{others}{cost}", loc.file, loc.line, f.name)
+    };
+    let cycles_over_rounds: Vec<String> =
+        hits.iter().filter(|h| h.1 == SccEnd::Rounds).map(|h| cycle(h.0, None)).collect();
+    let cycles_over_time: Vec<String> = hits
+        .iter()
+        .filter_map(|h| match h.1 {
+            SccEnd::Time { fixpoint, total } => Some(cycle(h.0, Some((fixpoint, total)))),
+            _ => None,
+        })
+        .collect();
     let results = sched.results.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut out = AnalysisOutput {
         diagnostics: Vec::new(),
@@ -412,6 +543,10 @@ pub fn analyze(
         timed_out_functions: Vec::new(),
         over_size_functions: Vec::new(),
         scc_budget_hits,
+        cycles_over_rounds,
+        cycles_over_time,
+        functions_skipped: 0,
+        functions_stopped: 0,
     };
     // Allocators by origin, and declarations that name nothing the program calls or defines.
     let called = summaries.library_rows_called();
@@ -440,8 +575,10 @@ pub fn analyze(
     for (i, r) in results.into_iter().enumerate() {
         let Some(r) = r else { continue };
         match r {
+            Ok(fr) if fr.cut == Cut::Skipped => out.functions_skipped += 1,
             Ok(fr) => {
-                if fr.out.timed_out || fr.out.over_size {
+                out.functions_stopped += usize::from(fr.cut == Cut::Stopped);
+                if (fr.out.timed_out && fr.cut == Cut::No) || fr.out.over_size {
                     let f = &program.functions[i];
                     let loc = at.src(f.loc);
                     let named = format!("{}:{}: {}", loc.file, loc.line, f.name);
@@ -494,6 +631,7 @@ fn presolve_escapes(
     callees: &[Vec<usize>],
     members: &[usize],
     provisional: &mut HashMap<usize, Summary>,
+    deadline: Option<Instant>,
 ) {
     let mut callers: HashMap<usize, Vec<usize>> = HashMap::new();
     for &i in members {
@@ -505,7 +643,8 @@ fn presolve_escapes(
     // "Escapes" only grows, so rounds that look at one snapshot of the provisional summaries (in
     // parallel) reach the same fixpoint as any sequential order.
     let mut dirty: Vec<usize> = members.to_vec();
-    while !dirty.is_empty() {
+    // Past the cycle's deadline the fixpoint is given up anyway (`solve_cycle`).
+    while !dirty.is_empty() && !past(deadline) {
         let escaping: Vec<(usize, Vec<usize>)> = dirty
             .par_iter()
             .map(|&i| {
@@ -625,15 +764,18 @@ fn model_at<'c, 'a>(
 /// others), and runs members in parallel as soon as those callees are done. What a member sees
 /// is fixed by the sweep and the index order alone, so the result does not depend on the number
 /// of threads. The next sweep holds the callers that saw an old summary of a member that
-/// changed. `None` when the fixpoint needs more than `budget` checks.
+/// changed. `Err` when the fixpoint needs more than `budget` checks, or is not reached by
+/// `deadline` (looked at before each member's check: no member starts past it).
+#[allow(clippy::type_complexity)]
 fn solve_cycle<F, S>(
     members: &[usize],
     callees: &[Vec<usize>],
     mut provisional: HashMap<usize, Summary>,
     budget: usize,
+    deadline: Option<Instant>,
     check: &F,
     strip: &S,
-) -> Option<Vec<(usize, Result<FnResult, String>)>>
+) -> Result<Vec<(usize, Result<FnResult, String>)>, Stop>
 where
     F: Fn(usize, &HashMap<usize, Summary>) -> Result<FnResult, String> + Sync,
     S: Fn(Summary) -> Summary + Sync,
@@ -653,9 +795,14 @@ where
     while !dirty.is_empty() {
         checks += dirty.len();
         if checks > budget {
-            return None;
+            return Err(Stop::Rounds);
         }
-        let swept = sweep(&dirty, &inner, &provisional, check, strip);
+        let swept = sweep(&dirty, &inner, &provisional, deadline, check, strip);
+        // A member past the deadline was not checked (and one running then stopped): this sweep
+        // concluded nothing.
+        if past(deadline) {
+            return Err(Stop::Time);
+        }
         let mut changed = Vec::new();
         for (i, (r, new)) in dirty.iter().copied().zip(swept) {
             if provisional.get(&i) != new.as_ref() {
@@ -681,7 +828,14 @@ where
     }
     let mut out: Vec<(usize, Result<FnResult, String>)> = last.into_iter().collect();
     out.sort_by_key(|x| x.0);
-    Some(out)
+    Ok(out)
+}
+
+/// Why `solve_cycle` gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    Rounds,
+    Time,
 }
 
 /// One sweep of `solve_cycle`: `dirty` (sorted) checked in dependency order, in parallel.
@@ -690,6 +844,7 @@ fn sweep<F, S>(
     dirty: &[usize],
     inner: &HashMap<usize, Vec<usize>>,
     provisional: &HashMap<usize, Summary>,
+    deadline: Option<Instant>,
     check: &F,
     strip: &S,
 ) -> Vec<Swept>
@@ -714,15 +869,23 @@ where
         dirty,
         inner,
         provisional,
+        deadline,
         check,
         strip,
         pending,
         after,
         results: (0..dirty.len()).map(|_| std::sync::OnceLock::new()).collect(),
     };
+    // The members that wait for nobody, decided before the first one starts: once one runs, it
+    // counts its callers down, and a caller it brings to zero is started by it; read then, the
+    // live count would start that caller a second time, whose own callers would then be counted
+    // down twice and start before their other callees are done (seeing no summary for them).
+    let ready: Vec<bool> = sw.pending.iter().map(|p| p.load(Ordering::Relaxed) == 0).collect();
     rayon::scope(|s| {
-        for k in 0..dirty.len() {
-            if sw.pending[k].load(Ordering::Relaxed) == 0 {
+        for (k, &ready) in ready.iter().enumerate() {
+            #[cfg(test)]
+            tests::BEFORE_START.with(|h| h.borrow().as_ref().map(|h| h(k)));
+            if ready {
                 let sw = &sw;
                 s.spawn(move |s| sweep_member(s, sw, k));
             }
@@ -738,6 +901,7 @@ struct Sweep<'a, F, S> {
     dirty: &'a [usize],
     inner: &'a HashMap<usize, Vec<usize>>,
     provisional: &'a HashMap<usize, Summary>,
+    deadline: Option<Instant>,
     check: &'a F,
     strip: &'a S,
     pending: Vec<AtomicUsize>,
@@ -762,7 +926,8 @@ where
             view.insert(c, summary);
         }
     }
-    let r = (sw.check)(i, &view);
+    // Past the cycle's deadline a member is not checked; `solve_cycle` then gives the sweep up.
+    let r = if past(sw.deadline) { Err("past the cycle's time budget".to_string()) } else { (sw.check)(i, &view) };
     let new = r.as_ref().ok().map(|fr| (sw.strip)(fr.out.summary.clone()));
     let _ = sw.results[k].set((r, new));
     // The results are written before the countdown: a member reaching zero sees them.
@@ -773,7 +938,7 @@ where
     }
 }
 
-type SccResult = (Vec<(usize, Result<FnResult, String>)>, bool);
+type SccResult = (Vec<(usize, Result<FnResult, String>)>, SccEnd);
 
 /// What the SCC tasks share: the graph, the write-once summaries, and the countdown of unfinished
 /// callee SCCs per SCC.
@@ -785,7 +950,11 @@ struct Sched<'a, F> {
     progress: Option<&'a crate::progress::Progress>,
     pending: Vec<AtomicUsize>,
     results: Mutex<Vec<Option<Result<FnResult, String>>>>,
-    budget_hits: AtomicUsize,
+    /// The recursive SCCs whose fixpoint ran out of rounds (`true`) or time, by index, with the
+    /// time a time hit took.
+    hits: Mutex<Vec<(usize, SccEnd)>>,
+    /// `Config::run_deadline`: past it, an SCC that is not reused is not checked.
+    run_deadline: Option<Instant>,
 }
 
 fn run_scc<'s, F>(s: &rayon::Scope<'s>, sched: &'s Sched<'s, F>, k: usize)
@@ -796,23 +965,35 @@ where
     // The cache (`reuse`): every callee summary is final here, so the key is too.
     let key = sched.reuse.and_then(|r| r.key(scc, sched.summaries, &sched.graph.called_from_outside));
     let reused = sched.reuse.zip(key).and_then(|(r, key)| r.lookup(key, scc));
-    let (members, hit) = match reused {
+    let (members, end) = match reused {
         Some((outcomes, hit)) => {
-            let members =
-                outcomes.into_iter().map(|(i, out)| (i, Ok(FnResult { out, timings: Timings::default() }))).collect();
-            (members, hit)
+            let members = outcomes
+                .into_iter()
+                .map(|(i, out)| (i, Ok(FnResult { out, timings: Timings::default(), cut: Cut::No })))
+                .collect();
+            (members, if hit { SccEnd::Rounds } else { SccEnd::Done })
+        }
+        // Out of the run's time: nobody sees these functions' summaries (unknown callees).
+        None if past(sched.run_deadline) => {
+            (scc.members.iter().map(|&i| (i, Ok(FnResult::skipped()))).collect(), SccEnd::Done)
         }
         None => {
-            let (members, hit) = (sched.check_scc)(scc);
+            let (members, end) = (sched.check_scc)(scc);
             if let Some(r) = sched.reuse {
                 let outcomes: Vec<(usize, Option<&Outcome>)> =
                     members.iter().map(|(i, r)| (*i, r.as_ref().ok().map(|fr| &fr.out))).collect();
-                r.store(key, scc, &outcomes, hit);
+                // What a deadline cut short depends on the machine's speed: checked again next
+                // time (`store` without a key only counts the check).
+                let cut = matches!(end, SccEnd::Time { .. })
+                    || members.iter().any(|(_, r)| r.as_ref().is_ok_and(|fr| fr.cut != Cut::No));
+                r.store(key.filter(|_| !cut), scc, &outcomes, end == SccEnd::Rounds);
             }
-            (members, hit)
+            (members, end)
         }
     };
-    sched.budget_hits.fetch_add(usize::from(hit), Ordering::Relaxed);
+    if end != SccEnd::Done {
+        sched.hits.lock().unwrap_or_else(|e| e.into_inner()).push((k, end));
+    }
     if let Some(p) = sched.progress {
         let sites = members.iter().map(|(_, r)| r.as_ref().map_or(0, |fr| fr.out.counts.sources)).sum();
         p.functions_done(members.len(), sites);
@@ -820,7 +1001,7 @@ where
     {
         let mut results = sched.results.lock().unwrap_or_else(|e| e.into_inner());
         for (i, r) in members {
-            if let Ok(fr) = &r {
+            if let Some(fr) = r.as_ref().ok().filter(|fr| fr.cut != Cut::Skipped) {
                 sched.summaries.set(i, fr.out.summary.clone());
             }
             results[i] = Some(r);
@@ -848,6 +1029,14 @@ mod tests {
     use super::*;
     use crate::summary::ParamFate;
 
+    thread_local! {
+        /// Called by `sweep` on the thread that starts a sweep's members, before it decides
+        /// whether to start member `k` (position in the sweep): lets a test hold that decision
+        /// back until other members have run.
+        pub static BEFORE_START: std::cell::RefCell<Option<Box<dyn Fn(usize)>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+
     /// A toy cycle: member 0 escapes its parameter by itself; every other member escapes it when
     /// a callee in the cycle does. The fixpoint has every member escaping.
     fn toy_check(i: usize, view: &HashMap<usize, Summary>, callees: &[Vec<usize>]) -> Result<FnResult, String> {
@@ -867,6 +1056,7 @@ mod tests {
                 over_size: false,
             },
             timings: Timings::default(),
+            cut: Cut::No,
         })
     }
 
@@ -875,7 +1065,7 @@ mod tests {
         let provisional: HashMap<usize, Summary> = members.iter().map(|&i| (i, Summary::plain(1, false))).collect();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
         let check = |i: usize, view: &HashMap<usize, Summary>| toy_check(i, view, callees);
-        let out = pool.install(|| solve_cycle(&members, callees, provisional, budget, &check, &|s| s))?;
+        let out = pool.install(|| solve_cycle(&members, callees, provisional, budget, None, &check, &|s| s)).ok()?;
         Some(out.into_iter().map(|(i, r)| (i, r.expect("checked").out.summary.params[0])).collect())
     }
 
@@ -896,5 +1086,73 @@ mod tests {
         let callees: Vec<Vec<usize>> = vec![vec![5], vec![2], vec![3], vec![4], vec![5], vec![0, 1]];
         assert!(solve_with(2, &callees, 6).is_none(), "six members, one sweep of budget");
         assert!(solve_with(2, &callees, 100).is_some());
+    }
+
+    #[test]
+    fn a_sweep_starts_each_member_once_after_its_callees_whatever_the_timing() {
+        // 1 calls 0, 3 calls 1 and 2. The start of the sweep is held back before member 1 until
+        // 1 has begun (its callee 0 done, which started it): the adverse order two threads can
+        // take by chance, forced here. Member 1 must still run once, and 3 see both 1 and 2.
+        let inner: HashMap<usize, Vec<usize>> = [(0, vec![]), (1, vec![0]), (2, vec![]), (3, vec![1, 2])].into();
+        let dirty = [0, 1, 2, 3];
+        let provisional: HashMap<usize, Summary> = dirty.iter().map(|&i| (i, Summary::plain(1, false))).collect();
+        let runs: Vec<AtomicUsize> = dirty.iter().map(|_| AtomicUsize::new(0)).collect();
+        let seen: Mutex<Vec<Vec<usize>>> = Mutex::new(vec![Vec::new(); dirty.len()]);
+        let (started, wait) = std::sync::mpsc::channel::<usize>();
+        let started = Mutex::new(started);
+        let check = |i: usize, view: &HashMap<usize, Summary>| {
+            runs[i].fetch_add(1, Ordering::SeqCst);
+            let mut keys: Vec<usize> = view.keys().copied().collect();
+            keys.sort_unstable();
+            seen.lock().unwrap()[i] = keys;
+            let _ = started.lock().unwrap().send(i);
+            toy_check(i, view, &[vec![], vec![0], vec![], vec![1, 2]])
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+        let wait = std::sync::Arc::new(Mutex::new(wait));
+        let out = pool.install(|| {
+            let wait = wait.clone();
+            BEFORE_START.with(|h| {
+                *h.borrow_mut() = Some(Box::new(move |k| {
+                    if k == 1 {
+                        // Bounded, so a scheduler that never starts 1 fails below instead of hanging.
+                        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+                        let rx = wait.lock().unwrap();
+                        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+                            if rx.recv_timeout(left) == Ok(1) {
+                                break;
+                            }
+                        }
+                    }
+                }))
+            });
+            let out = sweep(&dirty, &inner, &provisional, None, &check, &|s| s);
+            BEFORE_START.with(|h| *h.borrow_mut() = None);
+            out
+        });
+        let runs: Vec<usize> = runs.iter().map(|r| r.load(Ordering::SeqCst)).collect();
+        assert_eq!(runs, vec![1, 1, 1, 1], "each member checked once in the sweep");
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen[3], vec![1, 2], "member 3 started before one of its callees was done");
+        assert_eq!(seen[1], vec![0]);
+        assert!(out.iter().all(|(r, s)| r.is_ok() && s.is_some()));
+    }
+
+    #[test]
+    fn a_cycle_past_its_deadline_gives_up_without_starting_a_member() {
+        let callees: Vec<Vec<usize>> = vec![vec![1], vec![0]];
+        let members = [0, 1];
+        let provisional: HashMap<usize, Summary> = members.iter().map(|&i| (i, Summary::plain(1, false))).collect();
+        let checked = AtomicUsize::new(0);
+        let check = |i: usize, view: &HashMap<usize, Summary>| {
+            checked.fetch_add(1, Ordering::SeqCst);
+            toy_check(i, view, &callees)
+        };
+        let now = Some(Instant::now());
+        let r = solve_cycle(&members, &callees, provisional.clone(), 100, now, &check, &|s| s);
+        assert_eq!(r.err(), Some(Stop::Time));
+        assert_eq!(checked.load(Ordering::SeqCst), 0);
+        let later = Some(Instant::now() + Duration::from_secs(600));
+        assert!(solve_cycle(&members, &callees, provisional, 100, later, &check, &|s| s).is_ok());
     }
 }

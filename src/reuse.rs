@@ -49,6 +49,7 @@ pub fn env_digest(config: &Config, policy: &Policy, declared: &Declarations, cwd
     // `.drip.toml` decide what calls to the functions they name do.
     let Policy { all_categories } = policy;
     let mut h = Hasher::new("drip analysis env");
+    let config = Config { run_deadline: None, ..config.clone() };
     h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd).str(&declared.key_text());
     h.finish()
 }
@@ -678,6 +679,9 @@ mod tests {
         let mut tighter = Config::standard();
         tighter.sat_conflicts /= 2;
         assert_ne!(base, env_digest(&tighter, &quiet, &none, Path::new("/w")), "budgets");
+        // A result finished before the run's deadline does not depend on it.
+        let deadline = Config { run_deadline: Some(std::time::Instant::now()), ..Config::standard() };
+        assert_eq!(base, env_digest(&deadline, &quiet, &none, Path::new("/w")), "run-time-ms");
         let mut declared = Declarations::default();
         let table: toml::Table = "xfree = 0".parse().expect("toml");
         declared.add_table("deallocators", &table, "t.toml").expect("valid");

@@ -36,6 +36,13 @@ pub struct Budgets {
     pub sat_conflicts: u64,
     /// Checks per member of a recursive call cycle before its fixpoint gives up.
     pub scc_rounds: u64,
+    /// Wall-clock milliseconds the fixpoint of one recursive call cycle may take (0: no limit).
+    #[serde(default)]
+    pub scc_time_ms: u64,
+    /// Wall-clock milliseconds the whole run may take, from its start (0: no limit). Not part
+    /// of the cache's keys: a run that hits it stores nothing it did not finish.
+    #[serde(default)]
+    pub run_time_ms: u64,
     /// Wall-clock milliseconds parsing and lowering one TU may take (0: no limit). Not part of
     /// the check's `Config`: the front end enforces it by killing the TU's parse worker.
     pub tu_time_ms: u64,
@@ -59,6 +66,10 @@ pub const BUDGETS: &[(&str, &str, Field)] = &[
     }),
     ("sat-conflicts", "SAT solver conflicts per query", |b| &mut b.sat_conflicts),
     ("scc-rounds", "checks per member of a recursive call cycle", |b| &mut b.scc_rounds),
+    ("scc-time-ms", "wall-clock time the fixpoint of one recursive call cycle may take, in ms (0: no limit)", |b| {
+        &mut b.scc_time_ms
+    }),
+    ("run-time-ms", "wall-clock time of the whole run, in ms (0: no limit)", |b| &mut b.run_time_ms),
     ("tu-time-ms", "wall-clock time parsing and lowering one TU may take, in ms (0: no limit)", |b| &mut b.tu_time_ms),
 ];
 
@@ -77,6 +88,8 @@ impl Budgets {
             guard_nodes_per_function: c.max_guard_nodes_entry as u64,
             sat_conflicts: u64::from(c.sat_conflicts),
             scc_rounds: c.max_scc_rounds as u64,
+            scc_time_ms: c.max_scc_time.map_or(0, |d| d.as_millis() as u64),
+            run_time_ms: 0,
             tu_time_ms: DEFAULT_TU_TIME_MS,
         }
     }
@@ -86,7 +99,13 @@ impl Budgets {
         (self.tu_time_ms > 0).then(|| Duration::from_millis(self.tu_time_ms))
     }
 
-    /// The check configuration these budgets give.
+    /// The `run-time-ms` budget: how long the run may take from its start.
+    pub fn run_time(&self) -> Option<Duration> {
+        (self.run_time_ms > 0).then(|| Duration::from_millis(self.run_time_ms))
+    }
+
+    /// The check configuration these budgets give (without the run's deadline, which the run
+    /// sets from its start: `Config::run_deadline`).
     pub fn config(&self) -> Config {
         Config {
             max_guard_nodes_per_site: self.guard_nodes_per_site as usize,
@@ -95,6 +114,8 @@ impl Budgets {
             max_scc_rounds: self.scc_rounds as usize,
             max_function_time: (self.function_time_ms > 0).then(|| Duration::from_millis(self.function_time_ms)),
             max_function_bytes: (self.function_memory_mb > 0).then(|| self.function_memory_mb.saturating_mul(1 << 20)),
+            max_scc_time: (self.scc_time_ms > 0).then(|| Duration::from_millis(self.scc_time_ms)),
+            run_deadline: None,
         }
     }
 
@@ -104,7 +125,9 @@ impl Budgets {
             let known: Vec<&str> = BUDGETS.iter().map(|b| b.0).collect();
             return Err(format!("{origin}: unknown budget '{name}' (known: {})", known.join(", ")));
         };
-        if value == 0 && !matches!(name, "function-time-ms" | "function-memory-mb" | "tu-time-ms") {
+        if value == 0
+            && !matches!(name, "function-time-ms" | "function-memory-mb" | "tu-time-ms" | "scc-time-ms" | "run-time-ms")
+        {
             return Err(format!("{origin}: budget '{name}' must be at least 1"));
         }
         *field(self) = value;

@@ -153,6 +153,13 @@ pub struct Config {
     /// function (reaching definitions, per-local memos: `budget::Budget::grow`); past it, as
     /// past its time. `None`: no limit.
     pub max_function_bytes: Option<u64>,
+    /// Wall-clock time the fixpoint of one recursive SCC may take; past it, as past its rounds:
+    /// every member is checked once more against unknown callees. `None`: no limit.
+    pub max_scc_time: Option<std::time::Duration>,
+    /// When the whole run must end (`run-time-ms` from the run's start): no function's check
+    /// starts after it, and those running stop at it. `None`: no limit. Not in the cache's
+    /// keys (`reuse::env_digest`): a result finished before it does not depend on it.
+    pub run_deadline: Option<std::time::Instant>,
 }
 
 impl Config {
@@ -164,6 +171,8 @@ impl Config {
             max_scc_rounds: 4,
             max_function_time: Some(std::time::Duration::from_secs(60)),
             max_function_bytes: Some(256 << 20),
+            max_scc_time: Some(std::time::Duration::from_secs(60)),
+            run_deadline: None,
         }
     }
 }

@@ -85,7 +85,7 @@ pub struct Invocation {
 pub struct Notification {
     pub level: NotificationLevel,
     /// A stable kebab-case id: `tu-failed`, `internal-error`, `time-budget`, `memory-budget`,
-    /// `site-budget`, `scc-rounds`.
+    /// `site-budget`, `scc-rounds`, `scc-time`, `run-time`.
     pub id: &'static str,
     pub message: String,
 }
