@@ -160,6 +160,12 @@ pub struct Model<'a> {
     /// after a `longjmp` from calls the path does not show, so the cells held at the call are
     /// not followed on that side.
     pub returns_twice: bool,
+    /// The allocator family of the fresh result (and, for a library row, of its out-parameter
+    /// cells): `None` when unknown (`libmodel::Family`).
+    pub alloc_family: Option<libmodel::Family>,
+    /// The family of the deallocator the call is for the arguments it frees: `None` when
+    /// unknown.
+    pub free_family: Option<libmodel::Family>,
 }
 
 impl<'a> Model<'a> {
@@ -191,6 +197,8 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::none(),
             ret_addr: None,
             returns_twice: libmodel::returns_twice(lib.name),
+            alloc_family: libmodel::family(lib),
+            free_family: libmodel::family(lib),
         }
     }
 
@@ -238,6 +246,8 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::All,
             ret_addr: None,
             returns_twice: false,
+            alloc_family: None,
+            free_family: None,
         }
     }
 

@@ -122,6 +122,12 @@ pub struct Summary {
     /// (`return &rec->u;` is `(0, "*.u")`; `interior`): a caller that passes the result on lets
     /// the next callee reach its own slots there.
     pub ret_addr: Option<(usize, Arc<str>)>,
+    /// For an allocator: the family of every fresh cell it returns (`xmalloc` wrapping `malloc`
+    /// is `Malloc`), `None` when its sites disagree or one is unknown.
+    pub alloc_family: Option<libmodel::Family>,
+    /// For a deallocator: the family of every free of its parameters (`my_free` calling `free`
+    /// is `Malloc`), `None` when they disagree or one is unknown.
+    pub free_family: Option<libmodel::Family>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,6 +166,8 @@ impl Summary {
             ret_const_when: None,
             globals_written: GlobalWrites::All,
             ret_addr: None,
+            alloc_family: None,
+            free_family: None,
         }
     }
 
@@ -169,6 +177,8 @@ impl Summary {
     pub fn of_library(lib: &libmodel::LibFn, n_params: usize) -> Option<Summary> {
         let mut s = Summary::plain(n_params, lib.noreturn);
         s.globals_written = GlobalWrites::none();
+        s.alloc_family = libmodel::family(lib);
+        s.free_family = libmodel::family(lib);
         match lib.ret {
             RetEffect::Plain => {}
             RetEffect::Fresh(Success::NonNull) => {
@@ -691,6 +701,9 @@ fn meet(sums: &[&Summary]) -> Summary {
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
+        // The target called is not known: a family only when every target has it.
+        alloc_family: libmodel::Family::meet(sums.iter().map(|s| s.alloc_family)),
+        free_family: libmodel::Family::meet(sums.iter().map(|s| s.free_family)),
     }
 }
 
@@ -828,6 +841,8 @@ impl<'a> Model<'a> {
             globals_written: s.globals_written.clone(),
             ret_addr: s.ret_addr.clone(),
             returns_twice: false,
+            alloc_family: if fresh_result { s.alloc_family } else { None },
+            free_family: s.free_family,
         }
     }
 }
