@@ -470,7 +470,7 @@ fn rules_switched_off_in_the_file_and_on_the_command_line() {
         .iter()
         .filter_map(|r| r["id"].as_str())
         .collect();
-    assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure"]);
+    assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation"]);
     let results: Vec<(&str, u64)> = sarif["runs"][0]["results"]
         .as_array()
         .expect("results")
