@@ -165,7 +165,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "RULES", value_parser = Utf8(StringValueParser::new()))]
     pub enable: Vec<String>,
 
-    /// Do not report these rules: leak, double-free, leak-on-realloc-failure (repeatable; the
+    /// Do not report these rules: leak, double-free, leak-on-realloc-failure,
+    /// mismatched-deallocation (repeatable; the
     /// last word on a rule wins, over .drip.toml's [rules])
     #[arg(long, value_name = "RULES", value_parser = Utf8(StringValueParser::new()))]
     pub disable: Vec<String>,

@@ -1,14 +1,16 @@
-//! The rules, `leak`, `leak-on-realloc-failure` and `double-free`: which site verdicts become
-//! diagnostics, and how they read.
+//! The rules, `leak`, `leak-on-realloc-failure`, `double-free` and `mismatched-deallocation`:
+//! which site verdicts become diagnostics, and how they read.
 //!
 //! Input: `SiteVerdict`s of one function, the `Program` (for names and locations) and the
 //! reporting policy. Output: `Diagnostic`s (unsorted; the driver sorts).
 //! Invariants: the policy is FastCheck's (section 6.2): by default only never-freed locals outside
-//! `main`, conditional leaks and double frees are reported; `--all-categories` adds never-freed in
+//! `main`, conditional leaks, double frees and mismatched deallocations are reported; `--all-categories` adds never-freed in
 //! `main`, never-freed not-local, unknown and over-budget sites. Freed-always and returned sites
 //! are never findings. Messages name the allocator and the decisive branches of the SAT model.
 //! A leak whose path ends where a failed `realloc`'s NULL overwrites the last pointer to the
 //! old block (`p = realloc(p, n)`) is `leak-on-realloc-failure`; every other leak is `leak`.
+//! A mismatched deallocation is reported at the releasing call, once per (site, release), in
+//! whatever category the site is (a mismatched release is still a release).
 //! Which rules are reported at all is decided later, at report time (`rules`).
 
 use crate::cfg::FnCx;
@@ -128,12 +130,60 @@ pub fn diagnostics(
                 ),
                 _ => format!("memory allocated by '{}' is freed twice", v.allocator),
             };
-            let mut path = alloc_notes;
+            let mut path = alloc_notes.clone();
             path.extend(notes(func, steps, at, &v.allocator));
             out.push(base(Rule::DoubleFree, message, path));
         }
+        if let Some(family) = v.family {
+            for m in &v.mismatches {
+                out.push(mismatch(func, v, family, m, &alloc_notes, at));
+            }
+        }
     }
     out
+}
+
+/// A release by a deallocator of another family (`fastcheck::Mismatch`): reported at the
+/// deallocating call, with the allocation and the path to the release as notes.
+fn mismatch(
+    func: &Function,
+    v: &SiteVerdict,
+    family: crate::libmodel::Family,
+    m: &crate::fastcheck::Mismatch,
+    alloc_notes: &[Note],
+    at: &Locator,
+) -> Diagnostic {
+    let loc = func.stmt_loc(m.at);
+    let releaser = callee(func, m.at);
+    let message = format!(
+        "memory allocated by '{}' at {} is released by '{releaser}', a deallocator of {} memory; memory from {} must be released by {}",
+        v.allocator,
+        at.short(func.stmt_loc(v.stmt)),
+        m.family.allocation(),
+        family.allocation(),
+        family.release(),
+    );
+    let mut path = alloc_notes.to_vec();
+    path.extend(notes(func, &m.steps, at, &v.allocator));
+    // The release the finding is about is the path's last free.
+    if let Some(n) = path.iter_mut().rev().find(|n| n.kind == NoteKind::Free) {
+        n.message = format!(
+            "released here by '{releaser}', a deallocator of {} memory, not by {}",
+            m.family.allocation(),
+            family.release()
+        );
+    }
+    Diagnostic {
+        suppression: None,
+        rule: Rule::MismatchedDeallocation,
+        category: v.category,
+        loc: at.src(loc),
+        function: func.name.clone(),
+        allocator: v.allocator.clone(),
+        message,
+        path,
+        line_in_function: loc.line.saturating_sub(func.loc.line),
+    }
 }
 
 /// Where a double free's path frees the block, in order.

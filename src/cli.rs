@@ -683,6 +683,7 @@ fn run(args: &Args) -> i32 {
         findings_leak: driver::count(&out.diagnostics, Rule::Leak),
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
         findings_leak_on_realloc_failure: driver::count(&out.diagnostics, Rule::LeakOnReallocFailure),
+        findings_mismatched_deallocation: driver::count(&out.diagnostics, Rule::MismatchedDeallocation),
         // Set at the end (`Ending::finish`), which drops the findings of rules switched off.
         disabled: 0,
         rules_off: Vec::new(),
@@ -858,6 +859,7 @@ fn replay(
     stats.findings_leak = driver::count(&rec.diagnostics, Rule::Leak);
     stats.findings_double_free = driver::count(&rec.diagnostics, Rule::DoubleFree);
     stats.findings_leak_on_realloc_failure = driver::count(&rec.diagnostics, Rule::LeakOnReallocFailure);
+    stats.findings_mismatched_deallocation = driver::count(&rec.diagnostics, Rule::MismatchedDeallocation);
     // Entries that are not TUs are not in the run key: count them now.
     stats.entries_skipped_non_c = db.skipped_non_c;
     stats.entries_duplicate = db.duplicates;
@@ -938,6 +940,7 @@ impl Ending {
         stats.findings_leak = driver::count(&shown, Rule::Leak);
         stats.findings_double_free = driver::count(&shown, Rule::DoubleFree);
         stats.findings_leak_on_realloc_failure = driver::count(&shown, Rule::LeakOnReallocFailure);
+        stats.findings_mismatched_deallocation = driver::count(&shown, Rule::MismatchedDeallocation);
         let mut line = summary(&stats);
         if self.baseline.is_some() {
             line.push_str(&format!(", {hidden} hidden by the baseline"));
@@ -1144,6 +1147,11 @@ fn summary(s: &Stats) -> String {
         s.findings_double_free,
         if s.findings_double_free == 1 { "" } else { "s" },
     );
+    // Named only when there are some: the line of a C program is what it always was.
+    if s.findings_mismatched_deallocation > 0 {
+        let n = s.findings_mismatched_deallocation;
+        line.push_str(&format!(", {n} mismatched deallocation{}", if n == 1 { "" } else { "s" }));
+    }
     if s.suppressed > 0 {
         line.push_str(&format!(", {} suppressed", s.suppressed));
     }
@@ -1302,10 +1310,11 @@ fn print_stats(s: &Stats) {
     }
     let _ = writeln!(
         e,
-        "  findings            {} leak, {} leak-on-realloc-failure, {} double-free; {} suppressed (comments, attributes and .drip.toml entries); {} of rules switched off{}",
+        "  findings            {} leak, {} leak-on-realloc-failure, {} double-free, {} mismatched-deallocation; {} suppressed (comments, attributes and .drip.toml entries); {} of rules switched off{}",
         s.findings_leak,
         s.findings_leak_on_realloc_failure,
         s.findings_double_free,
+        s.findings_mismatched_deallocation,
         s.suppressed,
         s.disabled,
         if s.rules_off.is_empty() { String::new() } else { format!(" ({})", s.rules_off.join(", ")) }

@@ -16,18 +16,22 @@ pub enum Rule {
     /// block, which is still allocated (cppcheck's `memleakOnRealloc`). A leak, kept apart so
     /// that it can be switched and silenced on its own.
     LeakOnReallocFailure,
+    /// Memory released by a deallocator of another family than the allocator's: `new[]` then
+    /// `delete`, `new` then `free`, `malloc` then `delete` (CWE-762).
+    MismatchedDeallocation,
 }
 
 impl Rule {
     /// Every rule, in the order SARIF lists them (`ruleIndex`): new rules go at the end, so an
     /// index means the same in every log.
-    pub const ALL: [Rule; 3] = [Rule::Leak, Rule::DoubleFree, Rule::LeakOnReallocFailure];
+    pub const ALL: [Rule; 4] = [Rule::Leak, Rule::DoubleFree, Rule::LeakOnReallocFailure, Rule::MismatchedDeallocation];
 
     pub fn id(self) -> &'static str {
         match self {
             Rule::Leak => "leak",
             Rule::DoubleFree => "double-free",
             Rule::LeakOnReallocFailure => "leak-on-realloc-failure",
+            Rule::MismatchedDeallocation => "mismatched-deallocation",
         }
     }
 
@@ -135,7 +139,8 @@ pub struct Note {
 pub struct Diagnostic {
     pub rule: Rule,
     pub category: Category,
-    /// The allocation site: the primary location for every rule.
+    /// The allocation site: the primary location for the leak rules and a double free of a
+    /// site; the second free for a parameter's double free, the deallocation for a mismatch.
     pub loc: SrcLoc,
     pub function: String,
     /// Name of the allocating call (`malloc`, `strdup`, …).

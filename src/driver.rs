@@ -134,7 +134,9 @@ pub struct Stats {
     pub findings_double_free: usize,
     #[serde(default)]
     pub findings_leak_on_realloc_failure: usize,
-    /// Findings a `drip: ignore` comment silences (`report::suppress`), not in the three above.
+    #[serde(default)]
+    pub findings_mismatched_deallocation: usize,
+    /// Findings a `drip: ignore` comment silences (`report::suppress`), not in the four above.
     pub suppressed: usize,
     /// Findings of rules switched off (`--disable`, `[rules]`): not reported anywhere, not in
     /// the counts above.

@@ -25,6 +25,60 @@ pub const CONTRACT_KEPT_WHEN_DEFINED: &[&str] = &[
     "valloc",
 ];
 
+/// The allocator family of a block: which deallocator releases it. Memory from `new` must be
+/// released by `delete`, from `new[]` by `delete[]`, from the C allocator (`malloc`, `strdup`,
+/// `realloc`, the out-parameter allocators) by `free` or `realloc`; any other pairing is a
+/// `mismatched-deallocation` (CWE-762).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Family {
+    Malloc,
+    New,
+    NewArray,
+}
+
+impl Family {
+    /// How a report names the allocation side (`new[]`).
+    pub fn allocation(self) -> &'static str {
+        match self {
+            Family::Malloc => "malloc",
+            Family::New => "new",
+            Family::NewArray => "new[]",
+        }
+    }
+    /// How a report names the deallocator the family wants (`delete[]`).
+    pub fn release(self) -> &'static str {
+        match self {
+            Family::Malloc => "free",
+            Family::New => "delete",
+            Family::NewArray => "delete[]",
+        }
+    }
+
+    /// One family for several blocks or frees: `None` unless all of them agree (an unknown one
+    /// among them makes it unknown).
+    pub fn meet(mut each: impl Iterator<Item = Option<Family>>) -> Option<Family> {
+        let first = each.next()??;
+        each.all(|f| f == Some(first)).then_some(first)
+    }
+}
+
+/// The family of a row of the built-in table that allocates or frees (`None` for other rows, and
+/// for rows made from the program's declarations, whose deallocator drip does not know).
+pub fn family(lib: &LibFn) -> Option<Family> {
+    if !TABLE.as_ptr_range().contains(&(lib as *const LibFn)) {
+        return None;
+    }
+    let row = lib;
+    if let Some(op) = row.name.strip_prefix("operator ") {
+        return Some(if op.contains("[]") { Family::NewArray } else { Family::New });
+    }
+    let allocates = matches!(row.ret, RetEffect::Fresh(_))
+        || null_buffer_allocates(row.name).is_some()
+        || row.args.iter().any(|a| matches!(a.1, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc));
+    let frees = row.args.iter().any(|a| matches!(a.1, ArgEffect::Frees | ArgEffect::FreesWhen { .. }));
+    (allocates || frees).then_some(Family::Malloc)
+}
+
 /// When an allocator succeeded, seen from its return value. Used to fold NULL/error tests of
 /// the tracked allocation (FastCheck 5.6.1) and to correlate tests of other allocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
@@ -1076,6 +1130,29 @@ mod tests {
                 assert!(e.ret == Plain && e.args.is_empty(), "{}", e.name);
             }
         }
+    }
+
+    #[test]
+    fn families_of_rows() {
+        let fam = |n: &str| family(lookup(n).unwrap());
+        for n in ["malloc", "calloc", "realloc", "strdup", "free", "getline", "asprintf", "realpath", "reallocf"] {
+            assert_eq!(fam(n), Some(Family::Malloc), "{n}");
+        }
+        assert_eq!(fam("operator new"), Some(Family::New));
+        assert_eq!(fam("operator new(std::nothrow)"), Some(Family::New));
+        assert_eq!(fam("operator delete"), Some(Family::New));
+        assert_eq!(fam("operator new[](std::nothrow)"), Some(Family::NewArray));
+        assert_eq!(fam("operator delete[]"), Some(Family::NewArray));
+        for n in ["strlen", "fopen", "fclose", "strcpy", "putenv"] {
+            assert_eq!(fam(n), None, "{n}");
+        }
+        // A row made elsewhere (a `.drip.toml` declaration) with a table row's name has no family.
+        let declared = LibFn { name: "malloc", ret: Fresh(NonNull), args: &[], noreturn: false };
+        assert_eq!(family(&declared), None);
+        assert_eq!(Family::meet([Some(Family::New), Some(Family::New)].into_iter()), Some(Family::New));
+        assert_eq!(Family::meet([Some(Family::New), None].into_iter()), None);
+        assert_eq!(Family::meet([Some(Family::New), Some(Family::Malloc)].into_iter()), None);
+        assert_eq!(Family::meet(std::iter::empty()), None);
     }
 
     #[test]

@@ -162,6 +162,12 @@ pub struct Model<'a> {
     pub returns_twice: bool,
     /// The result depends on the argument values alone (`Summary::pure_value`).
     pub pure_value: bool,
+    /// The allocator family of the fresh result (and, for a library row, of its out-parameter
+    /// cells): `None` when unknown (`libmodel::Family`).
+    pub alloc_family: Option<libmodel::Family>,
+    /// The family of the deallocator the call is for the arguments it frees: `None` when
+    /// unknown.
+    pub free_family: Option<libmodel::Family>,
 }
 
 impl<'a> Model<'a> {
@@ -194,6 +200,8 @@ impl<'a> Model<'a> {
             ret_addr: None,
             returns_twice: libmodel::returns_twice(lib.name),
             pure_value: false,
+            alloc_family: libmodel::family(lib),
+            free_family: libmodel::family(lib),
         }
     }
 
@@ -242,6 +250,8 @@ impl<'a> Model<'a> {
             ret_addr: None,
             returns_twice: false,
             pure_value: false,
+            alloc_family: None,
+            free_family: None,
         }
     }
 

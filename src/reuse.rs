@@ -316,6 +316,8 @@ impl<'a> SccReuse<'a> {
                 globals_written,
                 ret_addr,
                 pure_value,
+                alloc_family,
+                free_family,
             } = s;
             let mut w = Feed(Vec::with_capacity(256));
             (allocator, always_fresh, params, returns_param, returns_param_itself, noreturn, ret_success, alloc_if)
@@ -323,6 +325,7 @@ impl<'a> SccReuse<'a> {
             (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
+            (alloc_family, free_family).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

@@ -127,6 +127,12 @@ pub struct Summary {
     /// (`is_fixup (command)`: `command == FIXUP || command == SQUASH`). Two calls with the same
     /// arguments give the same result, so the caller's two tests of them agree (`cfg`).
     pub pure_value: bool,
+    /// For an allocator: the family of every fresh cell it returns (`xmalloc` wrapping `malloc`
+    /// is `Malloc`), `None` when its sites disagree or one is unknown.
+    pub alloc_family: Option<libmodel::Family>,
+    /// For a deallocator: the family of every free of its parameters (`my_free` calling `free`
+    /// is `Malloc`), `None` when they disagree or one is unknown.
+    pub free_family: Option<libmodel::Family>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,6 +172,8 @@ impl Summary {
             globals_written: GlobalWrites::All,
             ret_addr: None,
             pure_value: false,
+            alloc_family: None,
+            free_family: None,
         }
     }
 
@@ -175,6 +183,8 @@ impl Summary {
     pub fn of_library(lib: &libmodel::LibFn, n_params: usize) -> Option<Summary> {
         let mut s = Summary::plain(n_params, lib.noreturn);
         s.globals_written = GlobalWrites::none();
+        s.alloc_family = libmodel::family(lib);
+        s.free_family = libmodel::family(lib);
         match lib.ret {
             RetEffect::Plain => {}
             RetEffect::Fresh(Success::NonNull) => {
@@ -707,6 +717,9 @@ fn meet(sums: &[&Summary]) -> Summary {
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
         // Which target runs is not known at the call, so two calls may differ.
         pure_value: false,
+        // The target called is not known: a family only when every target has it.
+        alloc_family: libmodel::Family::meet(sums.iter().map(|s| s.alloc_family)),
+        free_family: libmodel::Family::meet(sums.iter().map(|s| s.free_family)),
     }
 }
 
@@ -853,6 +866,8 @@ impl<'a> Model<'a> {
             ret_addr: s.ret_addr.clone(),
             returns_twice: false,
             pure_value: s.pure_value,
+            alloc_family: if fresh_result { s.alloc_family } else { None },
+            free_family: s.free_family,
         }
     }
 }

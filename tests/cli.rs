@@ -1223,3 +1223,65 @@ fn wrapper_chains_end_at_the_programs_own_malloc() {
         assert!(!text.contains("'malloc' gets the memory from"), "{text}");
     }
 }
+
+/// `mismatched-deallocation`: reported at the release with the allocation as a note, in every
+/// format, counted by `--stats` and the summary line, and switched off by `--disable`.
+#[test]
+fn mismatched_deallocation_is_reported_at_the_release_and_can_be_switched_off() {
+    let dir = scratch("mismatch");
+    let cpp = r#"#include <stdlib.h>
+void *xmalloc(size_t n) { void *p = malloc(n); if (!p) abort(); return p; }
+void arrays(int n) {
+    int *v = new int[n];
+    v[0] = 1;
+    delete v;
+}
+void wrapped(void) {
+    char *p = (char *)xmalloc(4);
+    delete[] p;
+}
+void matched(int n) {
+    int *v = new int[n];
+    delete[] v;
+    free(xmalloc(2));
+}
+"#;
+    write(&dir, "m.cpp", cpp);
+    compdb(&dir, &["m.cpp"]);
+    let run = |extra: &[&str]| {
+        drip().current_dir(&dir).args(["check", "--no-cache", "--stats"]).args(extra).output().expect("run drip")
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.starts_with("m.cpp:6:5: warning: memory allocated by 'operator new[]' at m.cpp:4"), "{text}");
+    assert!(first.ends_with("must be released by delete[] [mismatched-deallocation]"), "{text}");
+    assert!(text.contains("m.cpp:4:14: note: memory is allocated here by 'operator new[]'"), "{text}");
+    assert!(text.contains("m.cpp:10:5: warning: memory allocated by 'xmalloc' at m.cpp:9"), "{text}");
+    assert!(text.contains("note: 'xmalloc' gets the memory from 'malloc' here"), "{text}");
+    assert_eq!(text.matches("[mismatched-deallocation]").count(), 2, "{text}");
+    let err = stderr(&out);
+    assert!(err.contains("0 leaks, 0 double frees, 2 mismatched deallocations"), "{err}");
+    assert!(err.contains("0 double-free, 2 mismatched-deallocation;"), "{err}");
+
+    let json = run(&["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let rules: Vec<&str> = doc["diagnostics"].as_array().unwrap().iter().map(|d| d["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["mismatched-deallocation", "mismatched-deallocation"]);
+    assert_eq!(doc["stats"]["findings_mismatched_deallocation"], 2);
+
+    let sarif = run(&["--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&sarif.stdout).expect("sarif");
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "mismatched-deallocation");
+    assert_eq!(result["ruleIndex"], 3);
+    assert_eq!(result["locations"][0]["physicalLocation"]["region"]["startLine"], 6);
+    let rule = &log["runs"][0]["tool"]["driver"]["rules"][3];
+    assert!(rule["properties"]["tags"].as_array().unwrap().contains(&serde_json::json!("external/cwe/cwe-762")));
+
+    let off = run(&["--disable", "mismatched-deallocation"]);
+    assert_eq!(off.status.code(), Some(0), "{}", stderr(&off));
+    assert!(stdout(&off).is_empty());
+    assert!(stderr(&off).contains("2 of rules switched off (mismatched-deallocation)"), "{}", stderr(&off));
+}

@@ -25,7 +25,10 @@ use crate::summary::{Held, PathFate};
 
 #[derive(Clone, Debug)]
 pub(super) enum EventKind {
-    Free,
+    /// Freed; by the call at `.0` as a deallocator of family `.1` when that is known (the
+    /// argument's own block passed to a library deallocator or a summarised one), for the
+    /// `mismatched-deallocation` rule.
+    Free(Option<(StmtId, crate::libmodel::Family)>),
     Return,
     /// At a return, the cell is in the object parameter `param` points to, at `path` (`*` for
     /// `*out`, `*.buf` for `p->buf`): handed to the caller through it.
@@ -849,7 +852,7 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
                             // Two names of one object hold the same cell: one free, not two.
                             if !freed_here.contains(&g) {
                                 freed_here.push(g);
-                                events.push(Event { kind: EventKind::Free, guard: g, weak: cx.is_weak(k) });
+                                events.push(Event { kind: EventKind::Free(None), guard: g, weak: cx.is_weak(k) });
                             }
                             if fate == PathFate::FreesCleared {
                                 st.set_key(k, GuardId::FALSE);
@@ -880,8 +883,9 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
                 }
                 let weak =
                     st.is_weak(a) || matches!(a, Operand::Place(p) if cx.key_of(p).is_some_and(|k| cx.is_weak(k)));
+                let dealloc = model.and_then(|m| m.free_family).map(|f| (sid, f));
                 match effect {
-                    Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free, guard: g, weak }),
+                    Some(ArgEffect::Frees) => events.push(Event { kind: EventKind::Free(dealloc), guard: g, weak }),
                     Some(ArgEffect::FreesWhen { on_success, else_keeps }) => {
                         // In a header copy that leaves by the header's test of this call, the
                         // later call's outcome is known (`FnCx::later_success`).
@@ -898,7 +902,7 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
                         match outcome {
                             Some((freed, kept)) => {
                                 let gg = guards.and(g, freed);
-                                events.push(Event { kind: EventKind::Free, guard: gg, weak });
+                                events.push(Event { kind: EventKind::Free(dealloc), guard: gg, weak });
                                 if else_keeps {
                                     let gk = guards.and(g, kept);
                                     events.push(Event {
@@ -919,7 +923,7 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
                         Some(a) => {
                             let freed = guards.lit(*a, when);
                             let gg = guards.and(g, freed);
-                            events.push(Event { kind: EventKind::Free, guard: gg, weak: false });
+                            events.push(Event { kind: EventKind::Free(dealloc), guard: gg, weak: false });
                         }
                         None => events.push(Event {
                             kind: EventKind::Escape(retained(model, callee)),
@@ -1401,7 +1405,7 @@ impl<'c> Later<'c> {
             if freed != GuardId::FALSE {
                 let g = guards.and(st.get(x), freed);
                 if g != GuardId::FALSE {
-                    events.push(Event { kind: EventKind::Free, guard: g, weak: false });
+                    events.push(Event { kind: EventKind::Free(None), guard: g, weak: false });
                 }
             }
             // With every edge taken either way, what is surely defined is `exit_kills`, which
@@ -1548,6 +1552,8 @@ fn store(
 pub(super) enum WalkGoal {
     Leak,
     SecondFree,
+    /// Up to the free by the call at this statement (a mismatched deallocator).
+    FreeAt(StmtId),
 }
 
 /// Follow the path a SAT model describes, concretely tracking which locals hold the cell, and
@@ -1652,6 +1658,7 @@ pub(super) fn walk(
                 Stmt::Call { dst, args, .. } => {
                     let model = cx.model(*sid);
                     let mut redefined = Vec::new();
+                    let frees_before = frees_seen;
                     for (i, a) in args.iter().enumerate() {
                         let effect = model.and_then(|m| m.arg_effect(i));
                         if effect == Some(ArgEffect::OutRealloc) {
@@ -1714,6 +1721,9 @@ pub(super) fn walk(
                         }
                     }
                     if goal == WalkGoal::SecondFree && frees_seen >= 2 {
+                        return steps;
+                    }
+                    if goal == WalkGoal::FreeAt(*sid) && frees_seen > frees_before {
                         return steps;
                     }
                     // Whole parameters the callee stores below other parameters (`moves_at`).

@@ -291,6 +291,22 @@ pub struct SiteVerdict {
     pub ret_values: Vec<(usize, std::sync::Arc<str>, Held)>,
     /// Handed back below a parameter: the same for wherever it is (`Summary::out_values`).
     pub out_values: Vec<(usize, std::sync::Arc<str>, Held)>,
+    /// The allocator family of the cell, when its allocator's is known (`libmodel::Family`).
+    pub family: Option<crate::libmodel::Family>,
+    /// Deallocations of another family than the cell's, each once, in event order.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// A cell released by a deallocator of another family than its allocator's (`new[]` then
+/// `delete`, `malloc` then `delete`, `new` then `free` or `realloc`).
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// The deallocating call.
+    pub at: StmtId,
+    /// Its family.
+    pub family: crate::libmodel::Family,
+    /// A path from the allocation to that call: it ends with its `Step::Free`.
+    pub steps: Vec<Step>,
 }
 
 /// The object a cell is left inside (`EventKind::Inside`).

@@ -280,6 +280,14 @@ fn flow_site(
         cycle_with: Vec::new(),
         ret_values: Vec::new(),
         out_values: Vec::new(),
+        // The result's family, or a library out-parameter's; a summarised callee's cells below
+        // its arguments have none.
+        family: cx.model(stmt).and_then(|m| match slot {
+            SiteSlot::Result => m.alloc_family,
+            SiteSlot::Arg(_) if m.lib => m.alloc_family,
+            _ => None,
+        }),
+        mismatches: Vec::new(),
     };
     // No path from the entry reaches the site (it sits under a constant or decided test:
     // `if (0)`, a parameter no caller passes NULL): it allocates nothing, and in particular
@@ -482,7 +490,7 @@ fn judge_site(
     let mut stored_any = GuardId::FALSE;
     for e in &events {
         match &e.kind {
-            EventKind::Free => has_free = true,
+            EventKind::Free(_) => has_free = true,
             EventKind::Return => has_ret = true,
             EventKind::Stored { param, path } => {
                 has_ret = true;
@@ -560,7 +568,7 @@ fn judge_site(
         verdict.category = Category::OverBudget;
         return verdict;
     }
-    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free) && !e.weak).collect();
+    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free(_)) && !e.weak).collect();
     // Pairs in order, made as they are asked: n frees are n²/2 pairs, too many to list first.
     let pair_guards = (0..frees.len()).flat_map(|i| (i + 1..frees.len()).map(move |j| (i, j)));
 
@@ -698,6 +706,24 @@ fn judge_site(
     if let Some((m, i, j)) = &df {
         let support = support_of(&[psrc, frees[*i].guard, frees[*j].guard]);
         verdict.double_free = Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, x, WalkGoal::SecondFree));
+    }
+    // Released by a deallocator of another family on some path: once per deallocating call.
+    if let Some(family) = verdict.family {
+        let started = std::time::Instant::now();
+        let queries_before = solver.queries;
+        for e in events.iter().filter(|e| !e.weak) {
+            let EventKind::Free(Some((at, other))) = e.kind else { continue };
+            if other == family || verdict.mismatches.iter().any(|m| m.at == at) {
+                continue;
+            }
+            if let Answer::Sat(m) = solver.check(guards_ro, &[(psrc, true), (e.guard, true)]) {
+                let support = support_of(&[psrc, e.guard]);
+                let steps = walk(cx, &m_values(&m), &support, fold, node0, idx0 + 1, x, WalkGoal::FreeAt(at));
+                verdict.mismatches.push(crate::fastcheck::Mismatch { at, family: other, steps });
+            }
+        }
+        verdict.sat_queries += solver.queries - queries_before;
+        timings.sat += started.elapsed();
     }
     verdict
 }

@@ -46,6 +46,8 @@ pub fn summarize(
     // The arena and solver of the parameters' passes, made for the first parameter the prechecks
     // leave undecided (most functions have none).
     let mut pass: Option<(Guards, Solver)> = None;
+    // The families of the deallocators the parameters' passes reach (`Summary::free_family`).
+    let mut free_families: Vec<Option<crate::libmodel::Family>> = Vec::new();
     for ((i, p), pre) in func.params().enumerate().zip(cx.prechecked_params()) {
         if let Some(fate) = *pre {
             params.push(fate);
@@ -77,7 +79,8 @@ pub fn summarize(
                     escaped = guards.or(escaped, e.guard);
                     escaped_else = guards.or(escaped_else, e.guard);
                 }
-                EventKind::Free => {
+                EventKind::Free(by) => {
+                    free_families.push(by.map(|b| b.1));
                     freed = guards.or(freed, e.guard);
                     freed_or_ended = guards.or(freed_or_ended, e.guard);
                 }
@@ -235,6 +238,8 @@ pub fn summarize(
         globals_written: crate::global_writes::GlobalWrites::All,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: !allocator && pure_value(func, |s| cx.model(s)),
+        alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
+        free_family: crate::libmodel::Family::meet(free_families.into_iter()),
     };
     (summary, param_double_frees)
 }
@@ -285,7 +290,7 @@ fn param_freed_twice(
     let entry = DagNode(cx.func.entry.0);
     let first_pair = |guards: &Guards, solver: &mut Solver, events: &[Event]| {
         let frees: Vec<GuardId> =
-            events.iter().filter(|e| matches!(e.kind, EventKind::Free) && !e.weak).map(|e| e.guard).collect();
+            events.iter().filter(|e| matches!(e.kind, EventKind::Free(_)) && !e.weak).map(|e| e.guard).collect();
         for i in 0..frees.len() {
             for j in i + 1..frees.len() {
                 match solver.check(guards, &[(frees[i], true), (frees[j], true)]) {
@@ -735,7 +740,7 @@ fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> P
             | EventKind::Stored { .. }
             | EventKind::ReturnedIn(_)
             | EventKind::Return => return PathFate::Escapes,
-            EventKind::Free => freed = guards.or(freed, e.guard),
+            EventKind::Free(_) => freed = guards.or(freed, e.guard),
             EventKind::Kept => kept = guards.or(kept, e.guard),
             EventKind::Exit => ended = guards.or(ended, e.guard),
         }

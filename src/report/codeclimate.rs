@@ -28,7 +28,7 @@ fn severity(d: &Diagnostic) -> &'static str {
     }
     match d.rule {
         // Undefined behaviour, usually a heap corruption.
-        Rule::DoubleFree => "critical",
+        Rule::DoubleFree | Rule::MismatchedDeallocation => "critical",
         Rule::Leak | Rule::LeakOnReallocFailure => "major",
     }
 }

@@ -87,6 +87,13 @@ fn input(d: &Diagnostic, file: &str, line: &mut dyn FnMut(u32) -> Option<String>
             fields.push(text(n.loc.line, n.loc.line.saturating_sub(d.loc.line)));
         }
     }
+    if d.rule == Rule::MismatchedDeallocation {
+        // Reported at the release: the allocation tells two allocations released at one call
+        // apart (an `if` that takes `new` or `new[]`).
+        if let Some(n) = d.path.iter().find(|n| n.kind == NoteKind::Alloc && n.loc.file == d.loc.file) {
+            fields.push(text(n.loc.line, d.loc.line.saturating_sub(n.loc.line)));
+        }
+    }
     let mut key = Vec::new();
     for f in fields {
         key.extend_from_slice(f.as_bytes());

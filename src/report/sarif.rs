@@ -1,12 +1,13 @@
 //! SARIF 2.1.0 (OASIS), for code-scanning services and IDE viewers.
 //!
 //! One run. `tool.driver.rules` always lists every rule, switched off or not (`leak` at index 0,
-//! `double-free` at 1, `leak-on-realloc-failure` at 2: `Rule::ALL`'s order) so `ruleIndex` means
+//! `double-free` at 1, `leak-on-realloc-failure` at 2, `mismatched-deallocation` at 3:
+//! `Rule::ALL`'s order) so `ruleIndex` means
 //! the same in every log, each with the metadata GitHub code scanning reads
 //! (`defaultConfiguration.level`, `helpUri`, `help.markdown`, and `properties` `precision`,
 //! `problem.severity`, `security-severity` and `tags` with the CWE). Each diagnostic becomes one
 //! result:
-//! - `level`: `error` for a double free, `warning` for a leak of either rule; a site `--all-categories` lists that
+//! - `level`: `error` for a double free or a mismatched deallocation, `warning` for a leak of either rule; a site `--all-categories` lists that
 //!   the default policy does not report (`checkers::Policy`) is `kind: informational` with level
 //!   `none`, since SARIF (§3.27.10) allows no other level beside a kind other than `fail`;
 //! - `locations`: the allocation site, with the enclosing function as a logical location; regions
@@ -55,7 +56,7 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";
 
 /// `tool.driver.rules`, in `ruleIndex` order.
-const RULES: [Rule; 3] = Rule::ALL;
+const RULES: [Rule; 4] = Rule::ALL;
 
 /// Writes one SARIF log for `diags`, whose fingerprints (`report::fingerprint::compute`, over
 /// the whole run's findings, so that leaving some out changes no other's) are `fingerprints`.
@@ -141,7 +142,7 @@ fn build_log(diags: &[Diagnostic], fingerprints: &[Fingerprint], tool: &ToolInfo
 fn rule_level(rule: Rule) -> &'static str {
     match rule {
         Rule::Leak | Rule::LeakOnReallocFailure => "warning",
-        Rule::DoubleFree => "error",
+        Rule::DoubleFree | Rule::MismatchedDeallocation => "error",
     }
 }
 
@@ -179,6 +180,19 @@ fn rule_descriptor(rule: Rule) -> Value {
              shows the allocation, the branches taken and both frees.",
             "external/cwe/cwe-415",
         ),
+        Rule::MismatchedDeallocation => (
+            "MismatchedDeallocation",
+            "Mismatched memory management routines",
+            "Memory is released by a deallocator of another family than the allocator that \
+             obtained it: memory from new[] released by delete, from new by delete[] or free, \
+             from malloc, calloc, realloc or strdup by delete, or from new passed to realloc. \
+             The behavior is undefined: destructors are skipped or run on garbage, and the \
+             allocator's state may be corrupted.",
+            "Release memory with the deallocator of its allocator: delete for new, delete[] for \
+             new[], free for the C allocator (through the program's wrappers too). The code \
+             flow shows the allocation, the branches taken and the mismatched release.",
+            "external/cwe/cwe-762",
+        ),
     };
     // code scanning's scale: security-severity above 7.0 is "high", 4.0 to 6.9 "medium", below
     // that "low". A double free can be turned into a write through a corrupted free list (high);
@@ -191,12 +205,17 @@ fn rule_descriptor(rule: Rule) -> Value {
         // runs only when memory runs out.
         Rule::LeakOnReallocFailure => ("3.0", "high", 401, REALLOC_EXAMPLE),
         Rule::DoubleFree => ("7.5", "medium", 415, DOUBLE_FREE_EXAMPLE),
+        // Both ends are known calls of known families, so precision is high; the damage is a
+        // corrupted heap, as for a double free.
+        Rule::MismatchedDeallocation => ("7.5", "high", 762, MISMATCH_EXAMPLE),
     };
+    let (language, reported) =
+        if rule == Rule::MismatchedDeallocation { ("cpp", "deallocation's") } else { ("c", "allocation's") };
     let cwe_uri = format!("https://cwe.mitre.org/data/definitions/{cwe_number}.html");
     let markdown = format!(
-        "# {short}\n\n{full}\n\n{help}\n\n## Example\n\n```c\n{example}```\n\n\
+        "# {short}\n\n{full}\n\n{help}\n\n## Example\n\n```{language}\n{example}```\n\n\
          To silence a report that is wrong, put `// drip: ignore[{id}] -- reason` on the \
-         allocation's line or the line before it.\n\n\
+         {reported} line or the line before it.\n\n\
          See [CWE-{cwe_number}]({cwe_uri}).\n",
         id = rule.id()
     );
@@ -242,6 +261,16 @@ void reset(struct conn *c) {
     free(c->buf);         /* c->buf still points to the freed memory */
     if (c->error)
         free(c->buf);     /* double free: set c->buf = NULL after the first free */
+}
+";
+
+const MISMATCH_EXAMPLE: &str = "\
+void fill(size_t n) {
+    int *v = new int[n];
+    char *name = (char *)malloc(16);
+    use(v, name);
+    delete v;             /* mismatch: memory from new[] is released by delete[] */
+    delete name;          /* mismatch: memory from malloc is released by free */
 }
 ";
 
@@ -642,15 +671,19 @@ mod tests {
         assert!(driver.get("informationUri").is_none());
         let rules = driver["rules"].as_array().unwrap();
         let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-        assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure"]);
-        let expected =
-            [("warning", "cwe-401", "medium"), ("error", "cwe-415", "medium"), ("warning", "cwe-401", "high")];
+        assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation"]);
+        let expected = [
+            ("warning", "cwe-401", "medium"),
+            ("error", "cwe-415", "medium"),
+            ("warning", "cwe-401", "high"),
+            ("error", "cwe-762", "high"),
+        ];
         for (rule, (level, cwe, precision)) in rules.iter().zip(expected) {
             for field in ["shortDescription", "fullDescription", "help"] {
                 assert!(!rule[field]["text"].as_str().unwrap().is_empty(), "{field}");
             }
             let markdown = rule["help"]["markdown"].as_str().unwrap();
-            assert!(markdown.starts_with("# ") && markdown.contains("```c\n"), "{markdown}");
+            assert!(markdown.starts_with("# ") && markdown.contains("```c"), "{markdown}");
             assert_eq!(rule["defaultConfiguration"]["level"], level);
             assert!(rule["helpUri"].as_str().unwrap().starts_with("https://cwe.mitre.org/"));
             let props = &rule["properties"];
