@@ -384,6 +384,24 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
+    /// A temporary object passed by value (`take(Buf())`, `take(b)` through a copy): the IR
+    /// passes a copy of it, so what the callee does to its parameter (moves from it) is not
+    /// seen here; destroying the temporary after the call could free what the callee kept.
+    /// It escapes instead of being destroyed.
+    fn hand_over(&mut self, op: &Operand, loc: Loc) {
+        let Operand::Place(Place::Local(t)) = op else { return };
+        let Some(temps) = self.full_expr.as_mut() else { return };
+        let Some(i) = temps.iter().position(|(l, _)| l == t) else { return };
+        temps.remove(i);
+        let f = CalleeInfo {
+            name: "(temporary passed by value, not analysed)".to_string(),
+            usr: SCOPE_EXIT_USR.to_string(),
+            noreturn: false,
+            builtin: Builtin::None,
+        };
+        self.destroy_at(Rvalue::AddrOf(Place::Local(*t)), &f, loc);
+    }
+
     /// Run the destructors `destroyed_parts` lists on `*this`.
     pub fn destroy_parts(&mut self, parts: &[(Option<String>, Rc<CalleeInfo>)], loc: Loc) {
         let Some(this) = self.this_local else { return };
@@ -701,7 +719,9 @@ impl Lowerer<'_, '_, '_> {
                 let op = self.rvalue_operand(rv, loc);
                 args.push(op);
             } else {
-                args.push(self.expr(a));
+                let op = self.expr(a);
+                self.hand_over(&op, loc);
+                args.push(op);
             }
         }
         let class_ty = decl.semantic_parent().map(|p| p.ty());
