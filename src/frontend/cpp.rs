@@ -285,27 +285,30 @@ impl TuCtx<'_, '_> {
 
 impl Lowerer<'_, '_, '_> {
     /// The default construction of the object at `place`, of type `ty`: its default
-    /// constructor when the program wrote one (summarised, or opaque in a class drip cannot
-    /// follow), else its parts' (`construct_parts`). A class of a system header or a template's
-    /// instantiation is constructed by an opaque call.
+    /// constructor when the program wrote one, else its parts' (`construct_parts`). Nothing for
+    /// a class drip cannot follow (a system header's, a template's instantiation, one that is
+    /// not `self_contained`): its death is not followed either, so what it holds escapes.
     pub fn construct_default(&mut self, place: Place, ty: CXType, loc: Loc) {
         let c = clang::canonical(ty);
         if c.kind != CXType_Record {
             return;
         }
         let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return };
-        let seen = def.specialized_template().is_none() && !def.is_in_system_header();
+        if def.specialized_template().is_some() || def.is_in_system_header() {
+            return;
+        }
         let ctors: Vec<Cursor> = def.children().into_iter().filter(|k| k.kind() == CXCursor_Constructor).collect();
-        let written = ctors.iter().copied().find(|k| k.num_args() == 0 && !k.is_defaulted());
-        if seen && written.is_none() {
+        let Some(ctor) = ctors.iter().copied().find(|k| k.num_args() == 0 && !k.is_defaulted()) else {
             if ctors.iter().all(|k| k.num_args() != 0 || k.is_defaulted()) {
                 self.construct_parts(place, def, loc);
             }
             return;
+        };
+        if !self.self_contained(c) {
+            return;
         }
-        let Some(ctor) = written else { return };
         let info = self.cx.callee_info(ctor);
-        let usr = if seen && self.self_contained(c) { info.usr.clone() } else { format!("{OPAQUE}{}", info.usr) };
+        let usr = info.usr.clone();
         let t = self.new_temp(TypeClass::Pointer, loc);
         self.assign(Place::Local(t), Rvalue::AddrOf(place), loc);
         let callee = Callee::Direct { name: info.name.clone(), usr, const_args: 0 };
