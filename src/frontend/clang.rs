@@ -860,6 +860,30 @@ impl Cursor {
         unsafe { clang_CXXMethod_isDefaulted(self.0) != 0 }
     }
 
+    /// A C++ copy constructor (`T(const T &)`).
+    pub fn is_copy_constructor(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not constructors.
+        unsafe { clang_CXXConstructor_isCopyConstructor(self.0) != 0 }
+    }
+
+    /// A C++ move constructor (`T(T &&)`).
+    pub fn is_move_constructor(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not constructors.
+        unsafe { clang_CXXConstructor_isMoveConstructor(self.0) != 0 }
+    }
+
+    /// A C++ copy assignment operator.
+    pub fn is_copy_assignment(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not methods.
+        unsafe { clang_CXXMethod_isCopyAssignmentOperator(self.0) != 0 }
+    }
+
+    /// A C++ move assignment operator.
+    pub fn is_move_assignment(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not methods.
+        unsafe { clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0 }
+    }
+
     /// A C++ method declared (or inheriting) `virtual`.
     pub fn is_virtual_method(self) -> bool {
         // SAFETY: plain FFI; 0 for cursors that are not methods.

@@ -1,5 +1,6 @@
 //! Lowering of the C++ constructs that are ordinary code: calls of methods, constructors and
-//! destructors, `new`/`delete`, `throw`, lambdas (as escapes), member initializers.
+//! destructors (also those C++ runs implicitly), `new`/`delete`, `throw`, lambdas (as
+//! escapes), member initializers.
 //!
 //! Input: cursors of a C++ translation unit (`TuCtx::cpp`) inside the function being lowered.
 //! Output: IR statements, as `expr.rs` emits them for C; nothing here adds to the IR's types.
@@ -11,12 +12,23 @@
 //!   and is the pointer it was given. `delete` is a call of `operator delete` /
 //!   `operator delete[]`, after the class's destructor. Their callees carry reserved USRs
 //!   (`drip:c++:…`), so a program's own `operator new` never stands in for the library row.
-//! - No destructor runs implicitly (at scope exit, for temporaries, members and bases): what such
-//!   a destructor could release must escape instead, so that its absence never makes a report.
-//!   A call into a class that is not `self_contained` (members or bases with destructors, a
-//!   template instantiation, a system header's class), a virtual call, and a constructor of a
-//!   temporary with a destructor go to an opaque callee (every argument escapes); a local with
-//!   a destructor is handed to an opaque call at every exit from its scope (`lower.rs`).
+//! - Destructors run where C++ runs them, as explicit calls, for the classes whose death drip
+//!   knows (`destruction`: a class of the program whose members and bases are such classes or
+//!   have no destructor): a local at every exit of its scope (`lower.rs`: the cleanup scopes,
+//!   last constructed first, only those whose declaration the path reached; not the local a
+//!   `return` hands over, whose copy is elided), a temporary at the end of its full
+//!   expression (of an expression statement, a declaration or a `return`; one bound to a
+//!   reference with the reference), a destructor's members (reverse declaration order) then
+//!   bases after its body, and `delete p`. A class without a destructor of its own gets the
+//!   compiler's as a function drip writes (`IMPLICIT_DTOR`); the compiler's default
+//!   constructor (and a written constructor's parts it does not initialize) default-construct
+//!   the members and bases.
+//! - Any other destructor (a system header's class, a template's instantiation, an array of
+//!   objects with destructors, a virtual destructor through `delete`) is not followed: what it
+//!   could release escapes instead, so that its absence never makes a report. A call into a
+//!   class that is not `self_contained`, a virtual call, and a constructor of a temporary in a
+//!   condition go to an opaque callee (every argument escapes); a local or temporary of such a
+//!   class is handed to an opaque call (`SCOPE_EXIT_USR`) where it dies.
 //! - What the lowering does not understand (lambda bodies, `catch` handlers, unknown
 //!   expressions) becomes a lowering note starting with `C++ not analysed:`, which `--stats`
 //!   counts, and every local it names escapes.
@@ -27,11 +39,14 @@ use clang_sys::*;
 
 use super::clang::{self, Cursor, TypeClass};
 use super::expr::Want;
-use super::lower::{Builtin, Lowerer};
+use super::lower::{Builtin, CalleeInfo, Lowerer, TuCtx};
 use crate::ir::*;
+use std::rc::Rc;
 
 /// The callee of the escape a local with a destructor gets when its scope ends.
 pub(super) const SCOPE_EXIT_USR: &str = "drip:c++:scope-exit";
+/// The USR prefix of the implicit destructors drip writes, before the class's USR.
+pub(super) const IMPLICIT_DTOR: &str = "drip:c++:implicit-destructor:";
 /// The USR prefix of an opaque callee: no function has it, so the call is an unknown call.
 const OPAQUE: &str = "drip:c++:opaque:";
 /// The prefix of the lowering notes of what is not analysed (`--stats` counts them by the text
@@ -45,6 +60,16 @@ pub const NEW_NOTHROW: &str = "operator new(std::nothrow)";
 pub const NEW_ARRAY_NOTHROW: &str = "operator new[](std::nothrow)";
 pub const DELETE: &str = "operator delete";
 pub const DELETE_ARRAY: &str = "operator delete[]";
+
+/// Whether the destructor of the record type `ty` is virtual: its own, or one of its bases'.
+fn virtual_destructor(ty: CXType) -> bool {
+    let Some(def) = clang::type_declaration(clang::canonical(ty)).and_then(|d| d.definition()) else { return false };
+    def.children().into_iter().any(|k| match k.kind() {
+        CXCursor_Destructor => k.is_virtual_method(),
+        CXCursor_CXXBaseSpecifier => virtual_destructor(k.ty()),
+        _ => false,
+    })
+}
 
 fn is_function_kind(k: CXCursorKind) -> bool {
     matches!(
@@ -125,7 +150,304 @@ fn new_shape(text: &[u8], start: u32) -> Option<NewShape> {
     Some(shape)
 }
 
+/// How an object of a type dies (`TuCtx::destruction`).
+#[derive(Clone)]
+pub(super) enum Death {
+    /// Nothing runs: no destructor in it or its parts.
+    Trivial,
+    /// This function runs, with the object's address: the class's destructor (whose lowered
+    /// body is followed by its parts' destructors), or the implicit one drip writes.
+    Runs(Rc<CalleeInfo>),
+    /// What runs is not in the program (a class of a system header, a template's
+    /// instantiation, an array of objects with destructors): the object escapes instead.
+    Opaque,
+}
+
+impl TuCtx<'_, '_> {
+    /// How an object of type `ty` dies. A class of the program whose members and bases die in
+    /// ways drip knows runs its destructor, or, without one of its own (or with `= default`),
+    /// the implicit destructor drip writes for it (`implicit_destructor`).
+    pub fn destruction(&mut self, ty: CXType) -> Death {
+        let c = clang::canonical(ty);
+        match c.kind {
+            CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                match self.destruction(clang::array_element(c)) {
+                    Death::Trivial => Death::Trivial,
+                    _ => Death::Opaque,
+                }
+            }
+            CXType_Record if !self.owns_resources(c) => Death::Trivial,
+            CXType_Record => {
+                let key = c.data[0] as usize;
+                if let Some(d) = self.deaths.get(&key) {
+                    return d.clone();
+                }
+                // A class cannot hold itself; the entry stops a cycle through a broken AST.
+                self.deaths.insert(key, Death::Opaque);
+                let death = match clang::type_declaration(c).and_then(|d| d.definition()) {
+                    Some(def) if def.specialized_template().is_none() && !def.is_in_system_header() => {
+                        let kids = def.children();
+                        let parts_known = kids.iter().all(|k| match k.kind() {
+                            CXCursor_FieldDecl | CXCursor_CXXBaseSpecifier => {
+                                !matches!(self.destruction(k.ty()), Death::Opaque)
+                            }
+                            _ => true,
+                        });
+                        let own = kids.iter().find(|k| k.kind() == CXCursor_Destructor);
+                        match own {
+                            _ if !parts_known => Death::Opaque,
+                            Some(d) if !d.is_defaulted() => Death::Runs(self.callee_info(*d)),
+                            // A union's members are not destroyed by the compiler's destructor.
+                            _ if def.kind() == CXCursor_UnionDecl => Death::Opaque,
+                            _ => Death::Runs(self.implicit_destructor(def)),
+                        }
+                    }
+                    _ => Death::Opaque,
+                };
+                self.deaths.insert(key, death.clone());
+                death
+            }
+            _ => Death::Trivial,
+        }
+    }
+
+    /// The implicit destructor of the class definition `def`, lowered once per TU after its
+    /// functions (`pending_dtors`). Its USR is drip's own (libclang shows no declaration of
+    /// it), the same in every TU, and its location the class's, so the merge keeps one.
+    fn implicit_destructor(&mut self, def: Cursor) -> Rc<CalleeInfo> {
+        let info = Rc::new(CalleeInfo {
+            name: format!("{}::~{}", self.qualified_name(def), def.spelling()),
+            usr: format!("{IMPLICIT_DTOR}{}", def.usr()),
+            noreturn: false,
+            builtin: Builtin::None,
+        });
+        self.pending_dtors.push((def, Rc::clone(&info)));
+        info
+    }
+
+    /// Whether a copy of an object of type `ty` made by the compiler's copy (or move)
+    /// constructor or assignment is a copy of its bytes: no part of it is copied by code the
+    /// program wrote, or by a class drip cannot see.
+    pub fn copies_plainly(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        match c.kind {
+            CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray => {
+                self.copies_plainly(clang::array_element(c))
+            }
+            CXType_Record => {
+                let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return false };
+                if def.specialized_template().is_some() || def.is_in_system_header() {
+                    return !self.owns_resources(c);
+                }
+                def.children().into_iter().all(|k| match k.kind() {
+                    CXCursor_Constructor => k.is_defaulted() || !(k.is_copy_constructor() || k.is_move_constructor()),
+                    CXCursor_CXXMethod => k.is_defaulted() || !(k.is_copy_assignment() || k.is_move_assignment()),
+                    CXCursor_FieldDecl | CXCursor_CXXBaseSpecifier => self.copies_plainly(k.ty()),
+                    _ => true,
+                })
+            }
+            _ => true,
+        }
+    }
+
+    /// What dies after the body of the destructor of the class definition `def`: its members
+    /// with destructors, in reverse order of declaration (`Some(name)`), then its bases, in
+    /// reverse order (`None`: at the object's own address). Parts whose death drip does not
+    /// know are left out: a call into such a class is opaque anyway (`self_contained`).
+    pub fn destroyed_parts(&mut self, def: Cursor) -> Vec<(Option<String>, Rc<CalleeInfo>)> {
+        if def.kind() == CXCursor_UnionDecl {
+            return Vec::new();
+        }
+        let mut members = Vec::new();
+        let mut bases = Vec::new();
+        for k in def.children() {
+            let Death::Runs(f) = (match k.kind() {
+                CXCursor_FieldDecl | CXCursor_CXXBaseSpecifier => self.destruction(k.ty()),
+                _ => Death::Trivial,
+            }) else {
+                continue;
+            };
+            if k.kind() == CXCursor_FieldDecl {
+                let name = k.spelling();
+                if !name.is_empty() {
+                    members.push((Some(name), f));
+                }
+            } else {
+                bases.push((None, f));
+            }
+        }
+        members.reverse();
+        bases.reverse();
+        members.extend(bases);
+        members
+    }
+}
+
 impl Lowerer<'_, '_, '_> {
+    /// The default construction of the object at `place`, of type `ty`: its default
+    /// constructor when the program wrote one, else its parts' (`construct_parts`). Nothing for
+    /// a class drip cannot follow (a system header's, a template's instantiation, one that is
+    /// not `self_contained`): its death is not followed either, so what it holds escapes.
+    pub fn construct_default(&mut self, place: Place, ty: CXType, loc: Loc) {
+        let c = clang::canonical(ty);
+        if c.kind != CXType_Record {
+            return;
+        }
+        let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return };
+        if def.specialized_template().is_some() || def.is_in_system_header() {
+            return;
+        }
+        let ctors: Vec<Cursor> = def.children().into_iter().filter(|k| k.kind() == CXCursor_Constructor).collect();
+        let Some(ctor) = ctors.iter().copied().find(|k| k.num_args() == 0 && !k.is_defaulted()) else {
+            if ctors.iter().all(|k| k.num_args() != 0 || k.is_defaulted()) {
+                self.construct_parts(place, def, loc);
+            }
+            return;
+        };
+        if !self.self_contained(c) {
+            return;
+        }
+        let info = self.cx.callee_info(ctor);
+        let usr = info.usr.clone();
+        let t = self.new_temp(TypeClass::Pointer, loc);
+        self.assign(Place::Local(t), Rvalue::AddrOf(place), loc);
+        let callee = Callee::Direct { name: info.name.clone(), usr, const_args: 0 };
+        self.emit(Stmt::Call { dst: None, callee, args: vec![Operand::Place(Place::Local(t))] }, loc);
+    }
+
+    /// What the compiler's default constructor of the class definition `def` does to the
+    /// object at `place`: its bases' and members' default constructors, in order. Members with
+    /// an initializer in the class are left alone.
+    pub fn construct_parts(&mut self, place: Place, def: Cursor, loc: Loc) {
+        if def.kind() == CXCursor_UnionDecl {
+            return;
+        }
+        for k in def.children() {
+            match k.kind() {
+                CXCursor_CXXBaseSpecifier => self.construct_default(place.clone(), k.ty(), loc),
+                CXCursor_FieldDecl if !k.spelling().is_empty() && k.children().iter().all(|c| !c.is_expression()) => {
+                    let field = Place::Field(Box::new(place.clone()), k.spelling());
+                    self.construct_default(field, k.ty(), loc)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Start a full expression (in C++): its temporaries with destructors are collected for
+    /// `end_full`. Returns the enclosing one's, which `end_full` restores (a statement
+    /// expression nests).
+    pub fn begin_full(&mut self) -> Option<Vec<(LocalId, Rc<CalleeInfo>)>> {
+        if !self.cx.cpp {
+            return self.full_expr.take();
+        }
+        self.full_expr.replace(Vec::new())
+    }
+
+    /// End a full expression: destroy its temporaries, last built first, except `kept` (the
+    /// object a `return` hands over); restore the enclosing full expression's list.
+    pub fn end_full(&mut self, saved: Option<Vec<(LocalId, Rc<CalleeInfo>)>>, kept: Option<LocalId>, loc: Loc) {
+        let temps = std::mem::replace(&mut self.full_expr, saved).unwrap_or_default();
+        for (t, f) in temps.into_iter().rev() {
+            if Some(t) == kept || self.cur.is_none() {
+                continue;
+            }
+            self.destroy_at(Rvalue::AddrOf(Place::Local(t)), &f, loc);
+        }
+    }
+
+    /// Call the destructor `f` on the object whose address `addr` is.
+    fn destroy_at(&mut self, addr: Rvalue, f: &CalleeInfo, loc: Loc) {
+        let t = self.new_temp(TypeClass::Pointer, loc);
+        self.assign(Place::Local(t), addr, loc);
+        let callee = Callee::Direct { name: f.name.clone(), usr: f.usr.clone(), const_args: 0 };
+        self.emit(Stmt::Call { dst: None, callee, args: vec![Operand::Place(Place::Local(t))] }, loc);
+    }
+
+    /// A temporary object of type `ty` at local `t`, just built: destroyed at the end of the
+    /// full expression when drip knows its destructor and is collecting; otherwise what it
+    /// holds escapes now (`SCOPE_EXIT_USR`), as its destruction is not followed.
+    fn temporary_object(&mut self, t: LocalId, ty: CXType, loc: Loc) {
+        match self.cx.destruction(ty) {
+            Death::Trivial => {}
+            Death::Runs(f) if self.full_expr.is_some() => {
+                if let Some(v) = self.full_expr.as_mut() {
+                    v.push((t, f));
+                }
+            }
+            _ => {
+                let f = CalleeInfo {
+                    name: "(destructor of a temporary, not analysed)".to_string(),
+                    usr: SCOPE_EXIT_USR.to_string(),
+                    noreturn: false,
+                    builtin: Builtin::None,
+                };
+                self.destroy_at(Rvalue::AddrOf(Place::Local(t)), &f, loc);
+            }
+        }
+    }
+
+    /// A temporary object passed by value (`take(Buf())`, `take(b)` through a copy): the IR
+    /// passes a copy of it, so what the callee does to its parameter (moves from it) is not
+    /// seen here; destroying the temporary after the call could free what the callee kept.
+    /// It escapes instead of being destroyed.
+    fn hand_over(&mut self, op: &Operand, loc: Loc) {
+        let Operand::Place(Place::Local(t)) = op else { return };
+        let Some(temps) = self.full_expr.as_mut() else { return };
+        let Some(i) = temps.iter().position(|(l, _)| l == t) else { return };
+        temps.remove(i);
+        let f = CalleeInfo {
+            name: "(temporary passed by value, not analysed)".to_string(),
+            usr: SCOPE_EXIT_USR.to_string(),
+            noreturn: false,
+            builtin: Builtin::None,
+        };
+        self.destroy_at(Rvalue::AddrOf(Place::Local(*t)), &f, loc);
+    }
+
+    /// Run the destructors `destroyed_parts` lists on `*this`.
+    pub fn destroy_parts(&mut self, parts: &[(Option<String>, Rc<CalleeInfo>)], loc: Loc) {
+        let Some(this) = self.this_local else { return };
+        for (member, f) in parts {
+            let arg = match member {
+                Some(name) => {
+                    let object = Place::Deref(Box::new(Place::Local(this)));
+                    let t = self.new_temp(TypeClass::Pointer, loc);
+                    self.assign(Place::Local(t), Rvalue::AddrOf(Place::Field(Box::new(object), name.clone())), loc);
+                    Operand::Place(Place::Local(t))
+                }
+                None => Operand::Place(Place::Local(this)),
+            };
+            let callee = Callee::Direct { name: f.name.clone(), usr: f.usr.clone(), const_args: 0 };
+            self.emit(Stmt::Call { dst: None, callee, args: vec![arg] }, loc);
+        }
+    }
+
+    /// The local object `return e` names (`return x;`, through the copy or move constructor the
+    /// compiler elides): the function's result is that object, which outlives the function.
+    pub fn returned_local(&mut self, e: Cursor) -> Option<LocalId> {
+        let mut s = self.strip(e);
+        if s.kind() == CXCursor_CallExpr
+            && s.referenced().is_some_and(|d| d.kind() == CXCursor_Constructor)
+            && s.num_args() == 1
+        {
+            let a = s.arg(0)?;
+            s = self.strip(self.cx.tree.among_kids(s, a));
+        }
+        if s.kind() != CXCursor_DeclRefExpr || s.type_class() != TypeClass::Record {
+            return None;
+        }
+        let var = s.referenced().filter(|d| d.kind() == CXCursor_VarDecl)?;
+        let same = clang::same_type(clang::canonical(var.ty()), clang::canonical(e.ty()));
+        match self.vars.get(&var.decl_key()) {
+            Some(v) if same && !v.is_ref => match v.place {
+                Place::Local(l) if self.locals[l.index()].kind == LocalKind::Var => Some(l),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The source text of `c` and where it starts, when it is written outside macros.
     fn written(&self, c: Cursor) -> Option<(u32, &[u8])> {
         if c.in_macro() {
@@ -250,6 +572,10 @@ impl Lowerer<'_, '_, '_> {
         let Some(this) = self.this_local else { return };
         let kids = self.kids(f);
         let object = Place::Deref(Box::new(Place::Local(this)));
+        let class = f.semantic_parent().and_then(|c| c.definition());
+        // The parts the initializers name; the others are default-constructed.
+        let mut named_fields: Vec<String> = Vec::new();
+        let mut named_bases: Vec<CXType> = Vec::new();
         let mut i = 0;
         while i + 1 < kids.len() {
             let (k, init) = (kids[i], kids[i + 1]);
@@ -261,6 +587,7 @@ impl Lowerer<'_, '_, '_> {
             match k.kind() {
                 CXCursor_MemberRef => {
                     let Some(field) = k.referenced() else { continue };
+                    named_fields.push(field.spelling());
                     let place = Place::Field(Box::new(object.clone()), field.spelling());
                     if clang::is_reference(field.ty()) {
                         let rv = self.addr_of(init);
@@ -272,8 +599,34 @@ impl Lowerer<'_, '_, '_> {
                 }
                 CXCursor_TypeRef => {
                     // A base class: its constructor builds the object at `this`.
+                    named_bases.push(clang::canonical(k.ty()));
                     self.assign_to(object.clone(), init, loc);
                     i += 1;
+                }
+                _ => {}
+            }
+        }
+        let Some(def) = class.filter(|d| d.kind() != CXCursor_UnionDecl) else { return };
+        let own = clang::canonical(def.ty());
+        if named_bases.iter().any(|b| clang::same_type(*b, own)) {
+            // A delegating constructor: the one it names builds every part.
+            return;
+        }
+        let loc = self.loc(f);
+        for k in def.children() {
+            match k.kind() {
+                CXCursor_CXXBaseSpecifier
+                    if !named_bases.iter().any(|b| clang::same_type(*b, clang::canonical(k.ty()))) =>
+                {
+                    self.construct_default(object.clone(), k.ty(), loc)
+                }
+                CXCursor_FieldDecl
+                    if !named_fields.contains(&k.spelling())
+                        && !k.spelling().is_empty()
+                        && k.children().iter().all(|c| !c.is_expression()) =>
+                {
+                    let field = Place::Field(Box::new(object.clone()), k.spelling());
+                    self.construct_default(field, k.ty(), loc)
                 }
                 _ => {}
             }
@@ -307,6 +660,8 @@ impl Lowerer<'_, '_, '_> {
         let mut first_arg = 0u32;
         let mut built: Option<Place> = None;
         let mut temporary = false;
+        // A temporary destroyed at the end of its full expression (`temporary_object`).
+        let mut temp_known = false;
         if kind == CXCursor_Constructor {
             let this = match (object, want) {
                 (Some(o), _) => o,
@@ -317,6 +672,12 @@ impl Lowerer<'_, '_, '_> {
                 (None, _) => {
                     temporary = true;
                     let t = self.new_temp(TypeClass::Record, loc);
+                    if let Some(class) = decl.semantic_parent() {
+                        if self.full_expr.is_some() && self.self_contained(class.ty()) {
+                            temp_known = true;
+                            self.temporary_object(t, class.ty(), loc);
+                        }
+                    }
                     built = Some(Place::Local(t));
                     self.rvalue_operand(Rvalue::AddrOf(Place::Local(t)), loc)
                 }
@@ -361,25 +722,36 @@ impl Lowerer<'_, '_, '_> {
                 let op = self.rvalue_operand(rv, loc);
                 args.push(op);
             } else {
-                args.push(self.expr(a));
+                let op = self.expr(a);
+                self.hand_over(&op, loc);
+                args.push(op);
             }
         }
         let class_ty = decl.semantic_parent().map(|p| p.ty());
         let opaque = has_this
             && (decl.is_virtual_method()
                 || class_ty.is_some_and(|t| !self.self_contained(t))
-                || (temporary && class_ty.is_some_and(|t| self.cx.owns_resources(t))));
+                || (temporary && !temp_known && class_ty.is_some_and(|t| self.cx.owns_resources(t))));
+        let plain_copy = args.len() == 2 && class_ty.is_some_and(|t| self.cx.copies_plainly(t));
         if !opaque && decl.is_defaulted() && matches!(kind, CXCursor_Constructor | CXCursor_CXXMethod) {
-            // What the compiler writes for a class without destructors in its parts: nothing
-            // (a default constructor), or a copy of the object (copy and move constructors and
-            // assignments), which `*this` is then.
+            // What the compiler writes for a class whose death drip knows: its parts' default
+            // constructors (a default constructor), or a copy of the object (copy and move
+            // constructors and assignments, when no part has one the program wrote), which
+            // `*this` is then.
             if let (Some(Operand::Place(this)), rest) = (args.first().cloned(), &args[1..]) {
                 let this_obj = self.object_at(this);
-                if let [Operand::Place(src)] = rest {
+                let def =
+                    class_ty.and_then(|t| clang::type_declaration(clang::canonical(t))).and_then(|d| d.definition());
+                if let ([], Some(def), CXCursor_Constructor) = (rest, def, kind) {
+                    self.construct_parts(this_obj.clone(), def, loc);
+                }
+                if rest.len() == 1 && !plain_copy {
+                    // Left to the call below: a part copies itself by the program's code.
+                } else if let [Operand::Place(src)] = rest {
                     let src = Rvalue::Use(Operand::Place(self.object_at(src.clone())));
                     self.assign(this_obj.clone(), src, loc);
                 }
-                if rest.len() <= 1 {
+                if rest.is_empty() || plain_copy {
                     return match (kind, want) {
                         (CXCursor_Constructor, Want::Value) => {
                             Some(Rvalue::Use(built.map_or(Operand::Unknown, Operand::Place)))
@@ -427,6 +799,15 @@ impl Lowerer<'_, '_, '_> {
                 Want::Value if e.type_class() == TypeClass::Array => Some(Rvalue::AddrOf(obj)),
                 Want::Value => Some(Rvalue::Use(Operand::Place(obj))),
             }
+        } else if e.type_class() == TypeClass::Record && !matches!(want, Want::Into(_)) {
+            // An object returned by value and not stored: a temporary.
+            let t = self.new_temp(TypeClass::Record, loc);
+            self.emit(Stmt::Call { dst: Some(Place::Local(t)), callee, args }, loc);
+            self.temporary_object(t, e.ty(), loc);
+            match want {
+                Want::Value => Some(self.local_value(t)),
+                _ => None,
+            }
         } else {
             self.emit_call(e, callee, args, want.clone(), loc)
         };
@@ -454,23 +835,12 @@ impl Lowerer<'_, '_, '_> {
         Place::Deref(Box::new(p))
     }
 
-    /// A class whose destructor, if it has one, is all that runs when an object of it dies: no
-    /// base, no member with a destructor, its definition in the program. Calls into it are
-    /// summarised; calls into any other class are opaque.
+    /// A class of the program whose death drip knows (`destruction`): its own destructor, its
+    /// members' and its bases', all lowered. Calls into it are summarised; calls into any other
+    /// class are opaque.
     fn self_contained(&mut self, class_ty: CXType) -> bool {
         let c = clang::canonical(class_ty);
-        if c.kind != CXType_Record {
-            return false;
-        }
-        let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return false };
-        if def.specialized_template().is_some() || def.is_in_system_header() {
-            return false;
-        }
-        def.children().into_iter().all(|k| match k.kind() {
-            CXCursor_CXXBaseSpecifier => false,
-            CXCursor_FieldDecl => !self.cx.owns_resources(k.ty()),
-            _ => true,
-        })
+        c.kind == CXType_Record && !matches!(self.cx.destruction(c), Death::Opaque)
     }
 
     /// `new T`, `new T[n]`, `new (std::nothrow) T`, `new (place) T(args)`.
@@ -561,29 +931,24 @@ impl Lowerer<'_, '_, '_> {
         let ptr = self.expr(k);
         let pointee = clang::pointee(self.strip(k).ty());
         if pointee.kind == CXType_Record {
-            let dtor = clang::type_declaration(pointee)
-                .and_then(|d| d.definition())
-                .and_then(|d| d.children().into_iter().find(|c| c.kind() == CXCursor_Destructor));
-            let callee = match dtor {
-                Some(d) => {
-                    let info = self.cx.callee_info(d);
-                    if d.is_virtual_method() || !self.self_contained(pointee) {
-                        Some(Callee::Direct {
-                            name: info.name.clone(),
-                            usr: format!("{OPAQUE}{}", info.usr),
-                            const_args: 0,
-                        })
-                    } else {
-                        Some(Callee::Direct { name: info.name.clone(), usr: info.usr.clone(), const_args: 0 })
+            let opaque =
+                |name: String, usr: &str| Callee::Direct { name, usr: format!("{OPAQUE}{usr}"), const_args: 0 };
+            let callee = match self.cx.destruction(pointee) {
+                Death::Trivial => None,
+                // Through a base pointer, any override may run.
+                Death::Runs(f) if virtual_destructor(pointee) => Some(opaque(f.name.clone(), &f.usr)),
+                Death::Runs(f) => Some(Callee::Direct { name: f.name.clone(), usr: f.usr.clone(), const_args: 0 }),
+                Death::Opaque => {
+                    let def = clang::type_declaration(pointee).and_then(|d| d.definition());
+                    match def.and_then(|d| d.children().into_iter().find(|c| c.kind() == CXCursor_Destructor)) {
+                        Some(d) => {
+                            let info = self.cx.callee_info(d);
+                            Some(opaque(info.name.clone(), &info.usr))
+                        }
+                        // The members' destructors, which drip does not know.
+                        None => Some(opaque("(member destructors, not analysed)".to_string(), "member-destructors")),
                     }
                 }
-                // The members' destructors, which drip does not run.
-                None if self.cx.owns_resources(pointee) => Some(Callee::Direct {
-                    name: "(member destructors, not analysed)".to_string(),
-                    usr: format!("{OPAQUE}member-destructors"),
-                    const_args: 0,
-                }),
-                None => None,
             };
             if let Some(callee) = callee {
                 self.emit(Stmt::Call { dst: None, callee, args: vec![ptr.clone()] }, loc);

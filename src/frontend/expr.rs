@@ -433,7 +433,7 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
-    fn local_value(&self, t: LocalId) -> Rvalue {
+    pub(super) fn local_value(&self, t: LocalId) -> Rvalue {
         if self.local_is_array.get(t.index()).copied().unwrap_or(false) {
             Rvalue::AddrOf(Place::Local(t))
         } else {

@@ -117,6 +117,12 @@ pub(super) struct TuCtx<'t, 'i> {
     pub cpp: bool,
     /// Canonical record type (its opaque pointer) → `owns_resources`'s answer.
     owning: HashMap<usize, bool>,
+    /// Canonical record type (its opaque pointer) → how an object of it dies (`cpp.rs`,
+    /// `destruction`).
+    pub(super) deaths: HashMap<usize, super::cpp::Death>,
+    /// Classes (their definitions) whose implicit destructor a call names, not yet lowered: the
+    /// TU defines them after its functions (`cpp.rs`, `implicit_destructor`).
+    pub(super) pending_dtors: Vec<(Cursor, Rc<CalleeInfo>)>,
 }
 
 /// The raw encodings of the locations in one file: `start + offset` for each byte offset up to
@@ -191,6 +197,8 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             last_range: Cell::new(None),
             cpp: false,
             owning: HashMap::new(),
+            deaths: HashMap::new(),
+            pending_dtors: Vec::new(),
         }
     }
 
@@ -233,9 +241,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     /// Whether an object of type `ty` (a C++ class, or an array of them) has a destructor that
-    /// does something: one of its own, or one of a member or base. drip runs no destructor at
-    /// scope exit yet, so what such an object is given must escape (`expr.rs`, `cpp.rs`): its
-    /// destructor may release it. A class the program cannot show (a template instantiation, a
+    /// does something: one of its own, or one of a member or base. `cpp::destruction` says
+    /// whether drip runs it; where it does not, what such an object is given must escape
+    /// (`expr.rs`, `cpp.rs`). A class the program cannot show (a template instantiation, a
     /// system header's, an incomplete type) is taken to have one.
     pub fn owns_resources(&mut self, ty: CXType) -> bool {
         let c = clang::canonical(ty);
@@ -1119,7 +1127,9 @@ pub(super) enum Jump {
 }
 
 /// The locals with a `cleanup` attribute declared so far in one compound statement, in order:
-/// each has its function called with its address when control leaves the statement.
+/// each has its function called with its address when control leaves the statement. In C++
+/// also the objects with destructors (the destructor is the function), and the temporaries
+/// bound to references, which live as long as the reference.
 pub(super) struct CleanupScope {
     pub key: usize,
     pub vars: Vec<(LocalId, Rc<CalleeInfo>)>,
@@ -1174,7 +1184,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub case_labels: Vec<(BlockId, i64, String)>,
     /// `Function::tested_elems`, in block order (a block ends once).
     pub tested_elems: Vec<(BlockId, Vec<Option<i64>>)>,
-    /// The compound statements around the statement being lowered, innermost last.
+    /// The compound statements (and, in C++, `for` statements) around the statement being
+    /// lowered, innermost last.
     pub scopes: Vec<CleanupScope>,
     /// The function's body, to find the statements around a label a `goto` leaves for.
     pub body: Option<Cursor>,
@@ -1182,6 +1193,13 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub this_local: Option<LocalId>,
     /// Whether the function returns a C++ reference (a `return e` returns `&e`).
     pub returns_ref: bool,
+    /// In a C++ destructor whose class has members or bases with destructors: the block that
+    /// runs them, where every `return` goes.
+    pub dtor_epilogue: Option<BlockId>,
+    /// In C++, inside a full expression whose temporaries drip destroys at its end: the
+    /// temporary objects with destructors built so far, in order (`cpp.rs`, `begin_full`).
+    /// `None` elsewhere (conditions, C), where such a temporary escapes instead.
+    pub full_expr: Option<Vec<(LocalId, Rc<CalleeInfo>)>>,
 }
 
 /// Lower one function definition.
@@ -1191,38 +1209,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     let is_static = f.linkage() == CXLinkage_Internal;
     let loc = cx.loc(f.location());
     let returns_pointer = classify(f.result_type()) == TypeClass::Pointer;
-    // About one statement and one block for every twelve cursors below a function in SQLite:
-    // room for a little more spares growing the lists step by step.
-    let room = cx.tree.descendants().len() / 8;
-    let mut lw = Lowerer {
-        cx,
-        fname: name.clone(),
-        locals: Vec::new(),
-        blocks: Vec::with_capacity(room),
-        stmts: Vec::with_capacity(room),
-        stmt_locs: Vec::with_capacity(room),
-        cur: None,
-        vars: HashMap::new(),
-        local_is_array: Vec::new(),
-        jumps: Vec::new(),
-        switches: Vec::new(),
-        labels: HashMap::new(),
-        label_names: HashMap::new(),
-        defined_labels: HashSet::new(),
-        addr_labels: Vec::new(),
-        indirect_gotos: Vec::new(),
-        notes: Vec::new(),
-        n_temps: 0,
-        bits: Vec::new(),
-        steps: Vec::new(),
-        nonneg: Vec::new(),
-        case_labels: Vec::new(),
-        tested_elems: Vec::new(),
-        scopes: Vec::new(),
-        body: None,
-        this_local: None,
-        returns_ref: false,
-    };
+    let mut lw = Lowerer::new(cx, name.clone());
     let entry = lw.new_block();
     lw.cur = Some(entry);
     if lw.cx.cpp {
@@ -1233,19 +1220,7 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
             _ => false,
         };
         if has_this {
-            // `this` is parameter 0: a call passes the object's address first (`expr.rs`).
-            let id = LocalId::from_usize(lw.locals.len());
-            lw.locals.push(LocalDecl {
-                name: "this".to_string(),
-                kind: LocalKind::Param,
-                is_pointer: true,
-                is_aggregate: false,
-                is_static: false,
-                pointee_pointer: None,
-                loc,
-            });
-            lw.local_is_array.push(false);
-            lw.this_local = Some(id);
+            lw.add_this(loc);
         }
     }
 
@@ -1266,6 +1241,14 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     if f.kind() == CXCursor_Constructor {
         lw.member_initializers(f);
     }
+    // A destructor's body is followed by its members' and bases' destructors.
+    let parts = match f.semantic_parent().and_then(|c| c.definition()) {
+        Some(class) if lw.cx.cpp && f.kind() == CXCursor_Destructor => lw.cx.destroyed_parts(class),
+        _ => Vec::new(),
+    };
+    if !parts.is_empty() {
+        lw.dtor_epilogue = Some(lw.new_block());
+    }
     let end_loc = match body {
         Some(b) => {
             lw.stmt(b);
@@ -1276,14 +1259,87 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         }
         None => loc,
     };
+    if let Some(epilogue) = lw.dtor_epilogue {
+        lw.enter(epilogue, end_loc);
+        lw.destroy_parts(&parts, end_loc);
+    }
     lw.terminate(Terminator::Return(None), end_loc);
     let sig = lw.cx.type_spelling(clang::function_type(f.ty())).to_string();
     lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer)
 }
 
+/// The destructor the compiler writes for `class` (a definition without a destructor of its own
+/// whose members or bases have one): it destroys them (`cpp.rs`, `implicit_destructor`).
+pub(super) fn lower_implicit_dtor(cx: &mut TuCtx, class: Cursor, callee: &CalleeInfo) -> Function {
+    let loc = cx.loc(class.location());
+    let mut lw = Lowerer::new(cx, callee.name.clone());
+    let entry = lw.new_block();
+    lw.cur = Some(entry);
+    lw.add_this(loc);
+    let parts = lw.cx.destroyed_parts(class);
+    lw.destroy_parts(&parts, loc);
+    lw.terminate(Terminator::Return(None), loc);
+    lw.finish(callee.name.clone(), callee.usr.clone(), false, loc, "void ()".to_string(), 1, false)
+}
+
+impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
+    pub fn new(cx: &'c mut TuCtx<'t, 'i>, fname: String) -> Self {
+        // About one statement and one block for every twelve cursors below a function in SQLite:
+        // room for a little more spares growing the lists step by step.
+        let room = cx.tree.descendants().len() / 8;
+        Lowerer {
+            cx,
+            fname,
+            locals: Vec::new(),
+            blocks: Vec::with_capacity(room),
+            stmts: Vec::with_capacity(room),
+            stmt_locs: Vec::with_capacity(room),
+            cur: None,
+            vars: HashMap::new(),
+            local_is_array: Vec::new(),
+            jumps: Vec::new(),
+            switches: Vec::new(),
+            labels: HashMap::new(),
+            label_names: HashMap::new(),
+            defined_labels: HashSet::new(),
+            addr_labels: Vec::new(),
+            indirect_gotos: Vec::new(),
+            notes: Vec::new(),
+            n_temps: 0,
+            bits: Vec::new(),
+            steps: Vec::new(),
+            nonneg: Vec::new(),
+            case_labels: Vec::new(),
+            tested_elems: Vec::new(),
+            scopes: Vec::new(),
+            body: None,
+            this_local: None,
+            returns_ref: false,
+            dtor_epilogue: None,
+            full_expr: None,
+        }
+    }
+}
+
 impl Lowerer<'_, '_, '_> {
     pub fn kids(&self, c: Cursor) -> KidList {
         self.cx.kids(c)
+    }
+
+    /// `this`, parameter 0 of a C++ method: a call passes the object's address first (`expr.rs`).
+    fn add_this(&mut self, loc: Loc) {
+        let id = LocalId::from_usize(self.locals.len());
+        self.locals.push(LocalDecl {
+            name: "this".to_string(),
+            kind: LocalKind::Param,
+            is_pointer: true,
+            is_aggregate: false,
+            is_static: false,
+            pointee_pointer: None,
+            loc,
+        });
+        self.local_is_array.push(false);
+        self.this_local = Some(id);
     }
 
     pub fn strip(&self, c: Cursor) -> Cursor {
@@ -1589,7 +1645,12 @@ impl Lowerer<'_, '_, '_> {
             CXCursor_ReturnStmt => {
                 let loc = self.loc(s);
                 let ret_e = self.kids(s).into_iter().find(|c| c.is_expression());
+                // `return x;` of a local object is the object itself (the copy is elided), which
+                // is then not destroyed here.
+                let elided = ret_e.filter(|_| self.cx.cpp && !self.returns_ref).and_then(|e| self.returned_local(e));
+                let full = self.begin_full();
                 let mut value = match ret_e {
+                    Some(_) if elided.is_some() => elided.map(|l| Operand::Place(Place::Local(l))),
                     Some(e) if self.returns_ref => {
                         let rv = self.addr_of(e);
                         Some(self.rvalue_operand(rv, loc))
@@ -1601,6 +1662,12 @@ impl Lowerer<'_, '_, '_> {
                     }
                     None => None,
                 };
+                // A temporary that is the result is the caller's object (`return Buf(n);`).
+                let result = match &value {
+                    Some(Operand::Place(Place::Local(l))) => Some(*l),
+                    _ => None,
+                };
+                self.end_full(full, result, loc);
                 if self.scopes.iter().any(|sc| !sc.vars.is_empty()) {
                     // The value is taken before the cleanups run (`return p;` of a local whose
                     // cleanup frees it returns the block, freed).
@@ -1613,9 +1680,12 @@ impl Lowerer<'_, '_, '_> {
                         );
                         value = Some(Operand::Place(Place::Local(t)));
                     }
-                    self.run_cleanups(0, loc);
+                    self.run_cleanups_but(0, elided, loc);
                 }
-                self.terminate(Terminator::Return(value), loc);
+                match self.dtor_epilogue {
+                    Some(epilogue) => self.goto(epilogue, loc),
+                    None => self.terminate(Terminator::Return(value), loc),
+                }
             }
             CXCursor_GotoStmt => {
                 let loc = self.loc(s);
@@ -1660,7 +1730,12 @@ impl Lowerer<'_, '_, '_> {
                 let loc = self.loc(s);
                 self.note(loc, "inline assembly ignored");
             }
-            k if s.is_expression() || k == CXCursor_UnexposedExpr => self.effect(s),
+            k if s.is_expression() || k == CXCursor_UnexposedExpr => {
+                let full = self.begin_full();
+                self.effect(s);
+                let loc = self.loc(s);
+                self.end_full(full, None, loc);
+            }
             CXCursor_UnexposedStmt => {
                 // AttributedStmt (`__attribute__((fallthrough));`) and similar wrappers.
                 for c in self.kids(s) {
@@ -1706,6 +1781,7 @@ impl Lowerer<'_, '_, '_> {
         }
         let loc = self.loc(v);
         let id = self.declare_local(v, name, LocalKind::Var, loc);
+        let full = self.begin_full();
         if let Some(init) = v.var_initializer() {
             let init = self.cx.tree.among_kids(v, init);
             if self.vars.get(&v.decl_key()).is_some_and(|i| i.is_ref) {
@@ -1716,15 +1792,28 @@ impl Lowerer<'_, '_, '_> {
                 self.init_var(Place::Local(id), init, v.ty(), loc);
             }
         }
+        if self.vars.get(&v.decl_key()).is_some_and(|i| i.is_ref) {
+            // A temporary bound to a reference lives as long as the reference.
+            let temps = std::mem::replace(&mut self.full_expr, full).unwrap_or_default();
+            if let Some(sc) = self.scopes.last_mut() {
+                sc.vars.extend(temps);
+            }
+        } else {
+            self.end_full(full, None, loc);
+        }
         if self.cx.cpp && self.cx.owns_resources(v.ty()) {
-            // Its destructor runs when the scope ends, and drip does not run it yet: everything
-            // the object holds then escapes, so an owner never looks like a leak.
-            let f = Rc::new(CalleeInfo {
-                name: "(destructor at scope exit, not analysed)".to_string(),
-                usr: super::cpp::SCOPE_EXIT_USR.to_string(),
-                noreturn: false,
-                builtin: Builtin::None,
-            });
+            // Its destructor runs when the scope ends. One drip cannot follow (a class of the
+            // standard library, a template's) is an escape of everything the object holds, so
+            // that such an owner never looks like a leak.
+            let f = match self.cx.destruction(v.ty()) {
+                super::cpp::Death::Runs(f) => f,
+                _ => Rc::new(CalleeInfo {
+                    name: "(destructor at scope exit, not analysed)".to_string(),
+                    usr: super::cpp::SCOPE_EXIT_USR.to_string(),
+                    noreturn: false,
+                    builtin: Builtin::None,
+                }),
+            };
             match self.scopes.last_mut() {
                 Some(sc) => sc.vars.push((id, f)),
                 None => self.note(loc, "C++: an object with a destructor outside a block"),
@@ -1746,10 +1835,16 @@ impl Lowerer<'_, '_, '_> {
     /// Call the cleanup functions of the scopes from the innermost down to `depth` (kept), each
     /// scope's in reverse order of declaration, as the compiler does when control leaves them.
     fn run_cleanups(&mut self, depth: usize, loc: Loc) {
+        self.run_cleanups_but(depth, None, loc)
+    }
+
+    /// `run_cleanups`, except for the local `kept` (an object a `return` hands to the caller).
+    fn run_cleanups_but(&mut self, depth: usize, kept: Option<LocalId>, loc: Loc) {
         let calls: Vec<(LocalId, Rc<CalleeInfo>)> = self.scopes[depth.min(self.scopes.len())..]
             .iter()
             .rev()
             .flat_map(|sc| sc.vars.iter().rev().cloned())
+            .filter(|(v, _)| Some(*v) != kept)
             .collect();
         for (var, f) in calls {
             if self.cur.is_none() {
@@ -1771,7 +1866,7 @@ impl Lowerer<'_, '_, '_> {
             if c.stmt_key() == label && c.kind() == CXCursor_LabelStmt {
                 return true;
             }
-            let compound = c.kind() == CXCursor_CompoundStmt;
+            let compound = c.kind() == CXCursor_CompoundStmt || (lw.cx.cpp && c.kind() == CXCursor_ForStmt);
             if compound {
                 path.push(c.stmt_key());
             }
@@ -1854,6 +1949,11 @@ impl Lowerer<'_, '_, '_> {
         let Some((&body, parts)) = kids.split_last() else { return };
         let loc = self.loc(s);
         let (init, cond, inc) = self.for_parts(s, parts, body);
+        // In C++ an object the header declares dies when the loop ends.
+        let scoped = self.cx.cpp;
+        if scoped {
+            self.scopes.push(CleanupScope { key: s.stmt_key(), vars: Vec::new() });
+        }
         if let Some(i) = init {
             self.stmt(i);
         }
@@ -1876,6 +1976,13 @@ impl Lowerer<'_, '_, '_> {
         }
         self.goto(header, loc);
         self.enter(exit, loc);
+        if scoped {
+            if self.scopes.last().is_some_and(|sc| !sc.vars.is_empty()) {
+                let depth = self.scopes.len() - 1;
+                self.run_cleanups(depth, loc);
+            }
+            self.scopes.pop();
+        }
     }
 
     /// Split the children of a `for` (minus the body) into init, condition and increment.

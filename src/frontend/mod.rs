@@ -615,6 +615,21 @@ fn parse_tu(
             )),
         }
     }
+    // The implicit destructors the functions call; writing one may call for more (its members').
+    let mut dtors = 0;
+    while dtors < cx.pending_dtors.len() {
+        let (class, callee) = cx.pending_dtors[dtors].clone();
+        dtors += 1;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lower::lower_implicit_dtor(&mut cx, class, &callee)
+        })) {
+            Ok(f) => r.functions.push(f),
+            Err(_) => r.messages.push(TuMessage::new(
+                path,
+                format!("error: internal error while writing the destructor `{}`; it is skipped", callee.name),
+            )),
+        }
+    }
     r.files = std::mem::take(&mut cx.files);
     r.address_taken = std::mem::take(&mut cx.address_taken);
     r.cast_targets = std::mem::take(&mut cx.cast_targets);

@@ -1,4 +1,4 @@
-//! Front-end tests: golden IR dumps of `tests/lowering/*.c`, plus targeted checks of the
+//! Front-end tests: golden IR dumps of `tests/lowering/*.c` and `*.cpp`, plus targeted checks of the
 //! contract the analysis relies on (single `Call` for `p = malloc(n)`, NULL-test normalisation,
 //! merging across TUs, robustness against broken input).
 //!
@@ -91,7 +91,7 @@ fn golden_lowering() {
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/lowering exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .filter(|p| p.extension().is_some_and(|e| e == "c" || e == "cpp"))
         .collect();
     sources.sort();
     assert!(!sources.is_empty(), "no golden sources in {}", dir.display());
@@ -216,7 +216,7 @@ fn every_block_is_terminated_and_ids_are_in_range() {
     let files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/lowering exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .filter(|p| p.extension().is_some_and(|e| e == "c" || e == "cpp"))
         .collect();
     let db = compdb::from_files(&files, &[]);
     let (prog, _) = build_program(&db.commands, &opts(2));
@@ -321,7 +321,7 @@ fn result_does_not_depend_on_thread_count() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/lowering exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .filter(|p| p.extension().is_some_and(|e| e == "c" || e == "cpp"))
         .collect();
     files.sort();
     let db = compdb::from_files(&files, &[]);
