@@ -235,6 +235,8 @@ pub enum FactGen {
     None,
     /// `k = c`.
     Const(u32, i64),
+    /// `k = "text"`, `k = &object`, `k = function`: an address, never NULL.
+    Address(u32),
     /// `k = q`: `k` gets what is known of `q`.
     Copy(u32, u32),
     /// `k = q` where `q` is a local that is never negative (`nonneg_locals`): as `Copy`, and
@@ -564,6 +566,10 @@ impl Facts {
                         |q: &Place| for_summary && matches!(q, Place::Local(l) if ix.nonneg[l.index()]);
                     gen = match src {
                         Rvalue::Use(Operand::Const(c)) => FactGen::Const(k, *c),
+                        Rvalue::Use(Operand::Str | Operand::Func { .. }) => FactGen::Address(k),
+                        Rvalue::AddrOf(p) if p.pointee_of_local().is_none() && p.root_local().is_some() => {
+                            FactGen::Address(k)
+                        }
                         Rvalue::Use(Operand::Place(q)) => match key_of(q) {
                             Some(kq) if kq != k && never_negative(q) => FactGen::CopyNonNeg(k, kq),
                             Some(kq) if kq != k => FactGen::Copy(k, kq),
@@ -799,6 +805,7 @@ impl Followed {
         }
         match fs.gen {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
+            FactGen::Address(k) => state.push((k, Fact::Ne(0), here)),
             FactGen::NonNeg(k) => state.push((k, Fact::In(0, i64::MAX), here)),
             FactGen::Copy(k, q) | FactGen::CopyNonNeg(k, q) => {
                 if matches!(fs.gen, FactGen::CopyNonNeg(..)) {
