@@ -544,51 +544,37 @@ fn run(args: &Args) -> i32 {
     for e in &out.internal_errors {
         eprintln!("{e}");
     }
-    if !out.timed_out_functions.is_empty() {
-        let n = out.timed_out_functions.len();
-        let shown = if args.verbose { n } else { n.min(5) };
-        eprintln!(
-            "drip: warning: {n} function{} ran out of the time budget ({} ms, budget function-time-ms); their undecided allocation sites are over budget and their summaries conservative:",
-            if n == 1 { "" } else { "s" },
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let n = out.timed_out_functions.len();
+    warn_names(
+        &format!(
+            "{n} function{} ran out of the time budget ({} ms, budget function-time-ms); their undecided allocation sites are over budget and their summaries conservative",
+            plural(n),
             budgets.function_time_ms
-        );
-        for f in &out.timed_out_functions[..shown] {
-            eprintln!("drip:   {}", crate::terminal::escape(f));
-        }
-        if shown < n {
-            eprintln!("drip:   … and {} more (-v lists them)", n - shown);
-        }
-    }
-    if !out.over_size_functions.is_empty() {
-        let n = out.over_size_functions.len();
-        let shown = if args.verbose { n } else { n.min(5) };
-        eprintln!(
-            "drip: warning: {n} function{} ran out of the memory budget ({} MiB, budget function-memory-mb); their undecided allocation sites are over budget and their summaries conservative:",
-            if n == 1 { "" } else { "s" },
+        ),
+        &out.timed_out_functions,
+        args.verbose,
+    );
+    let n = out.over_size_functions.len();
+    warn_names(
+        &format!(
+            "{n} function{} ran out of the memory budget ({} MiB, budget function-memory-mb); their undecided allocation sites are over budget and their summaries conservative",
+            plural(n),
             budgets.function_memory_mb
-        );
-        for f in &out.over_size_functions[..shown] {
-            eprintln!("drip:   {}", crate::terminal::escape(f));
-        }
-        if shown < n {
-            eprintln!("drip:   … and {} more (-v lists them)", n - shown);
-        }
-    }
-    if !out.cycles_over_time.is_empty() {
-        let n = out.cycles_over_time.len();
-        let shown = if args.verbose { n } else { n.min(5) };
-        eprintln!(
-            "drip: warning: {n} recursive call cycle{} ran out of the time budget ({} ms, budget scc-time-ms) before a fixpoint; every member was checked once more against unknown callees:",
-            if n == 1 { "" } else { "s" },
+        ),
+        &out.over_size_functions,
+        args.verbose,
+    );
+    let n = out.cycles_over_time.len();
+    warn_names(
+        &format!(
+            "{n} recursive call cycle{} ran out of the time budget ({} ms, budget scc-time-ms) before a fixpoint; every member was checked once more against unknown callees",
+            plural(n),
             budgets.scc_time_ms
-        );
-        for c in &out.cycles_over_time[..shown] {
-            eprintln!("drip:   {}", crate::terminal::escape(c));
-        }
-        if shown < n {
-            eprintln!("drip:   … and {} more (-v lists them)", n - shown);
-        }
-    }
+        ),
+        &out.cycles_over_time,
+        args.verbose,
+    );
     if args.verbose && !out.cycles_over_rounds.is_empty() {
         eprintln!(
             "drip: note: {} recursive call cycles did not reach a fixpoint within {} rounds (budget scc-rounds); every member was checked once more against unknown callees:",
@@ -1368,4 +1354,20 @@ fn dump_ir(program: &crate::ir::Program, args: &Args) -> i32 {
         return EXIT_USAGE;
     }
     EXIT_CLEAN
+}
+
+/// A budget warning naming what ran out: the first five names, all of them with `-v`; nothing
+/// when `names` is empty.
+fn warn_names(what: &str, names: &[String], verbose: bool) {
+    if names.is_empty() {
+        return;
+    }
+    eprintln!("drip: warning: {what}:");
+    let shown = if verbose { names.len() } else { names.len().min(5) };
+    for f in &names[..shown] {
+        eprintln!("drip:   {}", crate::terminal::escape(f));
+    }
+    if shown < names.len() {
+        eprintln!("drip:   … and {} more (-v lists them)", names.len() - shown);
+    }
 }
