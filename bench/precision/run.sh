@@ -3,8 +3,8 @@
 # hand-made triage tables in bench/precision/triage/ (real or false, with a one-line reason).
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
-#        programs: tmux bash bash-malloc vim git openssh (Debian 12 source packages, built here
-#                  under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
+#        programs: tmux bash bash-malloc vim git openssh, and the C++ ones tinyxml2 snappy leveldb
+#                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
 #        --rebuild  build the Debian programs again (their tree is otherwise reused)
 #        --update   append every untriaged report to its table with verdict `?`, to be triaged
@@ -23,7 +23,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -154,6 +154,22 @@ debian_program() {
       fetch openssh openssh
       # Debian's patches touch configure.ac; its build regenerates configure the same way.
       build openssh 'autoreconf -fi >/dev/null 2>&1 && ./configure -q --without-pam --without-selinux --without-kerberos5' make -j2 ;;
+    # C++. CMake is run under the capture too: it stores the compiler's full path, which must be
+    # the wrapper's. Only the library is built (and tinyxml2's small test program, xmltest): the
+    # packages' other tests and benchmarks need gtest/benchmark and are not measured here.
+    tinyxml2)
+      apt_need dpkg-dev g++ make cmake
+      fetch tinyxml2 tinyxml2
+      build tinyxml2 '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -Dtinyxml2_BUILD_TESTING=ON && make -C build -j2' ;;
+    snappy)
+      apt_need dpkg-dev g++ make cmake
+      fetch snappy snappy
+      build snappy '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSNAPPY_BUILD_TESTS=OFF -DSNAPPY_BUILD_BENCHMARKS=OFF && make -C build -j2 snappy' ;;
+    leveldb)
+      # With Snappy, as Debian builds it (port::Snappy_Uncompress is a constant false without).
+      apt_need dpkg-dev g++ make cmake libsnappy-dev
+      fetch leveldb leveldb
+      build leveldb '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF && make -C build -j2 leveldb' ;;
   esac
 }
 
