@@ -437,7 +437,8 @@ fn report(
 ) {
     let by_lang = |l: Lang| captured.entries.iter().filter(|e| e.lang == l).count();
     let c = by_lang(Lang::C);
-    let others = captured.entries.len() - c;
+    let cxx = by_lang(Lang::Cxx);
+    let others = captured.entries.len() - c - cxx;
     let skipped: usize = captured.skipped.values().sum();
     let mut line = format!(
         "drip capture: build took {:.1} s, {} recorded: {} ({c} C",
@@ -445,8 +446,11 @@ fn report(
         plural(captured.runs, "compiler run", "compiler runs"),
         plural(captured.entries.len(), "translation unit", "translation units")
     );
+    if cxx > 0 {
+        line.push_str(&format!(", {cxx} C++"));
+    }
     if others > 0 {
-        line.push_str(&format!(", {others} C++ or Objective-C, which drip check skips"));
+        line.push_str(&format!(", {others} Objective-C, which drip check skips"));
     }
     line.push(')');
     if skipped > 0 {

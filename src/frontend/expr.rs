@@ -856,6 +856,15 @@ impl Lowerer<'_, '_, '_> {
             if let Some(r) = self.cpp_call(e, &want) {
                 return r;
             }
+            // A construction libclang names no constructor for, with the object as its one
+            // operand: C++11/14's elidable copy of a returned or materialised temporary
+            // (`return make ();`). The object is the operand's, built once.
+            let kids = self.kids(e);
+            if let ([inner], 1) = (kids.as_slice(), e.num_args()) {
+                if clang::classify(clang::canonical(e.ty())) == TypeClass::Record {
+                    return self.lower(*inner, want);
+                }
+            }
         }
         let kids = self.kids(e);
         let owned_args: Vec<Cursor>;
