@@ -37,6 +37,9 @@ pub struct CallGraph {
     pub called_from_outside: Vec<bool>,
     /// Called, not defined in the program, and not in the library model (sorted).
     pub undefined: Vec<String>,
+    /// C++ calls the lowering leaves opaque (`ir::OPAQUE_CPP_USR`, and the escape of a local at
+    /// its scope's end), sorted: unknown callees too, though most are defined in the program.
+    pub opaque_cpp: Vec<String>,
     /// Calls through function pointers, and those with no possible target (unknown callees).
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
@@ -57,6 +60,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let n = program.functions.len();
     let mut callees: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut undefined = BTreeSet::new();
+    let mut opaque_cpp = BTreeSet::new();
     let mut indirect_calls = 0;
     let mut unresolved_indirect = 0;
     let mut field_resolved_indirect = 0;
@@ -66,6 +70,9 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
                 Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
                     match summaries.direct_callee(i, si, name, usr) {
                         Direct::Defined(j) => callees[i].push(j),
+                        Direct::Undefined if usr.starts_with(crate::ir::CPP_RESERVED_USR) => {
+                            opaque_cpp.insert(name.clone());
+                        }
                         Direct::Undefined => {
                             undefined.insert(name.clone());
                         }
@@ -99,6 +106,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         recursive_sccs: c.recursive_sccs,
         called_from_outside: c.called_from_outside,
         undefined: undefined.into_iter().collect(),
+        opaque_cpp: opaque_cpp.into_iter().collect(),
         indirect_calls,
         unresolved_indirect,
         field_resolved_indirect,

@@ -598,13 +598,8 @@ fn run(args: &Args) -> i32 {
     if args.verbose {
         declaration_notes(&out.library_contracts, &out.declared_defined, &out.declared_unused, &settings);
     }
-    if args.verbose && !out.undefined_functions.is_empty() {
-        eprintln!(
-            "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
-            out.undefined_functions.len(),
-            crate::libmodel::UNKNOWN_CALLEE_DEFAULT,
-            out.undefined_functions.join(", ")
-        );
+    if args.verbose {
+        unknown_callee_notes(&out.undefined_functions, &out.opaque_cpp);
     }
     let mut out = out;
     let applied = crate::report::suppress::apply(&mut out.diagnostics, &settings.suppress, &cwd);
@@ -705,6 +700,7 @@ fn run(args: &Args) -> i32 {
                 messages: fe.messages.clone(),
                 first_errors: fe.first_errors.clone(),
                 undefined_functions: out.undefined_functions.clone(),
+                opaque_cpp: out.opaque_cpp.clone(),
                 files: at.display.clone(),
             };
             reuse::store_run(&cache, slot, key, &rec);
@@ -810,14 +806,7 @@ fn replay(
         eprintln!("drip: note: no translation unit and no option changed since the last run: its result is reused from the cache");
         let s = &rec.stats;
         declaration_notes(&s.library_contracts, &s.declared_defined, &s.declared_unused, settings);
-        if !rec.undefined_functions.is_empty() {
-            eprintln!(
-                "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
-                rec.undefined_functions.len(),
-                crate::libmodel::UNKNOWN_CALLEE_DEFAULT,
-                rec.undefined_functions.join(", ")
-            );
-        }
+        unknown_callee_notes(&rec.undefined_functions, &rec.opaque_cpp);
         for n in cache.notes() {
             eprintln!("{n}");
         }
@@ -1369,5 +1358,25 @@ fn warn_names(what: &str, names: &[String], verbose: bool) {
     }
     if shown < names.len() {
         eprintln!("drip:   … and {} more (-v lists them)", names.len() - shown);
+    }
+}
+
+/// `-v`'s notes on unknown callees: functions defined nowhere, and C++ methods the lowering calls
+/// opaquely (most of them defined in the program).
+fn unknown_callee_notes(undefined: &[String], opaque_cpp: &[String]) {
+    if !undefined.is_empty() {
+        eprintln!(
+            "drip: note: {} functions are called but defined nowhere and not modelled ({}): {}",
+            undefined.len(),
+            crate::libmodel::UNKNOWN_CALLEE_DEFAULT,
+            undefined.join(", ")
+        );
+    }
+    if !opaque_cpp.is_empty() {
+        eprintln!(
+            "drip: note: {} C++ methods are called opaquely, as unknown callees (virtual, or of a class drip does not know how to destroy): {}",
+            opaque_cpp.len(),
+            opaque_cpp.join(", ")
+        );
     }
 }

@@ -220,6 +220,8 @@ pub struct AnalysisOutput {
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
     pub undefined_functions: Vec<String>,
+    /// C++ methods called opaquely (`CallGraph::opaque_cpp`).
+    pub opaque_cpp: Vec<String>,
     /// `Stats::library_contracts`.
     pub library_contracts: Vec<String>,
     /// `Stats::allocators_library`, `Stats::deallocators_library`, `Stats::declared_defined`,
@@ -535,6 +537,7 @@ pub fn analyze(
         unresolved_indirect: graph.unresolved_indirect,
         field_resolved_indirect: graph.field_resolved_indirect,
         undefined_functions: graph.undefined.clone(),
+        opaque_cpp: graph.opaque_cpp.clone(),
         library_contracts: summaries.contract_kept(),
         allocators_library: 0,
         deallocators_library: 0,

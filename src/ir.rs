@@ -139,6 +139,14 @@ impl Program {
 
 /// Serialisable for the incremental cache, which stores the functions of a translation unit with
 /// their TU-local `FileId`s (see `frontend`).
+/// The USR prefix of a C++ call the lowering leaves opaque (a virtual method, a method of a class
+/// drip does not know how to destroy): no function has it, so the call is an unknown call, but the
+/// callee is defined in the program, and `-v` names it apart from the functions defined nowhere.
+pub const OPAQUE_CPP_USR: &str = "drip:c++:opaque:";
+/// The prefix of every USR the C++ lowering makes up (`new`/`delete` rows, implicit destructors,
+/// opaque calls, a local's death at scope exit): no source file spells it.
+pub const CPP_RESERVED_USR: &str = "drip:c++:";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,

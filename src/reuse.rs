@@ -530,6 +530,7 @@ pub struct RunRecord {
     /// The first error of each TU parsed with errors (shown without `-v`).
     pub first_errors: Vec<String>,
     pub undefined_functions: Vec<String>,
+    pub opaque_cpp: Vec<String>,
     /// The program's source files as findings name them, for the stale suppressions `-v` lists.
     pub files: Vec<String>,
 }

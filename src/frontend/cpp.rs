@@ -48,7 +48,7 @@ pub(super) const SCOPE_EXIT_USR: &str = "drip:c++:scope-exit";
 /// The USR prefix of the implicit destructors drip writes, before the class's USR.
 pub(super) const IMPLICIT_DTOR: &str = "drip:c++:implicit-destructor:";
 /// The USR prefix of an opaque callee: no function has it, so the call is an unknown call.
-const OPAQUE: &str = "drip:c++:opaque:";
+const OPAQUE: &str = crate::ir::OPAQUE_CPP_USR;
 /// The prefix of the lowering notes of what is not analysed (`--stats` counts them by the text
 /// up to the first `;`).
 pub const NOT_ANALYSED: &str = "C++ not analysed: ";
