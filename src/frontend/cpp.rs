@@ -685,7 +685,13 @@ impl Lowerer<'_, '_, '_> {
             args.push(this);
         } else if has_this {
             let callee_c = kids.first().map(|k| self.strip(*k));
-            let obj = match callee_c.filter(|c| c.kind() == CXCursor_MemberRefExpr) {
+            // `obj.method (..)` names the method in a member reference; an operator's call may
+            // list its left operand first instead (`r->data = Slice (u, n)` with the compiler's
+            // `operator=`), a member reference to a field, which is the object, not the callee.
+            let names_method = |c: &Cursor| {
+                c.kind() == CXCursor_MemberRefExpr && c.referenced().is_some_and(|r| is_function_kind(r.kind()))
+            };
+            let obj = match callee_c.filter(names_method) {
                 Some(m) => match self.kids(m).into_iter().find(|c| c.is_expression()) {
                     None => self.this_local.map_or(Operand::Unknown, |t| Operand::Place(Place::Local(t))),
                     Some(b) if clang::classify(clang::canonical(b.ty())) == TypeClass::Pointer => self.expr(b),
