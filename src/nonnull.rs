@@ -17,8 +17,10 @@
 //!   A parameter not written since the entry carries its own entry value (`Value::Param`).
 //! - Top-down over the whole program, a greatest fixpoint: a pointer parameter is non-NULL at
 //!   entry when the function is not `main`, is never called through a pointer (its address is
-//!   not taken), has at least one direct call, and every direct call passes a non-NULL value
-//!   or its own caller's unchanged parameter that is itself non-NULL. This takes the program
+//!   not taken), has at least one direct call, is reached by direct calls from a function that
+//!   has no such precondition (a cycle nothing outside it calls keeps none), and every direct
+//!   call passes a non-NULL value or its own caller's unchanged parameter that is itself
+//!   non-NULL. This takes the program
 //!   to be whole: an external function of a library that only outside code calls with NULL
 //!   is not seen. A recursive call passing the parameter on keeps it.
 //! - Bounded: the per-function pass follows at most `MAX_TRACKED` locals and visits each block
@@ -120,18 +122,34 @@ pub fn compute(program: &Program, direct: impl Fn(usize, usize) -> Option<Direct
     let pointer_params = |f: &Function| -> u64 {
         f.params().take(MAX_ARGS).filter(|&l| f.local(l).is_pointer).fold(0u64, |m, l| m | 1 << l.index())
     };
+    let eligible: Vec<bool> = program
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| called[i] && f.name != "main" && !taken.contains(f.usr.as_str()))
+        .collect();
+    // Only functions the program's own entries reach: a cycle no function outside it calls
+    // (an API's recursion, dead code) has no caller in the program to take a precondition
+    // from, and would otherwise keep one vacuously.
+    let mut callees_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(f, _, g) in &sites {
+        callees_of[f].push(g);
+    }
+    let mut reached: Vec<bool> = eligible.iter().map(|e| !e).collect();
+    let mut stack: Vec<usize> = (0..n).filter(|&i| reached[i]).collect();
+    while let Some(f) = stack.pop() {
+        for &g in &callees_of[f] {
+            if !reached[g] {
+                reached[g] = true;
+                stack.push(g);
+            }
+        }
+    }
     let mut params: Vec<u64> = program
         .functions
         .iter()
         .enumerate()
-        .map(|(i, f)| {
-            let eligible = called[i] && f.name != "main" && !taken.contains(f.usr.as_str());
-            if eligible {
-                pointer_params(f)
-            } else {
-                0
-            }
-        })
+        .map(|(i, f)| if eligible[i] && reached[i] { pointer_params(f) } else { 0 })
         .collect();
     // A call site passes argument `k` as non-NULL when it is sure there, or it is the caller's
     // parameter that is (still) taken to be non-NULL.
