@@ -158,8 +158,9 @@ fn a_run_past_its_time_budget_checks_nothing_more_and_says_it_is_partial() {
 #[ignore = "slow: make test-budgets"]
 fn a_slow_cycle_stops_within_about_twice_its_time_budget() {
     let dir = scratch("slow_scc");
-    // About 7 s of checks at -j2 without a budget (0.3 s per member check).
-    std::fs::write(dir.join("cyc.c"), cycle(20, 200)).expect("write");
+    // About 13 s of checks at -j2 without a budget on an idle machine (200 branches took 2 s,
+    // too close to the budgets for a run to be surely cut).
+    std::fs::write(dir.join("cyc.c"), cycle(20, 400)).expect("write");
     let budget_ms = 1000;
     let (o, wall) = drip(&dir, &["--no-cache", "-j2", "--stats", "--budget", "scc-time-ms=1000", "cyc.c", "--"]);
     let err = stderr(&o);
@@ -177,7 +178,7 @@ fn a_slow_cycle_stops_within_about_twice_its_time_budget() {
 #[ignore = "slow: make test-budgets"]
 fn a_run_budget_stops_the_checks_running_at_its_deadline() {
     let dir = scratch("slow_run");
-    std::fs::write(dir.join("cyc.c"), cycle(20, 200)).expect("write");
+    std::fs::write(dir.join("cyc.c"), cycle(20, 400)).expect("write");
     let budget_ms = 2000;
     let (o, wall) = drip(
         &dir,
