@@ -410,11 +410,12 @@ pub fn analyze(
     let check_scc = |scc: &Scc| -> SccResult {
         // The globals the members may write, one set for the SCC, in every summary it makes
         // (provisional ones too: a member's call to another member may write what either does).
-        let written =
-            crate::summary::globals_written_of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
+        let (written, fields_written) =
+            crate::summary::written_of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
         let check = |i: usize, provisional: &HashMap<usize, Summary>, until: Option<Instant>| {
             check(i, provisional, until).map(|mut fr| {
                 fr.out.summary.globals_written = written.clone();
+                fr.out.summary.fields_written = fields_written.clone();
                 fr
             })
         };
@@ -442,6 +443,7 @@ pub fn analyze(
             .map(|&i| {
                 let mut s = Summary::plain(program.functions[i].n_params as usize, false);
                 s.globals_written = written.clone();
+                s.fields_written = fields_written.clone();
                 (i, without_heap(s))
             })
             .collect();

@@ -592,9 +592,7 @@ impl Facts {
                 if let Some(d) = dst {
                     self.store_kills(cx, groups, ix, d, &mut kills);
                 }
-                for a in args {
-                    self.arg_kills(cx, groups, ix, a, &mut kills);
-                }
+                self.call_kills(cx, groups, ix, sid, args, &mut kills);
             }
         }
         kills.sort_unstable();
@@ -677,6 +675,29 @@ impl Facts {
             };
             if (text.is_empty() || group != Some(ix.group[i as usize])) && !other_param {
                 out.push(i);
+            }
+        }
+    }
+
+    /// Keys the callee of call `sid` may change through its arguments `args`: those below them
+    /// (`arg_kills`) that a summarised callee may write, by the field names and kinds of store it
+    /// makes (`Summary::fields_written`): `string_convert (&conv, ..)` reads `conv.vc_type`
+    /// but never stores into a `vc_type`, so two tests of it around the call agree.
+    fn call_kills(&self, cx: &FnCx, groups: &Groups, ix: &KeyIndex, sid: StmtId, args: &[Operand], out: &mut Vec<u32>) {
+        let before = out.len();
+        for a in args {
+            self.arg_kills(cx, groups, ix, a, out);
+        }
+        let Some(m) = cx.model(sid).filter(|m| !m.lib) else { return };
+        if matches!(m.fields_written, crate::global_writes::FieldWrites::All) {
+            return;
+        }
+        let mut i = before;
+        while i < out.len() {
+            if m.fields_written.may_write_path(&self.keys[out[i] as usize].1) {
+                i += 1;
+            } else {
+                out.swap_remove(i);
             }
         }
     }
@@ -1538,9 +1559,7 @@ pub fn tested_places(cx: &FnCx) -> (Vec<(LocalId, String)>, Vec<Vec<u32>>) {
                         table.store_kills(cx, &groups, &ix, d, &mut kills);
                     }
                     if !pure_call {
-                        for a in args {
-                            table.arg_kills(cx, &groups, &ix, a, &mut kills);
-                        }
+                        table.call_kills(cx, &groups, &ix, sid, args, &mut kills);
                     }
                 }
             }

@@ -1,11 +1,14 @@
-//! The globals a function may write, so that two tests of a global correlate across a call
-//! that cannot change it.
+//! What a function may write that its callers see: the globals, by name, so that two tests of
+//! a global correlate across a call that cannot change it; and the memory below its arguments,
+//! by field name, so that two tests of `conv.vc_type` (or `cs->command`) correlate across a call
+//! given `&conv` (`cs`) that never stores into a field of that name.
 //!
 //! Input: the linked `Program` and the final summaries of the callees outside an SCC. Output:
-//! `address_taken`, the globals whose address the program takes (once per run), and `of_scc`,
-//! the `GlobalWrites` of an SCC's members, which the driver writes into each member's summary
-//! (`Summary::globals_written`); a caller's reaching definitions of a tested global
-//! (`cfg::FnCx`) then let through a call whose callee may not write it.
+//! `address_taken`, the globals whose address the program takes (once per run), and the
+//! `GlobalWrites` and `FieldWrites` of an SCC's members (`summary::written_of_scc`), which the
+//! driver writes into each member's summary (`Summary::globals_written`, `fields_written`); a
+//! caller's reaching definitions of a tested global or field (`cfg::FnCx`, `facts`) then let
+//! through a call whose callee may not write it.
 //! Invariants:
 //! - Sound for sequential code: a function's set holds every global it stores into (the global
 //!   itself or any path below it: `conv.vc_type = ..` writes `conv`), directly or through a
@@ -16,12 +19,19 @@
 //! - Address-taken globals are left out of the sets: anything that writes through a pointer may
 //!   write them, so a caller takes every call to the program's functions as a write of them
 //!   (`is_address_taken`), as before the summaries existed.
+//! - Fields are told apart by name only, as `facts` tells apart the stores of one function: a
+//!   store to `x->f` may write any field `f`; a store of a scalar or pointer through a pointer
+//!   (`*q = v`, `a[i] = v`, a library call filling a buffer) may write any object reached through
+//!   a pointer (`through`), not a named field; a whole object stored through a pointer to an
+//!   unknown type (`*p = *q`), `memset`/`memcpy` of an object that is not the function's own, or
+//!   an unknown callee may write anything (`All`). Stores into the function's own locals are not
+//!   seen by callers and do not count.
 //! - The members of an SCC share one set (the union of their own), so recursion needs no
-//!   fixpoint. A set of more than `MAX_NAMES` globals is `All`: summaries stay small.
+//!   fixpoint. A set of more than `MAX_NAMES` names is `All`: summaries stay small.
 //! - Names, not declarations: two `static` globals of one name in different files are one
 //!   entry, which only makes a set larger.
 
-use crate::ir::{Place, Program, Rvalue, Stmt};
+use crate::ir::{Function, Operand, Place, Program, Rvalue, Stmt};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -70,6 +80,147 @@ impl GlobalWrites {
             return GlobalWrites::All;
         }
         GlobalWrites::Only(names.into())
+    }
+}
+
+/// The memory below its arguments a function may write, by field name (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FieldWrites {
+    /// Anything: an unknown callee, a whole object of unknown type stored through a pointer, or
+    /// more than `MAX_NAMES` fields.
+    All,
+    /// Fields of these names (sorted, unique), and, when `through`, scalars and pointers stored
+    /// through a pointer (`*n = 0`, `buf[i] = c`).
+    Only { fields: Arc<[Arc<str>]>, through: bool },
+}
+
+impl FieldWrites {
+    /// Writes nothing below an argument (a function that only reads them).
+    pub fn none() -> FieldWrites {
+        FieldWrites::Only { fields: Arc::from([]), through: false }
+    }
+
+    /// A library row: it fills the buffers it is handed (`strcpy`, `read`), and the objects it
+    /// is handed whole (`memset`, `memcpy`: `whole_object_writer`).
+    pub fn of_library(name: &str) -> FieldWrites {
+        if whole_object_writer(name) {
+            FieldWrites::All
+        } else {
+            FieldWrites::Only { fields: Arc::from([]), through: true }
+        }
+    }
+
+    /// Whether the value a `facts` key names at path `text` below an argument (`*.vc_type`,
+    /// `.f` of a local struct, `*[2]`, `*`, the empty path of a local given by address) may be
+    /// written: a field on its path is one of the set's, or it is reached through a pointer (or
+    /// is the local itself) and the set writes through pointers.
+    pub fn may_write_path(&self, text: &str) -> bool {
+        let (fields, through) = match self {
+            FieldWrites::All => return true,
+            FieldWrites::Only { fields, through } => (fields, *through),
+        };
+        let text = text.split_once('&').map_or(text, |t| t.0);
+        if through && (text.is_empty() || text.ends_with('*') || text.ends_with(']')) {
+            return true;
+        }
+        path_fields(text).any(|f| fields.binary_search_by(|n| (**n).cmp(f)).is_ok())
+    }
+
+    /// The union of `sets`.
+    pub fn union<'s>(sets: impl IntoIterator<Item = &'s FieldWrites>) -> FieldWrites {
+        let mut names: Vec<Arc<str>> = Vec::new();
+        let mut through = false;
+        for s in sets {
+            match s {
+                FieldWrites::All => return FieldWrites::All,
+                FieldWrites::Only { fields, through: t } => {
+                    names.extend(fields.iter().cloned());
+                    through |= *t;
+                }
+            }
+        }
+        FieldWrites::from_parts(names, through)
+    }
+
+    pub fn from_parts(mut names: Vec<Arc<str>>, through: bool) -> FieldWrites {
+        names.sort_unstable();
+        names.dedup();
+        if names.len() > MAX_NAMES {
+            return FieldWrites::All;
+        }
+        FieldWrites::Only { fields: names.into(), through }
+    }
+}
+
+/// The field names on a `facts` path text (`*.s.rc` has `s` and `rc`; `*[2]` none).
+fn path_fields(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['*', '[', ']'])
+        .flat_map(|s| s.split('.'))
+        .filter(|f| !f.is_empty() && !f.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+}
+
+/// Library functions that write a whole object they are handed, whatever its type.
+pub fn whole_object_writer(name: &str) -> bool {
+    let name = name.trim_start_matches("__builtin_").trim_start_matches('_');
+    ["memset", "memcpy", "memmove", "mempcpy", "bzero", "explicit_bzero", "bcopy"]
+        .iter()
+        .any(|w| name == *w || name.strip_prefix(w).is_some_and(|rest| rest.starts_with('_')))
+}
+
+/// What a store into `dst` of `func` adds to its `FieldWrites` (`fields`, `through`); `false`
+/// when it may write anything (`FieldWrites::All`). `scalar`: the stored value is surely no
+/// whole object (a constant, an address, arithmetic, a scalar local).
+pub fn store_field_writes(
+    func: &Function,
+    dst: &Place,
+    scalar: bool,
+    fields: &mut Vec<Arc<str>>,
+    through: &mut bool,
+) -> bool {
+    // The function's own storage: no caller sees it.
+    if dst.storage_local().is_some() {
+        return true;
+    }
+    // The fields of the written object: those after the last dereference on the path.
+    let mut p = dst;
+    let mut named = false;
+    loop {
+        match p {
+            Place::Field(b, f) => {
+                fields.push(Arc::from(f.as_str()));
+                named = true;
+                p = b;
+            }
+            Place::Index(b) => p = b,
+            Place::Deref(_) | Place::Global(_) | Place::Local(_) => break,
+        }
+    }
+    if matches!(dst, Place::Field(..)) {
+        return true;
+    }
+    // A whole object through a pointer to a type the IR does not know (`*p = *q` for a struct
+    // pointer `p`) may be any object's every field.
+    let pointee_known = match dst {
+        Place::Deref(b) => match &**b {
+            Place::Local(q) => func.local(*q).pointee_pointer.is_some(),
+            _ => false,
+        },
+        _ => true,
+    };
+    if !scalar && !pointee_known && !named {
+        return false;
+    }
+    *through = true;
+    true
+}
+
+/// Whether the value `src` stores is surely no whole object (`store_field_writes`).
+pub fn scalar_value(func: &Function, src: &Rvalue) -> bool {
+    match src {
+        Rvalue::AddrOf(_) | Rvalue::Opaque(_) => true,
+        Rvalue::Use(Operand::Place(Place::Local(l))) => !func.local(*l).is_aggregate,
+        Rvalue::Use(Operand::Place(_)) | Rvalue::Use(Operand::Unknown) => false,
+        Rvalue::Use(_) => true,
     }
 }
 
@@ -129,6 +280,38 @@ mod tests {
         assert!(u.may_write("a") && !u.may_write("d"));
         assert_eq!(GlobalWrites::union([&only(&["a"]), &GlobalWrites::All]), GlobalWrites::All);
         assert!(!GlobalWrites::none().may_write("a"));
+    }
+
+    fn fields(names: &[&str], through: bool) -> FieldWrites {
+        FieldWrites::from_parts(names.iter().map(|n| Arc::from(*n)).collect(), through)
+    }
+
+    #[test]
+    fn field_writes_match_keys_by_field_name_and_kind_of_store() {
+        let w = fields(&["vc_fail", "options"], false);
+        assert!(!w.may_write_path("*.vc_type") && !w.may_write_path(".vc_type"));
+        assert!(w.may_write_path("*.vc_fail") && w.may_write_path("*.s.options") && w.may_write_path("*.options&4"));
+        // Scalars through a pointer: the local itself, `*n`, an element, not a named field.
+        assert!(!w.may_write_path("") && !w.may_write_path("*") && !w.may_write_path("*[2]"));
+        let t = fields(&[], true);
+        assert!(
+            t.may_write_path("") && t.may_write_path("*") && t.may_write_path("*[2]") && t.may_write_path("*.buf*")
+        );
+        assert!(!t.may_write_path("*.command"));
+        assert!(FieldWrites::All.may_write_path("*.command"));
+        assert!(!FieldWrites::none().may_write_path("*"));
+        assert_eq!(FieldWrites::union([&w, &t]), fields(&["options", "vc_fail"], true));
+        assert_eq!(FieldWrites::union([&w, &FieldWrites::All]), FieldWrites::All);
+    }
+
+    #[test]
+    fn whole_object_writers_by_name() {
+        for n in ["memset", "memcpy", "__builtin_memcpy", "__builtin___memset_chk", "__memcpy_chk", "bzero"] {
+            assert!(whole_object_writer(n), "{n}");
+        }
+        for n in ["strcpy", "memchr", "memcmp", "read"] {
+            assert!(!whole_object_writer(n), "{n}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! - This module sits below the analysis core: it imports only `ir`, `libmodel` and
 //!   `global_writes`, so that `cfg` can know callees without knowing how summaries are made.
 
-use crate::global_writes::GlobalWrites;
+use crate::global_writes::{FieldWrites, GlobalWrites};
 use crate::ir::Operand;
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use serde::{Deserialize, Serialize};
@@ -153,6 +153,9 @@ pub struct Model<'a> {
     /// The globals the call may write (`Summary::globals_written`; none for a library row, all
     /// for an unknown callee).
     pub globals_written: GlobalWrites,
+    /// The fields below its arguments the call may write (`Summary::fields_written`); `All` for
+    /// a library row or an unknown callee, whose arguments' objects are taken as written whole.
+    pub fields_written: FieldWrites,
     /// The result is the address of the place at this path below an argument
     /// (`Summary::ret_addr`).
     pub ret_addr: Option<(usize, Arc<str>)>,
@@ -197,6 +200,7 @@ impl<'a> Model<'a> {
             ret_const_when: None,
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
+            fields_written: FieldWrites::All,
             ret_addr: None,
             returns_twice: libmodel::returns_twice(lib.name),
             pure_value: false,
@@ -247,6 +251,7 @@ impl<'a> Model<'a> {
             ret_const_when: None,
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
+            fields_written: FieldWrites::All,
             ret_addr: None,
             returns_twice: false,
             pure_value: false,

@@ -8,8 +8,10 @@
 //! call graph bottom-up), and never changes; a callee without a summary yet (a recursive call
 //! inside its own SCC) gets the conservative unknown-callee model.
 
-use crate::global_writes::{global_root, is_address_taken, is_builtin, GlobalWrites};
-use crate::ir::{Callee, CondKind, Function, Operand, Place, Program, Stmt, Terminator};
+use crate::global_writes::{
+    global_root, is_address_taken, is_builtin, store_field_writes, whole_object_writer, FieldWrites, GlobalWrites,
+};
+use crate::ir::{Callee, CondKind, Function, Operand, Place, Program, Rvalue, Stmt, Terminator};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use crate::model::heap_fate;
 pub use crate::model::{Held, Model, PathFate};
@@ -118,6 +120,10 @@ pub struct Summary {
     /// The globals the function may write, through its callees too (`global_writes`): set by
     /// the driver for its whole SCC; `All` in any summary made elsewhere.
     pub globals_written: GlobalWrites,
+    /// The fields below its arguments the function may write, through its callees too
+    /// (`global_writes::FieldWrites`): set by the driver for its whole SCC; `All` in any summary
+    /// made elsewhere.
+    pub fields_written: FieldWrites,
     /// Every `return` returns the address of the place at this path below parameter `.0`
     /// (`return &rec->u;` is `(0, "*.u")`; `interior`): a caller that passes the result on lets
     /// the next callee reach its own slots there.
@@ -170,6 +176,7 @@ impl Summary {
             never_null_when: None,
             ret_const_when: None,
             globals_written: GlobalWrites::All,
+            fields_written: FieldWrites::All,
             ret_addr: None,
             pure_value: false,
             alloc_family: None,
@@ -183,6 +190,7 @@ impl Summary {
     pub fn of_library(lib: &libmodel::LibFn, n_params: usize) -> Option<Summary> {
         let mut s = Summary::plain(n_params, lib.noreturn);
         s.globals_written = GlobalWrites::none();
+        s.fields_written = FieldWrites::of_library(lib.name);
         s.alloc_family = libmodel::family(lib);
         s.free_family = libmodel::family(lib);
         match lib.ret {
@@ -714,6 +722,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         ret_const_when: first.ret_const_when.filter(|w| sums.iter().all(|s| s.ret_const_when == Some(*w))),
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
+        fields_written: FieldWrites::union(sums.iter().map(|s| &s.fields_written)),
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
         // Which target runs is not known at the call, so two calls may differ.
         pure_value: false,
@@ -863,6 +872,7 @@ impl<'a> Model<'a> {
             ret_const_when: s.ret_const_when.filter(|_| ret_const_when.is_none()),
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
+            fields_written: s.fields_written.clone(),
             ret_addr: s.ret_addr.clone(),
             returns_twice: false,
             pure_value: s.pure_value,
@@ -897,16 +907,22 @@ pub fn call_models<'a>(
         .collect()
 }
 
-/// The globals the members of an SCC (indices, sorted) may write, themselves or through their
-/// callees, whose summaries are final. `taken`: `address_taken`, left out of the set.
-pub fn globals_written_of_scc(
+/// The globals and the fields below their arguments the members of an SCC (indices, sorted)
+/// may write, themselves or through their callees, whose summaries are final (`global_writes`).
+/// `taken`: `address_taken`, left out of the globals.
+pub fn written_of_scc(
     program: &Program,
     summaries: &Summaries,
     members: &[usize],
     taken: &[String],
-) -> GlobalWrites {
+) -> (GlobalWrites, FieldWrites) {
     let mut names: Vec<Arc<str>> = Vec::new();
     let mut callee_sets: Vec<&GlobalWrites> = Vec::new();
+    let mut fields: Vec<Arc<str>> = Vec::new();
+    let mut through = false;
+    // Cleared at the first write of unknown extent; the globals go on.
+    let mut fields_known = true;
+    let mut callee_fields: Vec<&FieldWrites> = Vec::new();
     let direct = |p: &Place, names: &mut Vec<Arc<str>>| {
         if let Some(g) = global_root(p).filter(|g| !is_address_taken(taken, g)) {
             names.push(Arc::from(g));
@@ -916,10 +932,25 @@ pub fn globals_written_of_scc(
         let func = &program.functions[m];
         for (si, s) in func.stmts.iter().enumerate() {
             match s {
-                Stmt::Assign { dst, .. } => direct(dst, &mut names),
-                Stmt::Call { dst, callee, .. } => {
+                Stmt::Assign { dst, src } => {
+                    direct(dst, &mut names);
+                    if fields_known {
+                        let scalar = crate::global_writes::scalar_value(func, src);
+                        fields_known = store_field_writes(func, dst, scalar, &mut fields, &mut through);
+                        // A field whose address the function takes may be written through it.
+                        if let Rvalue::AddrOf(p) = src {
+                            if p.storage_local().is_none() {
+                                store_field_writes(func, p, true, &mut fields, &mut through);
+                            }
+                        }
+                    }
+                }
+                Stmt::Call { dst, callee, args } => {
                     if let Some(d) = dst {
                         direct(d, &mut names);
+                        if fields_known {
+                            fields_known = store_field_writes(func, d, false, &mut fields, &mut through);
+                        }
                     }
                     let mut callee_set = |j: usize| -> bool {
                         if members.binary_search(&j).is_ok() {
@@ -928,36 +959,82 @@ pub fn globals_written_of_scc(
                         match summaries.get(j) {
                             Some(s) => {
                                 callee_sets.push(&s.globals_written);
+                                callee_fields.push(&s.fields_written);
                                 true
                             }
                             None => false,
                         }
                     };
+                    let mut library = |name: &str| {
+                        if whole_object_writer(name) && !args.first().is_some_and(|a| own_object(func, a)) {
+                            fields_known = false;
+                        } else {
+                            through = true;
+                        }
+                    };
                     let known = match callee {
                         Callee::Direct { name, usr, .. } => match summaries.direct_callee(m, si, name, usr) {
                             Direct::Defined(j) => callee_set(j),
-                            Direct::Library(_) => true,
-                            Direct::Undefined => is_builtin(name),
+                            Direct::Library(lib) => {
+                                library(lib.name);
+                                true
+                            }
+                            Direct::Undefined if is_builtin(name) => {
+                                library(name);
+                                true
+                            }
+                            Direct::Undefined => false,
                         },
                         Callee::Indirect { sig, field, .. } => {
                             let targets = summaries.targets(sig, field.as_deref());
                             let libs = summaries.library_targets(sig, field.as_deref());
+                            for lib in libs {
+                                library(lib.name);
+                            }
                             // No possible target known: anything may be called.
                             !(targets.is_empty() && libs.is_empty()) && targets.iter().all(|&j| callee_set(j))
                         }
                     };
                     if !known {
-                        return GlobalWrites::All;
+                        return (GlobalWrites::All, FieldWrites::All);
                     }
                 }
             }
         }
     }
+    let mut globals_all = false;
     for set in callee_sets {
         match set {
-            GlobalWrites::All => return GlobalWrites::All,
+            GlobalWrites::All => globals_all = true,
             GlobalWrites::Only(v) => names.extend(v.iter().cloned()),
         }
     }
-    GlobalWrites::from_names(names)
+    let globals = if globals_all { GlobalWrites::All } else { GlobalWrites::from_names(names) };
+    let written = if fields_known {
+        let own = FieldWrites::from_parts(fields, through);
+        FieldWrites::union(callee_fields.into_iter().chain([&own]))
+    } else {
+        FieldWrites::All
+    };
+    (globals, written)
+}
+
+/// The argument of a call is the calling function's own object: a local array, or a temporary
+/// holding only the address of (a part of) a local's storage (`memset (&conv, 0, ..)`).
+fn own_object(func: &Function, a: &Operand) -> bool {
+    let Operand::Place(Place::Local(l)) = a else { return false };
+    if func.local(*l).is_aggregate {
+        return true;
+    }
+    let mut defs = func.stmts.iter().filter_map(|s| match s {
+        Stmt::Assign { dst: Place::Local(d), src } if d == l => Some(Some(src)),
+        Stmt::Call { dst: Some(Place::Local(d)), .. } if d == l => Some(None),
+        _ => None,
+    });
+    let mut any = false;
+    let all_own = defs.all(|src| {
+        any = true;
+        matches!(src, Some(Rvalue::AddrOf(p)) if p.storage_local().is_some())
+    });
+    any && all_own && (l.index() >= func.n_params as usize)
 }

@@ -236,6 +236,7 @@ pub fn summarize(
         ret_const_when: pre.ret_const_when.filter(|_| !allocator),
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
+        fields_written: crate::global_writes::FieldWrites::All,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: !allocator && pure_value(func, |s| cx.model(s)),
         alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
