@@ -95,11 +95,6 @@ pub enum FieldWrites {
 }
 
 impl FieldWrites {
-    /// Writes nothing below an argument (a function that only reads them).
-    pub fn none() -> FieldWrites {
-        FieldWrites::Only { fields: Arc::from([]), through: false }
-    }
-
     /// A library row: it fills the buffers it is handed (`strcpy`, `read`), and the objects it
     /// is handed whole (`memset`, `memcpy`: `whole_object_writer`).
     pub fn of_library(name: &str) -> FieldWrites {
@@ -299,7 +294,7 @@ mod tests {
         );
         assert!(!t.may_write_path("*.command"));
         assert!(FieldWrites::All.may_write_path("*.command"));
-        assert!(!FieldWrites::none().may_write_path("*"));
+        assert!(!fields(&[], false).may_write_path("*"));
         assert_eq!(FieldWrites::union([&w, &t]), fields(&["options", "vc_fail"], true));
         assert_eq!(FieldWrites::union([&w, &FieldWrites::All]), FieldWrites::All);
     }
