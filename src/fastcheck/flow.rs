@@ -1252,7 +1252,10 @@ impl<'c> Later<'c> {
                             let mut redefined = || {
                                 let first = *first_def.entry(*x).or_insert_with(|| {
                                     (1..it.nodes.len())
-                                        .find(|&j| later_effect(cx, it.nodes[j], *x, false).is_some())
+                                        .find(|&j| {
+                                            later_effect(cx, it.nodes[j], *x, false).is_some()
+                                                && !harmless_redefinition(cx, it.nodes[j], *x)
+                                        })
                                         .unwrap_or(usize::MAX)
                                 });
                                 first <= i
@@ -1424,6 +1427,29 @@ impl<'c> Later<'c> {
                 st.set_key(k, g);
             }
         }
+    }
+}
+
+/// A definition of `x` in node `v` of a later iteration that cannot take the cell from `x`: the
+/// node frees `x` first (`vim_free (remain); remain = cpy;`, `VIM_CLEAR (remain)`), or it is
+/// entered only from the NULL side of a test of `x` itself (`if (remain == NULL) remain =
+/// vim_strsave (..)`), which a local holding the cell never takes. Either way a later NULL test
+/// of `x` still finds the cell in it or finds it freed, as when `x` was not redefined at all.
+fn harmless_redefinition(cx: &CheckCx, v: DagNode, x: LocalId) -> bool {
+    if later_effect(cx, v, x, true) == Some(true) {
+        return true;
+    }
+    let [p] = cx.dag.preds[v.index()][..] else { return false };
+    if cx.dag.is_copy(p) || cx.first_def(p, x).is_some() {
+        return false;
+    }
+    match &cx.func.block(cx.dag.block[p.index()]).term {
+        Terminator::Branch { cond, then_, else_ } => {
+            matches!(&cond.kind, CondKind::Truthy(Operand::Place(Place::Local(y))) if *y == x)
+                && *else_ == cx.dag.block[v.index()]
+                && then_ != else_
+        }
+        _ => false,
     }
 }
 
