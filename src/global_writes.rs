@@ -31,7 +31,7 @@
 //! - Names, not declarations: two `static` globals of one name in different files are one
 //!   entry, which only makes a set larger.
 
-use crate::ir::{Function, Operand, Place, Program, Rvalue, Stmt};
+use crate::ir::{Function, LocalId, Operand, Place, Program, Rvalue, Stmt};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -164,9 +164,10 @@ pub fn whole_object_writer(name: &str) -> bool {
 
 /// What a store into `dst` of `func` adds to its `FieldWrites` (`fields`, `through`); `false`
 /// when it may write anything (`FieldWrites::All`). `scalar`: the stored value is surely no
-/// whole object (a constant, an address, arithmetic, a scalar local).
+/// whole object (a constant, an address, arithmetic, a scalar local); `pointee_known`: what a
+/// pointer local points to is known to be a scalar or a pointer.
 pub fn store_field_writes(
-    func: &Function,
+    pointee_known: &dyn Fn(LocalId) -> bool,
     dst: &Place,
     scalar: bool,
     fields: &mut Vec<Arc<str>>,
@@ -197,7 +198,7 @@ pub fn store_field_writes(
     // pointer `p`) may be any object's every field.
     let pointee_known = match dst {
         Place::Deref(b) => match &**b {
-            Place::Local(q) => func.local(*q).pointee_pointer.is_some(),
+            Place::Local(q) => pointee_known(*q),
             _ => false,
         },
         _ => true,

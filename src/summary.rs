@@ -11,7 +11,7 @@
 use crate::global_writes::{
     global_root, is_address_taken, is_builtin, store_field_writes, whole_object_writer, FieldWrites, GlobalWrites,
 };
-use crate::ir::{Callee, CondKind, Function, Operand, Place, Program, Rvalue, Stmt, Terminator};
+use crate::ir::{Callee, CondKind, Function, LocalId, Operand, Place, Program, Rvalue, Stmt, Terminator};
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use crate::model::heap_fate;
 pub use crate::model::{Held, Model, PathFate};
@@ -923,6 +923,7 @@ pub fn written_of_scc(
     // Cleared at the first write of unknown extent; the globals go on.
     let mut fields_known = true;
     let mut callee_fields: Vec<&FieldWrites> = Vec::new();
+    let mut globals_all = false;
     let direct = |p: &Place, names: &mut Vec<Arc<str>>| {
         if let Some(g) = global_root(p).filter(|g| !is_address_taken(taken, g)) {
             names.push(Arc::from(g));
@@ -930,17 +931,28 @@ pub fn written_of_scc(
     };
     for &m in members {
         let func = &program.functions[m];
+        let locals = OwnLocals::new(func, |si| match &func.stmts[si] {
+            Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
+                match summaries.direct_callee(m, si, name, usr) {
+                    Direct::Library(lib) => matches!(lib.ret, RetEffect::Fresh(_)),
+                    Direct::Defined(j) => summaries.get(j).is_some_and(|s| s.allocator && s.returns_param.is_none()),
+                    Direct::Undefined => false,
+                }
+            }
+            _ => false,
+        });
+        let pointee_known = |q: LocalId| locals.pointee_known(q);
         for (si, s) in func.stmts.iter().enumerate() {
             match s {
                 Stmt::Assign { dst, src } => {
                     direct(dst, &mut names);
                     if fields_known {
                         let scalar = crate::global_writes::scalar_value(func, src);
-                        fields_known = store_field_writes(func, dst, scalar, &mut fields, &mut through);
+                        fields_known = store_field_writes(&pointee_known, dst, scalar, &mut fields, &mut through);
                         // A field whose address the function takes may be written through it.
                         if let Rvalue::AddrOf(p) = src {
                             if p.storage_local().is_none() {
-                                store_field_writes(func, p, true, &mut fields, &mut through);
+                                store_field_writes(&pointee_known, p, true, &mut fields, &mut through);
                             }
                         }
                     }
@@ -949,7 +961,7 @@ pub fn written_of_scc(
                     if let Some(d) = dst {
                         direct(d, &mut names);
                         if fields_known {
-                            fields_known = store_field_writes(func, d, false, &mut fields, &mut through);
+                            fields_known = store_field_writes(&pointee_known, d, false, &mut fields, &mut through);
                         }
                     }
                     let mut callee_set = |j: usize| -> bool {
@@ -966,7 +978,7 @@ pub fn written_of_scc(
                         }
                     };
                     let mut library = |name: &str| {
-                        if whole_object_writer(name) && !args.first().is_some_and(|a| own_object(func, a)) {
+                        if whole_object_writer(name) && !args.first().is_some_and(|a| locals.own_object(a)) {
                             fields_known = false;
                         } else {
                             through = true;
@@ -983,7 +995,16 @@ pub fn written_of_scc(
                                 library(name);
                                 true
                             }
-                            Direct::Undefined => false,
+                            // Defined nowhere in the program: it may be the project's own code
+                            // left out of the database, so it may write any global; below its
+                            // arguments it writes what a system library's function would.
+                            Direct::Undefined => {
+                                if fields_known {
+                                    fields_known = undefined_call_writes(func, &locals, callee, args, &mut through);
+                                }
+                                globals_all = true;
+                                true
+                            }
                         },
                         Callee::Indirect { sig, field, .. } => {
                             let targets = summaries.targets(sig, field.as_deref());
@@ -1002,7 +1023,6 @@ pub fn written_of_scc(
             }
         }
     }
-    let mut globals_all = false;
     for set in callee_sets {
         match set {
             GlobalWrites::All => globals_all = true,
@@ -1019,22 +1039,110 @@ pub fn written_of_scc(
     (globals, written)
 }
 
-/// The argument of a call is the calling function's own object: a local array, or a temporary
-/// holding only the address of (a part of) a local's storage (`memset (&conv, 0, ..)`).
-fn own_object(func: &Function, a: &Operand) -> bool {
-    let Operand::Place(Place::Local(l)) = a else { return false };
-    if func.local(*l).is_aggregate {
-        return true;
+/// What a call to a function defined nowhere in the program writes below its arguments
+/// (`written_of_scc`): nothing through a `const T *` parameter, a scalar, or the caller's own
+/// object; scalars (`through`) through a pointer to scalars or a pointer loaded from memory (a
+/// buffer or a library handle: `iconv (vcp->vc_fd, ..)`); anything (`false`) through a pointer
+/// to an object of unknown type (`stat (path, st)`) or a function given to it.
+fn undefined_call_writes(
+    func: &Function,
+    locals: &OwnLocals,
+    callee: &Callee,
+    args: &[Operand],
+    through: &mut bool,
+) -> bool {
+    let const_args = match callee {
+        Callee::Direct { const_args, .. } => *const_args,
+        Callee::Indirect { .. } => 0,
+    };
+    for (i, a) in args.iter().enumerate() {
+        if i < 64 && const_args & (1 << i) != 0 {
+            continue;
+        }
+        match a {
+            Operand::Const(_) | Operand::Str | Operand::Unknown => {}
+            Operand::Func { .. } => return false,
+            Operand::Place(Place::Local(l)) => {
+                let d = func.local(*l);
+                if locals.own_object(a) || (!d.is_pointer && !d.is_aggregate) {
+                    continue;
+                }
+                if !locals.pointee_known(*l) {
+                    return false;
+                }
+                *through = true;
+            }
+            Operand::Place(_) => *through = true,
+        }
     }
-    let mut defs = func.stmts.iter().filter_map(|s| match s {
-        Stmt::Assign { dst: Place::Local(d), src } if d == l => Some(Some(src)),
-        Stmt::Call { dst: Some(Place::Local(d)), .. } if d == l => Some(None),
-        _ => None,
-    });
-    let mut any = false;
-    let all_own = defs.all(|src| {
-        any = true;
-        matches!(src, Some(Rvalue::AddrOf(p)) if p.storage_local().is_some())
-    });
-    any && all_own && (l.index() >= func.n_params as usize)
+    true
+}
+
+/// What `written_of_scc` asks of one function's locals: which hold only the function's own
+/// objects, and what a temporary copied from a declared pointer points to.
+struct OwnLocals<'f> {
+    func: &'f Function,
+    /// Per local: the one value every definition gives it — `Some(Some(src))` for an
+    /// assignment, `Some(None)` for a call's result; `None` when it has several or none.
+    defs: Vec<Option<Option<&'f Rvalue>>>,
+    /// Per local: every definition is an assignment of the address of the function's own
+    /// storage (`t = &conv`) or a call to an allocator (`p = alloc (n)`).
+    own: Vec<bool>,
+}
+
+impl<'f> OwnLocals<'f> {
+    fn new(func: &'f Function, fresh_call: impl Fn(usize) -> bool) -> OwnLocals<'f> {
+        let n = func.locals.len();
+        let mut defs: Vec<Option<Option<&Rvalue>>> = vec![None; n];
+        let mut count = vec![0u32; n];
+        let mut own = vec![true; n];
+        for (si, st) in func.stmts.iter().enumerate() {
+            match st {
+                Stmt::Assign { dst: Place::Local(d), src } => {
+                    count[d.index()] += 1;
+                    defs[d.index()] = Some(Some(src));
+                    if !matches!(src, Rvalue::AddrOf(p) if p.storage_local().is_some()) {
+                        own[d.index()] = false;
+                    }
+                }
+                Stmt::Call { dst: Some(Place::Local(d)), .. } => {
+                    count[d.index()] += 1;
+                    defs[d.index()] = Some(None);
+                    if !fresh_call(si) {
+                        own[d.index()] = false;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (i, c) in count.iter().enumerate() {
+            if *c != 1 {
+                defs[i] = None;
+            }
+            // A parameter holds the caller's value until it is redefined.
+            if *c == 0 || i < func.n_params as usize {
+                own[i] = false;
+            }
+        }
+        OwnLocals { func, defs, own }
+    }
+
+    /// The argument of a call is the calling function's own object: a local array, or a local
+    /// holding only the address of (a part of) a local's storage (`memset (&conv, 0, ..)`) or
+    /// blocks it allocated itself (`memmove (p, ..)` after `p = alloc (n)`): no object its
+    /// caller can name.
+    fn own_object(&self, a: &Operand) -> bool {
+        let Operand::Place(Place::Local(l)) = a else { return false };
+        self.func.local(*l).is_aggregate || self.own[l.index()]
+    }
+
+    /// What pointer `q` points to is known to be a scalar or a pointer (`LocalDecl::pointee_pointer`),
+    /// also for a temporary copied once from such a pointer (`t = d; *t = c` of `*d++ = c`).
+    fn pointee_known(&self, q: LocalId) -> bool {
+        if self.func.local(q).pointee_pointer.is_some() {
+            return true;
+        }
+        matches!(self.defs[q.index()], Some(Some(Rvalue::Use(Operand::Place(Place::Local(d)))))
+            if self.func.local(*d).pointee_pointer.is_some())
+    }
 }
