@@ -92,6 +92,12 @@ pub struct Program {
     /// back to the signature-based targets. Whole-struct copies do not open a field. Sorted,
     /// unique.
     pub open_fields: Vec<String>,
+    /// The stores into function-pointer fields made together: by one initializer list, or by one
+    /// function body's assignments, split by the struct that declares the field. Each group is
+    /// (field key, USR), sorted, unique; the groups are sorted. A *configuration* of a table, as
+    /// libgit2's allocator is one: `{ fail_malloc, fail_realloc, fail_free }`, or the three
+    /// stores of `stdalloc_init(a)` (`summary::idle_field_targets`).
+    pub field_groups: Vec<Vec<(String, String)>>,
     /// (name, initial value, internal linkage) of every scalar global the program defines
     /// (`None`: not an integer constant, or definitions of the name disagree; internal: every
     /// definition of the name is `static`). By name: two `static`s of one name in different

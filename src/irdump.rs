@@ -334,6 +334,7 @@ mod tests {
                 library_taken: vec![],
                 field_targets: vec![],
                 open_fields: vec![],
+                field_groups: vec![],
                 scalar_globals: vec![],
                 global_addrs: vec![],
                 attributes: vec![],

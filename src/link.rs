@@ -487,6 +487,13 @@ pub fn resolve(prog: &mut Program, origins: &mut Vec<Vec<u32>>, links: Option<&L
         prog.field_targets.iter().flat_map(|(k, u)| each(u).into_iter().map(|u| (k.clone(), u))).collect();
     prog.field_targets.sort();
     prog.field_targets.dedup();
+    for g in &mut prog.field_groups {
+        *g = g.iter().flat_map(|(k, u)| each(u).into_iter().map(|u| (k.clone(), u))).collect();
+        g.sort();
+        g.dedup();
+    }
+    prog.field_groups.sort();
+    prog.field_groups.dedup();
     prog.library_taken = prog
         .library_taken
         .iter()

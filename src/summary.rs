@@ -15,7 +15,7 @@ use crate::ir::{Callee, CondKind, Function, LocalId, Operand, Place, Program, Rv
 use crate::libmodel::{self, ArgEffect, RetEffect, Success};
 use crate::model::heap_fate;
 pub use crate::model::{Held, Model, PathFate};
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 
@@ -363,7 +363,11 @@ impl Summaries {
         }
         let mut by_field: HashMap<String, Vec<usize>> = HashMap::new();
         let mut lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
+        let idle = idle_field_targets(program, &by_usr);
         for (key, usr) in &program.field_targets {
+            if idle.contains(&(key.as_str(), usr.as_str())) {
+                continue;
+            }
             if program.open_fields.binary_search(key).is_err() {
                 // The key is known even when no stored function is defined here (`malloc`).
                 let v = by_field.entry(key.clone()).or_default();
@@ -630,6 +634,50 @@ impl Summaries {
     }
 }
 
+/// Does `f` do nothing a caller could see? It calls nothing, stores only into its own locals,
+/// and returns nothing or the constant 0 (`(void)ptr;`, `return NULL;`).
+fn inert(f: &Function) -> bool {
+    f.stmts.iter().all(|s| matches!(s, Stmt::Assign { dst: Place::Local(_), .. }))
+        && f.blocks.iter().all(|b| match &b.term {
+            Terminator::Return(None) => !f.returns_pointer,
+            Terminator::Return(Some(op)) => *op == Operand::Const(0),
+            Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. } => true,
+            Terminator::NoReturn => false,
+        })
+}
+
+/// The stores (field key, USR) left out of the field's targets: those of an inert function
+/// that returns no pointer (a deallocator that frees nothing, `fail_free`), when every group it
+/// is stored in (`Program::field_groups`) also stores an inert function that returns a pointer
+/// (an allocator that always fails, `fail_malloc`) and the field has other targets. Such a
+/// configuration of the table allocates nothing, so its deallocator is never handed a block:
+/// libgit2's `git__allocator` starts as `{ failalloc_malloc, failalloc_realloc, failalloc_free }`
+/// until start-up installs the real allocator, and `git__free` frees as `stdalloc__free` does.
+/// A no-op stored beside allocating functions (a destructor that keeps what it is given) stays a
+/// target, and the meet of the targets decides (disagreeing targets: no free known).
+fn idle_field_targets<'p>(program: &'p Program, by_usr: &HashMap<String, usize>) -> HashSet<(&'p str, &'p str)> {
+    let func = |usr: &str| by_usr.get(usr).map(|&i| &program.functions[i]);
+    let fails = |usr: &str| func(usr).is_some_and(|f| f.returns_pointer && inert(f));
+    let noop = |usr: &str| func(usr).is_some_and(|f| !f.returns_pointer && inert(f));
+    let mut idle: HashSet<(&str, &str)> = HashSet::new();
+    let mut busy: HashSet<(&str, &str)> = HashSet::new();
+    for g in &program.field_groups {
+        let failing = g.iter().any(|(_, u)| fails(u));
+        for (k, u) in g.iter().filter(|(_, u)| noop(u)) {
+            if failing { &mut idle } else { &mut busy }.insert((k.as_str(), u.as_str()));
+        }
+    }
+    idle.retain(|s| !busy.contains(s));
+    // A field whose every target would go keeps them: the configuration is then all there is.
+    let others =
+        |key: &str| program.field_targets.iter().any(|(k, u)| k == key && !idle.contains(&(k.as_str(), u.as_str())));
+    let keep: Vec<(&str, &str)> = idle.iter().copied().filter(|(k, _)| !others(k)).collect();
+    for s in keep {
+        idle.remove(&s);
+    }
+    idle
+}
+
 /// The USR of the function `f` only hands its arguments to, when that is all `f` does: one
 /// direct call that gets `f`'s parameters as its first arguments, in order, and whose result
 /// `f` returns (`malloc (n) { return internal_malloc (n, NULL, 0); }`); a function without a
@@ -655,9 +703,52 @@ fn delegate(f: &Function) -> Option<&str> {
     (passes_params && shape_ok).then_some(usr.as_str())
 }
 
+/// A target that never hands out a block: it returns NULL on every path and frees, keeps and
+/// hands out nothing (libgit2's `git_failalloc_malloc`, the table's value until start-up
+/// installs the real allocator). Beside allocators it is one more way for the allocation to fail.
+fn fails_always(s: &Summary) -> bool {
+    s.ret_const == Some(0)
+        && !s.allocator
+        && !s.noreturn
+        && s.out_fresh.is_empty()
+        && s.params.iter().all(|p| *p == ParamFate::Reads)
+}
+
 /// What every possible target of an indirect call surely does: an allocator only if all of them
 /// allocate, a parameter freed only if all free it (freed by some, kept by others: escapes).
+/// Targets that always fail (`fails_always`) beside allocators make the call an allocator that
+/// may fail: NULL is an allocator's failure, and a failed allocation, `realloc`'s included,
+/// leaves its arguments alone.
 fn meet(sums: &[&Summary]) -> Summary {
+    let (failing, allocating): (Vec<&Summary>, Vec<&Summary>) = sums.iter().copied().partition(|s| fails_always(s));
+    if !failing.is_empty() && !allocating.is_empty() && allocating.iter().all(|s| s.allocator) {
+        let mut m = meet_all(&allocating);
+        m.always_fresh = false;
+        m.never_null = false;
+        m.never_null_when = None;
+        m.params = m
+            .params
+            .into_iter()
+            .map(|f| match f {
+                ParamFate::Reads | ParamFate::Reallocs { size: None } => f,
+                _ => ParamFate::Escapes,
+            })
+            .collect();
+        let n = sums.iter().map(|s| s.params.len()).max().unwrap_or(0);
+        if !sums.iter().all(|s| s.heap == m.heap) {
+            m.heap = meet_heap(sums, n);
+        }
+        m.heap_pure = sums.iter().all(|s| s.heap_pure && s.heap == m.heap);
+        if !sums.iter().all(|s| s.writes == m.writes) {
+            m.writes = Arc::from([]);
+        }
+        m.globals_written = GlobalWrites::union(sums.iter().map(|s| &s.globals_written));
+        return m;
+    }
+    meet_all(sums)
+}
+
+fn meet_all(sums: &[&Summary]) -> Summary {
     let n = sums.iter().map(|s| s.params.len()).max().unwrap_or(0);
     let params: Vec<ParamFate> = (0..n)
         .map(|i| {
@@ -1144,5 +1235,41 @@ impl<'f> OwnLocals<'f> {
         }
         matches!(self.defs[q.index()], Some(Some(Rvalue::Use(Operand::Place(Place::Local(d)))))
             if self.func.local(*d).pointee_pointer.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failing_targets_beside_allocators_make_an_allocator_that_may_fail() {
+        let mut alloc = Summary::plain(2, false);
+        alloc.allocator = true;
+        alloc.always_fresh = true;
+        alloc.never_null = true;
+        alloc.params[0] = ParamFate::Reallocs { size: None };
+        let mut fail = Summary::plain(2, false);
+        fail.ret_const = Some(0);
+        let m = meet(&[&alloc, &fail]);
+        assert!(m.allocator, "NULL is the allocator's failure");
+        assert!(!m.always_fresh && !m.never_null, "the failing target returns NULL");
+        assert_eq!(m.params[0], ParamFate::Reallocs { size: None }, "a failed realloc keeps the block");
+        // A target that returns no constant NULL is no failing allocator: the call allocates
+        // only if every target does.
+        assert!(!meet(&[&alloc, &Summary::plain(2, false)]).allocator);
+        // Nor does the rule make a free of what only some targets free.
+        let mut frees = alloc.clone();
+        frees.params[1] = ParamFate::Frees;
+        assert_eq!(meet(&[&frees, &fail]).params[1], ParamFate::Escapes);
+    }
+
+    #[test]
+    fn targets_that_disagree_on_a_free_free_nothing_known() {
+        let mut frees = Summary::plain(1, false);
+        frees.params[0] = ParamFate::Frees;
+        let keeps = Summary::plain(1, false);
+        assert_eq!(meet(&[&frees, &frees]).params[0], ParamFate::Frees);
+        assert_eq!(meet(&[&frees, &keeps]).params[0], ParamFate::Escapes);
     }
 }

@@ -4,8 +4,10 @@
 //! definitions of a translation unit (`TuCtx::collect_field_stores`; `frontend/mod.rs` says why
 //! the other globals are left out), and the field an indirect call goes through
 //! (`TuCtx::field_key`).
-//! Output: `TuCtx::field_targets` (field key, USR of a function stored into that field) and
-//! `TuCtx::open_fields` (fields that may hold a value no store names), merged into
+//! Output: `TuCtx::field_targets` (field key, USR of a function stored into that field),
+//! `TuCtx::open_fields` (fields that may hold a value no store names) and `TuCtx::field_groups`
+//! (the stores one initializer list, or one body's assignments to one struct's fields, made
+//! together: a table's configuration, `summary::idle_field_targets`), merged into
 //! `ir::Program` by `frontend/mod.rs`; the key carried by `Callee::Indirect::field`.
 //! Invariants:
 //! - A field key is the canonical spelling of the struct that declares the field plus the field
@@ -204,6 +206,9 @@ impl TuCtx<'_, '_> {
             });
             found
         };
+        // The assignments of a body form one group; each initializer list starts its own
+        // (`init_list_stores`).
+        let outer = std::mem::take(&mut self.field_group);
         // Lists inside lists are handled with their enclosing list, which knows the type of the
         // member they initialize; the walk is pre-order, so the enclosing list comes first.
         let mut nested: HashSet<usize> = HashSet::new();
@@ -231,6 +236,22 @@ impl TuCtx<'_, '_> {
                 }
             }
         }
+        self.end_field_group(outer);
+    }
+
+    /// Close the group being collected, split by the struct declaring each field (one table's
+    /// configuration, not everything a function sets up), and go back to `outer`.
+    fn end_field_group(&mut self, outer: Vec<(String, String)>) {
+        let mut group = std::mem::replace(&mut self.field_group, outer);
+        group.sort();
+        group.dedup();
+        let record = |k: &str| k.rsplit_once("::").map_or(String::new(), |(r, _)| r.to_string());
+        while let Some(first) = group.first() {
+            let r = record(&first.0);
+            let (same, rest): (Vec<_>, Vec<_>) = group.into_iter().partition(|(k, _)| record(k) == r);
+            self.field_groups.push(same);
+            group = rest;
+        }
     }
 
     /// The key of `e` if it is an access to a function-pointer field (`x.f`, `p->f`).
@@ -250,6 +271,7 @@ impl TuCtx<'_, '_> {
             CXCursor_DeclRefExpr => {
                 if let Some(d) = v.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
                     let usr = self.function_usr(d);
+                    self.field_group.push((key.to_string(), usr.clone()));
                     self.field_targets.push((key.to_string(), usr));
                     return;
                 }
@@ -287,6 +309,12 @@ impl TuCtx<'_, '_> {
         if !is_aggregate(ty) || !self.has_function_pointer_field(ty) {
             return;
         }
+        let outer = std::mem::take(&mut self.field_group);
+        self.init_list_elements(list, ty, nested);
+        self.end_field_group(outer);
+    }
+
+    fn init_list_elements(&mut self, list: Cursor, ty: CXType, nested: &mut HashSet<usize>) {
         let mut stack = vec![Frame::new(ty)];
         for el in self.kids(list).into_iter().filter(|c| c.is_expression()) {
             let value = if is_designated(&self.tree, el) {

@@ -77,6 +77,10 @@ pub(super) struct TuCtx<'t, 'i> {
     pub field_targets: Vec<(String, String)>,
     /// Function-pointer fields that may hold a value no store names (`fields.rs`).
     pub open_fields: Vec<String>,
+    /// The groups of stores made together (`ir::Program::field_groups`), and the one being
+    /// collected.
+    pub field_groups: Vec<Vec<(String, String)>>,
+    pub field_group: Vec<(String, String)>,
     /// Scalar globals (integers, enums, pointers) defined here: name, initial value (C's zero
     /// without an initializer; `None` when it is no integer constant), internal linkage.
     pub scalar_globals: Vec<(String, Option<i64>, bool)>,
@@ -180,6 +184,8 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             library_taken: Vec::new(),
             field_targets: Vec::new(),
             open_fields: Vec::new(),
+            field_groups: Vec::new(),
+            field_group: Vec::new(),
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
             attributes: Vec::new(),

@@ -362,6 +362,7 @@ struct TuResult {
     library_taken: Vec<(String, String, String)>,
     field_targets: Vec<(String, String)>,
     open_fields: Vec<String>,
+    field_groups: Vec<Vec<(String, String)>>,
     scalar_globals: Vec<(String, Option<i64>, bool)>,
     global_addrs: Vec<String>,
     attributes: Vec<OwnershipAttr>,
@@ -390,6 +391,7 @@ impl TuResult {
             library_taken: Vec::new(),
             field_targets: Vec::new(),
             open_fields: Vec::new(),
+            field_groups: Vec::new(),
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
             attributes: Vec::new(),
@@ -636,6 +638,7 @@ fn parse_tu(
     r.library_taken = std::mem::take(&mut cx.library_taken);
     r.field_targets = std::mem::take(&mut cx.field_targets);
     r.open_fields = std::mem::take(&mut cx.open_fields);
+    r.field_groups = std::mem::take(&mut cx.field_groups);
     r.scalar_globals = std::mem::take(&mut cx.scalar_globals);
     r.global_addrs = std::mem::take(&mut cx.global_addrs);
     r.attributes = std::mem::take(&mut cx.attributes);
@@ -764,6 +767,7 @@ struct Merger {
     library_taken: HashSet<(String, String, String)>,
     field_targets: HashSet<(String, String)>,
     open_fields: HashSet<String>,
+    field_groups: HashSet<Vec<(String, String)>>,
     /// Name → initial value of the scalar globals defined (`None` when a definition's value is
     /// no constant, or two definitions of the name disagree), and whether every definition of
     /// the name has internal linkage.
@@ -789,6 +793,7 @@ impl Merger {
             library_taken: HashSet::new(),
             field_targets: HashSet::new(),
             open_fields: HashSet::new(),
+            field_groups: HashSet::new(),
             scalar_globals: HashMap::new(),
             global_addrs: HashSet::new(),
             attributes: HashSet::new(),
@@ -812,6 +817,7 @@ impl Merger {
             library_taken,
             field_targets,
             open_fields,
+            field_groups,
             scalar_globals,
             global_addrs,
             attributes,
@@ -876,6 +882,7 @@ impl Merger {
         library_taken.extend(r.library_taken);
         field_targets.extend(r.field_targets);
         open_fields.extend(r.open_fields);
+        field_groups.extend(r.field_groups);
         let files = r.files;
         let local_path = |l: Loc| files.get(l.file.index()).cloned();
         let mut remap: Vec<Option<FileId>> = vec![None; files.len()];
@@ -930,6 +937,7 @@ impl Merger {
             library_taken,
             field_targets,
             open_fields,
+            field_groups,
             scalar_globals,
             global_addrs,
             attributes,
@@ -972,6 +980,8 @@ impl Merger {
         prog.field_targets.sort();
         prog.open_fields = open_fields.into_iter().collect();
         prog.open_fields.sort();
+        prog.field_groups = field_groups.into_iter().collect();
+        prog.field_groups.sort();
         let mut messages: Vec<String> = messages.into_iter().collect();
         messages.extend(crate::link::resolve(&mut prog, &mut origins, links.as_deref()));
         messages.sort();

@@ -633,6 +633,42 @@ fn stores_into_function_pointer_fields_are_recorded() {
 }
 
 #[test]
+fn stores_made_together_form_groups() {
+    let (prog, rep) = lower_src(
+        "#include <stddef.h>\n\
+         struct mm { void *(*alloc)(size_t); void (*release)(void *); };\n\
+         struct hk { void (*cb)(void); };\n\
+         void *a1(size_t n); void r1(void *p); void *a2(size_t n); void r2(void *p); void h1(void);\n\
+         struct mm fail = { a1, r1 };\n\
+         struct mm tabs[2] = { { a1, r1 }, { a2, r2 } };\n\
+         void init(struct mm *m, struct hk *h) {\n\
+           m->alloc = a2;\n\
+           m->release = r2;\n\
+           h->cb = h1;\n\
+           struct mm local = { .release = r1 };\n\
+           (void)local;\n\
+         }\n",
+    );
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let groups: Vec<Vec<(&str, &str)>> = prog
+        .field_groups
+        .iter()
+        .map(|g| g.iter().map(|(k, u)| (k.as_str(), u.trim_start_matches("c:@F@"))).collect())
+        .collect();
+    // One group per initializer list (each element of an array its own), and one per struct
+    // whose fields a body assigns; equal groups are one.
+    assert_eq!(
+        groups,
+        [
+            vec![("struct hk::cb", "h1")],
+            vec![("struct mm::alloc", "a1"), ("struct mm::release", "r1")],
+            vec![("struct mm::alloc", "a2"), ("struct mm::release", "r2")],
+            vec![("struct mm::release", "r1")],
+        ]
+    );
+}
+
+#[test]
 fn field_stores_merge_across_translation_units() {
     let dir = TempDir::new();
     dir.write(
