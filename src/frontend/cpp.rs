@@ -23,6 +23,8 @@
 //!   compiler's as a function drip writes (`IMPLICIT_DTOR`); the compiler's default
 //!   constructor (and a written constructor's parts it does not initialize) default-construct
 //!   the members and bases.
+//! - A `std::unique_ptr` dies by the destructor its contract describes (`stdlib.rs`, which
+//!   lowers its methods too: `cpp_call_on` asks `std_call` first).
 //! - Any other destructor (a system header's class, a template's instantiation, an array of
 //!   objects with destructors, a virtual destructor through `delete`) is not followed: what it
 //!   could release escapes instead, so that its absence never makes a report. A call into a
@@ -179,6 +181,7 @@ impl TuCtx<'_, '_> {
                 }
             }
             CXType_Record if !self.owns_resources(c) => Death::Trivial,
+            CXType_Record if super::stdlib::string(c) => Death::Trivial,
             CXType_Record if super::stdlib::unique_ptr(c).is_some() => {
                 let key = c.data[0] as usize;
                 if let Some(d) = self.deaths.get(&key) {

@@ -15,8 +15,10 @@
 //!   class opaque (what it is given escapes), since the deleter may do anything.
 //! - A method not listed here (`get_deleter`, comparisons) is a call with no body: what it is
 //!   given escapes; it never frees.
+//! - `std::string` dies trivially for drip (its buffer is never the program's block), so a class
+//!   holding one is followed; its methods are calls with no body (what they are given escapes).
 //! - Not modelled, so escaping as before: `std::shared_ptr`/`make_shared` (reference counted;
-//!   cycles of owners are not detected), `std::string`, the containers (a container of raw
+//!   cycles of owners are not detected), the containers (a container of raw
 //!   pointers does not free its elements, which drip misses), `std::function`.
 
 #![allow(non_upper_case_globals)]
@@ -83,6 +85,13 @@ pub fn unique_ptr(ty: CXType) -> Option<(CXType, bool)> {
         CXType_IncompleteArray => Some((clang::array_element(t), true)),
         _ => Some((t, false)),
     }
+}
+
+/// Whether `ty` is a `std::basic_string` (`std::string`, `std::wstring`): it owns only its own
+/// buffer, which the program never sees, so its death releases nothing drip follows.
+pub fn string(ty: CXType) -> bool {
+    let c = clang::canonical(ty);
+    c.kind == CXType_Record && clang::type_declaration(c).is_some_and(|d| d.spelling() == "basic_string" && in_std(d))
 }
 
 /// The std function template `decl` specializes, by name (`move`, `make_unique`).
@@ -253,9 +262,9 @@ impl Lowerer<'_, '_, '_> {
             }
             ("reset", a) | ("operator=", a) => {
                 let value = match a {
-                    // `reset()`: the default argument, `pointer()`, written in the header.
+                    // `reset()`: the default argument, `pointer()`, which has no place in the source.
                     None => Operand::Const(0),
-                    Some(a) if a.is_in_system_header() => Operand::Const(0),
+                    Some(a) if a.file_span().is_none() => Operand::Const(0),
                     Some(a) => match self.owner_operand(a, loc) {
                         Some(src) => self.take_from(src, loc),
                         None if clang::classify(clang::canonical(a.ty())) == TypeClass::Pointer => self.expr(a),
