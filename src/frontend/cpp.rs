@@ -680,7 +680,13 @@ impl Lowerer<'_, '_, '_> {
 
     /// `cpp_call` with the callee `decl`; `object`: the address a constructor builds at (`new`),
     /// instead of `want`'s place or a temporary.
-    fn cpp_call_on(&mut self, e: Cursor, decl: Cursor, want: &Want, object: Option<Operand>) -> Option<Rvalue> {
+    pub(super) fn cpp_call_on(
+        &mut self,
+        e: Cursor,
+        decl: Cursor,
+        want: &Want,
+        object: Option<Operand>,
+    ) -> Option<Rvalue> {
         if let Some(r) = self.std_call(e, decl, want, object.as_ref()) {
             return r;
         }

@@ -168,17 +168,22 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
-    /// `std::make_unique<T>(args)`: a new block owned by the result. The arguments go to `T`'s
-    /// constructor, which libclang does not show (the template body is not instantiated): they
-    /// escape, unless there are none and the program wrote `T`'s default constructor.
+    /// `std::make_unique<T>(args)`: a new block owned by the result, built by `T`'s constructor.
+    /// libclang does not show which constructor (the template body is not instantiated): with
+    /// no arguments it is the default one; otherwise the program's only constructor of `T` with
+    /// as many parameters (not a copy or move), called as `new T(args)` would call it. With
+    /// none or several, the arguments escape.
     fn make_unique(&mut self, e: Cursor, pointee: CXType, array: bool, want: &Want) -> Option<Rvalue> {
         let loc = self.loc(e);
         let n = e.num_args().max(0) as u32;
+        let ctor = if array || n == 0 { None } else { sole_constructor(pointee, n) };
         let mut args = Vec::new();
-        for i in 0..n {
-            if let Some(a) = e.arg(i) {
-                let a = self.cx.tree.among_kids(e, a);
-                args.push(self.expr(a));
+        if ctor.is_none() {
+            for i in 0..n {
+                if let Some(a) = e.arg(i) {
+                    let a = self.cx.tree.among_kids(e, a);
+                    args.push(self.expr(a));
+                }
             }
         }
         let name = if array { super::cpp::NEW_ARRAY } else { super::cpp::NEW };
@@ -186,7 +191,10 @@ impl Lowerer<'_, '_, '_> {
         let size = if array { args.first().cloned().unwrap_or(Operand::Unknown) } else { Operand::Unknown };
         let callee = Callee::Direct { name: name.to_string(), usr: format!("drip:c++:{name}"), const_args: 0 };
         self.emit(Stmt::Call { dst: Some(Place::Local(t)), callee, args: vec![size] }, loc);
-        if !array && args.is_empty() {
+        let block = Operand::Place(Place::Local(t));
+        if let Some(ctor) = ctor {
+            let _ = self.cpp_call_on(e, ctor, &Want::Effect, Some(block.clone()));
+        } else if !array && n == 0 {
             self.construct_default(Place::Deref(Box::new(Place::Local(t))), pointee, loc);
         } else if !array {
             let callee = Callee::Direct {
@@ -197,7 +205,7 @@ impl Lowerer<'_, '_, '_> {
             self.emit(Stmt::Call { dst: None, callee, args }, loc);
         }
         let (obj, value) = self.owner_result(e.ty(), want, loc);
-        self.assign(owned(obj), Rvalue::Use(Operand::Place(Place::Local(t))), loc);
+        self.assign(owned(obj), Rvalue::Use(block), loc);
         value
     }
 
@@ -312,6 +320,23 @@ impl Lowerer<'_, '_, '_> {
         self.assign(owned(src), Rvalue::Use(Operand::Const(0)), loc);
         Operand::Place(Place::Local(t))
     }
+}
+
+/// The program's one constructor of the class `ty` taking `n` parameters, other than its copy
+/// and move constructors; `None` for a class of a system header or a template's instantiation.
+fn sole_constructor(ty: CXType, n: u32) -> Option<Cursor> {
+    let def = clang::type_declaration(clang::canonical(ty))?.definition()?;
+    if def.is_in_system_header() || def.specialized_template().is_some() {
+        return None;
+    }
+    let mut found = def.children().into_iter().filter(|k| {
+        k.kind() == CXCursor_Constructor
+            && k.num_args() == n as i32
+            && !k.is_copy_constructor()
+            && !k.is_move_constructor()
+    });
+    let ctor = found.next()?;
+    found.next().is_none().then_some(ctor)
 }
 
 /// The owned pointer of the owner object `obj`.
