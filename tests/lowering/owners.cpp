@@ -25,3 +25,22 @@ int owners(Item *q)
     h.item = std::move(w);
     return a[1].v + h.item->v + (*h.item).v;
 }
+
+// Not modelled: a custom deleter (what the owner holds escapes), a program's own `unique_ptr`.
+namespace mine {
+template <typename T> struct unique_ptr {
+    T *p;
+    explicit unique_ptr(T *q) : p(q) {}
+};
+} // namespace mine
+
+static void drop(Item *p)
+{
+    delete p;
+}
+
+void not_owners(void)
+{
+    std::unique_ptr<Item, void (*)(Item *)> c(new Item{1}, drop);
+    mine::unique_ptr<Item> m(new Item{2});
+}
