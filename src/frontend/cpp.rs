@@ -23,6 +23,8 @@
 //!   compiler's as a function drip writes (`IMPLICIT_DTOR`); the compiler's default
 //!   constructor (and a written constructor's parts it does not initialize) default-construct
 //!   the members and bases.
+//! - A `std::unique_ptr` dies by the destructor its contract describes (`stdlib.rs`, which
+//!   lowers its methods too: `cpp_call_on` asks `std_call` first).
 //! - Any other destructor (a system header's class, a template's instantiation, an array of
 //!   objects with destructors, a virtual destructor through `delete`) is not followed: what it
 //!   could release escapes instead, so that its absence never makes a report. A call into a
@@ -47,6 +49,8 @@ use std::rc::Rc;
 pub(super) const SCOPE_EXIT_USR: &str = "drip:c++:scope-exit";
 /// The USR prefix of the implicit destructors drip writes, before the class's USR.
 pub(super) const IMPLICIT_DTOR: &str = "drip:c++:implicit-destructor:";
+/// The USR prefix of the destructors drip writes for the standard library's owners (`stdlib`).
+pub(super) const OWNER_DTOR: &str = "drip:c++:owner-destructor:";
 /// The USR prefix of an opaque callee: no function has it, so the call is an unknown call.
 const OPAQUE: &str = crate::ir::OPAQUE_CPP_USR;
 /// The prefix of the lowering notes of what is not analysed (`--stats` counts them by the text
@@ -177,6 +181,19 @@ impl TuCtx<'_, '_> {
                 }
             }
             CXType_Record if !self.owns_resources(c) => Death::Trivial,
+            CXType_Record if super::stdlib::string(c) => Death::Trivial,
+            CXType_Record if super::stdlib::unique_ptr(c).is_some() => {
+                let key = c.data[0] as usize;
+                if let Some(d) = self.deaths.get(&key) {
+                    return d.clone();
+                }
+                let death = match clang::type_declaration(c).and_then(|d| d.definition()) {
+                    Some(def) => Death::Runs(self.owner_destructor(def)),
+                    None => Death::Opaque,
+                };
+                self.deaths.insert(key, death.clone());
+                death
+            }
             CXType_Record => {
                 let key = c.data[0] as usize;
                 if let Some(d) = self.deaths.get(&key) {
@@ -218,6 +235,20 @@ impl TuCtx<'_, '_> {
         let info = Rc::new(CalleeInfo {
             name: format!("{}::~{}", self.qualified_name(def), def.spelling()),
             usr: format!("{IMPLICIT_DTOR}{}", def.usr()),
+            noreturn: false,
+            builtin: Builtin::None,
+        });
+        self.pending_dtors.push((def, Rc::clone(&info)));
+        info
+    }
+
+    /// The destructor drip writes for the standard library owner `def` (`stdlib`), lowered with
+    /// the implicit destructors (`pending_dtors`, `lower::lower_implicit_dtor`).
+    fn owner_destructor(&mut self, def: Cursor) -> Rc<CalleeInfo> {
+        let class = self.type_spelling(clang::canonical(def.ty())).to_string();
+        let info = Rc::new(CalleeInfo {
+            name: format!("{class}::~{}", def.spelling()),
+            usr: format!("{OWNER_DTOR}{}", def.usr()),
             noreturn: false,
             builtin: Builtin::None,
         });
@@ -291,6 +322,10 @@ impl Lowerer<'_, '_, '_> {
     pub fn construct_default(&mut self, place: Place, ty: CXType, loc: Loc) {
         let c = clang::canonical(ty);
         if c.kind != CXType_Record {
+            return;
+        }
+        if super::stdlib::unique_ptr(c).is_some() {
+            self.assign(super::stdlib::owned(place), Rvalue::Use(Operand::Const(0)), loc);
             return;
         }
         let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return };
@@ -367,7 +402,7 @@ impl Lowerer<'_, '_, '_> {
     /// A temporary object of type `ty` at local `t`, just built: destroyed at the end of the
     /// full expression when drip knows its destructor and is collecting; otherwise what it
     /// holds escapes now (`SCOPE_EXIT_USR`), as its destruction is not followed.
-    fn temporary_object(&mut self, t: LocalId, ty: CXType, loc: Loc) {
+    pub(super) fn temporary_object(&mut self, t: LocalId, ty: CXType, loc: Loc) {
         match self.cx.destruction(ty) {
             Death::Trivial => {}
             Death::Runs(f) if self.full_expr.is_some() => {
@@ -645,12 +680,20 @@ impl Lowerer<'_, '_, '_> {
 
     /// `cpp_call` with the callee `decl`; `object`: the address a constructor builds at (`new`),
     /// instead of `want`'s place or a temporary.
-    fn cpp_call_on(&mut self, e: Cursor, decl: Cursor, want: &Want, object: Option<Operand>) -> Option<Rvalue> {
+    pub(super) fn cpp_call_on(
+        &mut self,
+        e: Cursor,
+        decl: Cursor,
+        want: &Want,
+        object: Option<Operand>,
+    ) -> Option<Rvalue> {
+        if let Some(r) = self.std_call(e, decl, want, object.as_ref()) {
+            return r;
+        }
         let info = self.cx.callee_info(decl);
         let kind = decl.kind();
         let loc = self.loc(e);
         let fn_ty = clang::canonical(decl.ty());
-        let kids = self.kids(e);
         let has_this = match kind {
             CXCursor_CXXMethod | CXCursor_ConversionFunction => !decl.is_static_method(),
             CXCursor_Constructor | CXCursor_Destructor => true,
@@ -684,35 +727,8 @@ impl Lowerer<'_, '_, '_> {
             };
             args.push(this);
         } else if has_this {
-            let callee_c = kids.first().map(|k| self.strip(*k));
-            // `obj.method (..)` names the method in a member reference; an operator's call may
-            // list its left operand first instead (`r->data = Slice (u, n)` with the compiler's
-            // `operator=`), a member reference to a field, which is the object, not the callee.
-            let names_method = |c: &Cursor| {
-                c.kind() == CXCursor_MemberRefExpr && c.referenced().is_some_and(|r| is_function_kind(r.kind()))
-            };
-            let obj = match callee_c.filter(names_method) {
-                Some(m) => match self.kids(m).into_iter().find(|c| c.is_expression()) {
-                    None => self.this_local.map_or(Operand::Unknown, |t| Operand::Place(Place::Local(t))),
-                    Some(b) if clang::classify(clang::canonical(b.ty())) == TypeClass::Pointer => self.expr(b),
-                    Some(b) => {
-                        let rv = self.addr_of(b);
-                        self.rvalue_operand(rv, loc)
-                    }
-                },
-                None => {
-                    // An overloaded operator's call: the object is its first operand.
-                    first_arg = 1;
-                    match e.arg(0) {
-                        Some(a0) => {
-                            let a0 = self.cx.tree.among_kids(e, a0);
-                            let rv = self.addr_of(a0);
-                            self.rvalue_operand(rv, loc)
-                        }
-                        None => Operand::Unknown,
-                    }
-                }
-            };
+            let (obj, first) = self.method_object(e);
+            first_arg = first;
             args.push(obj);
         }
         let n = e.num_args().max(0) as u32;
@@ -823,9 +839,42 @@ impl Lowerer<'_, '_, '_> {
         result
     }
 
+    /// The object a method call `e` is made on (its `this`), and the index of the call's first
+    /// argument that is not the object (1 for an overloaded operator, whose first operand it is).
+    pub(super) fn method_object(&mut self, e: Cursor) -> (Operand, u32) {
+        let loc = self.loc(e);
+        let kids = self.kids(e);
+        let callee_c = kids.first().map(|k| self.strip(*k));
+        // `obj.method (..)` names the method in a member reference; an operator's call may
+        // list its left operand first instead (`r->data = Slice (u, n)` with the compiler's
+        // `operator=`), a member reference to a field, which is the object, not the callee.
+        let names_method = |c: &Cursor| {
+            c.kind() == CXCursor_MemberRefExpr && c.referenced().is_some_and(|r| is_function_kind(r.kind()))
+        };
+        match callee_c.filter(names_method) {
+            Some(m) => match self.kids(m).into_iter().find(|c| c.is_expression()) {
+                None => (self.this_local.map_or(Operand::Unknown, |t| Operand::Place(Place::Local(t))), 0),
+                Some(b) if clang::classify(clang::canonical(b.ty())) == TypeClass::Pointer => (self.expr(b), 0),
+                Some(b) => {
+                    let rv = self.addr_of(b);
+                    (self.rvalue_operand(rv, loc), 0)
+                }
+            },
+            // An overloaded operator's call: the object is its first operand.
+            None => match e.arg(0) {
+                Some(a0) => {
+                    let a0 = self.cx.tree.among_kids(e, a0);
+                    let rv = self.addr_of(a0);
+                    (self.rvalue_operand(rv, loc), 1)
+                }
+                None => (Operand::Unknown, 1),
+            },
+        }
+    }
+
     /// The object at the address `p` holds: the place whose address a lowering temporary was
     /// given (`&x` for `x`, so that a copy of `x` is a copy of a variable, as in C), else `*p`.
-    fn object_at(&self, p: Place) -> Place {
+    pub(super) fn object_at(&self, p: Place) -> Place {
         if let Place::Local(t) = p {
             if self.locals[t.index()].kind == LocalKind::Temp {
                 let def = self.stmts.iter().rev().find_map(|s| match s {
@@ -936,6 +985,13 @@ impl Lowerer<'_, '_, '_> {
         let Some(k) = self.kids(e).into_iter().find(|c| c.is_expression()) else { return };
         let ptr = self.expr(k);
         let pointee = clang::pointee(self.strip(k).ty());
+        self.delete_object(ptr, pointee, array, loc);
+    }
+
+    /// What `delete ptr` (`delete[]` when `array`) does to a block of `pointee`s: the class's
+    /// destructor, then `operator delete`. `std::unique_ptr`'s death and `reset` do the same.
+    pub(super) fn delete_object(&mut self, ptr: Operand, pointee: CXType, array: bool, loc: Loc) {
+        let pointee = clang::canonical(pointee);
         if pointee.kind == CXType_Record {
             let opaque =
                 |name: String, usr: &str| Callee::Direct { name, usr: format!("{OPAQUE}{usr}"), const_args: 0 };

@@ -1275,13 +1275,23 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
 }
 
 /// The destructor the compiler writes for `class` (a definition without a destructor of its own
-/// whose members or bases have one): it destroys them (`cpp.rs`, `implicit_destructor`).
+/// whose members or bases have one): it destroys them (`cpp.rs`, `implicit_destructor`). For a
+/// standard library owner (`stdlib::unique_ptr`), the destructor its contract describes.
 pub(super) fn lower_implicit_dtor(cx: &mut TuCtx, class: Cursor, callee: &CalleeInfo) -> Function {
     let loc = cx.loc(class.location());
     let mut lw = Lowerer::new(cx, callee.name.clone());
     let entry = lw.new_block();
     lw.cur = Some(entry);
     lw.add_this(loc);
+    if let Some((pointee, array)) = super::stdlib::unique_ptr(class.ty()) {
+        // A standard library owner (`stdlib`): it deletes the block it owns.
+        let this = Place::Deref(Box::new(Place::Local(LocalId::from_usize(0))));
+        let t = lw.new_temp(TypeClass::Pointer, loc);
+        lw.assign(Place::Local(t), Rvalue::Use(Operand::Place(super::stdlib::owned(this))), loc);
+        lw.delete_object(Operand::Place(Place::Local(t)), pointee, array, loc);
+        lw.terminate(Terminator::Return(None), loc);
+        return lw.finish(callee.name.clone(), callee.usr.clone(), false, loc, "void ()".to_string(), 1, false);
+    }
     let parts = lw.cx.destroyed_parts(class);
     lw.destroy_parts(&parts, loc);
     lw.terminate(Terminator::Return(None), loc);

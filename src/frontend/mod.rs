@@ -47,6 +47,7 @@ mod fields;
 mod init;
 mod isolate;
 mod lower;
+mod stdlib;
 #[cfg(test)]
 mod tests;
 mod tree;
