@@ -89,6 +89,13 @@ pub struct Stats {
     pub functions_skipped: usize,
     #[serde(default)]
     pub functions_stopped: usize,
+    /// TUs the run's time budget left unparsed or stopped while parsed (they are not analysed),
+    /// and their main files as messages show them (for the summary line; the notifications name
+    /// them in the reports).
+    #[serde(default)]
+    pub tus_cut: usize,
+    #[serde(skip)]
+    pub tus_cut_files: Vec<String>,
     pub indirect_calls: usize,
     /// Indirect calls with no possible target (no address-taken function of their type, or a
     /// field given only functions defined nowhere): unknown callees.
