@@ -442,17 +442,20 @@ fn run(args: &Args) -> i32 {
     // What every analysis result depends on besides the program, and the names of this compile
     // database's entries (one per set of options; see `reuse`).
     let links = crate::link::load_for(args.files.is_empty(), &default_cache_dir, &db.commands);
-    let env = reuse::env_digest(&config, &policy, &settings.declared, &cwd).and_then(|e| crate::link::mix(e, &links));
-    let slot = |what: &str| {
+    // The SCCs' results do not depend on the reporting policy (`reuse::env_digest`), a whole run's
+    // do: runs with and without `--all-categories` share one SCC table and keep a record each.
+    let env = reuse::env_digest(&config, &settings.declared, &cwd).and_then(|e| crate::link::mix(e, &links));
+    let run_env = env.and_then(|e| reuse::run_env(e, &policy));
+    let slot = |what: &str, env: Option<crate::cache::Digest>| {
         let mut h = Hasher::new(what);
         h.digest(env?).str(&origin);
         h.finish()
     };
-    let (run_slot, scc_slot) = (slot("drip run slot"), slot("drip scc slot"));
+    let (run_slot, scc_slot) = (slot("drip run slot", run_env), slot("drip scc slot", env));
     if args.command == "check" && cache.enabled() {
         // Whole-run shortcut: every TU unchanged and the same options: the previous result.
         let tus = frontend::fingerprint(&db.commands, &cache, &digests);
-        let key = env.and_then(|env| reuse::run_key(env, &tus));
+        let key = run_env.and_then(|env| reuse::run_key(env, &tus));
         if let Some(rec) = run_slot.zip(key).and_then(|(slot, key)| reuse::load_run(&cache, slot, key)) {
             return replay(args, rec, &db, &cache, &ending, &settings, started);
         }
@@ -699,7 +702,7 @@ fn run(args: &Args) -> i32 {
         && out.cycles_over_time.is_empty()
         && !partial
     {
-        let key = env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
+        let key = run_env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
         if let Some((slot, key)) = run_slot.zip(key) {
             let rec = reuse::RunRecord {
                 stats: stats.clone(),
