@@ -56,8 +56,8 @@ lint: deps
 
 # Generated functions that are long in unusual ways (tests/budgets.rs): each must finish within
 # its budget and say what it skipped; and TUs whose parse runs past tu-time-ms
-# (tests/cli_isolation.rs). Run one at a time, since they time themselves: about 20 s on two
-# cores, so not part of `make test`.
+# (tests/cli_isolation.rs) or past the run's run-time-ms (tests/budgets_time.rs). Run one at a
+# time, since they time themselves: about 20 s on two cores, so not part of `make test`.
 test-budgets: deps
 	$(CARGO) test --release --test budgets --test budgets_time --test cli_isolation -- --ignored --test-threads=1
 

@@ -6,7 +6,9 @@
 //! Invariants: the policy is FastCheck's (section 6.2): by default only never-freed locals outside
 //! `main`, conditional leaks, double frees and mismatched deallocations are reported; `--all-categories` adds never-freed in
 //! `main`, never-freed not-local, unknown and over-budget sites. Freed-always and returned sites
-//! are never findings. Messages name the allocator and the decisive branches of the SAT model.
+//! are never findings. The driver makes the diagnostics of every category (`Policy::EVERY`), so
+//! that what it caches does not depend on the policy, and keeps those `Policy::shows`.
+//! Messages name the allocator and the decisive branches of the SAT model.
 //! A leak whose path ends where a failed `realloc`'s NULL overwrites the last pointer to the
 //! old block (`p = realloc(p, n)`) is `leak-on-realloc-failure`; every other leak is `leak`.
 //! A mismatched deallocation is reported at the releasing call, once per (site, release), in
@@ -24,6 +26,15 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// Every category's leaks: what the driver computes and the cache keeps, so that a run with
+    /// and one without `--all-categories` share their results (`shows` picks the reported ones).
+    pub const EVERY: Policy = Policy { all_categories: true };
+
+    /// Whether `d`, made under `EVERY`, is reported under this policy: only leaks depend on it.
+    pub fn shows(&self, d: &Diagnostic) -> bool {
+        !d.rule.is_leak() || self.reports(d.category)
+    }
+
     pub fn reports(&self, c: Category) -> bool {
         match c {
             Category::NeverFreedLocal | Category::FreedConditional => true,

@@ -442,17 +442,20 @@ fn run(args: &Args) -> i32 {
     // What every analysis result depends on besides the program, and the names of this compile
     // database's entries (one per set of options; see `reuse`).
     let links = crate::link::load_for(args.files.is_empty(), &default_cache_dir, &db.commands);
-    let env = reuse::env_digest(&config, &policy, &settings.declared, &cwd).and_then(|e| crate::link::mix(e, &links));
-    let slot = |what: &str| {
+    // The SCCs' results do not depend on the reporting policy (`reuse::env_digest`), a whole run's
+    // do: runs with and without `--all-categories` share one SCC table and keep a record each.
+    let env = reuse::env_digest(&config, &settings.declared, &cwd).and_then(|e| crate::link::mix(e, &links));
+    let run_env = env.and_then(|e| reuse::run_env(e, &policy));
+    let slot = |what: &str, env: Option<crate::cache::Digest>| {
         let mut h = Hasher::new(what);
         h.digest(env?).str(&origin);
         h.finish()
     };
-    let (run_slot, scc_slot) = (slot("drip run slot"), slot("drip scc slot"));
+    let (run_slot, scc_slot) = (slot("drip run slot", run_env), slot("drip scc slot", env));
     if args.command == "check" && cache.enabled() {
         // Whole-run shortcut: every TU unchanged and the same options: the previous result.
         let tus = frontend::fingerprint(&db.commands, &cache, &digests);
-        let key = env.and_then(|env| reuse::run_key(env, &tus));
+        let key = run_env.and_then(|env| reuse::run_key(env, &tus));
         if let Some(rec) = run_slot.zip(key).and_then(|(slot, key)| reuse::load_run(&cache, slot, key)) {
             return replay(args, rec, &db, &cache, &ending, &settings, started);
         }
@@ -471,6 +474,7 @@ fn run(args: &Args) -> i32 {
             progress: Some(progress.clone()),
             links,
             isolation: isolation(&settings.budgets),
+            run_deadline: config.run_deadline,
         },
         &cache,
         &digests,
@@ -479,7 +483,7 @@ fn run(args: &Args) -> i32 {
     // small allocations one by one cost 53 M instructions on SQLite (5% of the analysis). clang's
     // own driver does the same with its AST (`-disable-free`).
     let mut program = program;
-    if db.skipped_non_c > 0 || fe.tus_failed > 0 {
+    if db.skipped_non_c > 0 || fe.tus_failed > 0 || !fe.cut.is_empty() {
         crate::globals::seen_partly(&mut program);
     }
     let program = std::mem::ManuallyDrop::new(program);
@@ -489,13 +493,13 @@ fn run(args: &Args) -> i32 {
     }
     if args.verbose {
         let cpp_notes = crate::frontend::cpp_not_analysed_notes(&program);
-        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.tu_notes).chain(&cpp_notes).collect();
+        let mut lines: Vec<&String> = fe.messages.iter().chain(&fe.cut).chain(&fe.tu_notes).chain(&cpp_notes).collect();
         lines.sort();
         for m in lines {
             eprintln!("{}", crate::terminal::escape(m));
         }
     } else {
-        for m in fe.failures.iter().chain(&fe.first_errors) {
+        for m in fe.failures.iter().chain(&fe.cut).chain(&fe.first_errors) {
             eprintln!("{}", crate::terminal::escape(m));
         }
         crate::link::summary_line(&fe.messages).into_iter().for_each(|l| eprintln!("{l}"));
@@ -585,10 +589,14 @@ fn run(args: &Args) -> i32 {
             eprintln!("drip:   {}", crate::terminal::escape(c));
         }
     }
-    let partial = out.functions_skipped + out.functions_stopped > 0;
+    let partial = out.functions_skipped + out.functions_stopped + fe.cut.len() > 0;
     if partial {
+        let tus = match fe.cut_files.len() {
+            0 => String::new(),
+            n => format!("{n} TU{} not analysed ({}), ", plural(n), crate::terminal::escape(&named(&fe.cut_files))),
+        };
         eprintln!(
-            "drip: warning: the run ran out of its time budget ({} ms, budget run-time-ms): {} of {} functions were not checked (their callers see unknown callees) and {} were stopped while checked (their undecided sites are over budget); the result is partial",
+            "drip: warning: the run ran out of its time budget ({} ms, budget run-time-ms): {tus}{} of {} functions were not checked (their callers see unknown callees) and {} were stopped while checked (their undecided sites are over budget); the result is partial",
             budgets.run_time_ms,
             out.functions_skipped,
             program.functions.len(),
@@ -646,6 +654,8 @@ fn run(args: &Args) -> i32 {
         scc_time_hits: out.cycles_over_time.len(),
         functions_skipped: out.functions_skipped,
         functions_stopped: out.functions_stopped,
+        tus_cut: fe.cut_files.len(),
+        tus_cut_files: fe.cut_files.clone(),
         indirect_calls: out.indirect_calls,
         unresolved_indirect: out.unresolved_indirect,
         field_resolved_indirect: out.field_resolved_indirect,
@@ -692,7 +702,7 @@ fn run(args: &Args) -> i32 {
         && out.cycles_over_time.is_empty()
         && !partial
     {
-        let key = env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
+        let key = run_env.and_then(|env| reuse::run_key(env, &fe.tu_digests));
         if let Some((slot, key)) = run_slot.zip(key) {
             let rec = reuse::RunRecord {
                 stats: stats.clone(),
@@ -720,6 +730,7 @@ fn run(args: &Args) -> i32 {
     let notes = notifications(
         &stats,
         &fe.failures,
+        &fe.cut,
         &fe.messages,
         &out.internal_errors,
         [&out.timed_out_functions[..], &out.over_size_functions[..], &out.cycles_over_time[..]],
@@ -848,7 +859,7 @@ fn replay(
     stats.cache = cache.stats();
     stats.time_ms.wall = driver::ms(started.elapsed());
     // Only runs without failed TUs, internal errors or functions out of time are recorded.
-    let notes = notifications(&stats, &[], &rec.messages, &[], [&[], &[], &[]]);
+    let notes = notifications(&stats, &[], &[], &rec.messages, &[], [&[], &[], &[]]);
     let tus_with_errors = stats.tus_with_errors;
     match ending.finish(args, &rec.diagnostics, stats, &notes) {
         Ok(reported) => exit_code(args, settings, reported, tus_with_errors),
@@ -964,6 +975,7 @@ fn sweep(cache: &Cache, cmds: &[crate::compdb::CompileCommand], slots: [Option<c
 fn notifications(
     stats: &Stats,
     failures: &[String],
+    cut: &[String],
     messages: &[String],
     internal_errors: &[String],
     [timed_out, over_size, cycles_over_time]: [&[String]; 3],
@@ -1026,13 +1038,16 @@ fn notifications(
             ),
         );
     }
-    if stats.functions_skipped + stats.functions_stopped > 0 {
+    for c in cut {
+        add(NotificationLevel::Error, "run-time", c.clone());
+    }
+    if stats.functions_skipped + stats.functions_stopped + stats.tus_cut > 0 {
         add(
             NotificationLevel::Error,
             "run-time",
             format!(
-                "the run ran out of its time budget ({} ms): {} of {} functions were not checked and {} were stopped while checked; the result is partial",
-                stats.budgets.run_time_ms, stats.functions_skipped, stats.functions, stats.functions_stopped
+                "the run ran out of its time budget ({} ms): {} TUs were not analysed, {} of {} functions were not checked and {} were stopped while checked; the result is partial",
+                stats.budgets.run_time_ms, stats.tus_cut, stats.functions_skipped, stats.functions, stats.functions_stopped
             ),
         );
     }
@@ -1133,11 +1148,7 @@ fn summary(s: &Stats) -> String {
     let mut problems = Vec::new();
     if s.tus_failed > 0 {
         // Named here too: a TU that is not analysed at all is the first thing to look at.
-        const NAMED: usize = 3;
-        let mut names = s.tus_failed_files.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ");
-        if s.tus_failed_files.len() > NAMED {
-            names.push_str(&format!(" and {} more", s.tus_failed_files.len() - NAMED));
-        }
+        let names = named(&s.tus_failed_files);
         let names = if names.is_empty() { names } else { format!(" ({})", crate::terminal::escape(&names)) };
         problems.push(format!(
             "{} TU{} failed to parse{names}",
@@ -1152,9 +1163,17 @@ fn summary(s: &Stats) -> String {
             if s.tus_with_errors == 1 { "" } else { "s" }
         ));
     }
-    if s.functions_skipped + s.functions_stopped > 0 {
+    if s.functions_skipped + s.functions_stopped + s.tus_cut > 0 {
+        let tus = match s.tus_cut {
+            0 => String::new(),
+            n => format!(
+                "{n} TU{} not analysed ({}), ",
+                if n == 1 { "" } else { "s" },
+                crate::terminal::escape(&named(&s.tus_cut_files))
+            ),
+        };
         problems.push(format!(
-            "partial: out of run-time-ms, {} of {} functions not checked",
+            "partial: out of run-time-ms, {tus}{} of {} functions not checked",
             s.functions_skipped, s.functions
         ));
     }
@@ -1179,6 +1198,16 @@ fn summary(s: &Stats) -> String {
         line.push_str(&format!(" ({}; see -v)", problems.join(", ")));
     }
     line
+}
+
+/// The first few of `files`, and how many more: a summary line names what was not analysed.
+fn named(files: &[String]) -> String {
+    const NAMED: usize = 3;
+    let mut names = files.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ");
+    if files.len() > NAMED {
+        names.push_str(&format!(" and {} more", files.len() - NAMED));
+    }
+    names
 }
 
 fn print_stats(s: &Stats) {
@@ -1279,8 +1308,8 @@ fn print_stats(s: &Stats) {
     if b.run_time_ms > 0 {
         let _ = writeln!(
             e,
-            "  run budget          {} ms (run-time-ms): {} functions not checked, {} stopped while checked",
-            b.run_time_ms, s.functions_skipped, s.functions_stopped
+            "  run budget          {} ms (run-time-ms): {} TUs not analysed, {} functions not checked, {} stopped while checked",
+            b.run_time_ms, s.tus_cut, s.functions_skipped, s.functions_stopped
         );
     }
     let _ = writeln!(

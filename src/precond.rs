@@ -436,7 +436,14 @@ mod tests {
         let file = dir.path().join("t.c");
         std::fs::write(&file, src).expect("write file");
         let db = crate::compdb::from_files(&[file], &[]);
-        let opts = FrontendOptions { progress: None, jobs: 1, verbose: false, links: None, isolation: None };
+        let opts = FrontendOptions {
+            progress: None,
+            jobs: 1,
+            verbose: false,
+            links: None,
+            isolation: None,
+            run_deadline: None,
+        };
         build_program(&db.commands, &opts).0
     }
 

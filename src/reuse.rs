@@ -2,7 +2,8 @@
 //!
 //! Input: the frozen `Program`, the write-once `Summaries` as the driver fills them bottom-up,
 //! the call graph's SCCs, and an environment digest (`env_digest`: check configuration,
-//! reporting policy, working directory, the memory API declared in `.drip.toml`). Output: for an SCC whose key matches the previous run's,
+//! working directory, the memory API declared in `.drip.toml`; `run_env` adds the reporting
+//! policy for a whole run). Output: for an SCC whose key matches the previous run's,
 //! its members' outcomes (summaries, diagnostics, site counts) without checking them; at the
 //! end, the table of this run's SCCs for the next run. For a whole run, the previous run's
 //! rendered result (`RunRecord`) when nothing changed.
@@ -40,17 +41,26 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
 
-/// The digest of what every result of a run depends on besides the program: the check
-/// configuration, the reporting policy, and the working directory (diagnostics show paths
-/// relative to it).
-pub fn env_digest(config: &Config, policy: &Policy, declared: &Declarations, cwd: &Path) -> Option<Digest> {
-    // Every field, by construction: `Debug` prints all of `Config`, and the pattern below stops
-    // compiling when `Policy` gains a field that is not hashed here. The declarations of
+/// The digest of what every SCC's result depends on besides the program: the check
+/// configuration and the working directory (diagnostics show paths relative to it). Not the
+/// reporting policy: an SCC's outcome holds the diagnostics of every category
+/// (`Policy::EVERY`), so a run with `--all-categories` reuses those of a run without.
+pub fn env_digest(config: &Config, declared: &Declarations, cwd: &Path) -> Option<Digest> {
+    // Every field, by construction: `Debug` prints all of `Config`. The declarations of
     // `.drip.toml` decide what calls to the functions they name do.
-    let Policy { all_categories } = policy;
     let mut h = Hasher::new("drip analysis env");
     let config = Config { run_deadline: None, ..config.clone() };
-    h.str(&format!("{config:?}")).u64(u64::from(*all_categories)).path(cwd).str(&declared.key_text());
+    h.str(&format!("{config:?}")).path(cwd).str(&declared.key_text());
+    h.finish()
+}
+
+/// `env` with the reporting policy: what a whole run's rendered result depends on besides its
+/// TUs (its findings and counts are those the policy reports).
+pub fn run_env(env: Digest, policy: &Policy) -> Option<Digest> {
+    // The pattern stops compiling when `Policy` gains a field that is not hashed here.
+    let Policy { all_categories } = policy;
+    let mut h = Hasher::new("drip run env");
+    h.digest(env).u64(u64::from(*all_categories));
     h.finish()
 }
 
@@ -677,20 +687,23 @@ mod tests {
         let c = Config::standard();
         let (quiet, all) = (Policy { all_categories: false }, Policy { all_categories: true });
         let none = Declarations::default();
-        let base = env_digest(&c, &quiet, &none, Path::new("/w"));
-        assert_eq!(base, env_digest(&c, &quiet, &none, Path::new("/w")));
-        assert_ne!(base, env_digest(&c, &all, &none, Path::new("/w")), "--all-categories");
-        assert_ne!(base, env_digest(&c, &quiet, &none, Path::new("/v")), "paths are shown relative to it");
+        let base = env_digest(&c, &none, Path::new("/w"));
+        assert_eq!(base, env_digest(&c, &none, Path::new("/w")));
+        assert_ne!(base, env_digest(&c, &none, Path::new("/v")), "paths are shown relative to it");
         let mut tighter = Config::standard();
         tighter.sat_conflicts /= 2;
-        assert_ne!(base, env_digest(&tighter, &quiet, &none, Path::new("/w")), "budgets");
+        assert_ne!(base, env_digest(&tighter, &none, Path::new("/w")), "budgets");
         // A result finished before the run's deadline does not depend on it.
         let deadline = Config { run_deadline: Some(std::time::Instant::now()), ..Config::standard() };
-        assert_eq!(base, env_digest(&deadline, &quiet, &none, Path::new("/w")), "run-time-ms");
+        assert_eq!(base, env_digest(&deadline, &none, Path::new("/w")), "run-time-ms");
         let mut declared = Declarations::default();
         let table: toml::Table = "xfree = 0".parse().expect("toml");
         declared.add_table("deallocators", &table, "t.toml").expect("valid");
-        assert_ne!(base, env_digest(&c, &quiet, &declared, Path::new("/w")), "declarations");
+        assert_ne!(base, env_digest(&c, &declared, Path::new("/w")), "declarations");
+        // SCC results hold every category's diagnostics; a whole run's result is the policy's.
+        let base = base.expect("a digest");
+        assert_ne!(run_env(base, &quiet), run_env(base, &all), "--all-categories");
+        assert_ne!(run_env(base, &quiet), Some(base));
     }
 
     #[test]

@@ -118,28 +118,41 @@ fn a_cycle_past_its_time_budget_is_named_counted_and_checked_again_next_run() {
 fn a_run_past_its_time_budget_checks_nothing_more_and_says_it_is_partial() {
     let dir = scratch("run");
     std::fs::write(dir.join("leak.c"), LEAK).expect("write");
-    // Starting a parse worker alone takes longer than 1 ms: no function is checked.
+    // Starting a parse worker alone takes longer than 1 ms: the TU is not parsed (or its parse is
+    // stopped), so nothing is checked.
     let (o, _) = drip(&dir, &["--budget", "run-time-ms=1", "--stats", "leak.c", "--"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "a partial run exits 2: {err}");
     assert!(o.stdout.is_empty(), "the unchecked leak is not reported");
+    assert!(err.contains("leak.c: error: not analysed: the run ran out of its time budget (run-time-ms)"), "{err}");
     assert!(
-        err.contains(
-            "the run ran out of its time budget (1 ms, budget run-time-ms): 1 of 1 functions were not checked"
-        ),
+        err.contains("the run ran out of its time budget (1 ms, budget run-time-ms): 1 TU not analysed (leak.c), 0 of 0 functions were not checked"),
         "{err}"
     );
-    assert!(err.contains("run budget          1 ms (run-time-ms): 1 functions not checked, 0 stopped"), "{err}");
-    assert!(err.contains("(partial: out of run-time-ms, 1 of 1 functions not checked; see -v)"), "summary: {err}");
+    assert!(
+        err.contains("run budget          1 ms (run-time-ms): 1 TUs not analysed, 0 functions not checked, 0 stopped"),
+        "{err}"
+    );
+    assert!(
+        err.contains("(partial: out of run-time-ms, 1 TU not analysed (leak.c), 0 of 0 functions not checked; see -v)"),
+        "summary: {err}"
+    );
     for (format, file) in [("json", "out.json"), ("sarif", "out.sarif")] {
         let (o, _) = drip(&dir, &["--budget", "run-time-ms=1", "--format", format, "-o", file, "leak.c", "--"]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let report = json(&dir, file);
         if format == "json" {
-            assert_eq!(report["stats"]["functions_skipped"], 1, "{}", report["stats"]);
+            assert_eq!(report["stats"]["tus_cut"], 1, "{}", report["stats"]);
+            assert_eq!(report["stats"]["tus_failed"], 0, "not a parse failure: {}", report["stats"]);
             assert_eq!(report["stats"]["budgets"]["run_time_ms"], 1);
             let notes = report["notifications"].as_array().expect("notifications");
-            assert!(notes.iter().any(|n| n["id"] == "run-time" && n["level"] == "error"), "{notes:?}");
+            let cut: Vec<_> = notes.iter().filter(|n| n["id"] == "run-time" && n["level"] == "error").collect();
+            assert_eq!(cut.len(), 2, "the TU, then the run: {notes:?}");
+            assert!(
+                cut[0]["message"].as_str().is_some_and(|m| m.starts_with("leak.c: error: not analysed")),
+                "{notes:?}"
+            );
+            assert!(!notes.iter().any(|n| n["id"] == "tu-failed"), "{notes:?}");
         } else {
             assert_eq!(report["runs"][0]["invocations"][0]["executionSuccessful"], false, "{report}");
         }
@@ -149,6 +162,15 @@ fn a_run_past_its_time_budget_checks_nothing_more_and_says_it_is_partial() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("leak.c:3:"), "{}", String::from_utf8_lossy(&o.stdout));
     assert!(!stderr(&o).contains("partial"), "{}", stderr(&o));
+    // A TU in the cache is still loaded past the deadline, and its functions are not checked
+    // (another budget: the previous run's result is not the one to replay).
+    let (o, _) =
+        drip(&dir, &["--budget", "run-time-ms=1", "--budget", "sat-conflicts=99999", "--stats", "leak.c", "--"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(o.stdout.is_empty(), "the unchecked leak is not reported");
+    assert!(err.contains("(run-time-ms): 0 TUs not analysed, 1 functions not checked, 0 stopped"), "{err}");
+    assert!(err.contains("(partial: out of run-time-ms, 1 of 1 functions not checked; see -v)"), "summary: {err}");
     // A roomy budget changes nothing.
     let (o, _) = drip(&dir, &["--budget", "run-time-ms=600000", "leak.c", "--"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
@@ -204,4 +226,69 @@ fn a_run_budget_stops_the_checks_running_at_its_deadline() {
     let cut = s["functions_skipped"].as_u64().unwrap_or(0) + s["functions_stopped"].as_u64().unwrap_or(0);
     assert!(cut > 0, "{s}");
     assert!(err.contains("the result is partial"), "{err}");
+}
+
+/// An `n`-branch `else if` chain, which libclang parses in time that grows faster than n²
+/// (20,000 branches: 14 s of CPU on the benchmarks' machine).
+fn slow_parse(n: usize) -> String {
+    let mut s = String::from("int chain(int x) {\n    if (x == 0) return 0;\n");
+    for i in 1..n {
+        s.push_str(&format!("    else if (x == {i}) return {i};\n"));
+    }
+    s.push_str("    return -1;\n}\n");
+    s
+}
+
+#[test]
+#[ignore = "slow: make test-budgets"]
+fn a_run_budget_stops_a_parse_running_at_its_deadline() {
+    let dir = scratch("slow_parse");
+    let leaky = |name: &str| LEAK.replace("leaky", name);
+    std::fs::write(dir.join("first.c"), leaky("first")).expect("write");
+    // Seven times the budget below on an idle machine, more on a loaded one.
+    std::fs::write(dir.join("slow.c"), slow_parse(20_000)).expect("write");
+    std::fs::write(dir.join("last.c"), leaky("last")).expect("write");
+    let entries: Vec<serde_json::Value> = ["first.c", "slow.c", "last.c"]
+        .iter()
+        .map(|f| serde_json::json!({"directory": dir, "file": f, "arguments": ["cc", "-c", f]}))
+        .collect();
+    std::fs::write(dir.join("compile_commands.json"), serde_json::to_string(&entries).expect("json")).expect("write");
+    let budget_ms = 2000;
+    let said = "slow.c: error: not analysed: the run ran out of its time budget (run-time-ms) while this file was parsed, and its parse was stopped";
+    let args = ["-p", ".", "--stats", "--budget", "run-time-ms=2000", "--format", "json", "-o", "out.json"];
+    for jobs in ["-j1", "-j2"] {
+        let (o, wall) = drip(&dir, &[&["--no-cache", jobs], &args[..]].concat());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{jobs}: {err}");
+        // Stopped at the deadline, not at the end of the parse (or of tu-time-ms, a minute).
+        assert!(wall < Duration::from_millis(budget_ms + 4000), "{jobs}: {wall:?}: {err}");
+        assert!(err.contains(said), "named without -v: {jobs}: {err}");
+        assert!(err.contains("the result is partial"), "{err}");
+        let report = json(&dir, "out.json");
+        let s = &report["stats"];
+        assert_eq!(s["tus_failed"], 0, "{jobs}: {s}");
+        let notes = report["notifications"].as_array().expect("notifications");
+        assert!(notes.iter().any(|n| n["id"] == "run-time" && n["message"] == said), "{jobs}: {notes:?}");
+        if jobs == "-j1" {
+            // In order: first.c parsed, slow.c stopped, last.c never started.
+            assert_eq!(s["tus_cut"], 2, "{s}");
+            assert!(err.contains("last.c: error: not analysed: the run ran out of its time budget (run-time-ms) before this file was parsed"), "{err}");
+            assert!(err.contains("2 TUs not analysed (slow.c, last.c)"), "{err}");
+        } else {
+            assert!(s["tus_cut"].as_u64() >= Some(1), "{s}");
+        }
+        assert!(report["diagnostics"].as_array().expect("diagnostics").is_empty(), "nothing was checked: {report}");
+    }
+    // With the cache: what was parsed in time is stored, the stopped parse is not, and the run
+    // is not replayed: the next run parses slow.c again and is stopped again.
+    for round in 0..2 {
+        let (o, wall) = drip(&dir, &["-j1"].iter().chain(&args).copied().collect::<Vec<_>>());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{round}: {err}");
+        assert!(wall < Duration::from_millis(budget_ms + 4000), "{round}: {wall:?}: {err}");
+        assert!(err.contains(said), "{round}: {err}");
+        let cache = &json(&dir, "out.json")["stats"]["cache"];
+        assert_eq!(cache["run_reused"], false, "{round}: {cache}");
+        assert_eq!(cache["tus_loaded"], round, "first.c, once stored: {round}: {cache}");
+    }
 }

@@ -700,3 +700,53 @@ fn a_read_only_cache_is_read() {
     assert!(run.stderr.contains("cannot be written"), "{}", run.stderr);
     assert!(!run.stderr.contains("could not be written"), "no store was tried: {}", run.stderr);
 }
+
+/// The SCCs' results do not depend on the reporting policy: a run with `--all-categories` after
+/// one without (and the other way round) checks no SCC again, and prints what it would print
+/// without the cache. Each policy keeps its own whole-run record.
+#[test]
+fn all_categories_reuses_the_sccs_of_a_run_without() {
+    let dir = project("all-categories");
+    // A block kept in a global: its fate is unknown, reported only with --all-categories.
+    edit(&dir, "main.c", "int main(", "char *kept;\nvoid remember(void) { kept = malloc(8); }\n\nint main(");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_drip"))
+            .current_dir(&dir)
+            .args(["check", "-p", ".", "--format", "json"])
+            .args(extra)
+            .output()
+            .expect("run drip");
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("json output")
+    };
+    let categories = |v: &serde_json::Value| -> Vec<String> {
+        let diags = v["diagnostics"].as_array().expect("diagnostics");
+        diags.iter().map(|d| d["category"].as_str().expect("category").to_string()).collect()
+    };
+    let plain = run(&[]);
+    assert_eq!(plain["stats"]["cache"]["sccs_checked"], FUNCTIONS + 1, "{}", plain["stats"]["cache"]);
+    assert!(!categories(&plain).contains(&"unknown".to_string()), "{:?}", categories(&plain));
+    let all = run(&["--all-categories"]);
+    let cache = &all["stats"]["cache"];
+    assert_eq!(cache["run_reused"], false, "another policy's record is not replayed: {cache}");
+    assert_eq!(cache["sccs_checked"], 0, "{cache}");
+    assert_eq!(cache["sccs_reused"], FUNCTIONS + 1, "{cache}");
+    assert!(categories(&all).contains(&"unknown".to_string()), "{:?}", categories(&all));
+    let fresh = run(&["--all-categories", "--no-cache"]);
+    assert_eq!(all["diagnostics"], fresh["diagnostics"]);
+    assert_eq!(all["stats"]["categories"], fresh["stats"]["categories"]);
+    // Both records are kept: each policy's next run is replayed.
+    for (extra, want) in [(&[][..], &plain), (&["--all-categories"][..], &all)] {
+        let again = run(extra);
+        assert_eq!(again["stats"]["cache"]["run_reused"], true, "{extra:?}: {}", again["stats"]["cache"]);
+        assert_eq!(again["diagnostics"], want["diagnostics"], "{extra:?}");
+    }
+    // After an edit to one function, either policy re-checks that SCC only (and the callers
+    // whose key its summary is part of, none here: `remember` is called by no one).
+    edit(&dir, "main.c", "malloc(8)", "malloc(16)");
+    let all = run(&["--all-categories"]);
+    assert_eq!(all["stats"]["cache"]["sccs_checked"], 1, "{}", all["stats"]["cache"]);
+    let plain = run(&[]);
+    assert_eq!(plain["stats"]["cache"]["sccs_checked"], 0, "{}", plain["stats"]["cache"]);
+    assert_eq!(plain["diagnostics"], run(&["--no-cache"])["diagnostics"]);
+}

@@ -5,7 +5,9 @@
 //! manifest, exactly what `parse_tu` returns in this process; or, when the worker died on the TU
 //! (a signal: libclang's parser overflows its stack on 50,000 nested `!`) or ran past the
 //! `tu-time-ms` budget (a 20,000-branch `else if` chain parses in about 20 s), a failed
-//! `TuResult` whose one error names the signal or the budget.
+//! `TuResult` whose one error names the signal or the budget. Past the run's deadline
+//! (`run-time-ms`) no TU is parsed, and a parse still running then has its worker killed: a
+//! result marked `cut`, whose one error says so.
 //! Invariants:
 //! - A worker is `drip` itself (`std::env::current_exe`) run as `drip __parse-worker`: it reads
 //!   requests on stdin and answers on what was its stdout, one length-prefixed postcard frame
@@ -31,7 +33,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde::{Deserialize, Serialize};
@@ -87,14 +89,17 @@ pub(super) type Parsed = (TuResult, Manifest, Option<Encoded>);
 /// in one worker process at a time.
 pub(super) struct Parser<'a> {
     isolation: Option<&'a Isolation>,
+    /// The run's deadline (`run-time-ms`): past it nothing is parsed, and a parse in a worker is
+    /// stopped at it. One in this process cannot be stopped (libclang has no way to interrupt it).
+    run_deadline: Option<Instant>,
     worker: Option<Worker>,
     /// Why no worker could be started, once that happened: the rest is parsed in this process.
     cannot_start: Option<String>,
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(isolation: Option<&'a Isolation>) -> Parser<'a> {
-        Parser { isolation, worker: None, cannot_start: None }
+    pub(super) fn new(isolation: Option<&'a Isolation>, run_deadline: Option<Instant>) -> Parser<'a> {
+        Parser { isolation, run_deadline, worker: None, cannot_start: None }
     }
 
     /// `parse_tu`'s answer for `cmd`, from the worker when there is one.
@@ -105,6 +110,9 @@ impl<'a> Parser<'a> {
         dropped: &[String],
         manifest: bool,
     ) -> Parsed {
+        if self.run_deadline.is_some_and(|d| Instant::now() >= d) {
+            return (cut(cmd, dropped, "before this file was parsed"), None, None);
+        }
         let Some(iso) = self.isolation.filter(|_| self.cannot_start.is_none()) else {
             let (r, m) = parse_tu(cmd, argv, dropped, manifest);
             return (r, m, None);
@@ -126,7 +134,7 @@ impl<'a> Parser<'a> {
             }
         }
         let worker = self.worker.as_mut().expect("started above");
-        match worker.parse(cmd, manifest, iso.budget) {
+        match worker.parse(cmd, manifest, iso.budget, self.run_deadline) {
             Ok(answer) => answer,
             Err(end) => {
                 // The worker is gone (or in an unknown state): the next TU gets a new one.
@@ -134,6 +142,7 @@ impl<'a> Parser<'a> {
                     w.kill();
                 }
                 let text = match end {
+                    End::RunOut => return (cut(cmd, dropped, "while this file was parsed, and its parse was stopped"), None, None),
                     End::OverBudget(b) => format!(
                         "error: parsing this file took longer than the tu-time-ms budget ({} ms) and was stopped; it is not analysed",
                         b.as_millis()
@@ -151,9 +160,25 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The result of a TU the run's deadline left unparsed, or stopped while parsed (`when`):
+/// failed, so that nothing stores it, and `cut`, so that it is reported with the run's budget.
+fn cut(cmd: &CompileCommand, dropped: &[String], when: &str) -> TuResult {
+    let mut r = TuResult::new(cmd, dropped);
+    r.failed = true;
+    r.cacheable = false;
+    r.cut = true;
+    r.messages.push(TuMessage::new(
+        &cmd.file,
+        format!("error: not analysed: the run ran out of its time budget (run-time-ms) {when}"),
+    ));
+    r
+}
+
 /// Why a worker gave no answer.
 enum End {
     OverBudget(Duration),
+    /// The run's deadline came first.
+    RunOut,
     /// How it ended: `SIGSEGV`, `exit status 101`, or what broke the pipe.
     Died(String),
 }
@@ -196,7 +221,13 @@ impl Worker {
         Ok(Worker { child, stdin: Some(stdin), frames })
     }
 
-    fn parse(&mut self, cmd: &CompileCommand, manifest: bool, budget: Option<Duration>) -> Result<Parsed, End> {
+    fn parse(
+        &mut self,
+        cmd: &CompileCommand,
+        manifest: bool,
+        budget: Option<Duration>,
+        run_deadline: Option<Instant>,
+    ) -> Result<Parsed, End> {
         let req = Request {
             directory: cmd.directory.clone(),
             file: cmd.file.clone(),
@@ -208,10 +239,17 @@ impl Worker {
         if write_frame(stdin, &[&bytes]).is_err() {
             return Err(End::Died(self.status()));
         }
-        let frame = match budget {
-            Some(b) => match self.frames.recv_timeout(b) {
+        let own = budget.map(|b| Instant::now() + b);
+        let until = match (own, run_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let frame = match until {
+            Some(t) => match self.frames.recv_deadline(t) {
                 Ok(f) => f,
-                Err(RecvTimeoutError::Timeout) => return Err(End::OverBudget(b)),
+                // Both past: the run's deadline is the one that ends the run, so it is named.
+                Err(RecvTimeoutError::Timeout) if run_deadline.is_some_and(|d| d <= t) => return Err(End::RunOut),
+                Err(RecvTimeoutError::Timeout) => return Err(End::OverBudget(budget.unwrap_or_default())),
                 Err(RecvTimeoutError::Disconnected) => return Err(End::Died(self.status())),
             },
             None => self.frames.recv().map_err(|_| End::Died(self.status()))?,

@@ -13,6 +13,8 @@
 //! - With `FrontendOptions::isolation` (as `drip check` runs), TUs are parsed and lowered in
 //!   worker processes (`isolate.rs`): a TU whose parse crashes or runs past the `tu-time-ms`
 //!   budget is a failed TU like one libclang cannot parse, and the next TU gets a new worker.
+//!   Past `FrontendOptions::run_deadline` no TU is parsed and the workers still parsing are
+//!   killed: those TUs are `cut` (`FrontendReport::cut`), never stored, never parse failures.
 //! - The result does not depend on thread scheduling: TUs are parsed in parallel, their results
 //!   collected in compile-command order, then merged sequentially.
 //! - A function is in the program once per defining file: definitions of one USR in the same
@@ -82,6 +84,9 @@ pub struct FrontendOptions {
     /// Parse in worker processes (`isolate.rs`): a TU that crashes libclang or runs past its
     /// time budget fails alone. `None`: in this process, as the unit tests do.
     pub isolation: Option<Isolation>,
+    /// The run's deadline (`run-time-ms`): past it no TU is parsed (one in the cache is still
+    /// loaded), and a parse in a worker process is stopped at it.
+    pub run_deadline: Option<Instant>,
 }
 
 #[derive(Debug, Default)]
@@ -104,6 +109,11 @@ pub struct FrontendReport {
     pub failures: Vec<String>,
     /// The main files of those TUs, as messages show them, in compile-command order.
     pub failed_files: Vec<String>,
+    /// The error lines of the TUs the run's deadline left unparsed or stopped while parsed (not
+    /// in `messages` nor `failures`: they depend on the machine's speed, not on the inputs), and
+    /// their main files, both in compile-command order.
+    pub cut: Vec<String>,
+    pub cut_files: Vec<String>,
     /// For each TU parsed with errors, in compile-command order, its first error and how many it
     /// had: shown without `-v`, since what clang recovered from may not be the code as written.
     pub first_errors: Vec<String>,
@@ -173,7 +183,7 @@ pub fn build_program_cached(
                     let isolation = opts.isolation.as_ref();
                     s.spawn(move |_| {
                         // One worker process per thread at most, reused for its TUs.
-                        let mut parser = isolate::Parser::new(isolation);
+                        let mut parser = isolate::Parser::new(isolation, opts.run_deadline);
                         for i in job_rx {
                             // A panic is re-raised on this thread, in order, so it cannot leave
                             // the merge waiting for a result that never comes.
@@ -210,7 +220,7 @@ pub fn build_program_cached(
         }
         // Cannot spawn threads: do the same work on this one.
         Err(_) => {
-            let mut parser = isolate::Parser::new(opts.isolation.as_ref());
+            let mut parser = isolate::Parser::new(opts.isolation.as_ref(), opts.run_deadline);
             for c in cmds {
                 let (r, d) = work(c, &mut parser);
                 merger.add(r);
@@ -290,7 +300,7 @@ pub fn extract_tu(cmd: &CompileCommand, cache: &Cache) -> Extracted {
                     return Extracted::AlreadyCached;
                 }
             }
-            let (r, digest) = process_tu(cmd, cache, &digests, &mut isolate::Parser::new(None));
+            let (r, digest) = process_tu(cmd, cache, &digests, &mut isolate::Parser::new(None, None));
             let first_error =
                 || r.messages.iter().find(|m| m.text.starts_with("error: ")).map(|m| m.render()).unwrap_or_default();
             if r.failed {
@@ -378,6 +388,10 @@ struct TuResult {
     /// Loaded from the cache in this run (then the times are those of the run that parsed it).
     #[serde(skip)]
     from_cache: bool,
+    /// Not parsed, or stopped while parsed, because the run ran out of `run-time-ms` (then also
+    /// `failed`). Such a result is never stored, so the cache needs no room for it.
+    #[serde(skip)]
+    cut: bool,
 }
 
 impl TuResult {
@@ -403,6 +417,7 @@ impl TuResult {
             parse_time: Duration::ZERO,
             lower_time: Duration::ZERO,
             from_cache: false,
+            cut: false,
         };
         if !dropped.is_empty() {
             r.messages.push(TuMessage::new(
@@ -432,6 +447,10 @@ fn process_tu(
         }
     }
     let (r, inputs, encoded) = parser.parse(cmd, &argv, &dropped, key.is_some());
+    if r.cut {
+        // Counted with the run's budget, not as a parse whose result cannot be cached.
+        return (r, None);
+    }
     cache.tus_parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stored = match (key, inputs) {
         (Some(key), Some(inputs)) if r.cacheable && !r.failed => match encoded {
@@ -834,6 +853,11 @@ impl Merger {
         global_addrs.extend(r.global_addrs);
         let tu = *next_tu;
         *next_tu += 1;
+        if r.cut {
+            rep.cut.extend(r.messages.iter().filter(|m| m.text.starts_with("error: ")).map(TuMessage::render));
+            rep.cut_files.push(shown_path(&r.main_file));
+            return;
+        }
         if r.from_cache {
             if verbose {
                 rep.tu_notes.push(format!(

@@ -46,7 +46,7 @@ impl Drop for TempDir {
 }
 
 fn opts(jobs: usize) -> FrontendOptions {
-    FrontendOptions { progress: None, jobs, verbose: false, links: None, isolation: None }
+    FrontendOptions { progress: None, jobs, verbose: false, links: None, isolation: None, run_deadline: None }
 }
 
 fn lower_src(src: &str) -> (Program, FrontendReport) {

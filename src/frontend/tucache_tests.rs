@@ -42,7 +42,7 @@ fn key(cmd: &CompileCommand) -> Digest {
 fn build(cmd: &CompileCommand, cache: &Cache) -> (Program, FrontendReport) {
     build_program_cached(
         std::slice::from_ref(cmd),
-        &FrontendOptions { jobs: 1, verbose: false, progress: None, links: None, isolation: None },
+        &FrontendOptions { jobs: 1, verbose: false, progress: None, links: None, isolation: None, run_deadline: None },
         cache,
         &ContentDigests::default(),
     )
