@@ -585,19 +585,22 @@ fn cached_results_equal_fresh_ones_on_every_fixture_project() {
     }
 }
 
+/// `drip check -p . --format json` in `dir` with `extra`, which must find something (exit 1).
+fn json_check(dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_drip"))
+        .current_dir(dir)
+        .args(["check", "-p", ".", "--format", "json"])
+        .args(extra)
+        .output()
+        .expect("run drip");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("json output")
+}
+
 #[test]
 fn json_statistics_say_what_came_from_the_cache() {
     let dir = project("json");
-    let run = |extra: &[&str]| -> serde_json::Value {
-        let out = Command::new(env!("CARGO_BIN_EXE_drip"))
-            .current_dir(&dir)
-            .args(["check", "-p", ".", "--format", "json"])
-            .args(extra)
-            .output()
-            .expect("run drip");
-        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).expect("json output")
-    };
+    let run = |extra: &[&str]| json_check(&dir, extra);
     let cold = run(&[]);
     let warm = run(&[]);
     assert_eq!(cold["stats"]["cache"]["tus_parsed"], 3);
@@ -709,16 +712,7 @@ fn all_categories_reuses_the_sccs_of_a_run_without() {
     let dir = project("all-categories");
     // A block kept in a global: its fate is unknown, reported only with --all-categories.
     edit(&dir, "main.c", "int main(", "char *kept;\nvoid remember(void) { kept = malloc(8); }\n\nint main(");
-    let run = |extra: &[&str]| -> serde_json::Value {
-        let out = Command::new(env!("CARGO_BIN_EXE_drip"))
-            .current_dir(&dir)
-            .args(["check", "-p", ".", "--format", "json"])
-            .args(extra)
-            .output()
-            .expect("run drip");
-        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).expect("json output")
-    };
+    let run = |extra: &[&str]| json_check(&dir, extra);
     let categories = |v: &serde_json::Value| -> Vec<String> {
         let diags = v["diagnostics"].as_array().expect("diagnostics");
         diags.iter().map(|d| d["category"].as_str().expect("category").to_string()).collect()
