@@ -684,20 +684,26 @@ impl Facts {
     /// makes (`Summary::fields_written`): `string_convert (&conv, ..)` reads `conv.vc_type`
     /// but never stores into a `vc_type`, so two tests of it around the call agree.
     fn call_kills(&self, cx: &FnCx, groups: &Groups, ix: &KeyIndex, sid: StmtId, args: &[Operand], out: &mut Vec<u32>) {
-        let before = out.len();
+        use crate::global_writes::FieldWrites;
+        let written = cx.model(sid).filter(|m| !m.lib).map(|m| &m.fields_written);
         for a in args {
+            let before = out.len();
             self.arg_kills(cx, groups, ix, a, out);
-        }
-        let Some(m) = cx.model(sid).filter(|m| !m.lib) else { return };
-        if matches!(m.fields_written, crate::global_writes::FieldWrites::All) {
-            return;
-        }
-        let mut i = before;
-        while i < out.len() {
-            if m.fields_written.may_write_path(&self.keys[out[i] as usize].1) {
-                i += 1;
-            } else {
-                out.swap_remove(i);
+            let Some(FieldWrites::Only { through, .. }) = written else { continue };
+            // `&x` of a scalar or pointer local: a store through the argument replaces `x`'s
+            // value, and with it every object a key below `x` names.
+            let whole_local = *through
+                && cx.arg_slots(a).is_some_and(|(x, prefix)| prefix.is_empty() && !cx.func.local(x).is_aggregate);
+            if whole_local {
+                continue;
+            }
+            let mut i = before;
+            while i < out.len() {
+                if written.is_some_and(|w| w.may_write_path(&self.keys[out[i] as usize].1)) {
+                    i += 1;
+                } else {
+                    out.swap_remove(i);
+                }
             }
         }
     }

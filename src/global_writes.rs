@@ -107,15 +107,18 @@ impl FieldWrites {
 
     /// Whether the value a `facts` key names at path `text` below an argument (`*.vc_type`,
     /// `.f` of a local struct, `*[2]`, `*`, the empty path of a local given by address) may be
-    /// written: a field on its path is one of the set's, or it is reached through a pointer (or
-    /// is the local itself) and the set writes through pointers.
+    /// written: a field on its path is one of the set's (the field itself, or a pointer on the
+    /// way to it), or the set writes through pointers and the key is reached through one (it
+    /// ends in one, or a pointer loaded on its way, `**.f` or `*.next*.f`, may have been
+    /// replaced), or is the local itself.
     pub fn may_write_path(&self, text: &str) -> bool {
         let (fields, through) = match self {
             FieldWrites::All => return true,
             FieldWrites::Only { fields, through } => (fields, *through),
         };
         let text = text.split_once('&').map_or(text, |t| t.0);
-        if through && (text.is_empty() || text.ends_with('*') || text.ends_with(']')) {
+        let via_loaded_pointer = text.get(1..).is_some_and(|rest| rest.contains('*'));
+        if through && (text.is_empty() || text.ends_with('*') || text.ends_with(']') || via_loaded_pointer) {
             return true;
         }
         path_fields(text).any(|f| fields.binary_search_by(|n| (**n).cmp(f)).is_ok())
@@ -293,7 +296,10 @@ mod tests {
         assert!(
             t.may_write_path("") && t.may_write_path("*") && t.may_write_path("*[2]") && t.may_write_path("*.buf*")
         );
-        assert!(!t.may_write_path("*.command"));
+        assert!(!t.may_write_path("*.command") && !t.may_write_path(".vc_type"));
+        // A pointer loaded on the way may have been replaced by a store through a pointer.
+        assert!(t.may_write_path("**.f") && t.may_write_path("*.next*.f"));
+        assert!(!w.may_write_path("*.next*.f") && w.may_write_path("*.options*.f"));
         assert!(FieldWrites::All.may_write_path("*.command"));
         assert!(!fields(&[], false).may_write_path("*"));
         assert_eq!(FieldWrites::union([&w, &t]), fields(&["options", "vc_fail"], true));
