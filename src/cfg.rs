@@ -86,6 +86,9 @@ pub struct LaterIteration {
     /// The locals some statement of the body may free (sorted): only they can be freed on the
     /// way to an exit.
     pub freed: Box<[LocalId]>,
+    /// The locals some call of the body may free or keep (`Model::releases_arg`, sorted): only
+    /// they can be handed off on the way to an exit.
+    pub released: Box<[LocalId]>,
 }
 
 impl Dag {
@@ -1330,28 +1333,51 @@ impl<'a> FnCx<'a> {
     fn mark_invariant(&mut self, reads: &[Option<Vec<LocalId>>]) {
         let mut defined: Vec<LocalId> = Vec::new();
         let mut freed: Vec<LocalId> = Vec::new();
+        let mut released: Vec<LocalId> = Vec::new();
         let Dag { later, n_blocks, .. } = &mut self.dag;
         for it in later.values_mut() {
             defined.clear();
             freed.clear();
+            released.clear();
             for v in it.nodes.iter().filter(|v| v.index() < *n_blocks) {
                 defined.extend(self.block_defs.of(v.index()).iter().map(|d| d.0));
+                // Temporaries of the block → the local they copy (as `later_effect` follows them).
+                let mut copy_of: smallvec::SmallVec<[(LocalId, LocalId); 4]> = smallvec::SmallVec::new();
                 for sid in &self.func.blocks[v.index()].stmts {
-                    let (Stmt::Call { args, .. }, Some(Some(model))) =
-                        (self.func.stmt(*sid), self.models.get(sid.index()))
-                    else {
-                        continue;
+                    let source = |y: LocalId| copy_of.iter().find(|c| c.0 == y).map_or(y, |c| c.1);
+                    let (args, dst, model) = match self.func.stmt(*sid) {
+                        Stmt::Call { args, dst, .. } => {
+                            (args, dst, self.models.get(sid.index()).and_then(|m| m.as_ref()))
+                        }
+                        Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(y))) } => {
+                            let y = source(*y);
+                            copy_of.push((*d, y));
+                            continue;
+                        }
+                        _ => continue,
                     };
                     for (i, a) in args.iter().enumerate() {
-                        if matches!(model.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. })) {
-                            freed.extend(a.local());
+                        let Some(m) = model else { continue };
+                        if matches!(m.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. })) {
+                            freed.extend(a.local().map(source));
                         }
+                        if m.releases_arg(i) {
+                            released.extend(a.local().map(source));
+                        }
+                    }
+                    let copied = model.and_then(|m| m.ret_is_arg.then(|| m.ret_alias()).flatten());
+                    if let (Some(Place::Local(d)), Some(y)) = (dst, copied.and_then(|i| args.get(i)?.local())) {
+                        let y = source(y);
+                        copy_of.push((*d, y));
                     }
                 }
             }
             freed.sort_unstable();
             freed.dedup();
             it.freed = freed.as_slice().into();
+            released.sort_unstable();
+            released.dedup();
+            it.released = released.as_slice().into();
             defined.sort_unstable();
             defined.dedup();
             let mut invariant = Vec::with_capacity(it.nodes.len());
@@ -2895,7 +2921,7 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
         .map(|(c, mut nodes)| {
             nodes.sort_unstable_by_key(|v| order[v.index()]);
             let invariant = vec![false; nodes.len()].into();
-            (c, LaterIteration { nodes: nodes.into(), invariant, freed: Box::new([]) })
+            (c, LaterIteration { nodes: nodes.into(), invariant, freed: Box::new([]), released: Box::new([]) })
         })
         .collect();
     Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later }

@@ -443,6 +443,9 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<
                     Lost::ContainerFreed(what) => {
                         format!("'{what}' is freed here while it holds the last reference to the memory")
                     }
+                    Lost::NextIteration(what) => format!(
+                        "the loop runs again and '{what}' is assigned here, losing the last reference to the memory"
+                    ),
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
                     Lost::Discarded => format!("the pointer returned by '{allocator}' is discarded here"),
                     Lost::AliasedInCallee { callee, args, slot } => format!(

@@ -327,6 +327,19 @@ impl<'a> Model<'a> {
             && self.writes.iter().any(|w| w.param == i && &*w.path == "*")
     }
 
+    /// A block passed as argument `i` itself (`f(p)`) leaves the caller's hands on every path
+    /// through the call: the callee frees it, or keeps it (stores it, or may: what the value flow
+    /// counts as an escape). Not a `realloc`-like argument, even one whose failure keeps it
+    /// (`reftable_realloc`, a wrapper that may call a replaceable hook): which outcome the call
+    /// had is what the caller's tests say (`FreesWhen`), and a failed grow that overwrites the
+    /// only pointer is a leak to report.
+    /// Only a callee drip knows (a summary or a library row): an unknown one "keeps" only
+    /// because nothing is known of it (zlib's `compress2 (buf, ..)`), and a release through it
+    /// in a loop's later iteration would hide the old block a failed grow loses there.
+    pub fn releases_arg(&self, i: usize) -> bool {
+        self.known && matches!(self.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::Keeps))
+    }
+
     pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {
         match self.args.iter().find(|a| a.0 == i) {
             Some(a) => Some(a.1),

@@ -1213,7 +1213,7 @@ struct Later<'c> {
     /// Exit (a node outside the body) → the guard under which the iteration reaches it.
     exits: hashbrown::HashMap<u32, GuardId>,
     /// (local, frees) → `surely`'s answer for every exit, computed on first use.
-    memo: std::cell::RefCell<hashbrown::HashMap<(LocalId, bool), std::rc::Rc<hashbrown::HashMap<u32, GuardId>>>>,
+    memo: std::cell::RefCell<hashbrown::HashMap<(LocalId, Effect), std::rc::Rc<hashbrown::HashMap<u32, GuardId>>>>,
 }
 
 impl<'c> Later<'c> {
@@ -1253,7 +1253,7 @@ impl<'c> Later<'c> {
                                 let first = *first_def.entry(*x).or_insert_with(|| {
                                     (1..it.nodes.len())
                                         .find(|&j| {
-                                            later_effect(cx, it.nodes[j], *x, false).is_some()
+                                            later_effect(cx, it.nodes[j], *x, Effect::Defines).is_some()
                                                 && !harmless_redefinition(cx, it.nodes[j], *x)
                                         })
                                         .unwrap_or(usize::MAX)
@@ -1333,13 +1333,13 @@ impl<'c> Later<'c> {
     }
 
     /// `surely` for exit `t`, from one pass for every exit.
-    fn surely_at(&self, cx: &CheckCx, guards: &mut Guards, t: DagNode, x: LocalId, frees: bool) -> GuardId {
-        let memo = self.memo.borrow().get(&(x, frees)).cloned();
+    fn surely_at(&self, cx: &CheckCx, guards: &mut Guards, t: DagNode, x: LocalId, what: Effect) -> GuardId {
+        let memo = self.memo.borrow().get(&(x, what)).cloned();
         let all = match memo {
             Some(m) => m,
             None => {
-                let m = std::rc::Rc::new(self.surely(cx, guards, x, frees));
-                self.memo.borrow_mut().insert((x, frees), m.clone());
+                let m = std::rc::Rc::new(self.surely(cx, guards, x, what));
+                self.memo.borrow_mut().insert((x, what), m.clone());
                 m
             }
         };
@@ -1349,9 +1349,10 @@ impl<'c> Later<'c> {
     }
 
     /// The guard under which every path of the later iteration that reaches `t` does something
-    /// to local `x` after the header: with `frees`, frees it before any statement defines it;
-    /// without, defines it.
-    fn surely(&self, cx: &CheckCx, guards: &mut Guards, x: LocalId, frees: bool) -> hashbrown::HashMap<u32, GuardId> {
+    /// to local `x` after the header: `what` it does (`Effect`), before any statement defines
+    /// it when that is a free or a release.
+    fn surely(&self, cx: &CheckCx, guards: &mut Guards, x: LocalId, what: Effect) -> hashbrown::HashMap<u32, GuardId> {
+        let frees = what != Effect::Defines;
         // Per position, for the paths into it so far: all of them have done it (`done`), and
         // (`frees` only) none of them defined `x` first (`clean`), as guards; the same per exit.
         let n = self.it.nodes.len();
@@ -1363,7 +1364,7 @@ impl<'c> Later<'c> {
                 (GuardId::FALSE, GuardId::TRUE)
             } else {
                 let (done, clean) = into[i];
-                match (later_effect(cx, *v, x, frees), frees) {
+                match (later_effect(cx, *v, x, what), frees) {
                     (None, _) => (done, clean),
                     (Some(true), true) => (clean, clean),
                     (Some(false), _) => (done, done),
@@ -1401,7 +1402,7 @@ impl<'c> Later<'c> {
         }
         for x in held {
             let freed = if self.it.freed.binary_search(&x).is_ok() {
-                self.surely_at(cx, guards, t, x, true)
+                self.surely_at(cx, guards, t, x, Effect::Frees)
             } else {
                 GuardId::FALSE
             };
@@ -1411,12 +1412,31 @@ impl<'c> Later<'c> {
                     events.push(Event { kind: EventKind::Free(None), guard: g, weak: false });
                 }
             }
+            // Released without being freed: handed to a callee that keeps it (pushed onto a
+            // list before the next item replaces it), so the cell escapes there as it would
+            // had the value flow followed the iteration.
+            if self.it.released.binary_search(&x).is_ok() {
+                let released = self.surely_at(cx, guards, t, x, Effect::Releases);
+                let not_freed = guards.not(freed);
+                let handed = guards.and(released, not_freed);
+                let g = guards.and(st.get(x), handed);
+                if g != GuardId::FALSE {
+                    let kind = first_hand_off(cx, &self.it.nodes, x);
+                    events.push(Event { kind: EventKind::Escape(kind), guard: g, weak: false });
+                    let kept = guards.not(handed);
+                    let keys: Vec<(Key, GuardId)> = st.h.iter().filter(|(k, _)| k.root == x).copied().collect();
+                    for (k, g) in keys {
+                        let g = guards.and(g, kept);
+                        st.set_key(k, g);
+                    }
+                }
+            }
             // With every edge taken either way, what is surely defined is `exit_kills`, which
             // the caller removes.
             if self.plain || cx.dag.kills(self.copy, t).contains(&x) {
                 continue;
             }
-            let defined = self.surely_at(cx, guards, t, x, false);
+            let defined = self.surely_at(cx, guards, t, x, Effect::Defines);
             if defined == GuardId::FALSE {
                 continue;
             }
@@ -1436,7 +1456,7 @@ impl<'c> Later<'c> {
 /// vim_strsave (..)`), which a local holding the cell never takes. Either way a later NULL test
 /// of `x` still finds the cell in it or finds it freed, as when `x` was not redefined at all.
 fn harmless_redefinition(cx: &CheckCx, v: DagNode, x: LocalId) -> bool {
-    if later_effect(cx, v, x, true) == Some(true) {
+    if later_effect(cx, v, x, Effect::Frees) == Some(true) {
         return true;
     }
     let [p] = cx.dag.preds[v.index()][..] else { return false };
@@ -1453,29 +1473,92 @@ fn harmless_redefinition(cx: &CheckCx, v: DagNode, x: LocalId) -> bool {
     }
 }
 
-/// What node `v`'s statements do to local `x` first, for `Later::surely`: with `frees`, a free
-/// of `x` (`Some(true)`) or a definition (`Some(false)`); without, any definition (`Some(true)`).
-fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, frees: bool) -> Option<bool> {
+/// What `Later::surely` looks for in a later iteration's statements, for a local.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Effect {
+    /// Any definition.
+    Defines,
+    /// A free of the local's value before the node defines it.
+    Frees,
+    /// A free or a hand-off of the local's value before the node defines it: a call the value
+    /// flow would let the cell escape into (`sk_push (stack, item)`, an unknown callee), or free.
+    Releases,
+}
+
+/// What node `v`'s statements do to local `x` first, for `Later::surely`: with `Frees` or
+/// `Releases`, that (`Some(true)`) or a definition (`Some(false)`); with `Defines`, any
+/// definition (`Some(true)`).
+fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, what: Effect) -> Option<bool> {
     // The node's definitions are indexed (`FnCx::first_def`): only a free needs the statements,
     // and only those up to the first definition.
     let def = cx.first_def(v, x);
-    if frees {
-        let stmts = cx.stmts_of(v);
-        let upto = def.map_or(stmts.len(), |i| i as usize + 1);
-        for sid in &stmts[..upto] {
-            if let Stmt::Call { args, .. } = cx.func.stmt(*sid) {
+    if what == Effect::Defines {
+        return def.map(|_| true);
+    }
+    let stmts = cx.stmts_of(v);
+    let upto = def.map_or(stmts.len(), |i| i as usize + 1);
+    // `x` and the temporaries the node copies it into first: an argument is often a cast or a
+    // type-checking inline function of the local (`sk_X509_INFO_push (ret, xi)` passes
+    // `ossl_check_X509_INFO_type (xi)`).
+    let mut names: smallvec::SmallVec<[LocalId; 4]> = smallvec::smallvec![x];
+    for sid in &stmts[..upto] {
+        match cx.func.stmt(*sid) {
+            Stmt::Call { args, dst, .. } => {
                 let model = cx.model(*sid);
-                let freed = args.iter().enumerate().any(|(i, a)| {
-                    matches!(a, Operand::Place(Place::Local(y)) if *y == x)
-                        && model.is_some_and(|m| m.arg_effect(i) == Some(ArgEffect::Frees))
+                // `x = grow (x, n)` of a callee that keeps its argument (a `realloc` through a
+                // replaceable hook) replaces `x` with what may be the same block: not a hand-off.
+                let replaces = matches!(dst, Some(Place::Local(d)) if *d == x);
+                let done = args.iter().enumerate().any(|(i, a)| {
+                    a.local().is_some_and(|y| names.contains(&y))
+                        && match what {
+                            Effect::Frees => model.is_some_and(|m| m.arg_effect(i) == Some(ArgEffect::Frees)),
+                            _ => model.is_some_and(|m| {
+                                m.arg_effect(i) == Some(ArgEffect::Frees) || (m.releases_arg(i) && !replaces)
+                            }),
+                        }
                 });
-                if freed {
+                if done {
                     return Some(true);
+                }
+                let copied = model.and_then(|m| m.ret_is_arg.then(|| m.ret_alias()).flatten());
+                if let (Some(Place::Local(d)), Some(i)) = (dst, copied) {
+                    if args.get(i).and_then(|a| a.local()).is_some_and(|y| names.contains(&y)) {
+                        names.push(*d);
+                    }
+                }
+            }
+            Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(y))) }
+                if names.contains(y) =>
+            {
+                names.push(*d);
+            }
+            _ => {}
+        }
+    }
+    def.map(|_| false)
+}
+
+/// The first call of a later iteration (in `nodes`' order) that releases `x` without freeing
+/// it: what a cell held by `x` escapes into when the iteration surely releases it.
+fn first_hand_off(cx: &CheckCx, nodes: &[DagNode], x: LocalId) -> EscapeKind {
+    for v in nodes.iter().skip(1).filter(|v| !cx.dag.is_copy(**v)) {
+        for sid in cx.stmts_of(*v) {
+            if let Stmt::Call { args, callee, dst } = cx.func.stmt(*sid) {
+                let model = cx.model(*sid);
+                if matches!(dst, Some(Place::Local(d)) if *d == x) {
+                    continue;
+                }
+                let hands = args.iter().enumerate().any(|(i, a)| {
+                    matches!(a, Operand::Place(Place::Local(y)) if *y == x)
+                        && model.is_some_and(|m| m.arg_effect(i) != Some(ArgEffect::Frees) && m.releases_arg(i))
+                });
+                if hands {
+                    return retained(model, callee);
                 }
             }
         }
     }
-    def.map(|_| !frees)
+    EscapeKind::Heap
 }
 
 /// `l = <a value this pass does not follow>`: what a later loop iteration's assignment does.
@@ -1868,10 +1951,35 @@ pub(super) fn walk(
                 _ => {}
             }
         }
+        // Leaving from a header's copy: the later iteration assigned these locals on its way
+        // out, so they no longer hold this iteration's cell.
+        if cx.dag.is_copy(node) {
+            for &l in cx.dag.kills(node, *t) {
+                let before = holders.len();
+                holders.retain(|h| h.root != l);
+                if before > 0 && holders.is_empty() {
+                    if goal == WalkGoal::Leak {
+                        let loc = later_def_loc(cx, node, l).unwrap_or(block.term_loc);
+                        steps.push(Step::Lost { loc, how: Lost::NextIteration(cx.key_text(Key::local(l))) });
+                    }
+                    return steps;
+                }
+            }
+        }
         node = *t;
         first = 0;
     }
     steps
+}
+
+/// Where the later iteration of the loop whose header copy is `copy` first assigns `l` (in the
+/// body's order), for a path that leaves from the copy.
+fn later_def_loc(cx: &CheckCx, copy: DagNode, l: LocalId) -> Option<Loc> {
+    let it = cx.dag.later.get(&copy.0)?;
+    it.nodes.iter().filter(|v| !cx.dag.is_copy(**v)).find_map(|v| {
+        let i = cx.first_def(*v, l)?;
+        cx.stmts_of(*v).get(i as usize).map(|sid| cx.func.stmt_loc(*sid))
+    })
 }
 
 /// Update the holder set for `dst = value`; returns the loss step when the last holder is

@@ -248,6 +248,9 @@ pub enum Lost {
     Overwritten(String),
     /// The object whose field held the last reference is freed (`free(s)` before `s->buf`).
     ContainerFreed(String),
+    /// The loop runs again and a later iteration assigns the slot holding the last reference
+    /// (the path leaves from the header's copy, past the statements of that iteration).
+    NextIteration(String),
     /// The function returns while only locals hold the cell.
     Return,
     /// The allocating call's result is not stored anywhere.
