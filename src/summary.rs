@@ -719,10 +719,13 @@ fn param_stores(program: &Program, by_usr: &HashMap<String, usize>) -> (Vec<(Str
             let Stmt::Call { callee: Callee::Direct { usr, .. }, args, .. } = s else { continue };
             let Some(stores) = by_fn.get(usr.as_str()) else { continue };
             for &(key, i) in stores {
-                match args.get(i) {
-                    Some(Operand::Func { usr, .. }) => targets.push((key.to_string(), usr.clone())),
-                    Some(Operand::Const(0)) => {}
-                    _ => {
+                let Some(arg) = args.get(i) else {
+                    open.insert(key.to_string());
+                    continue;
+                };
+                match passed_functions(f, arg) {
+                    Some(usrs) => targets.extend(usrs.into_iter().map(|u| (key.to_string(), u.to_string()))),
+                    None => {
                         open.insert(key.to_string());
                     }
                 }
@@ -732,6 +735,45 @@ fn param_stores(program: &Program, by_usr: &HashMap<String, usize>) -> (Vec<(Str
     targets.sort();
     targets.dedup();
     (targets, open)
+}
+
+/// The functions an argument `arg` of a call in `f` names: a function, NULL (none), or a
+/// temporary of `f` every assignment of which is one of those (`set (c ? free : NULL)`); `None`
+/// for anything else (a parameter, a load, a call's result, a local whose address is taken).
+fn passed_functions<'f>(f: &'f Function, arg: &'f Operand) -> Option<Vec<&'f str>> {
+    let named = |op: &'f Operand| match op {
+        Operand::Func { usr, .. } => Some(Some(usr.as_str())),
+        Operand::Const(0) => Some(None),
+        _ => None,
+    };
+    if let Some(n) = named(arg) {
+        return Some(n.into_iter().collect());
+    }
+    let t = arg.local()?;
+    if t.index() < f.n_params as usize || local_set_by_call_or_address(f, t) {
+        return None;
+    }
+    let mut usrs = Vec::new();
+    for s in &f.stmts {
+        if let Stmt::Assign { dst, src } = s {
+            if dst.as_local() == Some(t) {
+                match src {
+                    Rvalue::Use(op) => usrs.extend(named(op)?),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    Some(usrs)
+}
+
+/// Is local `l` of `f` given a call's result, or its address taken?
+fn local_set_by_call_or_address(f: &Function, l: LocalId) -> bool {
+    f.stmts.iter().any(|s| match s {
+        Stmt::Assign { src: Rvalue::AddrOf(place), .. } => place.storage_local() == Some(l),
+        Stmt::Assign { .. } => false,
+        Stmt::Call { dst, .. } => dst.as_ref().and_then(|d| d.as_local()) == Some(l),
+    })
 }
 
 /// Does `f` assign its parameter `i`, or take its address (then anything may be stored there)?
