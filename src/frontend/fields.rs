@@ -257,9 +257,11 @@ impl TuCtx<'_, '_> {
     }
 
     /// The key of a function-pointer variable (a global, a `static` or automatic local; not a
-    /// parameter): `variable ` and libclang's USR, with the declaring file's path for one
-    /// without external linkage (two files' `static` hooks of one name are two variables).
-    /// `None` for other declarations.
+    /// parameter): `variable ` and libclang's USR, which names a `static` one by its file's base
+    /// name and a local also by its offset and function (`c:x.c@hook`, `c:x.c@432@F@f@cleanup`).
+    /// Two variables with one key (`static` hooks of one name in two files of one base name, or
+    /// one header's `static` copied into each TU) share their stores and openness, which only
+    /// adds targets. `None` for other declarations.
     pub fn var_key(&mut self, decl: Cursor) -> Option<String> {
         if decl.kind() != CXCursor_VarDecl {
             return None;
@@ -268,21 +270,10 @@ impl TuCtx<'_, '_> {
         if let Some(k) = self.field_keys.get(&decl.decl_key()) {
             return k.clone();
         }
-        let key = if clang::is_function_pointer(decl.ty()) { self.compute_var_key(decl) } else { None };
+        let usr = if clang::is_function_pointer(decl.ty()) { decl.usr() } else { String::new() };
+        let key = (!usr.is_empty()).then(|| format!("{VAR_KEY}{usr}"));
         self.field_keys.insert(decl.decl_key(), key.clone());
         key
-    }
-
-    fn compute_var_key(&mut self, decl: Cursor) -> Option<String> {
-        let usr = decl.usr();
-        if usr.is_empty() {
-            return None;
-        }
-        if decl.linkage() == CXLinkage_External {
-            return Some(format!("{VAR_KEY}{usr}"));
-        }
-        let path = self.path_of(decl)?;
-        Some(format!("{VAR_KEY}{usr}@{}", path.display()))
     }
 
     /// The key of `e` if it names a function-pointer variable (`hook`, `cleanup`).
