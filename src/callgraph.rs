@@ -45,6 +45,8 @@ pub struct CallGraph {
     pub unresolved_indirect: usize,
     /// Indirect calls whose targets are the functions stored into their field.
     pub field_resolved_indirect: usize,
+    /// Those through a global or local variable (`ir::VAR_KEY`), counted apart.
+    pub var_resolved_indirect: usize,
 }
 
 /// Functions that call each other (directly or through function pointers), summarised together.
@@ -64,6 +66,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let mut indirect_calls = 0;
     let mut unresolved_indirect = 0;
     let mut field_resolved_indirect = 0;
+    let mut var_resolved_indirect = 0;
     for (i, f) in program.functions.iter().enumerate() {
         for (si, s) in f.stmts.iter().enumerate() {
             match s {
@@ -82,7 +85,11 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
                 Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
                     indirect_calls += 1;
                     if summaries.resolved_by_field(field.as_deref()) {
-                        field_resolved_indirect += 1;
+                        if field.as_deref().is_some_and(|k| k.starts_with(crate::ir::VAR_KEY)) {
+                            var_resolved_indirect += 1;
+                        } else {
+                            field_resolved_indirect += 1;
+                        }
                     }
                     let targets = summaries.targets(sig, field.as_deref());
                     if targets.is_empty() && summaries.library_targets(sig, field.as_deref()).is_empty() {
@@ -110,6 +117,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         indirect_calls,
         unresolved_indirect,
         field_resolved_indirect,
+        var_resolved_indirect,
     }
 }
 

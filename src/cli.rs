@@ -659,6 +659,7 @@ fn run(args: &Args) -> i32 {
         indirect_calls: out.indirect_calls,
         unresolved_indirect: out.unresolved_indirect,
         field_resolved_indirect: out.field_resolved_indirect,
+        var_resolved_indirect: out.var_resolved_indirect,
         undefined_functions: out.undefined_functions.len(),
         library_contracts: out.library_contracts.clone(),
         allocators_library: out.allocators_library,
@@ -1284,8 +1285,8 @@ fn print_stats(s: &Stats) {
     }
     let _ = writeln!(
         e,
-        "  indirect calls      {} ({} resolved by the stores into their field, {} with no possible target)",
-        s.indirect_calls, s.field_resolved_indirect, s.unresolved_indirect
+        "  indirect calls      {} ({} resolved by the stores into their field, {} into their variable, {} with no possible target)",
+        s.indirect_calls, s.field_resolved_indirect, s.var_resolved_indirect, s.unresolved_indirect
     );
     let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);
     let _ = writeln!(e, "  allocation sources  {}", s.sources);

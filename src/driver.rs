@@ -103,6 +103,10 @@ pub struct Stats {
     /// Indirect calls through a function-pointer field whose targets are the functions stored
     /// into it.
     pub field_resolved_indirect: usize,
+    /// Indirect calls through a global or local function-pointer variable whose targets are
+    /// the functions stored into it.
+    #[serde(default)]
+    pub var_resolved_indirect: usize,
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
     /// Functions the program defines whose callers see the C library's contract instead
@@ -223,6 +227,7 @@ pub struct AnalysisOutput {
     pub indirect_calls: usize,
     pub unresolved_indirect: usize,
     pub field_resolved_indirect: usize,
+    pub var_resolved_indirect: usize,
     /// Recursive SCCs whose summaries had not converged when the round budget ran out.
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
@@ -546,6 +551,7 @@ pub fn analyze(
         indirect_calls: graph.indirect_calls,
         unresolved_indirect: graph.unresolved_indirect,
         field_resolved_indirect: graph.field_resolved_indirect,
+        var_resolved_indirect: graph.var_resolved_indirect,
         undefined_functions: graph.undefined.clone(),
         opaque_cpp: graph.opaque_cpp.clone(),
         library_contracts: summaries.contract_kept(),

@@ -67,6 +67,11 @@ impl Loc {
     pub const NONE: Loc = Loc { file: FileId(u32::MAX), line: 0, col: 0 };
 }
 
+/// The start of the key of a function-pointer variable in `Callee::Indirect::field` and the
+/// program's field tables (`frontend/fields.rs`); a field key starts with a type's spelling,
+/// never followed by a space before its `::`.
+pub const VAR_KEY: &str = "variable ";
+
 #[derive(Debug, Default)]
 pub struct Program {
     /// Absolute (or as given) paths of every file a location can name.
@@ -98,6 +103,12 @@ pub struct Program {
     /// libgit2's allocator is one: `{ fail_malloc, fail_realloc, fail_free }`, or the three
     /// stores of `stdalloc_init(a)` (`summary::idle_field_targets`).
     pub field_groups: Vec<Vec<(String, String)>>,
+    /// (variable key, USR of a function, parameter index): the function stores that parameter
+    /// into the function-pointer variable (`hook = m` in `set_allocator (m)`), so the variable
+    /// holds what the function's callers pass there (`summary::param_stores`). Variable keys
+    /// (`variable c:@hook`) are in `field_targets` and `open_fields` beside field keys: a
+    /// global or local function-pointer variable is resolved as a field is. Sorted, unique.
+    pub var_param_stores: Vec<(String, String, u32)>,
     /// (name, initial value, internal linkage) of every scalar global the program defines
     /// (`None`: not an integer constant, or definitions of the name disagree; internal: every
     /// definition of the name is `static`). By name: two `static`s of one name in different
@@ -503,8 +514,10 @@ pub enum Callee {
     /// A call through a function pointer; `sig` is the canonical spelling of the called function
     /// type, compared with `Function::sig` to find the possible targets. `field` is the key of the
     /// function-pointer field the pointer is loaded from (`struct mem_methods::alloc` for
-    /// `cfg.alloc(n)` or `p->alloc(n)`), whose stores may name the targets exactly
-    /// (`Program::field_targets`); `None` when the callee is not a struct member.
+    /// `cfg.alloc(n)` or `p->alloc(n)`), or of the function-pointer variable it is (`variable
+    /// c:@hook` for `hook(n)`, `frontend/fields.rs`), whose stores may name the targets exactly
+    /// (`Program::field_targets`); `None` when the callee is neither (a parameter, an array
+    /// element, a call's result).
     Indirect { target: Operand, sig: String, field: Option<String> },
 }
 

@@ -363,12 +363,13 @@ impl Summaries {
         }
         let mut by_field: HashMap<String, Vec<usize>> = HashMap::new();
         let mut lib_by_field: HashMap<String, Vec<&'static libmodel::LibFn>> = HashMap::new();
-        let idle = idle_field_targets(program, &by_usr);
-        for (key, usr) in &program.field_targets {
+        let (param_targets, param_open) = param_stores(program, &by_usr);
+        let idle = idle_field_targets(program, &by_usr, &param_targets);
+        for (key, usr) in program.field_targets.iter().chain(&param_targets) {
             if idle.contains(&(key.as_str(), usr.as_str())) {
                 continue;
             }
-            if program.open_fields.binary_search(key).is_err() {
+            if program.open_fields.binary_search(key).is_err() && !param_open.contains(key) {
                 // The key is known even when no stored function is defined here (`malloc`).
                 let v = by_field.entry(key.clone()).or_default();
                 v.extend(by_usr.get(usr).copied().filter(|&i| row_of(i).is_none()));
@@ -655,7 +656,13 @@ fn inert(f: &Function) -> bool {
 /// until start-up installs the real allocator, and `git__free` frees as `stdalloc__free` does.
 /// A no-op stored beside allocating functions (a destructor that keeps what it is given) stays a
 /// target, and the meet of the targets decides (disagreeing targets: no free known).
-fn idle_field_targets<'p>(program: &'p Program, by_usr: &HashMap<String, usize>) -> HashSet<(&'p str, &'p str)> {
+/// `extra`: the targets the callers of setters give variables (`param_stores`), which are in no
+/// group.
+fn idle_field_targets<'p>(
+    program: &'p Program,
+    by_usr: &HashMap<String, usize>,
+    extra: &[(String, String)],
+) -> HashSet<(&'p str, &'p str)> {
     let func = |usr: &str| by_usr.get(usr).map(|&i| &program.functions[i]);
     let fails = |usr: &str| func(usr).is_some_and(|f| f.returns_pointer && inert(f));
     let noop = |usr: &str| func(usr).is_some_and(|f| !f.returns_pointer && inert(f));
@@ -669,13 +676,114 @@ fn idle_field_targets<'p>(program: &'p Program, by_usr: &HashMap<String, usize>)
     }
     idle.retain(|s| !busy.contains(s));
     // A field whose every target would go keeps them: the configuration is then all there is.
-    let others =
-        |key: &str| program.field_targets.iter().any(|(k, u)| k == key && !idle.contains(&(k.as_str(), u.as_str())));
+    let others = |key: &str| {
+        program.field_targets.iter().any(|(k, u)| k == key && !idle.contains(&(k.as_str(), u.as_str())))
+            || extra.iter().any(|(k, _)| k == key)
+    };
     let keep: Vec<(&str, &str)> = idle.iter().copied().filter(|(k, _)| !others(k)).collect();
     for s in keep {
         idle.remove(&s);
     }
     idle
+}
+
+/// What the functions that store a parameter into a function-pointer variable
+/// (`Program::var_param_stores`, `hook = m` in `set_allocator (m)`) store there, from the direct
+/// calls to them: (variable key, USR) for every function a call passes as that argument, and
+/// the keys given something else too: some call passes a value that names no function (its own
+/// parameter, a load, a call's result), the function's address is taken (calls through pointers
+/// pass anything), or it changes the parameter or takes its address before or after the store.
+/// NULL passes nothing. A function no code of the program calls adds nothing: the program is
+/// the whole world, as for every other store (curl's `curl_global_init_mem (flags, m, f, ..)`,
+/// called by no code of libcurl, leaves `Curl_cmalloc` and `Curl_cfree` the C library's).
+fn param_stores(program: &Program, by_usr: &HashMap<String, usize>) -> (Vec<(String, String)>, HashSet<String>) {
+    let mut targets: Vec<(String, String)> = Vec::new();
+    let mut open: HashSet<String> = HashSet::new();
+    let mut by_fn: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
+    for (key, usr, i) in &program.var_param_stores {
+        let i = *i as usize;
+        let taken =
+            program.address_taken.binary_search(usr).is_ok() || program.cast_targets.iter().any(|(u, _)| u == usr);
+        let changed = by_usr.get(usr).is_none_or(|&f| param_changed(&program.functions[f], i));
+        if taken || changed {
+            open.insert(key.clone());
+        } else {
+            by_fn.entry(usr.as_str()).or_default().push((key.as_str(), i));
+        }
+    }
+    if by_fn.is_empty() {
+        return (targets, open);
+    }
+    for f in &program.functions {
+        for s in &f.stmts {
+            let Stmt::Call { callee: Callee::Direct { usr, .. }, args, .. } = s else { continue };
+            let Some(stores) = by_fn.get(usr.as_str()) else { continue };
+            for &(key, i) in stores {
+                let Some(arg) = args.get(i) else {
+                    open.insert(key.to_string());
+                    continue;
+                };
+                match passed_functions(f, arg) {
+                    Some(usrs) => targets.extend(usrs.into_iter().map(|u| (key.to_string(), u.to_string()))),
+                    None => {
+                        open.insert(key.to_string());
+                    }
+                }
+            }
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    (targets, open)
+}
+
+/// The functions an argument `arg` of a call in `f` names: a function, NULL (none), or a
+/// temporary of `f` every assignment of which is one of those (`set (c ? free : NULL)`); `None`
+/// for anything else (a parameter, a load, a call's result, a local whose address is taken).
+fn passed_functions<'f>(f: &'f Function, arg: &'f Operand) -> Option<Vec<&'f str>> {
+    let named = |op: &'f Operand| match op {
+        Operand::Func { usr, .. } => Some(Some(usr.as_str())),
+        Operand::Const(0) => Some(None),
+        _ => None,
+    };
+    if let Some(n) = named(arg) {
+        return Some(n.into_iter().collect());
+    }
+    let t = arg.local()?;
+    if t.index() < f.n_params as usize || local_set_by_call_or_address(f, t) {
+        return None;
+    }
+    let mut usrs = Vec::new();
+    for s in &f.stmts {
+        if let Stmt::Assign { dst, src } = s {
+            if dst.as_local() == Some(t) {
+                match src {
+                    Rvalue::Use(op) => usrs.extend(named(op)?),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    Some(usrs)
+}
+
+/// Is local `l` of `f` given a call's result, or its address taken?
+fn local_set_by_call_or_address(f: &Function, l: LocalId) -> bool {
+    f.stmts.iter().any(|s| match s {
+        Stmt::Assign { src: Rvalue::AddrOf(place), .. } => place.storage_local() == Some(l),
+        Stmt::Assign { .. } => false,
+        Stmt::Call { dst, .. } => dst.as_ref().and_then(|d| d.as_local()) == Some(l),
+    })
+}
+
+/// Does `f` assign its parameter `i`, or take its address (then anything may be stored there)?
+fn param_changed(f: &Function, i: usize) -> bool {
+    let Some(p) = f.params().nth(i) else { return true };
+    let addr_of = |r: &Rvalue| matches!(r, Rvalue::AddrOf(place) if place.storage_local() == Some(p));
+    f.stmts.iter().any(|s| match s {
+        Stmt::Assign { dst, src } => dst.as_local() == Some(p) || addr_of(src),
+        Stmt::Call { dst, .. } => dst.as_ref().and_then(|d| d.as_local()) == Some(p),
+    })
 }
 
 /// The USR of the function `f` only hands its arguments to, when that is all `f` does: one

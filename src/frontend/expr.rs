@@ -927,8 +927,9 @@ impl Lowerer<'_, '_, '_> {
             }
             None => {
                 let sig = self.cx.type_spelling(clang::function_type(callee_s.ty())).to_string();
-                // `x.f(…)`, `p->f(…)`: the targets may be known from what is stored into `f`.
-                let field = self.cx.member_field_key(callee_s);
+                // `x.f(…)`, `p->f(…)`, `hook(…)`: the targets may be known from what is stored
+                // into `f` or `hook`.
+                let field = self.cx.member_field_key(callee_s).or_else(|| self.cx.var_ref_key(callee_s));
                 Callee::Indirect { target: self.expr(callee_s), sig, field }
             }
         };

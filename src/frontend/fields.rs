@@ -1,4 +1,5 @@
-//! What is stored into function-pointer fields: the targets of calls through `x.f` / `p->f`.
+//! What is stored into function-pointer fields and variables: the targets of calls through
+//! `x.f` / `p->f` and through a global or local `hook`.
 //!
 //! Input: the top-level variable declarations whose type can hold a pointer and the function
 //! definitions of a translation unit (`TuCtx::collect_field_stores`; `frontend/mod.rs` says why
@@ -8,7 +9,10 @@
 //! `TuCtx::open_fields` (fields that may hold a value no store names) and `TuCtx::field_groups`
 //! (the stores one initializer list, or one body's assignments to one struct's fields, made
 //! together: a table's configuration, `summary::idle_field_targets`), merged into
-//! `ir::Program` by `frontend/mod.rs`; the key carried by `Callee::Indirect::field`.
+//! `ir::Program` by `frontend/mod.rs`; the key carried by `Callee::Indirect::field`. For
+//! variables the same tables (keys starting with `ir::VAR_KEY`), plus `TuCtx::var_param_stores`
+//! (a body storing its own parameter into a variable) and `TuCtx::defined_vars` (the variables
+//! defined here: a global only ever declared `extern` is opened at the merge).
 //! Invariants:
 //! - A field key is the canonical spelling of the struct that declares the field plus the field
 //!   name (`struct mem_methods::alloc`): typedef names, the TU and the access path do not matter.
@@ -22,6 +26,10 @@
 //!   or behind `&`) or a constant opens the field: initializer elements and assignments of any
 //!   other value (a parameter, a local, a load from another field, a call result), and `&x.f`
 //!   (the field may be written through that pointer).
+//! - A variable key names a `VarDecl` of function-pointer type (never a parameter); its stores
+//!   are its initializer and the assignments to it, recorded as a field's are, except that a
+//!   parameter of the function making the store is recorded as such (`var_param_stores`), not
+//!   as an opening; `&hook` opens it.
 //! - Whole-struct copies (`cfg.m = *methods;`, `*p = defaults;`, a struct passed or returned by
 //!   value) and `memcpy` are not stores into the fields: the copied value was built by
 //!   initializers and assignments that are recorded here. This is the usual assumption of
@@ -37,6 +45,7 @@ use super::clang::{self, classify, Cursor, TypeClass};
 use super::expr::strip_plain;
 use super::lower::{Holds, TuCtx};
 use super::tree::Tree;
+use crate::ir::VAR_KEY;
 
 /// An aggregate being filled by the positional elements of an initializer list (C11 6.7.9:
 /// the "current object", with brace elision descending into sub-aggregates).
@@ -190,7 +199,7 @@ impl TuCtx<'_, '_> {
     /// compound literals), assignments `x.f = v` / `p->f = v`, and `&x.f`.
     pub fn collect_field_stores(&mut self, root: Cursor) {
         let keep = |c: Cursor| match c.kind() {
-            CXCursor_InitListExpr => true,
+            CXCursor_InitListExpr | CXCursor_VarDecl => true,
             CXCursor_BinaryOperator => c.binop() == CXBinaryOperator_Assign,
             CXCursor_UnaryOperator => c.unop() == CXUnaryOperator_AddrOf,
             _ => false,
@@ -209,6 +218,12 @@ impl TuCtx<'_, '_> {
         // The assignments of a body form one group; each initializer list starts its own
         // (`init_list_stores`).
         let outer = std::mem::take(&mut self.field_group);
+        let outer_root = self.store_root.replace(root);
+        if root.kind() == CXCursor_VarDecl {
+            // A global: its initializer is no function's, and the walk below starts under it.
+            self.store_root = None;
+            self.note_var_decl(root);
+        }
         // Lists inside lists are handled with their enclosing list, which knows the type of the
         // member they initialize; the walk is pre-order, so the enclosing list comes first.
         let mut nested: HashSet<usize> = HashSet::new();
@@ -219,17 +234,18 @@ impl TuCtx<'_, '_> {
                         self.init_list_stores(c, c.ty(), &mut nested);
                     }
                 }
+                CXCursor_VarDecl => self.note_var_decl(c),
                 CXCursor_BinaryOperator => {
                     let kids = self.kids(c);
                     if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
-                        if let Some(key) = self.member_field_key(l) {
+                        if let Some(key) = self.member_field_key(l).or_else(|| self.var_ref_key(l)) {
                             self.note_stored(&key, r);
                         }
                     }
                 }
                 _ => {
                     if let Some(k) = self.kids(c).into_iter().next() {
-                        if let Some(key) = self.member_field_key(k) {
+                        if let Some(key) = self.member_field_key(k).or_else(|| self.var_ref_key(k)) {
                             self.open_fields.push(key);
                         }
                     }
@@ -237,6 +253,50 @@ impl TuCtx<'_, '_> {
             }
         }
         self.end_field_group(outer);
+        self.store_root = outer_root;
+    }
+
+    /// The key of a function-pointer variable (a global, a `static` or automatic local; not a
+    /// parameter): `variable ` and libclang's USR, which names a `static` one by its file's base
+    /// name and a local also by its offset and function (`c:x.c@hook`, `c:x.c@432@F@f@cleanup`).
+    /// Two variables with one key (`static` hooks of one name in two files of one base name, or
+    /// one header's `static` copied into each TU) share their stores and openness, which only
+    /// adds targets. `None` for other declarations.
+    pub fn var_key(&mut self, decl: Cursor) -> Option<String> {
+        if decl.kind() != CXCursor_VarDecl {
+            return None;
+        }
+        let decl = decl.canonical();
+        if let Some(k) = self.field_keys.get(&decl.decl_key()) {
+            return k.clone();
+        }
+        let usr = if clang::is_function_pointer(decl.ty()) { decl.usr() } else { String::new() };
+        let key = (!usr.is_empty()).then(|| format!("{VAR_KEY}{usr}"));
+        self.field_keys.insert(decl.decl_key(), key.clone());
+        key
+    }
+
+    /// The key of `e` if it names a function-pointer variable (`hook`, `cleanup`).
+    pub fn var_ref_key(&mut self, e: Cursor) -> Option<String> {
+        let v = self.strip(e);
+        if v.kind() != CXCursor_DeclRefExpr {
+            return None;
+        }
+        self.var_key(v.referenced()?)
+    }
+
+    /// A declaration of a function-pointer variable: its initializer is a store, and a
+    /// definition says the program holds all of the variable's stores (`defined_vars`).
+    fn note_var_decl(&mut self, d: Cursor) {
+        let Some(key) = self.var_key(d) else { return };
+        let init = d.var_initializer();
+        // Locals are always defined here; a global unless only declared `extern`.
+        if init.is_some() || d.storage_class() != CX_SC_Extern || !d.has_global_storage() {
+            self.defined_vars.push(key.clone());
+        }
+        if let Some(v) = init {
+            self.note_stored(&key, v);
+        }
     }
 
     /// Close the group being collected, split by the struct declaring each field (one table's
@@ -299,7 +359,28 @@ impl TuCtx<'_, '_> {
         {
             return;
         }
+        // A variable given the function's own parameter (`hook = m` in `set_allocator (m)`)
+        // holds what the function's callers pass (`summary::param_stores`); a field stays open.
+        if key.starts_with(VAR_KEY) {
+            if let Some((usr, i)) = self.stored_param(v) {
+                self.var_param_stores.push((key.to_string(), usr, i));
+                return;
+            }
+        }
         self.open_fields.push(key.to_string());
+    }
+
+    /// The function whose body is walked and the index of its parameter `v` names, if it names
+    /// one of them.
+    fn stored_param(&mut self, v: Cursor) -> Option<(String, u32)> {
+        if v.kind() != CXCursor_DeclRefExpr {
+            return None;
+        }
+        let p = v.referenced().filter(|d| d.kind() == CXCursor_ParmDecl)?;
+        let root = self.store_root?;
+        let n = u32::try_from(root.num_args()).ok()?;
+        let i = (0..n).find(|&i| root.arg(i).is_some_and(|a| a.decl_key() == p.decl_key()))?;
+        Some((self.function_usr(root), i))
     }
 
     /// The stores made by the initializer list `list` of an object of type `ty`.

@@ -81,6 +81,15 @@ pub(super) struct TuCtx<'t, 'i> {
     /// collected.
     pub field_groups: Vec<Vec<(String, String)>>,
     pub field_group: Vec<(String, String)>,
+    /// (variable key, function USR, parameter index) for each function that stores its
+    /// parameter into a function-pointer variable (`ir::Program::var_param_stores`).
+    pub var_param_stores: Vec<(String, String, u32)>,
+    /// The keys of the function-pointer variables defined here (`fields.rs`): locals, and
+    /// globals not declared `extern`.
+    pub defined_vars: Vec<String>,
+    /// The function whose body `collect_field_stores` walks (`None` for a global's
+    /// initializer): the one a stored parameter belongs to.
+    pub(super) store_root: Option<Cursor>,
     /// Scalar globals (integers, enums, pointers) defined here: name, initial value (C's zero
     /// without an initializer; `None` when it is no integer constant), internal linkage.
     pub scalar_globals: Vec<(String, Option<i64>, bool)>,
@@ -186,6 +195,9 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             open_fields: Vec::new(),
             field_groups: Vec::new(),
             field_group: Vec::new(),
+            var_param_stores: Vec::new(),
+            defined_vars: Vec::new(),
+            store_root: None,
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
             attributes: Vec::new(),

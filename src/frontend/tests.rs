@@ -633,6 +633,51 @@ fn stores_into_function_pointer_fields_are_recorded() {
 }
 
 #[test]
+fn stores_into_function_pointer_variables_are_recorded() {
+    let (prog, rep) = lower_src(
+        "typedef void (*rel_t)(void *);\n\
+         void r1(void *p); void r2(void *p);\n\
+         rel_t hook = r1;\n\
+         static rel_t shook;\n\
+         extern rel_t ext;\n\
+         rel_t taken = (rel_t)r1;\n\
+         rel_t *pt = &taken;\n\
+         void set(int k, rel_t f) { hook = f; shook = k ? r2 : 0; ext = r2; f = r1; }\n\
+         void use(void *p, rel_t cb) {\n\
+           rel_t local = r2;\n\
+           local(p); hook(p); (*shook)(p); ext(p); taken(p); cb(p);\n\
+           rel_t other; other = cb; other(p);\n\
+         }\n",
+    );
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let keys = indirect_fields(func(&prog, "use"));
+    let var = |k: Option<&str>| k.and_then(|k| k.strip_prefix(crate::ir::VAR_KEY)).map(str::to_string);
+    let names: Vec<Option<String>> = keys.iter().map(|k| var(*k)).collect();
+    // Variables are named by their USR (a `static` one and locals with their file's base name);
+    // a call through a parameter has no key.
+    assert_eq!(names[1].as_deref(), Some("c:@hook"));
+    assert_eq!(names[2].as_deref(), Some("c:t.c@shook"));
+    assert_eq!(names[3].as_deref(), Some("c:@ext"));
+    assert_eq!(names[4].as_deref(), Some("c:@taken"));
+    assert_eq!(names[5], None);
+    assert!(names[0].as_deref().is_some_and(|k| k.starts_with("c:t.c@") && k.ends_with("@F@use@local")), "{names:?}");
+    assert!(names[6].as_deref().is_some_and(|k| k.contains("other")), "{names:?}");
+    let key = |k: &Option<String>| format!("{}{}", crate::ir::VAR_KEY, k.as_deref().unwrap_or(""));
+    // Initializers and assignments, casts and `?:` included; NULL stores nothing.
+    assert_eq!(field_targets_of(&prog, &key(&names[1])), ["r1"]);
+    assert_eq!(field_targets_of(&prog, &key(&names[2])), ["r2"]);
+    assert_eq!(field_targets_of(&prog, &key(&names[0])), ["r2"]);
+    // A parameter stored is recorded with its function, even one the function changes (`f = r1`:
+    // `summary::param_stores` reads that in the function's IR).
+    assert_eq!(
+        prog.var_param_stores,
+        [(key(&names[1]), "c:@F@set".to_string(), 1), (key(&names[6]), "c:@F@use".to_string(), 1),]
+    );
+    // Open: a variable no TU defines (`ext`), and one whose address is taken.
+    assert_eq!(prog.open_fields, [key(&names[3]), key(&names[4])]);
+}
+
+#[test]
 fn stores_made_together_form_groups() {
     let (prog, rep) = lower_src(
         "#include <stddef.h>\n\
