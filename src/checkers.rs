@@ -88,7 +88,20 @@ pub fn diagnostics(
 ) -> Vec<Diagnostic> {
     let func = cx.func;
     let mut out = Vec::new();
-    for v in verdicts {
+    // A C++ container of raw pointers that dies holding blocks is reported once, at the first
+    // of them (by source order) that leaks, as a lost C container is reported once.
+    let held: Vec<Option<(String, crate::ir::StmtId)>> = verdicts.iter().map(|v| container_of(func, v.stmt)).collect();
+    let mut first_of: Vec<(&str, Loc)> = Vec::new();
+    for (v, c) in verdicts.iter().zip(&held) {
+        let Some((c, _)) = c.as_ref().filter(|_| v.leak.is_some() && policy.reports(v.category)) else { continue };
+        let loc = func.stmt_loc(v.stmt);
+        match first_of.iter_mut().find(|(n, _)| *n == c) {
+            Some(e) if (loc.file, loc.line, loc.col) < (e.1.file, e.1.line, e.1.col) => e.1 = loc,
+            Some(_) => {}
+            None => first_of.push((c, loc)),
+        }
+    }
+    for (v, container) in verdicts.iter().zip(&held) {
         let alloc_loc = func.stmt_loc(v.stmt);
         let base = |rule: Rule, message: String, path: Vec<Note>| Diagnostic {
             suppression: None,
@@ -107,7 +120,10 @@ pub fn diagnostics(
             message: format!("memory is allocated here by '{}'", v.allocator),
         }];
         alloc_notes.extend(wrapper_chain(func, v, at, summaries));
-        if policy.reports(v.category) {
+        let reported_elsewhere = container
+            .as_ref()
+            .is_some_and(|(c, _)| v.leak.is_some() && first_of.iter().any(|(n, l)| *n == c && *l != alloc_loc));
+        if policy.reports(v.category) && !reported_elsewhere {
             let steps = v.leak.as_deref().unwrap_or(&[]);
             let realloc = realloc_overwrite(steps);
             let mut message = match realloc {
@@ -127,6 +143,16 @@ pub fn diagnostics(
                 ));
             }
             let mut path = alloc_notes.clone();
+            if let (Some((c, store)), Some(_)) = (container, &v.leak) {
+                message.push_str(&format!(
+                    "; it is held by the container '{c}', which does not delete its elements when it dies or is cleared"
+                ));
+                path.push(Note {
+                    kind: NoteKind::Alloc,
+                    loc: at.src(func.stmt_loc(*store)),
+                    message: format!("the memory is stored into '{c}' here"),
+                });
+            }
             path.extend(notes(func, steps, at, &v.allocator));
             out.push(base(if realloc.is_some() { Rule::LeakOnReallocFailure } else { Rule::Leak }, message, path));
         }
@@ -152,6 +178,63 @@ pub fn diagnostics(
         }
     }
     out
+}
+
+/// The container of raw pointers (`ir::CONTAINER_ELEMENTS`) the block the allocation `site`
+/// returns is stored into, directly or through plain copies of locals, as its source text
+/// (`items`, `this->by_key`), and the store; `None` when it is stored into none.
+fn container_of(func: &Function, site: crate::ir::StmtId) -> Option<(String, crate::ir::StmtId)> {
+    use crate::ir::{Operand, Place, Rvalue, Stmt};
+    let Stmt::Call { dst: Some(Place::Local(first)), .. } = func.stmt(site) else { return None };
+    let mut copies = vec![*first];
+    // The locals the block is copied into (`Item *p = new Item; v.push_back(p);`).
+    loop {
+        let before = copies.len();
+        for s in &func.stmts {
+            if let Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(x))) } = s {
+                if copies.contains(x) && !copies.contains(d) {
+                    copies.push(*d);
+                }
+            }
+        }
+        if copies.len() == before || copies.len() > 16 {
+            break;
+        }
+    }
+    func.stmts.iter().enumerate().find_map(|(i, s)| match s {
+        Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(x))) } if copies.contains(x) => {
+            container_place(dst).map(|c| (place_text(func, c), crate::ir::StmtId::from_usize(i)))
+        }
+        _ => None,
+    })
+}
+
+/// The container object whose cell `p` is (`v` in `v.(elements)[]` or `v.(elements)[].second`).
+fn container_place(p: &crate::ir::Place) -> Option<&crate::ir::Place> {
+    use crate::ir::Place;
+    match p {
+        Place::Field(inner, f) if f == "second" => container_place(inner),
+        Place::Index(inner) => match &**inner {
+            Place::Field(obj, f) if f == crate::ir::CONTAINER_ELEMENTS => Some(obj),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A place as the source would name it (`items`, `this->items`, `s.items`).
+fn place_text(func: &Function, p: &crate::ir::Place) -> String {
+    use crate::ir::Place;
+    match p {
+        Place::Local(l) => func.local(*l).name.clone(),
+        Place::Global(g) => g.rsplit("::").next().unwrap_or(g).to_string(),
+        Place::Field(inner, f) => match &**inner {
+            Place::Deref(q) => format!("{}->{f}", place_text(func, q)),
+            q => format!("{}.{f}", place_text(func, q)),
+        },
+        Place::Deref(q) => format!("*{}", place_text(func, q)),
+        Place::Index(q) => format!("{}[]", place_text(func, q)),
+    }
 }
 
 /// A release by a deallocator of another family (`fastcheck::Mismatch`): reported at the

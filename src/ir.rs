@@ -160,6 +160,11 @@ impl Program {
 /// drip does not know how to destroy): no function has it, so the call is an unknown call, but the
 /// callee is defined in the program, and `-v` names it apart from the functions defined nowhere.
 pub const OPAQUE_CPP_USR: &str = "drip:c++:opaque:";
+
+/// The field of a standard container of raw pointers (`frontend/stdlib.rs`) whose elements are
+/// its cells (`Place::Index` of it). Not a C++ identifier, so no field of the program shares it;
+/// the checkers name the container of a block stored there (`checkers::container_of`).
+pub const CONTAINER_ELEMENTS: &str = "(elements)";
 /// The prefix of every USR the C++ lowering makes up (`new`/`delete` rows, implicit destructors,
 /// opaque calls, a local's death at scope exit): no source file spells it.
 pub const CPP_RESERVED_USR: &str = "drip:c++:";

@@ -24,7 +24,9 @@
 //!   constructor (and a written constructor's parts it does not initialize) default-construct
 //!   the members and bases.
 //! - A `std::unique_ptr` dies by the destructor its contract describes (`stdlib.rs`, which
-//!   lowers its methods too: `cpp_call_on` asks `std_call` first).
+//!   lowers its methods too: `cpp_call_on` asks `std_call` first). A local standard container
+//!   of raw pointers dies with nothing run (its cells are lost with it); `stdlib.rs` lowers its
+//!   methods, and `range_for` walks its cells.
 //! - Any other destructor (a system header's class, a template's instantiation, an array of
 //!   objects with destructors, a virtual destructor through `delete`) is not followed: what it
 //!   could release escapes instead, so that its absence never makes a report. A call into a
@@ -572,6 +574,10 @@ impl Lowerer<'_, '_, '_> {
         let kids = self.kids(s);
         let Some((&body, parts)) = kids.split_last() else { return };
         let loc = self.loc(s);
+        // The loop variable, and the standard container of pointers the loop walks, if it is one
+        // (`stdlib::Container`): each iteration binds the variable to the container's cell.
+        let mut var = None;
+        let mut walked: Option<Place> = None;
         for p in parts {
             match p.kind() {
                 CXCursor_VarDecl => {
@@ -583,7 +589,15 @@ impl Lowerer<'_, '_, '_> {
                         is_ref,
                     };
                     self.vars.insert(p.decl_key(), v);
+                    // A copy of a map's pair is read, not changed, in the loops drip follows:
+                    // it names the cell too, whose fields facts then see.
+                    let alias = is_ref || p.type_class() == TypeClass::Record;
+                    var = Some((Place::Local(id), alias, p.decl_key()));
                 }
+                _ if p.is_expression() && walked.is_none() => match self.range_container(*p) {
+                    Some((obj, _)) => walked = Some(obj),
+                    None => self.stmt(*p),
+                },
                 k if p.is_expression() || k == CXCursor_DeclStmt => self.stmt(*p),
                 _ => {}
             }
@@ -591,13 +605,42 @@ impl Lowerer<'_, '_, '_> {
         let header = self.new_block();
         let body_b = self.new_block();
         let exit = self.new_block();
+        // Over a modelled container the loop counts its elements, as C's `for (i = 0; i < n;
+        // i++)` over an array does, so that it runs when something was stored.
+        let counter = walked.as_ref().map(|obj| {
+            let i = self.new_temp(TypeClass::Other, loc);
+            self.assign(Place::Local(i), Rvalue::Use(Operand::Const(0)), loc);
+            (i, super::stdlib::size(obj.clone()))
+        });
+        let step = counter.as_ref().map(|_| self.new_block());
         self.enter(header, loc);
-        let cond = Cond { kind: CondKind::Opaque, text: "(range not at its end)".to_string(), text_on_else: false };
+        let kind = match &counter {
+            Some((i, size)) => CondKind::Cmp(CmpOp::Lt, Operand::Place(Place::Local(*i)), Operand::Place(size.clone())),
+            None => CondKind::Opaque,
+        };
+        let cond = Cond { kind, text: "(range not at its end)".to_string(), text_on_else: false };
         self.terminate(Terminator::Branch { cond, then_: body_b, else_: exit }, loc);
-        self.jumps.push(super::lower::Jump::Loop { brk: exit, cont: header, scopes: self.scopes.len() });
+        let cont = step.unwrap_or(header);
+        self.jumps.push(super::lower::Jump::Loop { brk: exit, cont, scopes: self.scopes.len() });
         self.enter(body_b, loc);
+        if let (Some((v, alias, key)), Some(obj)) = (var, walked) {
+            if alias {
+                // A reference to the element names the cell itself.
+                let cell = super::stdlib::cell(obj);
+                self.vars.insert(key, super::lower::VarInfo { place: cell, is_array: false, is_ref: false });
+            } else {
+                self.assign(v, Rvalue::Use(Operand::Place(super::stdlib::cell(obj))), loc);
+            }
+        }
         self.stmt(body);
-        self.goto(header, loc);
+        self.goto(cont, loc);
+        if let (Some(step), Some((i, _))) = (step, counter) {
+            self.enter(step, loc);
+            let i = Place::Local(i);
+            let src = Rvalue::Opaque(vec![Operand::Place(i.clone()), Operand::Const(1)]);
+            self.assign_step(i, src, 1, true, loc);
+            self.goto(header, loc);
+        }
         self.jumps.pop();
         self.enter(exit, loc);
     }
@@ -738,8 +781,11 @@ impl Lowerer<'_, '_, '_> {
                 continue;
             };
             let a = self.cx.tree.among_kids(e, a);
-            if clang::param_type(fn_ty, i - first_arg).is_some_and(clang::is_reference) {
-                // A reference parameter receives the address of its argument.
+            let pty = clang::param_type(fn_ty, i - first_arg);
+            if pty.is_some_and(|t| clang::is_reference(t) || super::stdlib::owner_by_value(t)) {
+                // A reference parameter receives the address of its argument; so does a
+                // `std::unique_ptr` by value, whose object is the caller's temporary (as the
+                // C++ ABI passes it), destroyed by the caller after the call.
                 let rv = self.addr_of(a);
                 let op = self.rvalue_operand(rv, loc);
                 args.push(op);

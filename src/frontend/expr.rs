@@ -983,6 +983,11 @@ impl Lowerer<'_, '_, '_> {
                 if let Some(x) = self.expect_arg(e) {
                     return self.cond_at(x, t, f, Some((text_c, neg)));
                 }
+                if self.cx.cpp {
+                    if let Some(count) = self.container_empty(e) {
+                        return self.branch(CondKind::Truthy(count), f, t, text_c, !neg);
+                    }
+                }
             }
             CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_LNot => {
                 if let Some(x) = self.kids(e).into_iter().next() {

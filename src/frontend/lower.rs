@@ -1453,7 +1453,13 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn declare_local(&mut self, decl: Cursor, name: String, kind: LocalKind, loc: Loc) -> LocalId {
-        let class = decl.type_class();
+        let mut class = decl.type_class();
+        // A `std::unique_ptr` parameter by value is the caller's object, passed by its address
+        // (`cpp::cpp_call_on`): a reference to it here, which the caller destroys.
+        let owner_param = self.cx.cpp && kind == LocalKind::Param && super::stdlib::owner_by_value(decl.ty());
+        if owner_param {
+            class = TypeClass::Pointer;
+        }
         let id = LocalId::from_usize(self.locals.len());
         let pointee_pointer = (class == TypeClass::Pointer)
             .then(|| match super::clang::classify(super::clang::pointee(decl.ty())) {
@@ -1472,7 +1478,7 @@ impl Lowerer<'_, '_, '_> {
             loc,
         });
         self.local_is_array.push(class == TypeClass::Array);
-        let is_ref = self.cx.cpp && class == TypeClass::Pointer && clang::is_reference(decl.ty());
+        let is_ref = owner_param || (self.cx.cpp && class == TypeClass::Pointer && clang::is_reference(decl.ty()));
         self.vars
             .insert(decl.decl_key(), VarInfo { place: Place::Local(id), is_array: class == TypeClass::Array, is_ref });
         id
@@ -1828,6 +1834,11 @@ impl Lowerer<'_, '_, '_> {
             }
         } else {
             self.end_full(full, None, loc);
+        }
+        if self.cx.cpp && super::stdlib::container(v.ty()).is_some() {
+            // A standard container of raw pointers frees none of them when it dies: its cells
+            // (`stdlib::ELEMENTS`) die with the local, losing what they still hold.
+            return;
         }
         if self.cx.cpp && self.cx.owns_resources(v.ty()) {
             // Its destructor runs when the scope ends. One drip cannot follow (a class of the

@@ -1,14 +1,19 @@
 //! The C++ standard library's owners, by their contracts rather than by libstdc++'s template
 //! bodies (which libclang shows uninstantiated).
 //!
-//! Input: calls (cursors) whose callee is a method of `std::unique_ptr`, or one of the function
-//! templates `std::make_unique`, `std::move`, `std::forward`; the types of locals and members.
+//! Input: calls (cursors) whose callee is a method of `std::unique_ptr` or of a standard
+//! container of raw pointers, or one of the function templates `std::make_unique`, `std::move`,
+//! `std::forward`; range-based `for` loops over such containers; the types of locals and members.
 //! Output: IR statements made of what C already has: a `std::unique_ptr<T>` (with the default
 //! deleter) is an object with one pointer field, `OWNED`, and a destructor drip writes
 //! (`lower::lower_owner_dtor`) that deletes what the field holds, as `delete p` (or `delete[] p`
 //! for `T[]`) does. Its constructors, `release`, `reset`, `get`, `swap`, moves and operators
 //! are loads and stores of the field plus that delete, so leaks (`u.release();` dropped) and
 //! double frees (`delete u.get();` before the scope ends) are found by the ordinary analysis.
+//! A container of `T *` (`container`) is an object with an array field, `ELEMENTS`, whose one
+//! cell holds what it stores (a map's cell is the pair, the pointer its `second`), and a count,
+//! `SIZE`; it frees nothing when it dies, so a local one that dies holding blocks loses them, as
+//! a C local array does.
 //! Invariants:
 //! - Only a class of a system header in namespace `std` (or an inline namespace inside it) is
 //!   modelled, and `unique_ptr` only with `std::default_delete`: a custom deleter keeps the
@@ -17,9 +22,13 @@
 //!   given escapes; it never frees.
 //! - `std::string` dies trivially for drip (its buffer is never the program's block), so a class
 //!   holding one is followed; its methods are calls with no body (what they are given escapes).
+//! - A container's method not listed in `container_call` (`begin`, `find`, `swap`, `resize`,
+//!   a map's `insert` of a pair), its copies and assignments are calls with no body: the
+//!   container and what they are given escape, so what the model cannot follow is never
+//!   reported. Only a local container dies without an escape (`lower.rs`).
 //! - Not modelled, so escaping as before: `std::shared_ptr`/`make_shared` (reference counted;
-//!   cycles of owners are not detected), the containers (a container of raw
-//!   pointers does not free its elements, which drip misses), `std::function`.
+//!   cycles of owners are not detected), iterators, containers of anything but raw pointers,
+//!   `std::function`.
 
 #![allow(non_upper_case_globals)]
 
@@ -87,11 +96,78 @@ pub fn unique_ptr(ty: CXType) -> Option<(CXType, bool)> {
     }
 }
 
+/// Whether `ty` (a parameter's type) is a modelled `std::unique_ptr` itself, not a reference to
+/// one: the parameter is the caller's object, passed by address (`lower::declare_local`).
+pub fn owner_by_value(ty: CXType) -> bool {
+    !clang::is_reference(ty) && unique_ptr(ty).is_some()
+}
+
 /// Whether `ty` is a `std::basic_string` (`std::string`, `std::wstring`): it owns only its own
 /// buffer, which the program never sees, so its death releases nothing drip follows.
 pub fn string(ty: CXType) -> bool {
     let c = clang::canonical(ty);
     c.kind == CXType_Record && clang::type_declaration(c).is_some_and(|d| d.spelling() == "basic_string" && in_std(d))
+}
+
+/// The field of a modelled container object (`container`) whose elements are its cells: one
+/// array, all indices collapsed, as C's arrays are. Not a C++ identifier.
+pub const ELEMENTS: &str = crate::ir::CONTAINER_ELEMENTS;
+
+/// The shape of a standard container of raw pointers (`container`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Container {
+    /// `vector`, `list`, `deque`, `forward_list` of `T*`: a cell is the pointer.
+    Sequence,
+    /// `set`, `unordered_set` (and `multi` forms) of `T*`: a cell is the pointer.
+    Set,
+    /// `map`, `unordered_map` (and `multi` forms) of `K` to `T*`: a cell is a `std::pair`, the
+    /// pointer its `second`.
+    Map,
+}
+
+/// Whether `ty` is a standard container that holds raw pointers it never frees, and of which
+/// shape. Containers of anything else (`unique_ptr`s, values) are not modelled.
+pub fn container(ty: CXType) -> Option<Container> {
+    let c = clang::canonical(ty);
+    if c.kind != CXType_Record {
+        return None;
+    }
+    let decl = clang::type_declaration(c)?;
+    let (shape, arg) = match decl.spelling().as_str() {
+        "vector" | "list" | "deque" | "forward_list" => (Container::Sequence, 0),
+        "set" | "multiset" | "unordered_set" | "unordered_multiset" => (Container::Set, 0),
+        "map" | "multimap" | "unordered_map" | "unordered_multimap" => (Container::Map, 1),
+        _ => return None,
+    };
+    if !in_std(decl) {
+        return None;
+    }
+    // SAFETY: plain FFI on a type value.
+    let element = unsafe { clang_Type_getTemplateArgumentAsType(c, arg) };
+    (clang::canonical(element).kind == CXType_Pointer).then_some(shape)
+}
+
+/// The field of a modelled container object that counts its elements: 0 when built empty,
+/// stepped by each store and removal, so that a loop over the elements runs when something
+/// was stored (as C's counted arrays, `facts`' steps).
+pub const SIZE: &str = "(size)";
+
+/// The element count of the container object `obj` (`SIZE`).
+pub fn size(obj: Place) -> Place {
+    Place::Field(Box::new(obj), SIZE.to_string())
+}
+
+/// The cell of the container object `obj` (`ELEMENTS`, all indices collapsed).
+pub fn cell(obj: Place) -> Place {
+    Place::Index(Box::new(Place::Field(Box::new(obj), ELEMENTS.to_string())))
+}
+
+/// The place of the pointer a cell of a container of shape `shape` holds.
+fn held(shape: Container, obj: Place) -> Place {
+    match shape {
+        Container::Map => Place::Field(Box::new(cell(obj)), "second".to_string()),
+        Container::Sequence | Container::Set => cell(obj),
+    }
 }
 
 /// The std function template `decl` specializes, by name (`move`, `make_unique`).
@@ -123,6 +199,9 @@ impl Lowerer<'_, '_, '_> {
             };
         }
         let class = decl.semantic_parent()?;
+        if let Some(shape) = container(class.ty()) {
+            return self.container_call(e, decl, shape, want, object);
+        }
         let (pointee, array) = unique_ptr(class.ty())?;
         self.unique_ptr_call(e, decl, class.ty(), pointee, array, want, object)
     }
@@ -320,6 +399,218 @@ impl Lowerer<'_, '_, '_> {
         self.assign(owned(src), Rvalue::Use(Operand::Const(0)), loc);
         Operand::Place(Place::Local(t))
     }
+
+    /// A call of a method of a standard container of raw pointers (`container`), by its
+    /// contract: what it stores goes into the container's cell (`held`), what it reads is that
+    /// cell. `None`: not modelled, lowered as a call with no body (the container and what the
+    /// call is given escape), which is what every method not listed here gets (`begin`, `swap`,
+    /// copies, assignments).
+    fn container_call(
+        &mut self,
+        e: Cursor,
+        decl: Cursor,
+        shape: Container,
+        want: &Want,
+        object: Option<&Operand>,
+    ) -> Option<Option<Rvalue>> {
+        let loc = self.loc(e);
+        let name = decl.spelling();
+        if decl.kind() == CXCursor_Constructor {
+            // The empty container a declaration builds; any other (a copy, a fill from a range,
+            // a temporary) is not followed.
+            let Want::Into(d) = want else { return None };
+            if e.num_args() != 0 || object.is_some() {
+                return None;
+            }
+            self.assign(size(d.clone()), Rvalue::Use(Operand::Const(0)), loc);
+            return Some(None);
+        }
+        if decl.kind() != CXCursor_CXXMethod || decl.is_static_method() {
+            return None;
+        }
+        let first = if method_named(self, e) { 0 } else { 1 };
+        let n = (e.num_args().max(0) as u32).saturating_sub(first);
+        let arg = |lw: &mut Self, i: u32| e.arg(i + first).map(|a| lw.cx.tree.among_kids(e, a));
+        let pointer = |a: Option<Cursor>| {
+            a.is_some_and(|a| {
+                let t = clang::canonical(a.ty());
+                clang::classify(t) == TypeClass::Pointer || t.kind == CXType_NullPtr
+            })
+        };
+        // What the call does, decided before anything is lowered, so that `None` lowers nothing.
+        enum Op {
+            Store(u32),
+            StorePair(Cursor, Cursor),
+            Insert,
+            Read,
+            Scalar,
+            Size,
+            Empty,
+            Pop,
+            Clear,
+            Forget,
+        }
+        let op = match (shape, name.as_str(), n) {
+            (Container::Sequence, "push_back" | "emplace_back" | "push_front" | "emplace_front", 1)
+                if pointer(arg(self, 0)) =>
+            {
+                Op::Store(0)
+            }
+            (Container::Set, "insert" | "emplace", 1) if pointer(arg(self, 0)) => Op::Store(0),
+            (Container::Map, "emplace" | "try_emplace" | "insert_or_assign", 2) if pointer(arg(self, 1)) => {
+                Op::Store(1)
+            }
+            (Container::Map, "insert", 1) => match arg(self, 0).and_then(|a| pair_parts(self, a)) {
+                Some((k, v)) if pointer(Some(v)) => Op::StorePair(k, v),
+                _ => return None,
+            },
+            // A map's `operator[]` inserts the key when it is missing.
+            (Container::Map, "operator[]", 1) => Op::Insert,
+            (Container::Sequence, "operator[]" | "at", 1) | (Container::Map, "at", 1) => Op::Read,
+            (Container::Sequence, "front" | "back", 0) => Op::Read,
+            (_, "size", 0) => Op::Size,
+            (_, "empty", 0) => Op::Empty,
+            (_, "max_size" | "capacity" | "count" | "contains", _) => Op::Scalar,
+            (_, "pop_back" | "pop_front", 0) => Op::Pop,
+            (_, "clear", 0) => Op::Clear,
+            (_, "reserve" | "shrink_to_fit", 1) => Op::Scalar,
+            // Removes what a key or an iterator names: how many remain is not known.
+            (Container::Set | Container::Map, "erase", 1) => Op::Forget,
+            _ => return None,
+        };
+        let obj = self.container_object(e, first, loc)?;
+        let count = size(obj.clone());
+        let place = held(shape, obj);
+        let step = |lw: &mut Self, k: i64| {
+            let src = Rvalue::Opaque(vec![Operand::Place(count.clone()), Operand::Const(1)]);
+            lw.assign_step(count.clone(), src, k, true, loc);
+        };
+        let rv = match op {
+            Op::Insert => {
+                if let Some(a) = arg(self, 0) {
+                    self.effect(a);
+                }
+                step(self, 1);
+                Rvalue::Use(Operand::Place(place))
+            }
+            Op::Store(k) => {
+                for i in 0..k {
+                    if let Some(a) = arg(self, i) {
+                        self.effect(a);
+                    }
+                }
+                let a = arg(self, k)?;
+                let value =
+                    if clang::canonical(a.ty()).kind == CXType_NullPtr { Operand::Const(0) } else { self.expr(a) };
+                self.assign(place, Rvalue::Use(value), loc);
+                step(self, 1);
+                // An `insert`'s or `emplace`'s result (an iterator, a pair with a flag) is not
+                // followed.
+                Rvalue::Opaque(Vec::new())
+            }
+            Op::StorePair(k, v) => {
+                self.effect(k);
+                let value =
+                    if clang::canonical(v.ty()).kind == CXType_NullPtr { Operand::Const(0) } else { self.expr(v) };
+                self.assign(place, Rvalue::Use(value), loc);
+                step(self, 1);
+                Rvalue::Opaque(Vec::new())
+            }
+            Op::Read => {
+                if let Some(a) = arg(self, 0) {
+                    self.effect(a);
+                }
+                Rvalue::Use(Operand::Place(place))
+            }
+            Op::Size => Rvalue::Use(Operand::Place(count.clone())),
+            Op::Empty => Rvalue::Opaque(vec![Operand::Place(count.clone())]),
+            Op::Pop => {
+                step(self, -1);
+                return Some(None);
+            }
+            Op::Clear => {
+                self.assign(count.clone(), Rvalue::Use(Operand::Const(0)), loc);
+                return Some(None);
+            }
+            Op::Scalar | Op::Forget => {
+                for i in 0..n {
+                    if let Some(a) = arg(self, i) {
+                        self.effect(a);
+                    }
+                }
+                if matches!(op, Op::Forget) {
+                    self.assign(count.clone(), Rvalue::Opaque(Vec::new()), loc);
+                }
+                Rvalue::Opaque(Vec::new())
+            }
+        };
+        Some(self.deliver_value(rv, want, loc))
+    }
+
+    /// The container object a method call `e` is made on, as a place: not through its address,
+    /// which the IR would then hold in a temporary as if the program had taken it. `first`: 1
+    /// for an operator's call, whose object is its first argument. `None` (nothing lowered):
+    /// no object to name.
+    fn container_object(&mut self, e: Cursor, first: u32, loc: Loc) -> Option<Place> {
+        let base = if first == 0 {
+            let callee = self.kids(e).first().map(|k| self.strip(*k));
+            callee.and_then(|m| self.kids(m).into_iter().find(|c| c.is_expression()))
+        } else {
+            e.arg(0).map(|a| self.cx.tree.among_kids(e, a))
+        };
+        let Some(b) = base else {
+            // Called by name in a method of a class derived from the container: `*this`.
+            return self.this_local.map(|t| Place::Deref(Box::new(Place::Local(t))));
+        };
+        if clang::classify(clang::canonical(b.ty())) != TypeClass::Pointer {
+            return Some(self.place(b));
+        }
+        Some(match self.expr(b) {
+            Operand::Place(p) => Place::Deref(Box::new(p)),
+            other => {
+                let t = self.new_temp(TypeClass::Pointer, loc);
+                self.assign(Place::Local(t), Rvalue::Use(other), loc);
+                Place::Deref(Box::new(Place::Local(t)))
+            }
+        })
+    }
+
+    /// The element count of the container whose `empty()` the call `e` is, for a condition to
+    /// test (`!v.empty()` is `v.(size) != 0`). `None`: not such a call (nothing lowered).
+    pub(super) fn container_empty(&mut self, e: Cursor) -> Option<Operand> {
+        let decl = e.referenced().filter(|d| d.kind() == CXCursor_CXXMethod && d.spelling() == "empty")?;
+        container(decl.semantic_parent()?.ty())?;
+        if !method_named(self, e) || e.num_args() != 0 {
+            return None;
+        }
+        let loc = self.loc(e);
+        let obj = self.container_object(e, 0, loc)?;
+        Some(Operand::Place(size(obj)))
+    }
+
+    /// The container object a range-based `for` walks, when `range` names a modelled container
+    /// (a variable, a member, a dereference: nothing to evaluate, so nothing is lowered twice);
+    /// `cpp::range_for` binds the loop variable to its cell at the top of each iteration.
+    /// `None`: not such a loop, lowered as before.
+    pub(super) fn range_container(&mut self, range: Cursor) -> Option<(Place, Container)> {
+        let r = self.strip(range);
+        let shape = container(r.ty())?;
+        // Only names, members and dereferences of them (`v`, `this->items`, `o->items`, `*vp`).
+        let mut base = r;
+        loop {
+            let inner = match base.kind() {
+                CXCursor_DeclRefExpr | CXCursor_CXXThisExpr => break,
+                CXCursor_MemberRefExpr => match self.kids(base).into_iter().find(|c| c.is_expression()) {
+                    Some(b) => b,
+                    None => break,
+                },
+                CXCursor_UnaryOperator if base.unop() == CXUnaryOperator_Deref => self.kids(base).into_iter().next()?,
+                _ => return None,
+            };
+            base = self.strip(inner);
+        }
+        Some((self.place(r), shape))
+    }
 }
 
 /// The program's one constructor of the class `ty` taking `n` parameters, other than its copy
@@ -342,4 +633,56 @@ fn sole_constructor(ty: CXType, n: u32) -> Option<Cursor> {
 /// The owned pointer of the owner object `obj`.
 pub fn owned(obj: Place) -> Place {
     Place::Field(Box::new(obj), OWNED.to_string())
+}
+
+/// Whether the call `e` names its method in a member reference (`v.push_back(x)`), rather than
+/// being an operator's call (`v[i]`), whose object is its first argument.
+fn method_named(lw: &Lowerer<'_, '_, '_>, e: Cursor) -> bool {
+    let kids = lw.kids(e);
+    kids.first().map(|k| lw.strip(*k)).is_some_and(|c| {
+        c.kind() == CXCursor_MemberRefExpr && c.referenced().is_some_and(|r| r.kind() == CXCursor_CXXMethod)
+    })
+}
+
+/// The key and value expressions of the pair a map's `insert` is given, when the source writes
+/// them: `{k, p}`, `std::make_pair(k, p)`, `std::pair<K, T *>(k, p)` (through the conversions to
+/// the map's `value_type`). `None`: a pair built elsewhere (the call is then not modelled).
+fn pair_parts(lw: &Lowerer<'_, '_, '_>, a: Cursor) -> Option<(Cursor, Cursor)> {
+    let mut e = lw.strip(a);
+    for _ in 0..4 {
+        let two = |c: Cursor| -> Option<(Cursor, Cursor)> {
+            let (x, y) = (c.arg(0)?, c.arg(1)?);
+            Some((lw.cx.tree.among_kids(c, x), lw.cx.tree.among_kids(c, y)))
+        };
+        match e.kind() {
+            CXCursor_InitListExpr => {
+                let kids: Vec<Cursor> = lw.kids(e).into_iter().filter(|k| k.is_expression()).collect();
+                return match kids[..] {
+                    [k, v] => Some((k, v)),
+                    _ => None,
+                };
+            }
+            CXCursor_CallExpr => {
+                let decl = e.referenced()?;
+                let pair_ctor = decl.kind() == CXCursor_Constructor
+                    && decl.semantic_parent().is_some_and(|c| c.spelling() == "pair" && in_std(c));
+                let make_pair = std_function(decl).is_some_and(|n| n == "make_pair");
+                match e.num_args() {
+                    2 if pair_ctor || make_pair => return two(e),
+                    // A conversion of another pair (`make_pair`'s to the map's `value_type`).
+                    1 if pair_ctor => e = lw.strip(lw.cx.tree.among_kids(e, e.arg(0)?)),
+                    _ => return None,
+                }
+            }
+            _ => {
+                // A temporary's materialization or a functional cast around the pair.
+                let kids: Vec<Cursor> = lw.kids(e).into_iter().filter(|k| k.is_expression()).collect();
+                match kids[..] {
+                    [inner] => e = lw.strip(inner),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    None
 }
