@@ -337,6 +337,7 @@ mod tests {
                 field_groups: vec![],
                 scalar_globals: vec![],
                 global_addrs: vec![],
+                seen_partly: false,
                 attributes: vec![],
             },
             f,
