@@ -280,6 +280,67 @@ fn mismatch(
     }
 }
 
+/// The sites of one function whose cell goes nowhere but into one named global
+/// (`EscapeKind::Global`, on every path where it is not freed or returned), each as a `leak-global`
+/// finding keyed by that global's path: `global_leaks::never_freed` keeps those whose global
+/// the whole program never frees or hands on, once per global.
+pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> Vec<(String, Diagnostic)> {
+    let func = cx.func;
+    let mut out = Vec::new();
+    for v in verdicts {
+        if !matches!(v.category, Category::NeverFreedNotLocal | Category::Unknown) {
+            continue;
+        }
+        let mut named = v.escapes.iter().map(|e| match e {
+            EscapeKind::Global(Some(g)) => Some(g),
+            _ => None,
+        });
+        let Some(Some(g)) = named.next() else { continue };
+        if !named.all(|n| n == Some(g)) {
+            continue;
+        }
+        let alloc_loc = func.stmt_loc(v.stmt);
+        let mut path = vec![Note {
+            kind: NoteKind::Alloc,
+            loc: at.src(alloc_loc),
+            message: format!("memory is allocated here by '{}'", v.allocator),
+        }];
+        // The first store into the global after the allocation, in statement order.
+        let store = func.stmts.iter().enumerate().skip(v.stmt.index() + 1).find_map(|(i, s)| match s {
+            crate::ir::Stmt::Assign { dst, .. } if crate::global_leaks::global_path(dst).as_deref() == Some(&**g) => {
+                Some(func.stmt_loc(crate::ir::StmtId::from_usize(i)))
+            }
+            _ => None,
+        });
+        if let Some(loc) = store {
+            path.push(Note {
+                kind: NoteKind::Lost,
+                loc: at.src(loc),
+                message: format!("stored into global '{g}' here; no function of the program frees it"),
+            });
+        }
+        let message = format!(
+            "memory allocated by '{}' is stored into global '{g}' and never freed: no function of the program frees it or hands it on",
+            v.allocator
+        );
+        out.push((
+            g.to_string(),
+            Diagnostic {
+                suppression: None,
+                rule: Rule::LeakGlobal,
+                category: v.category,
+                loc: at.src(alloc_loc),
+                function: func.name.clone(),
+                allocator: v.allocator.clone(),
+                message,
+                path,
+                line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
+            },
+        ));
+    }
+    out
+}
+
 /// Where a double free's path frees the block, in order.
 fn free_locs(steps: &[Step]) -> Vec<Loc> {
     steps
@@ -400,7 +461,7 @@ fn escapes(kinds: &[EscapeKind]) -> String {
     let parts: Vec<String> = kinds
         .iter()
         .map(|k| match k {
-            EscapeKind::Global => "stored into a global".to_string(),
+            EscapeKind::Global(_) => "stored into a global".to_string(),
             EscapeKind::Heap => "stored into memory reached through a pointer".to_string(),
             EscapeKind::Array => "stored into an array".to_string(),
             EscapeKind::LocalStorage => "stored into a local aggregate or address-taken variable".to_string(),

@@ -676,6 +676,7 @@ fn run(args: &Args) -> i32 {
         findings_double_free: driver::count(&out.diagnostics, Rule::DoubleFree),
         findings_leak_on_realloc_failure: driver::count(&out.diagnostics, Rule::LeakOnReallocFailure),
         findings_mismatched_deallocation: driver::count(&out.diagnostics, Rule::MismatchedDeallocation),
+        findings_leak_global: driver::count(&out.diagnostics, Rule::LeakGlobal),
         // Set at the end (`Ending::finish`), which drops the findings of rules switched off.
         disabled: 0,
         rules_off: Vec::new(),
@@ -847,6 +848,7 @@ fn replay(
     stats.findings_double_free = driver::count(&rec.diagnostics, Rule::DoubleFree);
     stats.findings_leak_on_realloc_failure = driver::count(&rec.diagnostics, Rule::LeakOnReallocFailure);
     stats.findings_mismatched_deallocation = driver::count(&rec.diagnostics, Rule::MismatchedDeallocation);
+    stats.findings_leak_global = driver::count(&rec.diagnostics, Rule::LeakGlobal);
     // Entries that are not TUs are not in the run key: count them now.
     stats.entries_skipped_non_c = db.skipped_non_c;
     stats.entries_duplicate = db.duplicates;
@@ -928,6 +930,7 @@ impl Ending {
         stats.findings_double_free = driver::count(&shown, Rule::DoubleFree);
         stats.findings_leak_on_realloc_failure = driver::count(&shown, Rule::LeakOnReallocFailure);
         stats.findings_mismatched_deallocation = driver::count(&shown, Rule::MismatchedDeallocation);
+        stats.findings_leak_global = driver::count(&shown, Rule::LeakGlobal);
         let mut line = summary(&stats);
         if self.baseline.is_some() {
             line.push_str(&format!(", {hidden} hidden by the baseline"));
@@ -1143,6 +1146,10 @@ fn summary(s: &Stats) -> String {
         let n = s.findings_mismatched_deallocation;
         line.push_str(&format!(", {n} mismatched deallocation{}", if n == 1 { "" } else { "s" }));
     }
+    if s.findings_leak_global > 0 {
+        let n = s.findings_leak_global;
+        line.push_str(&format!(", {n} global{} never freed", if n == 1 { "" } else { "s" }));
+    }
     if s.suppressed > 0 {
         line.push_str(&format!(", {} suppressed", s.suppressed));
     }
@@ -1315,11 +1322,12 @@ fn print_stats(s: &Stats) {
     }
     let _ = writeln!(
         e,
-        "  findings            {} leak, {} leak-on-realloc-failure, {} double-free, {} mismatched-deallocation; {} suppressed (comments, attributes and .drip.toml entries); {} of rules switched off{}",
+        "  findings            {} leak, {} leak-on-realloc-failure, {} double-free, {} mismatched-deallocation, {} leak-global; {} suppressed (comments, attributes and .drip.toml entries); {} of rules switched off{}",
         s.findings_leak,
         s.findings_leak_on_realloc_failure,
         s.findings_double_free,
         s.findings_mismatched_deallocation,
+        s.findings_leak_global,
         s.suppressed,
         s.disabled,
         if s.rules_off.is_empty() { String::new() } else { format!(" ({})", s.rules_off.join(", ")) }

@@ -19,12 +19,18 @@ pub enum Rule {
     /// Memory released by a deallocator of another family than the allocator's: `new[]` then
     /// `delete`, `new` then `free`, `malloc` then `delete` (CWE-762).
     MismatchedDeallocation,
+    /// Memory stored into a global (a pointer global, a function's `static`, a field of a global
+    /// struct) that no function of the program ever frees or hands on (`global_leaks`): kept
+    /// until the process exits, what valgrind calls "still reachable". Apart from `leak`, so that
+    /// a program that keeps its startup allocations on purpose can switch it off (CWE-401).
+    LeakGlobal,
 }
 
 impl Rule {
     /// Every rule, in the order SARIF lists them (`ruleIndex`): new rules go at the end, so an
     /// index means the same in every log.
-    pub const ALL: [Rule; 4] = [Rule::Leak, Rule::DoubleFree, Rule::LeakOnReallocFailure, Rule::MismatchedDeallocation];
+    pub const ALL: [Rule; 5] =
+        [Rule::Leak, Rule::DoubleFree, Rule::LeakOnReallocFailure, Rule::MismatchedDeallocation, Rule::LeakGlobal];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -32,6 +38,7 @@ impl Rule {
             Rule::DoubleFree => "double-free",
             Rule::LeakOnReallocFailure => "leak-on-realloc-failure",
             Rule::MismatchedDeallocation => "mismatched-deallocation",
+            Rule::LeakGlobal => "leak-global",
         }
     }
 

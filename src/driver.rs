@@ -147,6 +147,9 @@ pub struct Stats {
     pub findings_leak_on_realloc_failure: usize,
     #[serde(default)]
     pub findings_mismatched_deallocation: usize,
+    /// `leak-global`: memory kept in a global nothing frees.
+    #[serde(default)]
+    pub findings_leak_global: usize,
     /// Findings a `drip: ignore` comment silences (`report::suppress`), not in the four above.
     pub suppressed: usize,
     /// Findings of rules switched off (`--disable`, `[rules]`): not reported anywhere, not in
@@ -285,6 +288,7 @@ impl FnResult {
             out: Outcome {
                 summary: Summary::plain(0, false),
                 diagnostics: Vec::new(),
+                kept_in_globals: Vec::new(),
                 counts: SiteCounts::default(),
                 irreducible: false,
                 timed_out: true,
@@ -370,6 +374,7 @@ pub fn analyze(
                     out: Outcome {
                         summary,
                         diagnostics: Vec::new(),
+                        kept_in_globals: Vec::new(),
                         counts: SiteCounts::default(),
                         irreducible: false,
                         timed_out: false,
@@ -384,6 +389,7 @@ pub fn analyze(
             let verdicts = fastcheck::check_function(&cx, config, func.name == "main", &mut timings);
             // Every category's: the outcome is cached and shared by runs with other policies.
             let mut diagnostics = checkers::diagnostics(&cx, &verdicts, &Policy::EVERY, at, &summaries);
+            let kept_in_globals = checkers::global_candidates(&cx, &verdicts, at);
             let started = std::time::Instant::now();
             let (summary, param_double_frees) = fastcheck::summarize(&cx, config, &verdicts, heap_needed);
             timings.value_flow += started.elapsed();
@@ -391,6 +397,7 @@ pub fn analyze(
             let out = Outcome {
                 summary,
                 diagnostics,
+                kept_in_globals,
                 counts: SiteCounts::of(&verdicts),
                 irreducible: cx.dag.dropped_edges > 0,
                 timed_out: cx.budget.hit() == Some(crate::budget::Hit::Time),
@@ -593,6 +600,7 @@ pub fn analyze(
     // Per category, in `Category::ALL` order: summed here rather than in the map, which every
     // function would look each category up in.
     let mut categories = [0; Category::ALL.len()];
+    let mut kept_in_globals: Vec<(String, Diagnostic)> = Vec::new();
     for (i, r) in results.into_iter().enumerate() {
         let Some(r) = r else { continue };
         match r {
@@ -622,11 +630,14 @@ pub fn analyze(
                 out.timings.value_flow += fr.timings.value_flow;
                 out.timings.sat += fr.timings.sat;
                 out.diagnostics.extend(fr.out.diagnostics.into_iter().filter(|d| policy.shows(d)));
+                kept_in_globals.extend(fr.out.kept_in_globals);
             }
             Err(msg) => out.internal_errors.push(msg),
         }
     }
     out.categories = Category::ALL.iter().map(|c| c.id()).zip(categories).collect();
+    // Whole-program: only once every function's candidates and summaries are in.
+    out.diagnostics.extend(crate::global_leaks::never_freed(program, &summaries, kept_in_globals));
     diag::sort(&mut out.diagnostics);
     // A function analysed once per group of programs (`link::resolve`) may find the same bug in
     // each: it is reported once.
@@ -1071,6 +1082,7 @@ mod tests {
             out: Outcome {
                 summary,
                 diagnostics: Vec::new(),
+                kept_in_globals: Vec::new(),
                 counts: SiteCounts::default(),
                 irreducible: false,
                 timed_out: false,

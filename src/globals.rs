@@ -107,6 +107,7 @@ pub fn unaliased(program: &Program, taken: &[String]) -> HashSet<String> {
 /// store to the others.
 pub fn seen_partly(program: &mut Program) {
     program.scalar_globals.retain(|g| g.2);
+    program.seen_partly = true;
 }
 
 /// Per function: it never returns (see the module's invariants).

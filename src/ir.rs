@@ -117,6 +117,9 @@ pub struct Program {
     /// Globals whose address is taken somewhere (`&g`, or named in a global's initializer).
     /// Sorted, unique.
     pub global_addrs: Vec<String>,
+    /// Some code of the database was not seen (a TU failed, was cut, or was not C):
+    /// `globals::seen_partly` narrowed the program-wide facts about globals to `static`s.
+    pub seen_partly: bool,
     /// The ownership attributes written on the program's own function declarations (system
     /// headers are the library model's), each once. Sorted, unique.
     pub attributes: Vec<OwnershipAttr>,

@@ -338,6 +338,7 @@ mod tests {
                 var_param_stores: vec![],
                 scalar_globals: vec![],
                 global_addrs: vec![],
+                seen_partly: false,
                 attributes: vec![],
             },
             f,

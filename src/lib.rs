@@ -40,6 +40,7 @@ mod facts;
 mod fastcheck;
 mod files;
 mod frontend;
+mod global_leaks;
 mod global_writes;
 mod globals;
 mod guard;

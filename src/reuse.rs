@@ -98,6 +98,10 @@ impl SiteCounts {
 pub struct Outcome {
     pub summary: Summary,
     pub diagnostics: Vec<Diagnostic>,
+    /// `leak-global` candidates, by the global's path (`checkers::global_candidates`): whether
+    /// one is a finding depends on the whole program, decided after every function
+    /// (`global_leaks::never_freed`).
+    pub kept_in_globals: Vec<(String, Diagnostic)>,
     pub counts: SiteCounts,
     pub irreducible: bool,
     /// The check ran out of its time budget: what it concluded depends on the machine's speed,
@@ -124,6 +128,7 @@ struct MemberRecord<'a> {
     usr: Cow<'a, str>,
     summary: PortableSummary<'a>,
     diagnostics: Cow<'a, [Diagnostic]>,
+    kept_in_globals: Cow<'a, [(String, Diagnostic)]>,
     counts: Cow<'a, SiteCounts>,
     irreducible: bool,
 }
@@ -386,6 +391,7 @@ impl<'a> SccReuse<'a> {
                 Outcome {
                     summary,
                     diagnostics: m.diagnostics.to_vec(),
+                    kept_in_globals: m.kept_in_globals.to_vec(),
                     counts: SiteCounts::clone(&m.counts),
                     irreducible: m.irreducible,
                     timed_out: false,
@@ -417,6 +423,7 @@ impl<'a> SccReuse<'a> {
                     origin_file: origin_file.map(Cow::Borrowed),
                 },
                 diagnostics: Cow::Borrowed(&o.diagnostics),
+                kept_in_globals: Cow::Borrowed(&o.kept_in_globals),
                 counts: Cow::Borrowed(&o.counts),
                 irreducible: o.irreducible,
             });
@@ -729,6 +736,7 @@ mod tests {
             usr: Cow::Borrowed("c:@F@f"),
             summary: PortableSummary { summary: Cow::Borrowed(&s), origin_file: origin_file.map(Cow::Borrowed) },
             diagnostics: Cow::Borrowed(&[]),
+            kept_in_globals: Cow::Borrowed(&[]),
             counts: Cow::Borrowed(&counts),
             irreducible: false,
         };

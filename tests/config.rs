@@ -424,7 +424,7 @@ fn rules_switched_off_in_the_file_and_on_the_command_line() {
     assert_eq!((found, code), (all.to_vec(), Some(1)), "{err}");
     assert!(err.contains("2 leaks, 1 double free"), "both kinds of leak are leaks: {err}");
     assert!(
-        err.contains("findings            1 leak, 1 leak-on-realloc-failure, 1 double-free, 0 mismatched-deallocation; 0 suppressed"),
+        err.contains("findings            1 leak, 1 leak-on-realloc-failure, 1 double-free, 0 mismatched-deallocation, 0 leak-global; 0 suppressed"),
         "{err}"
     );
     assert!(err.contains("; 0 of rules switched off\n"), "{err}");
@@ -470,7 +470,7 @@ fn rules_switched_off_in_the_file_and_on_the_command_line() {
         .iter()
         .filter_map(|r| r["id"].as_str())
         .collect();
-    assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation"]);
+    assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation", "leak-global"]);
     let results: Vec<(&str, u64)> = sarif["runs"][0]["results"]
         .as_array()
         .expect("results")
@@ -529,7 +529,7 @@ fn unknown_rules_are_usage_errors_with_a_guess() {
     for (args, says) in [
         (
             &["--disable", "leaks"][..],
-            "--disable: unknown rule 'leaks' (known: leak, double-free, leak-on-realloc-failure, mismatched-deallocation); did you mean 'leak'?",
+            "--disable: unknown rule 'leaks' (known: leak, double-free, leak-on-realloc-failure, mismatched-deallocation, leak-global); did you mean 'leak'?",
         ),
         (&["--enable", "double-free,realloc"][..], "did you mean 'leak-on-realloc-failure'?"),
         (&["--enable"][..], "a value is required for '--enable <RULES>'"),

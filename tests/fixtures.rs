@@ -14,7 +14,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const RULES: [&str; 4] = ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation"];
+const RULES: [&str; 5] = ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation", "leak-global"];
 
 /// What a fixture function's name says about the diagnostics it should get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -49,6 +49,18 @@ pub(super) enum EventKind {
     Inside(Holder),
 }
 
+/// What a pass does with a cell stored into a named global (`flow`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Globals {
+    /// The store is an escape at once (a summary's passes over parameters).
+    Escape,
+    /// The global holds the cell until it is read (`State::globals`); overwriting it loses it.
+    Hold,
+    /// As `Hold`, and the cell starts in this global, not in the pass's start key (`g =
+    /// strdup(s)`: the site's result is stored straight into it).
+    HoldFrom(std::sync::Arc<str>),
+}
+
 #[derive(Clone, Debug)]
 pub(super) struct Event {
     pub(super) kind: EventKind,
@@ -85,6 +97,11 @@ struct State {
     values: crate::equal::Values,
     /// The statement being transferred (DAG node index, statement index), for `Holder::Local`.
     at: (u32, u32),
+    /// Named globals (`g`, `cfg.name`) this path stored the cell into and has not read since,
+    /// with their guards, sorted by name (`flow`'s `hold_globals`). Storing anything else there
+    /// loses the cell (`g = new` while `g` holds the only reference); a read of the global's
+    /// value, a call that may read it, or a `return` hands it on: an `Escape(Global)` there.
+    globals: Vec<(std::sync::Arc<str>, GuardId)>,
 }
 
 impl Default for GuardId {
@@ -251,7 +268,10 @@ impl HeldAtReturns {
 /// The forward guarded value-flow pass: from statement `first_idx` of `node0`, where local `x`
 /// holds the cell, to every end of the function. Returns the events; the caller checks
 /// `guards.over_budget()`. With `rets`, also collects every `return` point reached: its path
-/// guard and the returned constant, if it is one.
+/// guard and the returned constant, if it is one. With `globals` other than `Escape`, a cell
+/// stored into a named global stays followed there until the global is read (`State::globals`),
+/// so that overwriting it is a loss; otherwise the store is an escape at once.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn flow(
     cx: &CheckCx,
     guards: &mut Guards,
@@ -263,7 +283,9 @@ pub(super) fn flow(
     keep_start: bool,
     facts: Option<(&crate::facts::Followed, &[(u32, crate::facts::Fact, GuardId)])>,
     mut unknown_held: Option<&mut HeldAtReturns>,
+    globals: Globals,
 ) -> Vec<Event> {
+    let hold_globals = globals != Globals::Escape;
     let n = cx.dag.len();
     // The state waiting at each node: an index into `waiting` plus one, 0 for none. The node
     // table is zeroed memory, where `vec![None; n]` of `Option<State>` wrote (and dropped) one
@@ -290,8 +312,12 @@ pub(super) fn flow(
                 facts: facts.map_or(&[][..], |f| f.1).to_vec(),
                 values: crate::equal::Values::start(cx, node0, first_idx),
                 at: (node0.0, first_idx as u32),
+                globals: Vec::new(),
             };
-            st.set_key(x, GuardId::TRUE);
+            match &globals {
+                Globals::HoldFrom(name) => st.globals.push((name.clone(), GuardId::TRUE)),
+                _ => st.set_key(x, GuardId::TRUE),
+            }
             (st, first_idx)
         } else {
             match waiting_at[nd.index()] {
@@ -306,7 +332,10 @@ pub(super) fn flow(
         let mut ended = false;
         for (i, sid) in stmts.iter().enumerate().skip(first.min(stmts.len())) {
             st.at = (nd.0, i as u32);
-            transfer(cx, guards, &mut st, *sid, &mut events);
+            if !st.globals.is_empty() {
+                release_globals(cx, &mut st, *sid, &mut events);
+            }
+            transfer(cx, guards, &mut st, *sid, &mut events, hold_globals);
             st.values.transfer(cx, *sid, st.at, st.p);
             if let Some(followed) = followed {
                 let p = st.p;
@@ -329,6 +358,14 @@ pub(super) fn flow(
         }
         match &block.term {
             Terminator::Return(op) => {
+                // Still in a global on the way out: kept there, for the rest of the program.
+                for (name, g) in std::mem::take(&mut st.globals) {
+                    events.push(Event {
+                        kind: EventKind::Escape(EscapeKind::Global(Some(name))),
+                        guard: g,
+                        weak: false,
+                    });
+                }
                 // Guards of handing the cell back here: as the result, and below a parameter.
                 let mut returned_here = GuardId::FALSE;
                 let mut stored_here = GuardId::FALSE;
@@ -463,8 +500,12 @@ pub(super) fn flow(
         let here = st.p;
         // A header copy that jumps to the body's exits: the later iteration it stands for.
         // (Nothing after the loop concerns a cell nothing holds.)
-        let later =
-            cx.dag.later.get(&nd.0).filter(|_| !st.h.is_empty()).map(|it| Later::new(cx, guards, &st, *nd, it, fold));
+        let later = cx
+            .dag
+            .later
+            .get(&nd.0)
+            .filter(|_| !st.h.is_empty() || !st.globals.is_empty())
+            .map(|it| Later::new(cx, guards, &st, *nd, it, fold));
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if let Some(later) = &later {
@@ -557,6 +598,10 @@ pub(super) fn flow(
                 *g = if *g == here { p } else { guards.and(*g, l) };
                 *g != GuardId::FALSE
             });
+            out.globals.retain_mut(|(_, g)| {
+                *g = if *g == here { p } else { guards.and(*g, l) };
+                *g != GuardId::FALSE
+            });
             // What the test says of its value on this side: it holds wherever the edge is taken,
             // so an earlier fact of the same value that it implies adds nothing.
             // Facts are only ever gathered with `followed`.
@@ -632,6 +677,15 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
                 let merged = if old == old_p && g == incoming.p { new_p } else { guards.or(old, g) };
                 cur.set_key(y, merged);
             }
+            for (name, g) in incoming.globals {
+                match cur.globals.binary_search_by(|e| e.0.cmp(&name)) {
+                    Ok(i) => {
+                        let old = cur.globals[i].1;
+                        cur.globals[i].1 = if old == old_p && g == incoming.p { new_p } else { guards.or(old, g) };
+                    }
+                    Err(i) => cur.globals.insert(i, (name, g)),
+                }
+            }
             for y in incoming.maybe_null {
                 cur.set_maybe_null(y, true);
             }
@@ -701,23 +755,33 @@ fn pointee_key(cx: &CheckCx, place: &Place) -> Option<Key> {
 
 fn value_guard(cx: &CheckCx, st: &State, op: &Operand) -> GuardId {
     match op {
-        Operand::Place(place) => cx.key_of(place).map_or(GuardId::FALSE, |k| st.get_key(k)),
+        Operand::Place(place) => match cx.key_of(place) {
+            Some(k) => st.get_key(k),
+            // A global holding the cell (`State::globals`): what its tests see. A statement that
+            // reads it has released it before (`release_globals`), so only tests get here.
+            None if !st.globals.is_empty() => crate::global_leaks::global_path(place)
+                .and_then(|name| st.globals.iter().find(|e| *e.0 == *name))
+                .map_or(GuardId::FALSE, |e| e.1),
+            None => GuardId::FALSE,
+        },
         _ => GuardId::FALSE,
     }
 }
 
 pub(super) fn escape_kind(cx: &CheckCx, place: &Place) -> EscapeKind {
     match place {
-        Place::Global(_) => EscapeKind::Global,
+        Place::Global(g) => EscapeKind::Global(Some(g.as_str().into())),
         Place::Local(_) => EscapeKind::LocalStorage,
         Place::Index(inner) => match &**inner {
             Place::Local(_) => EscapeKind::Array,
-            Place::Global(_) => EscapeKind::Global,
+            Place::Global(_) => EscapeKind::Global(None),
             _ => EscapeKind::Array,
         },
         Place::Field(inner, _) => match inner.root_local() {
             Some(l) if matches!(**inner, Place::Local(_)) && cx.func.local(l).is_aggregate => EscapeKind::LocalStorage,
-            _ if matches!(**inner, Place::Global(_)) => EscapeKind::Global,
+            _ if matches!(**inner, Place::Global(_)) => {
+                EscapeKind::Global(crate::global_leaks::global_path(place).map(|g| g.into()))
+            }
             _ => EscapeKind::Heap,
         },
         Place::Deref(_) => EscapeKind::Heap,
@@ -739,7 +803,14 @@ fn callee_name(callee: &Callee) -> String {
     }
 }
 
-fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
+fn transfer(
+    cx: &CheckCx,
+    guards: &mut Guards,
+    st: &mut State,
+    sid: StmtId,
+    events: &mut Vec<Event>,
+    hold_globals: bool,
+) {
     match cx.func.stmt(sid) {
         Stmt::Assign { dst, src } => {
             let g = match src {
@@ -801,7 +872,13 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
                 Rvalue::AddrOf(p) => cx.key_of(p).filter(|k| !k.is_local()).map(|k| (k, true)),
                 _ => None,
             };
-            store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
+            if hold_globals && hold_in_global(st, dst, g) {
+                for (c, _) in contents {
+                    escape_key(st, c, EscapeKind::Heap, events);
+                }
+            } else {
+                store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
+            }
             if let Some(l) = dst.as_local() {
                 st.set_derived(l, loaded_from);
             }
@@ -1031,7 +1108,9 @@ fn transfer(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId, even
             // `strcpy(p, s)` is `p`, NULL only when `p` is; `fgets(p, ..)` may be NULL.
             let itself = model.zip(alias).is_some_and(|(m, i)| m.ret_is_arg_itself(i)) && !arg_maybe_null;
             if let Some(d) = dst {
-                store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
+                if !(hold_globals && hold_in_global(st, d, ret)) {
+                    store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
+                }
                 if let Some(l) = d.as_local() {
                     st.set_derived(l, None);
                 }
@@ -1575,6 +1654,75 @@ fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalI
     st.set_derived(l, None);
 }
 
+/// `dst = value` into a global, where the value holds the cell under `g`: every pending global
+/// that `dst` overwrites (itself, or a field of it when it is a struct) no longer holds the cell,
+/// and a named one now holds it under `g` (`State::globals`). False when `dst` is no global.
+fn hold_in_global(st: &mut State, dst: &Place, g: GuardId) -> bool {
+    let Some(path) = crate::global_leaks::global_path(dst) else {
+        // An element of a global array: an escape, as before.
+        return false;
+    };
+    let field_of =
+        |name: &str| name.len() > path.len() && name.starts_with(&path) && name.as_bytes()[path.len()] == b'.';
+    st.globals.retain(|(name, _)| **name != *path && !field_of(name));
+    if g != GuardId::FALSE {
+        let i = st.globals.binary_search_by(|e| (*e.0).cmp(path.as_str())).unwrap_or_else(|i| i);
+        st.globals.insert(i, (path.as_str().into(), g));
+    }
+    true
+}
+
+/// Before statement `sid`: the globals of `State::globals` it may read hand the cell on (an
+/// `Escape(Global)` under their guards). A call to a function of the program may read any
+/// global; a library call reads only what it is passed; an assignment reads the global it
+/// copies (or the struct it is a field of, copied whole) or whose address it takes. A read
+/// through the global (`g->len`) leaves the cell where it is.
+fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
+    let reads = |p: &Place, name: &str| {
+        crate::global_leaks::global_path(p).is_some_and(|path| {
+            path == name || (name.starts_with(&path) && name.as_bytes().get(path.len()) == Some(&b'.'))
+        })
+    };
+    let mut released: Vec<usize> = Vec::new();
+    match cx.func.stmt(sid) {
+        Stmt::Call { args, .. } => {
+            let model = cx.model(sid);
+            let all = model.is_none_or(|m| !m.lib || m.returns_twice);
+            for (i, (name, _)) in st.globals.iter().enumerate() {
+                if all || args.iter().any(|a| matches!(a, Operand::Place(p) if reads(p, name))) {
+                    released.push(i);
+                }
+            }
+        }
+        Stmt::Assign { src, .. } => {
+            for (i, (name, _)) in st.globals.iter().enumerate() {
+                let hit = match src {
+                    Rvalue::Use(Operand::Place(p)) => reads(p, name),
+                    // `&g`, `&cfg`, `&cfg.name`, `&g->f`: the global may change behind the path.
+                    Rvalue::AddrOf(p) => {
+                        let mut q = p;
+                        loop {
+                            match q {
+                                Place::Field(inner, _) | Place::Index(inner) | Place::Deref(inner) => q = inner,
+                                Place::Global(g) => break name.split('.').next() == Some(g.as_str()),
+                                Place::Local(_) => break false,
+                            }
+                        }
+                    }
+                    _ => false,
+                };
+                if hit {
+                    released.push(i);
+                }
+            }
+        }
+    }
+    for i in released.into_iter().rev() {
+        let (name, g) = st.globals.remove(i);
+        events.push(Event { kind: EventKind::Escape(EscapeKind::Global(Some(name))), guard: g, weak: false });
+    }
+}
+
 /// `dst = value`, where the value holds the cell under `g` and its object holds it in the
 /// `contents` paths (when the value is a local).
 #[allow(clippy::too_many_arguments)]
@@ -1675,12 +1823,17 @@ pub(super) fn walk(
     fold: Option<(AtomId, bool)>,
     node0: DagNode,
     first: usize,
-    x: Key,
+    start: (Key, Option<&str>),
     goal: WalkGoal,
 ) -> Vec<Step> {
     let func = cx.func;
     let mut steps = Vec::new();
-    let mut holders: Vec<Key> = vec![x];
+    // The slots holding the cell, and the named globals (`State::globals`): a loss is the last
+    // of either going.
+    let (mut holders, mut globals): (Vec<Key>, Vec<String>) = match start.1 {
+        Some(g) => (Vec::new(), vec![g.to_string()]),
+        None => (vec![start.0], Vec::new()),
+    };
     let held = |holders: &[Key], op: &Operand| match op {
         Operand::Place(p) => cx.key_of(p).is_some_and(|k| holders.contains(&k)),
         _ => false,
@@ -1737,7 +1890,22 @@ pub(super) fn walk(
                             maybe_null.push(l);
                         }
                     }
-                    let lost = assign_holder(cx, &mut holders, dst, carries || !copied.is_empty(), loc);
+                    let mut lost = assign_holder(cx, &mut holders, dst, carries || !copied.is_empty(), loc);
+                    if let Some(name) = crate::global_leaks::global_path(dst) {
+                        let had = !globals.is_empty();
+                        let field_of = |g: &String| {
+                            g.len() > name.len() && g.starts_with(&name) && g.as_bytes()[name.len()] == b'.'
+                        };
+                        globals.retain(|g| *g != name && !field_of(g));
+                        if carries {
+                            globals.push(name.clone());
+                        } else if had && globals.is_empty() && holders.is_empty() {
+                            lost = Some(Step::Lost { loc, how: Lost::Overwritten(name) });
+                        }
+                    }
+                    if !globals.is_empty() {
+                        lost = None;
+                    }
                     if !carries {
                         if let Some(l) = dst.as_local() {
                             holders.retain(|k| *k != Key::local(l));
@@ -1796,7 +1964,7 @@ pub(super) fn walk(
                             holders.retain(|k| {
                                 k.root != root || k.is_local() || !cx.path_text(k.path).starts_with(&*prefix)
                             });
-                            if holders.is_empty() && had > 0 && goal == WalkGoal::Leak {
+                            if holders.is_empty() && globals.is_empty() && had > 0 && goal == WalkGoal::Leak {
                                 let what = cx.key_text(name);
                                 steps.push(Step::Lost { loc, how: Lost::ContainerFreed(what) });
                                 return steps;
@@ -1869,7 +2037,7 @@ pub(super) fn walk(
                     }
                     for k in redefined {
                         if let Some(step) = drop_holder(cx, &mut holders, k, loc) {
-                            if goal == WalkGoal::Leak {
+                            if goal == WalkGoal::Leak && globals.is_empty() {
                                 steps.push(step);
                                 return steps;
                             }
@@ -1894,7 +2062,17 @@ pub(super) fn walk(
                                 maybe_null.push(l);
                             }
                         }
-                        if let Some(step) = assign_holder(cx, &mut holders, d, carries, loc) {
+                        let mut lost = assign_holder(cx, &mut holders, d, carries, loc);
+                        if let Some(name) = crate::global_leaks::global_path(d) {
+                            let had = !globals.is_empty();
+                            globals.retain(|g| *g != name);
+                            if carries {
+                                globals.push(name.clone());
+                            } else if had && globals.is_empty() && holders.is_empty() {
+                                lost = Some(Step::Lost { loc, how: Lost::Overwritten(name) });
+                            }
+                        }
+                        if let Some(step) = lost.filter(|_| globals.is_empty()) {
                             if goal == WalkGoal::Leak {
                                 steps.push(step);
                                 return steps;
@@ -1918,7 +2096,11 @@ pub(super) fn walk(
         let succs = &cx.dag.succs[node.index()];
         let sure_then = match &block.term {
             Terminator::Branch { cond: c, .. } if !cx.dag.is_copy(node) => match &c.kind {
-                CondKind::Truthy(op) => held(&holders, op) && !op.local().is_some_and(|y| maybe_null.contains(&y)),
+                CondKind::Truthy(op) => {
+                    let in_global = matches!(op, Operand::Place(p)
+                        if crate::global_leaks::global_path(p).is_some_and(|g| globals.contains(&g)));
+                    (held(&holders, op) || in_global) && !op.local().is_some_and(|y| maybe_null.contains(&y))
+                }
                 _ => false,
             },
             _ => false,

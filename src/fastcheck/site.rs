@@ -11,7 +11,7 @@
 //!   only when a verdict could change, so following facts never adds a report.
 //! - A budget hit gives `Category::OverBudget` for the site, never a silent "no bug".
 
-use super::flow::{escape_kind, flow, label_guard, m_values, walk, Event, EventKind, HeldAtReturns, WalkGoal};
+use super::flow::{escape_kind, flow, label_guard, m_values, walk, Event, EventKind, Globals, HeldAtReturns, WalkGoal};
 use super::{CheckCx, Config, EscapeKind, HandTo, Lost, SiteSlot, SiteVerdict, Step, Timings};
 use crate::cfg::{DagNode, Key};
 use crate::diag::Category;
@@ -206,6 +206,8 @@ struct Flowed {
     unknown_held: HeldAtReturns,
     psrc: GuardId,
     x: Key,
+    /// The global the cell starts in instead of `x` (`Globals::HoldFrom`).
+    start_global: Option<std::sync::Arc<str>>,
     fold: Option<(AtomId, bool)>,
     node0: DagNode,
     idx0: usize,
@@ -358,8 +360,13 @@ fn flow_site(
             return Prepared::Done(verdict);
         }
     }
-    let x = match holder {
-        Ok(x) => x,
+    let (x, globals) = match holder {
+        Ok(x) => (x, Globals::Hold),
+        // Stored straight into a named global (`g = strdup(s)`): followed there, so that a later
+        // store into it that loses the cell is a leak. The start key is no slot of the function.
+        Err(Some(EscapeKind::Global(Some(name)))) if matches!(slot, SiteSlot::Result) => {
+            (Key { root: LocalId(u32::MAX), path: u32::MAX }, Globals::HoldFrom(name))
+        }
         Err(Some(kind)) => {
             verdict.escapes.push(kind);
             verdict.category = Category::Unknown;
@@ -453,6 +460,7 @@ fn flow_site(
         false,
         must.map(|(f, _)| (f, &init[..])),
         Some(&mut unknown_held),
+        globals.clone(),
     );
     if guards.over_budget() {
         guards.reset_budget();
@@ -461,7 +469,23 @@ fn flow_site(
     }
 
     timings.value_flow += started.elapsed();
-    Prepared::Flowed(Flowed { verdict, events, rets, unknown_held, psrc, x, fold, node0, idx0, slot: slot.clone() })
+    let start_global = match globals {
+        Globals::HoldFrom(name) => Some(name),
+        _ => None,
+    };
+    Prepared::Flowed(Flowed {
+        verdict,
+        events,
+        rets,
+        unknown_held,
+        psrc,
+        x,
+        start_global,
+        fold,
+        node0,
+        idx0,
+        slot: slot.clone(),
+    })
 }
 
 /// The queries of one site, once the held-by resolution has said when the objects its cell
@@ -478,7 +502,8 @@ fn judge_site(
     timings: &mut Timings,
 ) -> SiteVerdict {
     let started = std::time::Instant::now();
-    let Flowed { mut verdict, events, rets, unknown_held, psrc, x, fold, node0, idx0, slot: _ } = f;
+    let Flowed { mut verdict, events, rets, unknown_held, psrc, x, start_global, fold, node0, idx0, slot: _ } = f;
+    let start = (x, start_global.as_deref());
     guards.allow_more(config.max_guard_nodes_per_site);
     let mut has_free = false;
     let mut has_ret = false;
@@ -701,11 +726,12 @@ fn judge_site(
     if let Some(m) = &leak_model {
         verdict.cycle_with = held.cycle_with.clone();
         let support = support_of(&[psrc, any]);
-        verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, x, WalkGoal::Leak));
+        verdict.leak = Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, start, WalkGoal::Leak));
     }
     if let Some((m, i, j)) = &df {
         let support = support_of(&[psrc, frees[*i].guard, frees[*j].guard]);
-        verdict.double_free = Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, x, WalkGoal::SecondFree));
+        verdict.double_free =
+            Some(walk(cx, &m_values(m), &support, fold, node0, idx0 + 1, start, WalkGoal::SecondFree));
     }
     // Released by a deallocator of another family on some path: once per deallocating call.
     if let Some(family) = verdict.family {
@@ -718,7 +744,7 @@ fn judge_site(
             }
             if let Answer::Sat(m) = solver.check(guards_ro, &[(psrc, true), (e.guard, true)]) {
                 let support = support_of(&[psrc, e.guard]);
-                let steps = walk(cx, &m_values(&m), &support, fold, node0, idx0 + 1, x, WalkGoal::FreeAt(at));
+                let steps = walk(cx, &m_values(&m), &support, fold, node0, idx0 + 1, start, WalkGoal::FreeAt(at));
                 verdict.mismatches.push(crate::fastcheck::Mismatch { at, family: other, steps });
             }
         }

@@ -13,7 +13,7 @@
 //! - A pass over its budget gives `Escapes` for that parameter or path: the caller then assumes
 //!   nothing, and the next pass starts with the budget reset.
 
-use super::flow::{flow, m_values, walk, Event, EventKind, WalkGoal};
+use super::flow::{flow, m_values, walk, Event, EventKind, Globals, WalkGoal};
 use super::{CheckCx, Config, HandTo, HeapPath, ParamDoubleFree, SiteVerdict, Step};
 use crate::cfg::{DagNode, EdgeLabel, Key};
 use crate::guard::{AtomId, GuardId, Guards};
@@ -55,8 +55,19 @@ pub fn summarize(
         }
         let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
         let mut rets = Vec::new();
-        let events =
-            flow(cx, guards, DagNode(func.entry.0), 0, Key::local(p), None, Some(&mut rets), false, None, None);
+        let events = flow(
+            cx,
+            guards,
+            DagNode(func.entry.0),
+            0,
+            Key::local(p),
+            None,
+            Some(&mut rets),
+            false,
+            None,
+            None,
+            Globals::Escape,
+        );
         if guards.over_budget() {
             guards.reset_budget();
             params.push(ParamFate::Escapes);
@@ -307,7 +318,8 @@ fn param_freed_twice(
     let mut found = first_pair(guards, solver, events)?;
     if !cx.facts.is_empty() {
         let followed = followed.get_or_insert_with(|| cx.facts.follow(cx));
-        let with_facts = flow(cx, guards, entry, 0, Key::local(p), None, None, false, Some((followed, &[])), None);
+        let with_facts =
+            flow(cx, guards, entry, 0, Key::local(p), None, None, false, Some((followed, &[])), None, Globals::Escape);
         if guards.over_budget() {
             guards.reset_budget();
             return None;
@@ -316,7 +328,7 @@ fn param_freed_twice(
     }
     let (m, a, b) = found;
     let support = guards.support(&[a, b]);
-    let steps = walk(cx, &m_values(&m), &support, None, entry, 0, Key::local(p), WalkGoal::SecondFree);
+    let steps = walk(cx, &m_values(&m), &support, None, entry, 0, (Key::local(p), None), WalkGoal::SecondFree);
     // The walk replays the model: it must meet both frees, or the path it would print is not
     // the one the solver found.
     (steps.iter().filter(|s| matches!(s, Step::Free { .. })).count() >= 2).then_some(steps)
@@ -511,7 +523,8 @@ fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<Vec<(usize, std:
                 let (guards, solver) = pass.get_or_insert_with(|| new_pass(cx, config));
                 guards.allow_more(config.max_guard_nodes_per_site);
                 let x = Key { root: h.local, path: h.path };
-                let events = flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None);
+                let events =
+                    flow(cx, guards, DagNode(func.entry.0), 0, x, None, None, true, None, None, Globals::Escape);
                 if guards.over_budget() {
                     guards.reset_budget();
                     PathFate::Escapes

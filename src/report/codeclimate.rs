@@ -30,6 +30,8 @@ fn severity(d: &Diagnostic) -> &'static str {
         // Undefined behaviour, usually a heap corruption.
         Rule::DoubleFree | Rule::MismatchedDeallocation => "critical",
         Rule::Leak | Rule::LeakOnReallocFailure => "major",
+        // Kept until exit.
+        Rule::LeakGlobal => "minor",
     }
 }
 

@@ -334,6 +334,7 @@ table.facts th { width: 9em; color: #374151; font-weight: 600; }
 .rule.leak { background: #c2410c; }
 .rule.double-free { background: #7e22ce; }
 .rule.mismatched-deallocation { background: #be123c; }
+.rule.leak-global { background: #a16207; }
 .tag { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; background: #e5e7eb; color: #374151; }
 ul.notes li.error { color: var(--lost); }
 details.notes summary { cursor: pointer; }

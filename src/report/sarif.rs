@@ -56,7 +56,7 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";
 
 /// `tool.driver.rules`, in `ruleIndex` order.
-const RULES: [Rule; 4] = Rule::ALL;
+const RULES: [Rule; 5] = Rule::ALL;
 
 /// Writes one SARIF log for `diags`, whose fingerprints (`report::fingerprint::compute`, over
 /// the whole run's findings, so that leaving some out changes no other's) are `fingerprints`.
@@ -141,7 +141,7 @@ fn build_log(diags: &[Diagnostic], fingerprints: &[Fingerprint], tool: &ToolInfo
 /// wastes memory.
 fn rule_level(rule: Rule) -> &'static str {
     match rule {
-        Rule::Leak | Rule::LeakOnReallocFailure => "warning",
+        Rule::Leak | Rule::LeakOnReallocFailure | Rule::LeakGlobal => "warning",
         Rule::DoubleFree | Rule::MismatchedDeallocation => "error",
     }
 }
@@ -193,6 +193,18 @@ fn rule_descriptor(rule: Rule) -> Value {
              flow shows the allocation, the branches taken and the mismatched release.",
             "external/cwe/cwe-762",
         ),
+        Rule::LeakGlobal => (
+            "MemoryLeakGlobal",
+            "Memory kept in a global and never freed",
+            "Memory obtained from an allocator is stored into a global variable (or a static, or \
+             a field of a global struct), and no function of the program ever frees a value \
+             loaded from that global or hands it on: the memory stays allocated until the \
+             process exits (\"still reachable\").",
+            "Free the global's memory in a cleanup function, or switch this rule off \
+             (--disable leak-global) if the program keeps such memory until exit on purpose. \
+             The code flow shows the allocation and the store into the global.",
+            "external/cwe/cwe-401",
+        ),
     };
     // code scanning's scale: security-severity above 7.0 is "high", 4.0 to 6.9 "medium", below
     // that "low". A double free can be turned into a write through a corrupted free list (high);
@@ -208,6 +220,8 @@ fn rule_descriptor(rule: Rule) -> Value {
         // Both ends are known calls of known families, so precision is high; the damage is a
         // corrupted heap, as for a double free.
         Rule::MismatchedDeallocation => ("7.5", "high", 762, MISMATCH_EXAMPLE),
+        // Memory kept until exit costs the least of any leak.
+        Rule::LeakGlobal => ("2.0", "medium", 401, GLOBAL_EXAMPLE),
     };
     let (language, reported) =
         if rule == Rule::MismatchedDeallocation { ("cpp", "deallocation's") } else { ("c", "allocation's") };
@@ -237,6 +251,15 @@ fn rule_descriptor(rule: Rule) -> Value {
 }
 
 /// The examples of `help.markdown`.
+const GLOBAL_EXAMPLE: &str = "\
+static char *home;
+void init(void) {
+    home = strdup(getenv(\"HOME\"));   /* never freed by any function */
+}
+const char *home_dir(void) {
+    return home;                      /* returned: another file may free it (no report) */
+}
+";
 const LEAK_EXAMPLE: &str = "\
 char *copy_name(const char *name) {
     char *buf = malloc(strlen(name) + 1);
@@ -671,12 +694,13 @@ mod tests {
         assert!(driver.get("informationUri").is_none());
         let rules = driver["rules"].as_array().unwrap();
         let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-        assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation"]);
+        assert_eq!(ids, ["leak", "double-free", "leak-on-realloc-failure", "mismatched-deallocation", "leak-global"]);
         let expected = [
             ("warning", "cwe-401", "medium"),
             ("error", "cwe-415", "medium"),
             ("warning", "cwe-401", "high"),
             ("error", "cwe-762", "high"),
+            ("warning", "cwe-401", "medium"),
         ];
         for (rule, (level, cwe, precision)) in rules.iter().zip(expected) {
             for field in ["shortDescription", "fullDescription", "help"] {

@@ -76,10 +76,13 @@ pub fn render_text(diags: &[Diagnostic], opts: &RenderOptions, out: &mut dyn Wri
 
 /// What the headline's bracket holds: the rule and the site's category (`leak,never-freed-local`).
 /// A double free's site category only says where else the block is freed (`freed-always`), which
-/// its notes show: the rule alone; so does a mismatched deallocation's.
+/// its notes show: the rule alone; so does a mismatched deallocation's, and a global never freed
+/// (its site's category only says the block escaped into the global).
 fn tag(d: &Diagnostic) -> String {
     match d.rule {
-        crate::diag::Rule::DoubleFree | crate::diag::Rule::MismatchedDeallocation => d.rule.id().to_string(),
+        crate::diag::Rule::DoubleFree | crate::diag::Rule::MismatchedDeallocation | crate::diag::Rule::LeakGlobal => {
+            d.rule.id().to_string()
+        }
         _ => format!("{},{}", d.rule.id(), d.category.id()),
     }
 }
