@@ -103,17 +103,7 @@ pub fn diagnostics(
     }
     for (v, container) in verdicts.iter().zip(&held) {
         let alloc_loc = func.stmt_loc(v.stmt);
-        let base = |rule: Rule, message: String, path: Vec<Note>| Diagnostic {
-            suppression: None,
-            rule,
-            category: v.category,
-            loc: at.src(alloc_loc),
-            function: func.name.clone(),
-            allocator: v.allocator.clone(),
-            message,
-            path,
-            line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
-        };
+        let base = |rule: Rule, message: String, path: Vec<Note>| site_diagnostic(func, v, at, rule, message, path);
         let mut alloc_notes = vec![Note {
             kind: NoteKind::Alloc,
             loc: at.src(alloc_loc),
@@ -323,22 +313,32 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
             "memory allocated by '{}' is stored into global '{g}' and never freed: no function of the program frees it or hands it on",
             v.allocator
         );
-        out.push((
-            g.to_string(),
-            Diagnostic {
-                suppression: None,
-                rule: Rule::LeakGlobal,
-                category: v.category,
-                loc: at.src(alloc_loc),
-                function: func.name.clone(),
-                allocator: v.allocator.clone(),
-                message,
-                path,
-                line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
-            },
-        ));
+        out.push((g.to_string(), site_diagnostic(func, v, at, Rule::LeakGlobal, message, path)));
     }
     out
+}
+
+/// A finding of `rule` at allocation site `v`: located at the allocation, in its function.
+fn site_diagnostic(
+    func: &Function,
+    v: &SiteVerdict,
+    at: &Locator,
+    rule: Rule,
+    message: String,
+    path: Vec<Note>,
+) -> Diagnostic {
+    let alloc_loc = func.stmt_loc(v.stmt);
+    Diagnostic {
+        suppression: None,
+        rule,
+        category: v.category,
+        loc: at.src(alloc_loc),
+        function: func.name.clone(),
+        allocator: v.allocator.clone(),
+        message,
+        path,
+        line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
+    }
 }
 
 /// Where a double free's path frees the block, in order.
