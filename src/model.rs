@@ -148,6 +148,8 @@ pub struct Model<'a> {
     /// arguments did not already decide them (`precond` evaluates them with the values it knows).
     pub never_null_when: Option<(usize, i64)>,
     pub ret_const_when: Option<(usize, i64, i64)>,
+    /// A summarised callee's `Summary::null_when`, at a call whose result may be fresh.
+    pub null_when: Vec<(usize, i64)>,
     /// An `ArgAlias` result is the argument itself (`Summary::returns_param_itself`).
     pub ret_is_arg: bool,
     /// The globals the call may write (`Summary::globals_written`; none for a library row, all
@@ -198,6 +200,7 @@ impl<'a> Model<'a> {
             never_null: libmodel::never_null(lib.name),
             never_null_when: None,
             ret_const_when: None,
+            null_when: Vec::new(),
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
             fields_written: FieldWrites::All,
@@ -249,6 +252,7 @@ impl<'a> Model<'a> {
             never_null: false,
             never_null_when: None,
             ret_const_when: None,
+            null_when: Vec::new(),
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,

@@ -136,6 +136,9 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
         if let Some(k) = m.ret_const.or_else(|| m.ret_const_when.filter(|w| holds(w.0, w.1)).map(|w| w.2)) {
             return Ok(Some(Val::Const(k)));
         }
+        if m.null_when.iter().any(|w| holds(w.0, w.1)) {
+            return Ok(Some(Val::Const(0)));
+        }
         Ok(match m.ret {
             RetEffect::Fresh(Success::NonNull) if m.fresh_if_arg.is_none() => {
                 if m.never_null || m.never_null_when.is_some_and(|w| holds(w.0, w.1)) {
@@ -333,7 +336,8 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
             }
             for &sid in &b.stmts {
                 let (Stmt::Call { args, .. }, Some(m)) = (self.func.stmt(sid), (self.model)(sid)) else { continue };
-                for (i, c) in [m.never_null_when, m.ret_const_when.map(|w| (w.0, w.1))].into_iter().flatten() {
+                let rows = [m.never_null_when, m.ret_const_when.map(|w| (w.0, w.1))].into_iter().flatten();
+                for (i, c) in rows.chain(m.null_when.iter().copied()) {
                     out.extend(args.get(i).and_then(param).map(|p| (p.index(), c)));
                 }
             }
@@ -375,11 +379,18 @@ fn all_fresh(rets: Option<Vec<Option<Val>>>) -> bool {
     rets.is_some_and(|r| !r.is_empty() && r.iter().all(|v| *v == Some(Val::Fresh)))
 }
 
+/// Every return some path reaches hands back NULL (and one does).
+fn all_null(rets: &[Option<Val>]) -> bool {
+    !rets.is_empty() && rets.iter().all(|v| *v == Some(Val::Const(0)))
+}
+
 /// Facts about a function's results, with and without a precondition on a parameter.
 pub struct Returns {
     pub never_null: bool,
     pub never_null_when: Option<(usize, i64)>,
     pub ret_const_when: Option<(usize, i64, i64)>,
+    /// An allocator's preconditions under which it returns NULL on every path that returns.
+    pub null_when: Vec<(usize, i64)>,
 }
 
 /// The facts of `func` (whose calls have `model`). `allocator`: the function may return a fresh
@@ -391,7 +402,7 @@ pub fn returns<'f, 'm: 'f>(
     allocator: bool,
     ret_const: bool,
 ) -> Returns {
-    let mut out = Returns { never_null: false, never_null_when: None, ret_const_when: None };
+    let mut out = Returns { never_null: false, never_null_when: None, ret_const_when: None, null_when: Vec::new() };
     let has_return = func.blocks.iter().any(|b| matches!(b.term, Terminator::Return(Some(_))));
     if !has_return {
         return out;
@@ -401,13 +412,19 @@ pub fn returns<'f, 'm: 'f>(
         out.never_null = all_fresh(cx.returns(None));
     }
     let want_null = allocator && !out.never_null;
-    // An allocator's result is a block or NULL, never a constant its callers would fold.
+    // An allocator's result is a block or NULL, never a constant its callers would fold; but
+    // one that allocates only for some values of a parameter returns NULL for the others
+    // (vim's `ExpandOne_start (mode, ..)` with `mode == WILD_LONGEST`), which its callers use.
     let want_const = !allocator && !ret_const && may_return_constant(func, &cx.model);
     if !want_null && !want_const {
         return out;
     }
     for (p, c) in cx.candidates() {
         let Some(rets) = cx.returns(Some((p, c))) else { continue };
+        if want_null && all_null(&rets) {
+            out.null_when.push((p, c));
+            continue;
+        }
         if want_null && out.never_null_when.is_none() && all_fresh(Some(rets.clone())) {
             out.never_null_when = Some((p, c));
         }
@@ -418,7 +435,8 @@ pub fn returns<'f, 'm: 'f>(
                 }
             }
         }
-        if (!want_null || out.never_null_when.is_some()) && (!want_const || out.ret_const_when.is_some()) {
+        // Every candidate may add a NULL precondition; the others need only one answer.
+        if !want_null && (!want_const || out.ret_const_when.is_some()) {
             break;
         }
     }
@@ -508,6 +526,22 @@ mod tests {
         let f = program.functions.iter().find(|f| f.name == "g").expect("g");
         let none = |_: StmtId| -> Option<&Model> { None };
         assert_eq!(returns(f, none, false, false).ret_const_when, Some((1, 0, 0)));
+    }
+
+    #[test]
+    fn an_allocator_null_for_some_modes_says_which() {
+        let src = format!(
+            "{HEAD}void *f(int mode, unsigned long n) {{ void *r = NULL; if (n == 0) return NULL; \
+             if (mode != 3 && mode != 5) r = malloc(n); return r; }}"
+        );
+        let mut got = facts(&src, "f", false).null_when;
+        got.sort_unstable();
+        assert_eq!(got, vec![(0, 3), (0, 5), (1, 0)], "and `n == 0` returns NULL too");
+        let always =
+            format!("{HEAD}void *f(int mode, unsigned long n) {{ if (mode == 3) return NULL; return malloc(n); }}");
+        assert_eq!(facts(&always, "f", false).null_when, vec![(0, 3)]);
+        let never = format!("{HEAD}void *f(int mode, unsigned long n) {{ if (mode == 3) n++; return malloc(n); }}");
+        assert!(facts(&never, "f", false).null_when.is_empty(), "every mode may allocate");
     }
 
     #[test]

@@ -117,6 +117,12 @@ pub struct Summary {
     /// (`precond`): `memory_limit_check(size, gentle)` returns -1 only when `gentle` is set. A
     /// call whose argument there is that literal sees `ret_const`.
     pub ret_const_when: Option<(usize, i64, i64)>,
+    /// An allocator that returns NULL on every path when parameter `.0` is the constant `.1`
+    /// (`precond`): vim's `ExpandOne_start (mode, ..)` allocates only when `mode` is not
+    /// `WILD_LONGEST` (or two other modes). A call passing that literal allocates nothing; at
+    /// any other call the allocation's success says the argument was not that constant, which
+    /// the caller's later tests of the argument see (`fastcheck::flow`).
+    pub null_when: Vec<(usize, i64)>,
     /// The globals the function may write, through its callees too (`global_writes`): set by
     /// the driver for its whole SCC; `All` in any summary made elsewhere.
     pub globals_written: GlobalWrites,
@@ -175,6 +181,7 @@ impl Summary {
             never_null: false,
             never_null_when: None,
             ret_const_when: None,
+            null_when: Vec::new(),
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
             ret_addr: None,
@@ -919,6 +926,7 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         never_null: allocator && sums.iter().all(|s| s.never_null),
         never_null_when: first.never_null_when.filter(|w| sums.iter().all(|s| s.never_null_when == Some(*w))),
         ret_const_when: first.ret_const_when.filter(|w| sums.iter().all(|s| s.ret_const_when == Some(*w))),
+        null_when: first.null_when.iter().copied().filter(|w| sums.iter().all(|s| s.null_when.contains(w))).collect(),
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         fields_written: FieldWrites::union(sums.iter().map(|s| &s.fields_written)),
@@ -986,7 +994,10 @@ impl<'a> Model<'a> {
             None => RetEffect::Plain,
         };
         let mut fresh_if_arg = None;
+        // An allocator given the constant for which it returns NULL (`Summary::null_when`).
+        let null_here = s.null_when.iter().any(|w| call_args.get(w.0) == Some(&Operand::Const(w.1)));
         let ret = match (s.allocator, s.alloc_if) {
+            (true, _) if null_here => RetEffect::Plain,
             (false, _) => not_fresh,
             (true, None) => RetEffect::Fresh(Success::NonNull),
             (true, Some((flag, mask, when))) => match flag_value(flag, mask) {
@@ -1063,12 +1074,13 @@ impl<'a> Model<'a> {
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             writes: s.writes.clone(),
-            ret_const: s.ret_const.or(ret_const_when),
+            ret_const: s.ret_const.or(ret_const_when).or(null_here.then_some(0)),
             never_null: (s.never_null || never_null_when)
                 && fresh_if_arg.is_none()
                 && matches!(ret, RetEffect::Fresh(_)),
             never_null_when: s.never_null_when.filter(|_| !never_null_when),
             ret_const_when: s.ret_const_when.filter(|_| ret_const_when.is_none()),
+            null_when: if fresh_result { s.null_when.clone() } else { Vec::new() },
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
             fields_written: s.fields_written.clone(),

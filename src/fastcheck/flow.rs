@@ -1125,11 +1125,23 @@ fn transfer(
 /// on the first return. A later test of `r` that also sees another definition (`tmp = NULL; if
 /// (ok) tmp = realloc (p, n); if (tmp) …`, `r = 0; if (c) r = sigsetjmp (b);`) then goes the way
 /// the call's outcome says on the paths through the call.
+///
+/// Also, for an allocator that returns NULL whenever an argument is some constant
+/// (`Model::null_when`), that the argument is not that constant where the call succeeded.
 fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: StmtId) {
     use crate::facts::Fact;
     use crate::libmodel::Success;
-    let Stmt::Call { dst: Some(Place::Local(r)), .. } = cx.func.stmt(sid) else { return };
-    let (Some(a), Some(k)) = (cx.success_atom.get(&sid), cx.facts.key(*r, "")) else { return };
+    let Stmt::Call { dst, args, .. } = cx.func.stmt(sid) else { return };
+    let Some(a) = cx.success_atom.get(&sid) else { return };
+    if let Some(m) = cx.model(sid).filter(|m| !m.null_when.is_empty()) {
+        let on_ok = guards.lit(*a, true);
+        let on_ok = guards.and(st.p, on_ok);
+        for (k, c) in null_when_facts(cx, m, args) {
+            st.facts.push((k, Fact::Ne(c), on_ok));
+        }
+    }
+    let (Some(Place::Local(r)), Some(a)) = (dst, cx.success_atom.get(&sid)) else { return };
+    let Some(k) = cx.facts.key(*r, "") else { return };
     let Some(success) = cx.model(sid).and_then(crate::cfg::call_success) else { return };
     let (ok, failed) = match success {
         Success::NonNull => (Fact::Ne(0), Fact::In(0, 0)),
@@ -1148,6 +1160,19 @@ fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: Stm
     let (on_ok, on_failed) = (guards.and(st.p, yes), guards.and(st.p, no));
     st.facts.push((k, ok, on_ok));
     st.facts.push((k, failed, on_failed));
+}
+
+/// The followed keys of the arguments an allocator returns NULL for when they hold a constant
+/// (`Model::null_when`), with that constant: where the allocation succeeded, the argument is
+/// not it. Only a local argument (a local passed by value keeps its value through the call).
+pub(crate) fn null_when_facts(cx: &CheckCx, m: &crate::summary::Model, args: &[Operand]) -> Vec<(u32, i64)> {
+    m.null_when
+        .iter()
+        .filter_map(|&(i, c)| match args.get(i) {
+            Some(Operand::Place(Place::Local(x))) => Some((cx.facts.key(*x, "")?, c)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The callee's stores below its parameters (`Summary::writes`) as strong updates of this

@@ -402,6 +402,14 @@ fn flow_site(
             followed.apply(*sid, &mut init, GuardId::TRUE);
         }
     }
+    // The site's result exists: an allocator that returns NULL for a constant argument was not
+    // given it (`Model::null_when`).
+    if let (Some(m), true, SiteSlot::Result, Stmt::Call { args: call_args, .. }) =
+        (cx.model(stmt), with_facts, slot, cx.func.stmt(stmt))
+    {
+        let not_given = super::flow::null_when_facts(cx, m, call_args);
+        init.extend(not_given.into_iter().map(|(k, c)| (k, crate::facts::Fact::Ne(c), GuardId::TRUE)));
+    }
     if let (Some(m), true) = (cx.model(stmt), with_facts) {
         let values: &[_] = match slot {
             SiteSlot::Result => &m.ret_values,

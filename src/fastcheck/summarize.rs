@@ -214,7 +214,7 @@ pub fn summarize(
     // What constant propagation over the CFG adds (`precond`): a result tested after each of
     // its allocations, and answers under a constant parameter.
     let pre = if sure_never_null {
-        crate::precond::Returns { never_null: true, never_null_when: None, ret_const_when: None }
+        crate::precond::Returns { never_null: true, never_null_when: None, ret_const_when: None, null_when: Vec::new() }
     } else {
         crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
     };
@@ -245,6 +245,7 @@ pub fn summarize(
         never_null: fresh_only && pre.never_null,
         never_null_when: pre.never_null_when.filter(|_| fresh_only),
         ret_const_when: pre.ret_const_when.filter(|_| !allocator),
+        null_when: if fresh_only { pre.null_when } else { Vec::new() },
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         fields_written: crate::global_writes::FieldWrites::All,
