@@ -4,12 +4,13 @@
 #
 #   bash bench/ratio.sh DB [RUNS]
 #
-# DB is a compile_commands.json. Runs `clang-19 -fsyntax-only` over its C TUs one at a time
-# (bench/tools.py: the flags drip drops are dropped) and `drip check -p DB --no-cache -j1` under
-# /usr/bin/time, in pairs, RUNS times (default 1), and prints each pair's CPU times (user + system,
-# drip's parse workers included) and their ratio. Writes nothing next to DB: drip runs without a
-# cache and its report goes to a temporary folder. BENCH_DRIP picks the drip binary (default
-# target/release/drip); runs under nice +10 unless BENCH_NICE=0.
+# DB is a compile_commands.json. Runs `clang-19 -fsyntax-only` over its C and C++ TUs (C++ ones
+# through `clang++-19`) one at a time (bench/tools.py: the flags drip drops are dropped) and
+# `drip check -p DB --no-cache -j1` under /usr/bin/time, in pairs, RUNS times (default 1), and
+# prints each pair's CPU times (user + system, drip's parse workers included) and their ratio.
+# Writes nothing next to DB: drip runs without a cache and its report goes to a temporary folder.
+# BENCH_DRIP picks the drip binary (default target/release/drip); runs under nice +10 unless
+# BENCH_NICE=0.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 db=${1:?usage: bash bench/ratio.sh DB [RUNS]}

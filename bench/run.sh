@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench/run.sh: times drip against `clang-19 -fsyntax-only` on real C code bases, cold and warm
-# (a second run served by the incremental cache), and checks issue 5's targets.
+# bench/run.sh: times drip against `clang-19 -fsyntax-only` on real C and C++ code bases, cold
+# and warm (a second run served by the incremental cache), and checks issue 5's targets.
 #
 #   bash bench/run.sh [--runs N] [--quick] [--no-drip] [--rebuild] [--build-only] [CORPUS...]
-#        corpora: sqlite lua openssl libgit2 curl (default: all)
+#        corpora: sqlite lua openssl libgit2 curl, and the C++ one leveldb (default: all)
 #        --runs N      clang and drip's cold -j1 run N times each, in pairs (default 3): the
 #                      tables give medians, and the cold/parse verdict is the pairs' median ratio
 #        --quick       drip cold and warm at -j1 only (no -j2 runs, no clang -j2): a smoke run
@@ -14,18 +14,19 @@
 #   Output: tables on stdout, the same as Markdown in bench/work/results.md; per corpus, every
 #   run's report, stderr and times in bench/work/CORPUS/.
 
-# The C sources come from crates.io: a scratch cargo project in bench/work/fetch depends on
+# The sources come from crates.io: a scratch cargo project in bench/work/fetch depends on
 # crates that bundle them, and `cargo fetch` downloads them into the cargo registry. Nothing is
 # downloaded any other way, and everything the script writes stays in bench/work/ (git-ignored).
-# sqlite and lua get a compile database written here; openssl, libgit2 and curl are built by
-# their own build systems under `drip capture`, once (the built tree is kept and reused).
+# sqlite and lua get a compile database written here; openssl, libgit2, curl and leveldb (C++)
+# are built by their own build systems under `drip capture`, once (the built tree is kept and
+# reused). A C++ TU's clang baseline runs `clang++-19` (bench/tools.py).
 # See bench/README.md for what the numbers mean.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK="$ROOT/bench/work"
 TOOLS="$ROOT/bench/tools.py"
-ALL_CORPORA=(sqlite lua openssl libgit2 curl)
+ALL_CORPORA=(sqlite lua openssl libgit2 curl leveldb)
 
 # Pinned so that results stay comparable. Bump them on purpose, and say so in bench/README.md.
 # (A cargo requirement carries no build metadata: `+4.0.3` is only matched in the folder name.)
@@ -39,12 +40,18 @@ LIBGIT2_CRATE=libgit2-sys
 LIBGIT2_VERSION=0.18.8+1.9.7
 CURL_CRATE=curl-sys
 CURL_VERSION=0.4.91+curl-8.22.0
+LEVELDB_CRATE=leveldb-sys
+LEVELDB_VERSION=2.0.9
 
 # How each captured corpus is built, in its copy of the crate's sources (bench/work/NAME/src).
-# Options are chosen to build on Debian 12 with no library beyond libc (see bench/README.md).
+# Options are chosen to build on Debian 12 with no library beyond libc and libstdc++ (see
+# bench/README.md).
 OPENSSL_BUILD='./Configure linux-x86_64 no-shared no-module no-tests no-apps no-docs no-comp no-zlib && make -j2 build_libs'
 LIBGIT2_BUILD='cmake -S . -B ../build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTS=OFF -DBUILD_CLI=ON -DUSE_HTTPS=OFF -DUSE_SSH=OFF -DUSE_GSSAPI=OFF -DUSE_NTLMCLIENT=OFF -DUSE_SHA1=CollisionDetection -DUSE_SHA256=Builtin -DREGEX_BACKEND=builtin -DUSE_HTTP_PARSER=builtin -DUSE_BUNDLED_ZLIB=ON -DUSE_ICONV=OFF && cmake --build ../build -j2'
 CURL_BUILD='cmake -S . -B ../build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DBUILD_STATIC_LIBS=ON -DBUILD_CURL_EXE=ON -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Perl=ON -DBUILD_LIBCURL_DOCS=OFF -DBUILD_MISC_DOCS=OFF -DENABLE_CURL_MANUAL=OFF -DCURL_ENABLE_SSL=OFF -DCURL_USE_LIBPSL=OFF -DCURL_USE_LIBSSH2=OFF -DCURL_USE_LIBSSH=OFF -DCURL_USE_GSSAPI=OFF -DUSE_NGHTTP2=OFF -DUSE_LIBIDN2=OFF -DCURL_ZLIB=OFF -DCURL_BROTLI=OFF -DCURL_ZSTD=OFF -DCURL_DISABLE_LDAP=ON -DENABLE_ARES=OFF && cmake --build ../build -j2'
+# leveldb-sys's own build without its `snappy` feature (its default): the library alone, no tests
+# or benchmarks, Snappy off even where the system has libsnappy-dev.
+LEVELDB_BUILD='cmake -S . -B ../build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF -DLEVELDB_INSTALL=OFF -DHAVE_SNAPPY=OFF && cmake --build ../build -j2'
 
 say() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
@@ -106,9 +113,12 @@ apt_need() {
 }
 
 captured=0
-for c in "${corpora[@]}"; do case "$c" in openssl|libgit2|curl) captured=1 ;; esac; done
+cxx=0
+for c in "${corpora[@]}"; do case "$c" in openssl|libgit2|curl|leveldb) captured=1 ;; esac; done
+for c in "${corpora[@]}"; do case "$c" in leveldb) cxx=1 ;; esac; done
 pkgs=(clang-19 time python3)
 [ "$captured" = 0 ] || pkgs+=(make cmake perl gcc)
+[ "$cxx" = 0 ] || pkgs+=(g++)
 apt_need "${pkgs[@]}"
 CLANG=$(command -v clang-19) || die "clang-19 is not on PATH after installing it"
 GNU_TIME=/usr/bin/time
@@ -143,7 +153,8 @@ $SQLITE_CRATE = { version = \"=$SQLITE_VERSION\", features = [\"bundled\"] }
 $LUA_CRATE = \"=$LUA_VERSION\"
 $OPENSSL_CRATE = \"=${OPENSSL_VERSION%%+*}\"
 $LIBGIT2_CRATE = \"=${LIBGIT2_VERSION%%+*}\"
-$CURL_CRATE = { version = \"=${CURL_VERSION%%+*}\", default-features = false }"
+$CURL_CRATE = { version = \"=${CURL_VERSION%%+*}\", default-features = false }
+$LEVELDB_CRATE = \"=$LEVELDB_VERSION\""
 if [ ! -f "$FETCH/Cargo.toml" ] || [ "$(cat "$FETCH/Cargo.toml")" != "$manifest" ]; then
   printf '%s\n' "$manifest" > "$FETCH/Cargo.toml"
   rm -f "$FETCH/Cargo.lock"
@@ -161,7 +172,8 @@ crate_dir() {
 }
 
 CRATES=("$SQLITE_CRATE $SQLITE_VERSION" "$LUA_CRATE $LUA_VERSION" "$OPENSSL_CRATE $OPENSSL_VERSION"
-        "$LIBGIT2_CRATE $LIBGIT2_VERSION" "$CURL_CRATE $CURL_VERSION")
+        "$LIBGIT2_CRATE $LIBGIT2_VERSION" "$CURL_CRATE $CURL_VERSION"
+        "$LEVELDB_CRATE $LEVELDB_VERSION")
 all_fetched() {
   local nv d
   for nv in "${CRATES[@]}"; do
@@ -188,6 +200,7 @@ LUA_SRC=$(src_of "$LUA_CRATE" "$LUA_VERSION")
 OPENSSL_SRC=$(src_of "$OPENSSL_CRATE" "$OPENSSL_VERSION")
 LIBGIT2_SRC=$(src_of "$LIBGIT2_CRATE" "$LIBGIT2_VERSION")
 CURL_SRC=$(src_of "$CURL_CRATE" "$CURL_VERSION")
+LEVELDB_SRC=$(src_of "$LEVELDB_CRATE" "$LEVELDB_VERSION")
 
 # --- corpora -------------------------------------------------------------------------------
 # corpus_setup NAME makes $WORK/NAME/compile_commands.json and sets ROOTS (the project's
@@ -291,6 +304,11 @@ corpus_setup() {
       build_captured curl "$CURL_SRC/curl" "$CURL_BUILD"
       ROOTS=("$WORK/curl/src" "$WORK/curl/build")
       ;;
+    leveldb)
+      VERSION="$LEVELDB_CRATE $LEVELDB_VERSION"
+      build_captured leveldb "$LEVELDB_SRC/deps/leveldb-1.22" "$LEVELDB_BUILD"
+      ROOTS=("$WORK/leveldb/src" "$WORK/leveldb/build")
+      ;;
     *) die "unknown corpus $1" ;;
   esac
 }
@@ -355,7 +373,7 @@ for c in "${corpora[@]}"; do
   python3 "$TOOLS" kloc "$db" "$CLANG" "${ROOTS[@]}" > "$WORK/$c/kloc.kv"
   tus=$(python3 "$TOOLS" tus "$db" | cut -d= -f2)
   kloc=$(kv "$WORK/$c/kloc.kv" kloc)
-  say "$c: $tus C TUs, $kloc KLOC ($(kv "$WORK/$c/kloc.kv" c_kloc) in .c files, $(kv "$WORK/$c/kloc.kv" h_kloc) in headers, $(kv "$WORK/$c/kloc.kv" files) files)"
+  say "$c: $tus TUs (C and C++), $kloc KLOC ($(kv "$WORK/$c/kloc.kv" c_kloc) in source files, $(kv "$WORK/$c/kloc.kv" h_kloc) in headers, $(kv "$WORK/$c/kloc.kv" files) files)"
 
   # (1) clang-19 -fsyntax-only over every TU with the database's flags, one after the other,
   # outside drip, and (2) drip on one thread with an empty incremental cache (a cold run), in

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Helpers of bench/run.sh that read a compile database or drip's JSON report.
 
-  tools.py tus DB                          number of C TUs drip checks in DB
-  tools.py clang DB CLANG JOBS LOG         time `CLANG -fsyntax-only` over DB's C TUs
+  tools.py tus DB                          number of C and C++ TUs drip checks in DB
+  tools.py clang DB CLANG JOBS LOG         time `CLANG -fsyntax-only` over DB's TUs (C++ ones
+                                           with CLANG's C++ driver, `clang++-19`)
   tools.py kloc DB CLANG ROOT...           lines of the project files the TUs read
   tools.py report JSON                     counts from a drip --format json report
 
@@ -35,9 +36,35 @@ DROP_WITH_ARG = ("-MF", "-MT", "-MQ")
 LAUNCHERS = {"ccache", "sccache", "distcc", "icecc"}
 
 
+C_EXTS = (".c", ".h")
+# Source files (the rest are headers) for the KLOC split.
+SOURCE_EXTS = (".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".C", ".CPP")
+CXX_EXTS = (".cc", ".cp", ".cpp", ".cxx", ".c++", ".C", ".CPP", ".hh", ".hpp", ".hxx", ".H", ".ii", ".tcc")
+
+
+def language(path, argv):
+    """"c", "c++" or None, as drip's compdb::language decides: the last `-x` wins; else a C++
+    driver (`g++`, `c++`, `clang++`) compiles C and C++ sources as C++; else the extension."""
+    lang = None
+    for i, a in enumerate(argv[1:], 1):
+        if a == "-x" and i + 1 < len(argv):
+            lang = argv[i + 1]
+        elif a.startswith("-x") and a != "-x":
+            lang = a[2:]
+    if lang is not None:
+        return {"c": "c", "c-header": "c", "cpp-output": "c",
+                "c++": "c++", "c++-header": "c++", "c++-cpp-output": "c++"}.get(lang)
+    if "++" in os.path.basename(argv[0]):
+        return "c++" if path.endswith(C_EXTS + CXX_EXTS) else None
+    if path.endswith(C_EXTS):
+        return "c"
+    return "c++" if path.endswith(CXX_EXTS) else None
+
+
 def entries(db_path):
-    """The C entries of a compile database as drip selects them (compdb.rs): (directory, file,
-    argv), launchers stripped, duplicates (same file and argv) dropped, in database order."""
+    """The C and C++ entries of a compile database as drip selects them (compdb.rs): (directory,
+    file, argv, language), launchers stripped, duplicates (same file and argv) dropped, in
+    database order."""
     base = os.path.dirname(os.path.abspath(db_path))
     out, seen = [], set()
     with open(db_path) as f:
@@ -48,28 +75,31 @@ def entries(db_path):
         argv = e.get("arguments") or shlex.split(e["command"])
         while len(argv) > 1 and os.path.basename(argv[0]) in LAUNCHERS:
             argv = argv[1:]
-        lang = None
-        for i, a in enumerate(argv[1:], 1):
-            if a == "-x" and i + 1 < len(argv):
-                lang = argv[i + 1]
-            elif a.startswith("-x") and a != "-x":
-                lang = a[2:]
-        if lang is not None:
-            is_c = lang in ("c", "c-header", "cpp-output")
-        else:
-            is_c = "++" not in os.path.basename(argv[0]) and path.endswith((".c", ".h"))
+        lang = language(path, argv)
         key = (path, tuple(argv))
-        if not is_c or key in seen:
+        if lang is None or key in seen:
             continue
         seen.add(key)
-        out.append((d, path, argv))
+        out.append((d, path, argv, lang))
     return out
 
 
-def clang_argv(clang, argv, mode):
+def cxx_driver(clang):
+    """The C++ driver beside CLANG (`clang-19` -> `clang++-19`), so that a C++ TU is parsed as
+    `clang++` parses it, as drip's libclang does (it is handed the build's `g++`/`c++`); without
+    one, CLANG in g++ driver mode."""
+    d, b = os.path.split(clang)
+    if "clang" in b and "clang++" not in b:
+        cxx = os.path.join(d, b.replace("clang", "clang++", 1))
+        if os.path.isfile(cxx) and os.access(cxx, os.X_OK):
+            return [cxx]
+    return [clang, "--driver-mode=g++"]
+
+
+def clang_argv(clang, argv, mode, lang="c"):
     """argv for `clang MODE` (`-fsyntax-only`, or `-M` for dependencies): drip's drops, and no
-    output file or compile-only mode."""
-    out = [clang]
+    output file or compile-only mode; a C++ TU through the C++ driver."""
+    out = cxx_driver(clang) if lang == "c++" else [clang]
     it = iter(argv[1:])
     for a in it:
         if a in DROP_WITH_ARG or a == "-o":
@@ -101,16 +131,16 @@ def cmd_tus(db):
 
 
 def cmd_clang(db, clang, jobs, log):
-    """Wall and CPU time (user+sys of the clang processes) of -fsyntax-only over every C TU.
+    """Wall and CPU time (user+sys of the clang processes) of -fsyntax-only over every TU.
     A TU clang rejects is counted and logged, not fatal: drip's own count says whether it
     parsed."""
     es = entries(db)
     jobs = int(jobs)
 
     def one(e):
-        d, path, argv = e
+        d, path, argv, lang = e
         try:
-            p = subprocess.run(clang_argv(clang, argv, "-fsyntax-only"), cwd=d,
+            p = subprocess.run(clang_argv(clang, argv, "-fsyntax-only", lang), cwd=d,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         except OSError as err:  # a directory that is gone (a build's deleted scratch folder)
             return path, -1, f"{err}\n"
@@ -130,10 +160,10 @@ def cmd_clang(db, clang, jobs, log):
     print(f"tus={len(es)}\nwall={wall:.2f}\ncpu={cpu:.2f}\nfailed={failed}")
 
 
-def deps(clang, d, argv):
+def deps(clang, d, argv, lang):
     """Files a TU reads (`clang -M`), absolute and resolved."""
     try:
-        p = subprocess.run(clang_argv(clang, argv, "-M") + ["-MF", "-"], cwd=d,
+        p = subprocess.run(clang_argv(clang, argv, "-M", lang) + ["-MF", "-"], cwd=d,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return set(), 1
@@ -149,7 +179,7 @@ def deps(clang, d, argv):
 
 def cmd_kloc(db, clang, *roots):
     """KLOC: lines of the distinct files below the project's folders (ROOTs: its sources and
-    build tree) that the C TUs read, the .c files and the headers they include directly or not,
+    build tree) that the TUs read, the source files (.c, .cc, ...) and the headers they include,
     each file counted once. System headers are outside the roots. The result is cached beside
     the database, keyed by the database's contents and the roots."""
     roots = [os.path.realpath(r) + os.sep for r in roots]
@@ -166,17 +196,17 @@ def cmd_kloc(db, clang, *roots):
         pass
     es = entries(db)
     files, failed = set(), 0
-    for fs, rc in run_all(es, 2, lambda e: deps(clang, e[0], e[2])):
+    for fs, rc in run_all(es, 2, lambda e: deps(clang, e[0], e[2], e[3])):
         files |= fs
         failed += rc != 0
-    files |= {os.path.realpath(p) for _, p, _ in es}
+    files |= {os.path.realpath(p) for _, p, _, _ in es}
     mine = sorted(f for f in files if any(f.startswith(r) for r in roots))
 
     def lines(p):
         with open(p, "rb") as f:
             return f.read().count(b"\n")
-    c_lines = sum(lines(p) for p in mine if p.endswith(".c"))
-    other = sum(lines(p) for p in mine if not p.endswith(".c"))
+    c_lines = sum(lines(p) for p in mine if p.endswith(SOURCE_EXTS))
+    other = sum(lines(p) for p in mine if not p.endswith(SOURCE_EXTS))
     out = {"kloc": f"{(c_lines + other) / 1000:.1f}", "c_kloc": f"{c_lines / 1000:.1f}",
            "h_kloc": f"{other / 1000:.1f}", "files": len(mine), "dep_failures": failed}
     with open(memo, "w") as f:

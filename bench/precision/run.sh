@@ -4,6 +4,7 @@
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
 #        programs: tmux bash bash-malloc vim git openssh, and the C++ ones tinyxml2 snappy leveldb
+#                  re2 fmtlib ninja cppcheck
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
 #        --rebuild  build the Debian programs again (their tree is otherwise reused)
@@ -23,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -170,6 +171,32 @@ debian_program() {
       apt_need dpkg-dev g++ make cmake libsnappy-dev
       fetch leveldb leveldb
       build leveldb '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF && make -C build -j2 leveldb' ;;
+    re2)
+      # Debian's way: its Makefile, with the Unicode and Perl tables (dropped from the +dfsg
+      # source) generated again from unicode-data; only the static library.
+      apt_need dpkg-dev g++ make perl python3 python3-six unicode-data
+      fetch re2 re2
+      build re2 '' make -j2 REBUILD_TABLES=1 obj/libre2.a ;;
+    fmtlib)
+      # The compiled part of {fmt} (format.cc, os.cc); most of the library is header templates.
+      apt_need dpkg-dev g++ make cmake
+      fetch fmtlib fmtlib
+      build fmtlib '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFMT_TEST=OFF -DFMT_DOC=OFF && make -C build -j2 fmt' ;;
+    ninja)
+      # The large program: ninja-build's own binary (Debian builds it the same way, with
+      # re2c's generated lexers as shipped). Its build graph is raw new/delete (State's nodes,
+      # edges and pools) beside owners (std::unique_ptr, containers), see README.
+      apt_need dpkg-dev g++ make cmake
+      fetch ninja ninja-build
+      build ninja '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF && make -C build -j2 ninja' ;;
+    cppcheck)
+      # A larger program (lib/ and cli/, about 85,000 lines of C++): the command-line tool only,
+      # without Qt, tests or PCRE rules, and without the match compiler (the sources as written
+      # rather than their generated rewrite). A Debug build without -O2 keeps it to minutes;
+      # libstdc++'s debug containers (CPPCHK_GLIBCXX_DEBUG) are left off, as in a release.
+      apt_need dpkg-dev g++ make cmake python3
+      fetch cppcheck cppcheck
+      build cppcheck '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DCPPCHK_GLIBCXX_DEBUG=OFF -DUSE_MATCHCOMPILER=Off -DBUILD_GUI=OFF -DBUILD_TESTS=OFF -DHAVE_RULES=OFF && make -C build -j2 cppcheck' ;;
   esac
 }
 
