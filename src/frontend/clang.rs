@@ -897,6 +897,13 @@ impl Cursor {
         (!c.is_null() && !c.is_invalid()).then_some(c)
     }
 
+    /// The kind of declaration a function template makes (`CXCursor_FunctionDecl`,
+    /// `CXCursor_CXXMethod`, `CXCursor_Constructor`, ...); `CXCursor_NoDeclFound` otherwise.
+    pub fn template_kind(self) -> CXCursorKind {
+        // SAFETY: plain FFI.
+        unsafe { clang_getTemplateCursorKind(self.0) }
+    }
+
     pub fn num_args(self) -> i32 {
         // SAFETY: plain FFI; -1 for cursors without arguments.
         unsafe { clang_Cursor_getNumArguments(self.0) }

@@ -497,7 +497,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// A note on a construct drip does not analyse; every local `e` names escapes through an
     /// opaque call, since the construct may free, keep or overwrite it.
-    fn not_analysed(&mut self, e: Cursor, what: &str) {
+    pub(super) fn not_analysed(&mut self, e: Cursor, what: &str) {
         let loc = self.loc(e);
         self.note(loc, format!("{NOT_ANALYSED}{what}; the locals it names escape"));
         let mut named: Vec<Place> = Vec::new();
@@ -596,6 +596,7 @@ impl Lowerer<'_, '_, '_> {
                 }
                 _ if p.is_expression() && walked.is_none() => match self.range_container(*p) {
                     Some((obj, _)) => walked = Some(obj),
+                    None if self.in_template => self.not_analysed(*p, "loop over a dependent range"),
                     None => self.stmt(*p),
                 },
                 k if p.is_expression() || k == CXCursor_DeclStmt => self.stmt(*p),

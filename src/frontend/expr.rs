@@ -815,6 +815,11 @@ impl Lowerer<'_, '_, '_> {
             let callee = Callee::Direct { usr: format!("c:@F@{ident}"), name: ident, const_args: 0 };
             return self.emit_call(e, callee, args, want, loc);
         }
+        if self.in_template {
+            // A dependent construction (`T x (p)`, `std::unique_ptr<T> u (p)`) or operation.
+            self.not_analysed(e, "dependent expression");
+            return Some(use_(Operand::Unknown));
+        }
         let text = self.cx.text_of(e).unwrap_or_else(|| ident.clone());
         self.note(loc, format!("unsupported expression `{text}` lowered as an unknown value"));
         for k in kids {
@@ -875,6 +880,12 @@ impl Lowerer<'_, '_, '_> {
         } else {
             None
         };
+        if info.is_none() && self.in_template {
+            // A call of a dependent name (`c.clear ()`, `helper (p)` among overloads): what it
+            // calls depends on the instantiation.
+            self.not_analysed(e, "dependent call");
+            return Some(use_(Operand::Unknown));
+        }
         let n = e.num_args();
         let arg_cursors: &[Cursor] = if n >= 0 && kids.len() != n as usize + 1 {
             // As the tree holds them, so that lowering them asks it by slot.

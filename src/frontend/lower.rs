@@ -562,6 +562,29 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     /// Asked once per function: the USR is made from the first declaration, the suffix from the
     /// definition, so every declaration of a function has the same one; and libclang prints a
     /// USR anew for each question, at more than a thousand instructions.
+    /// The function template of the program's own (not of a system header) that `decl` is an
+    /// implicit instantiation of. libclang shows no instantiation's body, only the template's,
+    /// so calls of every instantiation go to that one body, lowered with its dependent types.
+    /// Not an explicit specialization (`template<> void f<int>(..)`): its body is its own,
+    /// written elsewhere than the template's (an instantiation's location is the template's).
+    pub fn program_template(&self, decl: Cursor) -> Option<Cursor> {
+        if !self.cpp || decl.kind() == CXCursor_FunctionTemplate {
+            return None;
+        }
+        let t = decl.specialized_template()?;
+        if t.kind() != CXCursor_FunctionTemplate || t.is_in_system_header() {
+            return None;
+        }
+        let def = t.definition()?;
+        let own = decl.definition().unwrap_or(decl);
+        let (Some((f1, o1)), Some((f2, o2))) =
+            (clang::expansion_offset(own.location()), clang::expansion_offset(def.location()))
+        else {
+            return None;
+        };
+        (clang::same_file(f1, f2) && o1 == o2).then_some(def)
+    }
+
     pub fn function_usr(&mut self, decl: Cursor) -> String {
         let key = decl.canonical().decl_key();
         if let Some(usr) = self.usrs.get(&key) {
@@ -573,6 +596,11 @@ impl<'t, 'i> TuCtx<'t, 'i> {
     }
 
     fn make_function_usr(&mut self, decl: Cursor) -> String {
+        // An instantiation of a function template the program defines is a call of the
+        // template's body, which is what is lowered (`program_template`).
+        if let Some(t) = self.program_template(decl) {
+            return self.function_usr(t);
+        }
         let mut usr = decl.usr();
         if self.cpp && decl.kind() == CXCursor_FunctionDecl && c_linkage(&usr) {
             // `extern "C"` inside a namespace is the C function of that name (clang's USR
@@ -1211,6 +1239,10 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub this_local: Option<LocalId>,
     /// Whether the function returns a C++ reference (a `return e` returns `&e`).
     pub returns_ref: bool,
+    /// The body is a function template's (`TuCtx::program_template`): what depends on its type
+    /// parameters (a call of a dependent name, a construction of a dependent type, a loop over
+    /// a dependent range) is not analysed, and the locals it names escape.
+    pub in_template: bool,
     /// In a C++ destructor whose class has members or bases with destructors: the block that
     /// runs them, where every `return` goes.
     pub dtor_epilogue: Option<BlockId>,
@@ -1232,7 +1264,9 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     lw.cur = Some(entry);
     if lw.cx.cpp {
         lw.returns_ref = clang::is_reference(f.result_type());
-        let has_this = match f.kind() {
+        lw.in_template = f.kind() == CXCursor_FunctionTemplate;
+        let kind = if lw.in_template { f.template_kind() } else { f.kind() };
+        let has_this = match kind {
             CXCursor_CXXMethod | CXCursor_ConversionFunction => !f.is_static_method(),
             CXCursor_Constructor | CXCursor_Destructor => true,
             _ => false,
@@ -1242,9 +1276,15 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         }
     }
 
-    let n_args = f.num_args().max(0) as u32;
-    for i in 0..n_args {
-        let Some(p) = f.arg(i) else { continue };
+    // A function template's parameters are its `ParmDecl` children (libclang counts arguments
+    // of function declarations only).
+    let params: Vec<Option<Cursor>> = if f.kind() == CXCursor_FunctionTemplate {
+        lw.kids(f).into_iter().filter(|c| c.kind() == CXCursor_ParmDecl).map(Some).collect()
+    } else {
+        (0..f.num_args().max(0) as u32).map(|i| f.arg(i)).collect()
+    };
+    for (i, p) in params.into_iter().enumerate() {
+        let Some(p) = p else { continue };
         let mut pname = p.spelling();
         if pname.is_empty() {
             pname = format!("arg.{i}");
@@ -1343,6 +1383,7 @@ impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
             body: None,
             this_local: None,
             returns_ref: false,
+            in_template: false,
             dtor_epilogue: None,
             full_expr: None,
         }

@@ -603,6 +603,7 @@ fn parse_tu(
                 | CXCursor_Constructor
                 | CXCursor_Destructor
                 | CXCursor_ConversionFunction
+                | CXCursor_FunctionTemplate
         );
         if !function || c.is_in_system_header() {
             continue;
@@ -675,9 +676,9 @@ fn parse_tu(
 
 /// The declarations of a C++ TU that `parse_tu` looks at, in source order: those at the top
 /// level and inside namespaces, `extern "C"` blocks and class definitions (methods defined in
-/// the class), outside system headers. Templates are not: libclang shows their bodies
-/// uninstantiated, and the instantiations a program uses not at all; a note on the TU counts
-/// them (`cpp::NOT_ANALYSED`).
+/// the class), outside system headers, and function templates (lowered once with their
+/// dependent types: libclang shows the instantiations a program uses not at all). Class
+/// templates are not: a note on the TU counts them (`cpp::NOT_ANALYSED`).
 fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
     let mut out = Vec::new();
     let mut templates = 0usize;
@@ -694,7 +695,10 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
                 kids.reverse();
                 stack.extend(kids);
             }
-            CXCursor_FunctionTemplate | CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => {
+            // A function template's body is lowered once, with its dependent types, and stands
+            // for every instantiation (`TuCtx::program_template`).
+            CXCursor_FunctionTemplate if !c.is_in_system_header() => out.push(c),
+            CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => {
                 if !c.is_in_system_header() && c.is_definition() {
                     templates += 1;
                 }
@@ -706,7 +710,8 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
         r.messages.push(TuMessage::new(
             &r.main_file.clone(),
             format!(
-                "note: {}{templates} template definition{} (libclang shows no instantiation's body)",
+                "note: {}{templates} class template definition{} (libclang shows no instantiation's body; \
+                 their methods are not lowered)",
                 cpp::NOT_ANALYSED,
                 if templates == 1 { "" } else { "s" }
             ),
@@ -716,7 +721,7 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
 }
 
 /// What the C++ lowering left out (`cpp::NOT_ANALYSED`), counted by kind: the lowering notes
-/// of the functions (the text up to `;`) and the template definitions of the TU notes
+/// of the functions (the text up to `;`) and the class template definitions of the TU notes
 /// (`messages`, rendered).
 pub fn cpp_not_analysed(program: &Program, messages: &[String]) -> Vec<(String, usize)> {
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -731,8 +736,8 @@ pub fn cpp_not_analysed(program: &Program, messages: &[String]) -> Vec<(String, 
     }
     for m in messages {
         let Some((_, rest)) = m.split_once(cpp::NOT_ANALYSED) else { continue };
-        if let Some((n, _)) = rest.split_once(" template definition") {
-            *counts.entry("template definition".to_string()).or_default() += n.parse::<usize>().unwrap_or(0);
+        if let Some((n, _)) = rest.split_once(" class template definition") {
+            *counts.entry("class template definition".to_string()).or_default() += n.parse::<usize>().unwrap_or(0);
         }
     }
     counts.into_iter().collect()
