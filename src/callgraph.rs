@@ -47,6 +47,10 @@ pub struct CallGraph {
     pub field_resolved_indirect: usize,
     /// Those through a global or local variable (`ir::VAR_KEY`), counted apart.
     pub var_resolved_indirect: usize,
+    /// C++ virtual calls (`ir::VIRTUAL_KEY`, not in `indirect_calls`), and those the class
+    /// hierarchy resolves; the method of each other one is in `opaque_cpp`.
+    pub virtual_calls: usize,
+    pub virtual_resolved: usize,
 }
 
 /// Functions that call each other (directly or through function pointers), summarised together.
@@ -67,6 +71,8 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let mut unresolved_indirect = 0;
     let mut field_resolved_indirect = 0;
     let mut var_resolved_indirect = 0;
+    let mut virtual_calls = 0;
+    let mut virtual_resolved = 0;
     for (i, f) in program.functions.iter().enumerate() {
         for (si, s) in f.stmts.iter().enumerate() {
             match s {
@@ -80,6 +86,17 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
                             undefined.insert(name.clone());
                         }
                         Direct::Library(_) => {}
+                    }
+                }
+                Stmt::Call { callee: Callee::Indirect { sig, field: Some(k), .. }, .. }
+                    if k.starts_with(crate::ir::VIRTUAL_KEY) =>
+                {
+                    virtual_calls += 1;
+                    if summaries.resolved_by_field(Some(k)) {
+                        virtual_resolved += 1;
+                        callees[i].extend_from_slice(summaries.targets(sig, Some(k)));
+                    } else {
+                        opaque_cpp.insert(sig[crate::ir::VIRTUAL_KEY.len()..].to_string());
                     }
                 }
                 Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
@@ -118,6 +135,8 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         unresolved_indirect,
         field_resolved_indirect,
         var_resolved_indirect,
+        virtual_calls,
+        virtual_resolved,
     }
 }
 

@@ -486,6 +486,11 @@ fn run(args: &Args) -> i32 {
     if db.skipped_non_c > 0 || fe.tus_failed > 0 || !fe.cut.is_empty() {
         crate::globals::seen_partly(&mut program);
     }
+    if fe.tus_failed > 0 || !fe.cut.is_empty() {
+        // A class only the TUs not seen define may override any virtual method: the class
+        // hierarchy is not whole, so no virtual call is resolved (`frontend/virtuals.rs`).
+        program.field_targets.retain(|(k, _)| !k.starts_with(crate::ir::VIRTUAL_KEY));
+    }
     let program = std::mem::ManuallyDrop::new(program);
     let cpu_front_end = (driver::process_cpu() + driver::children_cpu()).saturating_sub(cpu_started);
     if let Some(d) = drawing {
@@ -660,6 +665,8 @@ fn run(args: &Args) -> i32 {
         unresolved_indirect: out.unresolved_indirect,
         field_resolved_indirect: out.field_resolved_indirect,
         var_resolved_indirect: out.var_resolved_indirect,
+        virtual_calls: out.virtual_calls,
+        virtual_resolved: out.virtual_resolved,
         undefined_functions: out.undefined_functions.len(),
         library_contracts: out.library_contracts.clone(),
         allocators_library: out.allocators_library,
@@ -1116,7 +1123,14 @@ impl Ending {
                 report::render_text(&shown, &RenderOptions { color, show_source: true }, &mut *sink)?
             }
             Format::Json => {
-                let value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
+                let mut value = serde_json::to_value(stats).unwrap_or(serde_json::Value::Null);
+                if stats.virtual_calls == 0 {
+                    // C has none: its report keeps the fields it always had.
+                    if let Some(m) = value.as_object_mut() {
+                        m.remove("virtual_calls");
+                        m.remove("virtual_resolved");
+                    }
+                }
                 report::render_json(diags, &value, notes, &mut *sink)?
             }
             Format::Sarif => report::render_sarif(diags, fingerprints, &self.tool_info(notes), &mut *sink)?,
@@ -1295,6 +1309,15 @@ fn print_stats(s: &Stats) {
         "  indirect calls      {} ({} resolved by the stores into their field, {} into their variable, {} with no possible target)",
         s.indirect_calls, s.field_resolved_indirect, s.var_resolved_indirect, s.unresolved_indirect
     );
+    if s.virtual_calls > 0 {
+        let _ = writeln!(
+            e,
+            "  virtual calls       {} ({} resolved over the class hierarchy, {} opaque)",
+            s.virtual_calls,
+            s.virtual_resolved,
+            s.virtual_calls - s.virtual_resolved
+        );
+    }
     let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);
     let _ = writeln!(e, "  allocation sources  {}", s.sources);
     for (cat, n) in &s.categories {
@@ -1412,7 +1435,7 @@ fn unknown_callee_notes(undefined: &[String], opaque_cpp: &[String]) {
     }
     if !opaque_cpp.is_empty() {
         eprintln!(
-            "drip: note: {} C++ methods are called opaquely, as unknown callees (virtual, or of a class drip does not know how to destroy): {}",
+            "drip: note: {} C++ methods are called opaquely, as unknown callees (virtual with an override drip cannot see, or of a class drip does not know how to destroy): {}",
             opaque_cpp.len(),
             opaque_cpp.join(", ")
         );

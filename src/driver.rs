@@ -107,6 +107,13 @@ pub struct Stats {
     /// the functions stored into it.
     #[serde(default)]
     pub var_resolved_indirect: usize,
+    /// C++ virtual calls (not counted in `indirect_calls`), and those whose targets the
+    /// program's class hierarchy gives (`frontend/virtuals.rs`); the others are opaque. Left
+    /// out of the JSON report when there are none (C: `cli.rs`).
+    #[serde(default)]
+    pub virtual_calls: usize,
+    #[serde(default)]
+    pub virtual_resolved: usize,
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
     /// Functions the program defines whose callers see the C library's contract instead
@@ -231,6 +238,8 @@ pub struct AnalysisOutput {
     pub unresolved_indirect: usize,
     pub field_resolved_indirect: usize,
     pub var_resolved_indirect: usize,
+    pub virtual_calls: usize,
+    pub virtual_resolved: usize,
     /// Recursive SCCs whose summaries had not converged when the round budget ran out.
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
@@ -559,6 +568,8 @@ pub fn analyze(
         unresolved_indirect: graph.unresolved_indirect,
         field_resolved_indirect: graph.field_resolved_indirect,
         var_resolved_indirect: graph.var_resolved_indirect,
+        virtual_calls: graph.virtual_calls,
+        virtual_resolved: graph.virtual_resolved,
         undefined_functions: graph.undefined.clone(),
         opaque_cpp: graph.opaque_cpp.clone(),
         library_contracts: summaries.contract_kept(),

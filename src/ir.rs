@@ -72,6 +72,38 @@ impl Loc {
 /// never followed by a space before its `::`.
 pub const VAR_KEY: &str = "variable ";
 
+/// The start of the key of a virtual call in `Callee::Indirect::field` and of its targets in
+/// `Program::field_targets`: `virtual STATIC-CLASS-USR METHOD-USR` (`~` for the destructor that
+/// `delete` runs). The call's `sig` is this prefix and the method's qualified name, which no
+/// function's type spelling starts with, so a call the hierarchy does not resolve has no target.
+pub const VIRTUAL_KEY: &str = "virtual ";
+
+/// How messages name the callee of an indirect call with signature `sig`: the method of a
+/// virtual call, else "a function pointer".
+pub fn indirect_name(sig: &str) -> &str {
+    sig.strip_prefix(VIRTUAL_KEY).unwrap_or("a function pointer")
+}
+
+/// A C++ class definition of the program, or a class template (which drip does not analyse), as
+/// the virtual calls through it need it (`frontend/virtuals.rs`). One per USR, merged over TUs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CppClass {
+    pub usr: String,
+    /// The USRs of its direct bases (those whose declaration libclang names).
+    pub bases: Vec<String>,
+    /// drip sees all of its code: a class outside system headers, no template nor a template's
+    /// instantiation, whose death drip knows (`frontend/cpp.rs`, `destruction`). A call through
+    /// a class with a subclass that is not known stays opaque.
+    pub known: bool,
+    /// No object is of exactly this class (a pure virtual method not overridden).
+    pub is_abstract: bool,
+    /// The function that destroys an object of exactly this class (its destructor, or the one drip
+    /// writes for it), when the class has a virtual destructor and drip knows its death.
+    pub destructor: Option<String>,
+    /// Its virtual methods declared in it: (USR, the USRs of the methods each overrides directly).
+    pub virtuals: Vec<(String, Vec<String>)>,
+}
+
 #[derive(Debug, Default)]
 pub struct Program {
     /// Absolute (or as given) paths of every file a location can name.
@@ -123,6 +155,10 @@ pub struct Program {
     /// The ownership attributes written on the program's own function declarations (system
     /// headers are the library model's), each once. Sorted, unique.
     pub attributes: Vec<OwnershipAttr>,
+    /// The C++ class hierarchy: every class definition of the program's C++ files, sorted by
+    /// USR, one per USR. The targets of virtual calls are derived from it into `field_targets`
+    /// (keys starting with `VIRTUAL_KEY`) when the program is assembled.
+    pub classes: Vec<CppClass>,
 }
 
 /// One ownership attribute on a function declaration: the project's own memory API as its
@@ -525,7 +561,8 @@ pub enum Callee {
     /// `cfg.alloc(n)` or `p->alloc(n)`), or of the function-pointer variable it is (`variable
     /// c:@hook` for `hook(n)`, `frontend/fields.rs`), whose stores may name the targets exactly
     /// (`Program::field_targets`); `None` when the callee is neither (a parameter, an array
-    /// element, a call's result).
+    /// element, a call's result). A C++ virtual call is one too, with `target` unknown and the
+    /// key of its class and method (`VIRTUAL_KEY`), resolved over the class hierarchy.
     Indirect { target: Operand, sig: String, field: Option<String> },
 }
 

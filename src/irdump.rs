@@ -340,6 +340,7 @@ mod tests {
                 global_addrs: vec![],
                 seen_partly: false,
                 attributes: vec![],
+                classes: vec![],
             },
             f,
         )

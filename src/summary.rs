@@ -625,13 +625,14 @@ impl Summaries {
                     (Some(mut sums), Some(lib_sums)) => {
                         sums.extend(lib_sums.iter());
                         if sums.is_empty() {
-                            return Model::unknown("a function pointer");
+                            return Model::unknown(crate::ir::indirect_name(sig));
                         }
                         // With one possible target, the call is to it.
-                        let name = if sums.len() == 1 { self.name_of(targets[0]) } else { "a function pointer" };
+                        let name =
+                            if sums.len() == 1 { self.name_of(targets[0]) } else { crate::ir::indirect_name(sig) };
                         Model::from_summary(name, &meet(&sums), args, nonnull_args, caller)
                     }
-                    _ => Model::unknown("a function pointer"),
+                    _ => Model::unknown(crate::ir::indirect_name(sig)),
                 }
             }
         }

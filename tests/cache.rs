@@ -503,10 +503,11 @@ fn compdb(dir: &Path, files: &[String]) {
     let entries: Vec<serde_json::Value> = files
         .iter()
         .map(|f| {
+            let (cc, std) = if f.ends_with(".cpp") { ("c++", "-std=gnu++17") } else { ("cc", "-std=gnu11") };
             serde_json::json!({
                 "directory": dir.display().to_string(),
                 "file": f,
-                "arguments": ["cc", "-std=gnu11", "-c", f],
+                "arguments": [cc, std, "-c", f],
             })
         })
         .collect();
@@ -515,7 +516,8 @@ fn compdb(dir: &Path, files: &[String]) {
 }
 
 /// Over every multi-file fixture project (wrapper chains, recursion, dispatch through
-/// function-pointer fields and tables, heap effects): the cached results equal fresh ones when
+/// function-pointer fields and tables, heap effects, C++ virtual calls whose overrides are in
+/// other files): the cached results equal fresh ones when
 /// nothing changed, when any one TU disappears from the program (its functions become unknown
 /// callees) and comes back, and when one file stops freeing anything or moves down a line (the
 /// summaries of its functions change under callers whose own code does not).
@@ -534,7 +536,7 @@ fn cached_results_equal_fresh_ones_on_every_fixture_project() {
         for f in std::fs::read_dir(&src).expect("project").flatten() {
             let fname = f.file_name().to_string_lossy().into_owned();
             std::fs::copy(f.path(), dir.join(&fname)).expect("copy");
-            if fname.ends_with(".c") {
+            if fname.ends_with(".c") || fname.ends_with(".cpp") {
                 tus.push(fname);
             }
         }

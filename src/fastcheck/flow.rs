@@ -799,7 +799,7 @@ fn retained(model: Option<&crate::summary::Model>, callee: &Callee) -> EscapeKin
 fn callee_name(callee: &Callee) -> String {
     match callee {
         Callee::Direct { name, .. } => name.clone(),
-        Callee::Indirect { .. } => "a function pointer".to_string(),
+        Callee::Indirect { sig, .. } => crate::ir::indirect_name(sig).to_string(),
     }
 }
 

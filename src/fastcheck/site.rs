@@ -264,7 +264,7 @@ fn flow_site(
     let Stmt::Call { dst, callee, args } = cx.func.stmt(stmt) else { unreachable!("sites are calls") };
     let allocator = match callee {
         Callee::Direct { name, .. } => name.clone(),
-        Callee::Indirect { .. } => cx.model(stmt).map_or("a function pointer", |m| m.name).to_string(),
+        Callee::Indirect { sig, .. } => cx.model(stmt).map_or(crate::ir::indirect_name(sig), |m| m.name).to_string(),
     };
     let mut verdict = SiteVerdict {
         stmt,

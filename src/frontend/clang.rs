@@ -890,6 +890,37 @@ impl Cursor {
         unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
     }
 
+    /// A C++ class with a pure virtual method of its own or inherited and not overridden: no
+    /// object is of exactly this class.
+    pub fn is_abstract_class(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not classes.
+        unsafe { clang_CXXRecord_isAbstract(self.0) != 0 }
+    }
+
+    /// A call of a virtual method that dispatches on the object's dynamic class (not one
+    /// qualified by a class name, `Base::run ()`).
+    pub fn is_dynamic_call(self) -> bool {
+        // SAFETY: plain FFI; 0 for cursors that are not calls.
+        unsafe { clang_Cursor_isDynamicCall(self.0) != 0 }
+    }
+
+    /// The methods this C++ method overrides directly (one per base that declares it).
+    pub fn overridden(self) -> Vec<Cursor> {
+        let mut list: *mut CXCursor = std::ptr::null_mut();
+        let mut n: std::os::raw::c_uint = 0;
+        // SAFETY: libclang fills `list` with `n` cursors (or leaves it null), which we copy out
+        // before handing the array back to `clang_disposeOverriddenCursors`.
+        unsafe {
+            clang_getOverriddenCursors(self.0, &mut list, &mut n);
+            if list.is_null() {
+                return Vec::new();
+            }
+            let out = std::slice::from_raw_parts(list, n as usize).iter().map(|c| Cursor::new(*c)).collect();
+            clang_disposeOverriddenCursors(list);
+            out
+        }
+    }
+
     /// The template this declaration is a specialization or instantiation of, if any.
     pub fn specialized_template(self) -> Option<Cursor> {
         // SAFETY: plain FFI; a null cursor when there is none.

@@ -3,7 +3,8 @@
 //! escapes), member initializers.
 //!
 //! Input: cursors of a C++ translation unit (`TuCtx::cpp`) inside the function being lowered.
-//! Output: IR statements, as `expr.rs` emits them for C; nothing here adds to the IR's types.
+//! Output: IR statements, as `expr.rs` emits them for C, and the TU's class hierarchy
+//! (`TuCtx::classes`, `ir::CppClass`).
 //! Invariants:
 //! - A method, constructor or destructor takes the object's address as argument 0 (`this`,
 //!   parameter 0 of its lowered body: `lower::lower_function`).
@@ -27,10 +28,15 @@
 //!   lowers its methods too: `cpp_call_on` asks `std_call` first). A local standard container
 //!   of raw pointers dies with nothing run (its cells are lost with it); `stdlib.rs` lowers its
 //!   methods, and `range_for` walks its cells.
+//! - A virtual call dispatched on the object's class, and `delete` through a class with a virtual
+//!   destructor, are `Callee::Indirect` calls keyed by the class and the method
+//!   (`ir::VIRTUAL_KEY`, `virtual_callee`), whose targets the program's class hierarchy gives
+//!   (`record_class` records this TU's classes; `virtuals.rs` resolves the keys when the program
+//!   is assembled; one it cannot resolve has no target, an unknown callee).
 //! - Any other destructor (a system header's class, a template's instantiation, an array of
-//!   objects with destructors, a virtual destructor through `delete`) is not followed: what it
-//!   could release escapes instead, so that its absence never makes a report. A call into a
-//!   class that is not `self_contained`, a virtual call, and a constructor of a temporary in a
+//!   objects with destructors) is not followed: what it could release escapes instead, so that
+//!   its absence never makes a report. A call into a class that is not `self_contained`, a
+//!   virtual call qualified by its class (`Base::f ()`), and a constructor of a temporary in a
 //!   condition go to an opaque callee (every argument escapes); a local or temporary of such a
 //!   class is handed to an opaque call (`SCOPE_EXIT_USR`) where it dies.
 //! - What the lowering does not understand (lambda bodies, `catch` handlers, unknown
@@ -313,6 +319,66 @@ impl TuCtx<'_, '_> {
         bases.reverse();
         members.extend(bases);
         members
+    }
+}
+
+impl TuCtx<'_, '_> {
+    /// Adds the class definition or class template `def` to the TU's hierarchy table
+    /// (`ir::CppClass`, `virtuals.rs`): its bases, its virtual methods and what each overrides,
+    /// and, for a class with a virtual destructor whose death drip knows, the function that
+    /// destroys an object of exactly this class (the destructor drip writes for a class without
+    /// one of its own is lowered for it, even when no code of the TU names it: `delete` through
+    /// a base pointer in another TU may run it).
+    pub fn record_class(&mut self, def: Cursor) {
+        let template = matches!(def.kind(), CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization);
+        let kids = def.children();
+        let mut bases = Vec::new();
+        let mut virtuals = Vec::new();
+        for k in &kids {
+            match k.kind() {
+                CXCursor_CXXBaseSpecifier => {
+                    if let Some(b) = clang::type_declaration(clang::canonical(k.ty())) {
+                        bases.push(b.usr());
+                    }
+                }
+                CXCursor_CXXMethod if !template && k.is_virtual_method() => {
+                    let usr = self.callee_info(*k).usr.clone();
+                    let over = k.overridden().into_iter().map(|o| self.callee_info(o).usr.clone()).collect();
+                    virtuals.push((usr, over));
+                }
+                _ => {}
+            }
+        }
+        let known = !template
+            && !def.is_in_system_header()
+            && def.specialized_template().is_none()
+            && !matches!(self.destruction(def.ty()), Death::Opaque);
+        let destructor = if known && virtual_destructor(def.ty()) {
+            match self.destruction(def.ty()) {
+                Death::Runs(f) => Some(f.usr.clone()),
+                Death::Opaque => None,
+                Death::Trivial => match kids.iter().find(|k| k.kind() == CXCursor_Destructor) {
+                    Some(d) if !d.is_defaulted() => Some(self.callee_info(*d).usr.clone()),
+                    // A class with nothing to destroy still needs a target: an override of
+                    // another class may free what this one keeps.
+                    _ => Some(self.implicit_destructor(def).usr.clone()),
+                },
+            }
+        } else {
+            None
+        };
+        let is_abstract = !template && def.is_abstract_class();
+        self.classes.push(crate::ir::CppClass { usr: def.usr(), bases, known, is_abstract, destructor, virtuals });
+    }
+}
+
+/// The key of a virtual call of `method` (a USR, `~` for the destructor) through an object of
+/// static class `class` (`ir::VIRTUAL_KEY`), and its `sig`.
+fn virtual_callee(class: Cursor, method: &str, name: &str) -> Callee {
+    Callee::Indirect {
+        target: Operand::Unknown,
+        sig: format!("{}{name}", crate::ir::VIRTUAL_KEY),
+        field: Some(format!("{}{} {method}", crate::ir::VIRTUAL_KEY, class.usr())),
     }
 }
 
@@ -797,12 +863,27 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         let class_ty = decl.semantic_parent().map(|p| p.ty());
+        // A virtual call dispatched on the object's class goes to every override of the classes
+        // the object may be of, when drip sees them all (`virtuals.rs`); one qualified by a
+        // class name, or through a class whose death drip does not know, stays opaque.
+        let dispatched = (has_this && kind != CXCursor_Constructor && decl.is_virtual_method() && e.is_dynamic_call())
+            .then(|| self.dispatch_class(e, decl))
+            .flatten()
+            .filter(|s| self.self_contained(s.ty()))
+            .map(|s| {
+                let method = if kind == CXCursor_Destructor { "~".to_string() } else { info.usr.clone() };
+                virtual_callee(s, &method, &info.name)
+            });
         let opaque = has_this
-            && (decl.is_virtual_method()
+            && ((decl.is_virtual_method() && dispatched.is_none())
                 || class_ty.is_some_and(|t| !self.self_contained(t))
                 || (temporary && !temp_known && class_ty.is_some_and(|t| self.cx.owns_resources(t))));
         let plain_copy = args.len() == 2 && class_ty.is_some_and(|t| self.cx.copies_plainly(t));
-        if !opaque && decl.is_defaulted() && matches!(kind, CXCursor_Constructor | CXCursor_CXXMethod) {
+        if !opaque
+            && dispatched.is_none()
+            && decl.is_defaulted()
+            && matches!(kind, CXCursor_Constructor | CXCursor_CXXMethod)
+        {
             // What the compiler writes for a class whose death drip knows: its parts' default
             // constructors (a default constructor), or a copy of the object (copy and move
             // constructors and assignments, when no part has one the program wrote), which
@@ -835,7 +916,9 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
         }
-        let callee = if opaque {
+        let callee = if let Some(c) = dispatched {
+            c
+        } else if opaque {
             Callee::Direct { name: info.name.clone(), usr: format!("{OPAQUE}{}", info.usr), const_args: 0 }
         } else if kind == CXCursor_FunctionDecl {
             Callee::Direct {
@@ -917,6 +1000,25 @@ impl Lowerer<'_, '_, '_> {
                 None => (Operand::Unknown, 1),
             },
         }
+    }
+
+    /// The class a virtual call `e` of `decl` dispatches on: that of the object it names
+    /// (`p->run ()`, `obj.run ()`), else (`run ()` inside a method) the class declaring `decl`,
+    /// whose subclasses include the caller's.
+    fn dispatch_class(&mut self, e: Cursor, decl: Cursor) -> Option<Cursor> {
+        let callee_c = self.kids(e).first().map(|k| self.strip(*k));
+        let base = callee_c
+            .filter(|c| c.kind() == CXCursor_MemberRefExpr)
+            .and_then(|m| self.kids(m).into_iter().find(|c| c.is_expression()));
+        let class = match base {
+            Some(b) => {
+                let t = clang::canonical(b.ty());
+                let t = if clang::classify(t) == TypeClass::Pointer { clang::canonical(clang::pointee(t)) } else { t };
+                clang::type_declaration(t)
+            }
+            None => decl.semantic_parent(),
+        };
+        class.and_then(|c| c.definition())
     }
 
     /// The object at the address `p` holds: the place whose address a lowering temporary was
@@ -1042,13 +1144,21 @@ impl Lowerer<'_, '_, '_> {
         if pointee.kind == CXType_Record {
             let opaque =
                 |name: String, usr: &str| Callee::Direct { name, usr: format!("{OPAQUE}{usr}"), const_args: 0 };
-            let callee = match self.cx.destruction(pointee) {
+            let def = clang::type_declaration(pointee).and_then(|d| d.definition());
+            let death = self.cx.destruction(pointee);
+            let callee = match death.clone() {
+                // Through a base pointer, the destructor of any class the object may be of runs
+                // (`virtuals.rs`): that of the class itself is among them.
+                Death::Trivial | Death::Runs(_) if virtual_destructor(pointee) && def.is_some() => def.map(|d| {
+                    let name = match &death {
+                        Death::Runs(f) => f.name.clone(),
+                        _ => format!("{}::~{}", self.cx.qualified_name(d), d.spelling()),
+                    };
+                    virtual_callee(d, "~", &name)
+                }),
                 Death::Trivial => None,
-                // Through a base pointer, any override may run.
-                Death::Runs(f) if virtual_destructor(pointee) => Some(opaque(f.name.clone(), &f.usr)),
                 Death::Runs(f) => Some(Callee::Direct { name: f.name.clone(), usr: f.usr.clone(), const_args: 0 }),
                 Death::Opaque => {
-                    let def = clang::type_declaration(pointee).and_then(|d| d.definition());
                     match def.and_then(|d| d.children().into_iter().find(|c| c.kind() == CXCursor_Destructor)) {
                         Some(d) => {
                             let info = self.cx.callee_info(d);

@@ -99,6 +99,8 @@ pub(super) struct TuCtx<'t, 'i> {
     /// The ownership attributes on the function declarations of the TU's own files
     /// (`note_ownership_attrs`, `note_malloc_with_args`).
     pub attributes: Vec<OwnershipAttr>,
+    /// The C++ class definitions of the TU's own files (`cpp.rs`, `record_class`).
+    pub classes: Vec<crate::ir::CppClass>,
     /// Field declaration (`Cursor::decl_key`) → its key, or `None` for fields without one.
     pub(super) field_keys: HashMap<usize, Option<String>>,
     /// First declaration of a function (`Cursor::decl_key`) → its USR (`function_usr`).
@@ -197,6 +199,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             field_group: Vec::new(),
             var_param_stores: Vec::new(),
             defined_vars: Vec::new(),
+            classes: Vec::new(),
             store_root: None,
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),

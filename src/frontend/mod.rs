@@ -56,6 +56,7 @@ mod tree;
 mod tucache;
 #[cfg(test)]
 mod tucache_tests;
+mod virtuals;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -66,7 +67,7 @@ use rayon::prelude::*;
 
 use crate::cache::{Cache, ContentDigests, Digest};
 use crate::compdb::CompileCommand;
-use crate::ir::{FileId, Function, Loc, Operand, OwnershipAttr, Program, Rvalue, Stmt};
+use crate::ir::{CppClass, FileId, Function, Loc, Operand, OwnershipAttr, Program, Rvalue, Stmt};
 use args::compile_argv;
 pub use isolate::{worker_main, Isolation, WORKER_COMMAND};
 use serde::{Deserialize, Serialize};
@@ -379,6 +380,7 @@ struct TuResult {
     scalar_globals: Vec<(String, Option<i64>, bool)>,
     global_addrs: Vec<String>,
     attributes: Vec<OwnershipAttr>,
+    classes: Vec<CppClass>,
     failed: bool,
     /// No preprocessor or fatal error: the result depends only on the files in its manifest (with
     /// a missing header, the result would change once the header exists).
@@ -414,6 +416,7 @@ impl TuResult {
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
             attributes: Vec::new(),
+            classes: Vec::new(),
             failed: false,
             cacheable: true,
             errors: 0,
@@ -578,7 +581,8 @@ fn parse_tu(
     let t1 = Instant::now();
     let mut cx = lower::TuCtx::new(&tu, &cmd.directory);
     cx.cpp = crate::compdb::language(&cmd.file, &cmd.arguments) == Some(crate::compdb::Lang::Cpp);
-    let decls = if cx.cpp { cpp_declarations(&tu, &mut r) } else { tu.cursor().children() };
+    let mut classes = Vec::new();
+    let decls = if cx.cpp { cpp_declarations(&tu, &mut r, &mut classes) } else { tu.cursor().children() };
     for c in decls {
         if c.kind() == CXCursor_VarDecl && !c.is_in_system_header() {
             cx.note_scalar_global(c);
@@ -642,6 +646,11 @@ fn parse_tu(
             )),
         }
     }
+    // After the functions, so that the destructors they call are written in the order they call
+    // them; the classes may call for more (a class's own, for `delete` through its bases).
+    for c in classes {
+        cx.record_class(c);
+    }
     // The implicit destructors the functions call; writing one may call for more (its members').
     let mut dtors = 0;
     while dtors < cx.pending_dtors.len() {
@@ -669,6 +678,7 @@ fn parse_tu(
     r.scalar_globals = std::mem::take(&mut cx.scalar_globals);
     r.global_addrs = std::mem::take(&mut cx.global_addrs);
     r.attributes = std::mem::take(&mut cx.attributes);
+    r.classes = std::mem::take(&mut cx.classes);
     r.lower_time = t1.elapsed();
     let inputs = if manifest { tucache::manifest(&tu, cmd) } else { None };
     (r, inputs)
@@ -679,7 +689,9 @@ fn parse_tu(
 /// the class), outside system headers, and function templates (lowered once with their
 /// dependent types: libclang shows the instantiations a program uses not at all). Class
 /// templates are not: a note on the TU counts them (`cpp::NOT_ANALYSED`).
-fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
+/// `classes` receives the class definitions and class templates among them, for the class
+/// hierarchy (`TuCtx::record_class`).
+fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::Cursor>) -> Vec<clang::Cursor> {
     let mut out = Vec::new();
     let mut templates = 0usize;
     let mut stack: Vec<clang::Cursor> = tu.cursor().children();
@@ -691,6 +703,9 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
                 if c.is_in_system_header() {
                     continue;
                 }
+                if matches!(c.kind(), CXCursor_ClassDecl | CXCursor_StructDecl) && c.is_definition() {
+                    classes.push(c);
+                }
                 let mut kids = c.children();
                 kids.reverse();
                 stack.extend(kids);
@@ -701,6 +716,7 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult) -> Vec<clang::Cursor> {
             CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => {
                 if !c.is_in_system_header() && c.is_definition() {
                     templates += 1;
+                    classes.push(c);
                 }
             }
             _ => out.push(c),
@@ -807,6 +823,8 @@ struct Merger {
     scalar_globals: HashMap<String, (Option<i64>, bool)>,
     global_addrs: HashSet<String>,
     attributes: HashSet<OwnershipAttr>,
+    /// The C++ classes by USR, merged over the TUs that define them (`virtuals::merge_class`).
+    classes: HashMap<String, CppClass>,
 }
 
 impl Merger {
@@ -832,6 +850,7 @@ impl Merger {
             scalar_globals: HashMap::new(),
             global_addrs: HashSet::new(),
             attributes: HashSet::new(),
+            classes: HashMap::new(),
         }
     }
 
@@ -858,6 +877,7 @@ impl Merger {
             scalar_globals,
             global_addrs,
             attributes,
+            classes,
         } = self;
         let verbose = *verbose;
         for (name, init, internal) in r.scalar_globals {
@@ -920,6 +940,9 @@ impl Merger {
         }
         address_taken.extend(r.address_taken);
         attributes.extend(r.attributes);
+        for c in r.classes {
+            virtuals::merge_class(classes, c);
+        }
         cast_targets.extend(r.cast_targets);
         library_taken.extend(r.library_taken);
         field_targets.extend(r.field_targets);
@@ -987,6 +1010,7 @@ impl Merger {
             scalar_globals,
             global_addrs,
             attributes,
+            classes,
             mut origins,
             links,
             ..
@@ -1040,6 +1064,9 @@ impl Merger {
         prog.field_groups.sort();
         let mut messages: Vec<String> = messages.into_iter().collect();
         messages.extend(crate::link::resolve(&mut prog, &mut origins, links.as_deref()));
+        prog.classes = classes.into_values().collect();
+        prog.classes.sort();
+        virtuals::resolve(&mut prog);
         messages.sort();
         messages.dedup();
         rep.messages = messages;

@@ -1272,3 +1272,47 @@ fn cpp_manifests_name_the_files_read() {
         .collect();
     assert!(stale.is_empty(), "{stale:?}");
 }
+
+/// A virtual call's targets are the overrides of every TU's classes below the static class
+/// (`virtuals.rs`); one with an override defined nowhere gets none (an unknown callee).
+#[test]
+fn virtual_calls_are_resolved_over_every_tus_classes() {
+    let dir = TempDir::new();
+    dir.write(
+        "inc/shape.h",
+        "struct Shape { virtual ~Shape() {} virtual char *name() = 0; virtual void drop(char *p) = 0; };\n\
+         struct Ext : Shape { char *name() override { return nullptr; } void drop(char *p) override; };\n",
+    );
+    let a = dir.write(
+        "a.cpp",
+        "#include \"shape.h\"\nstruct Sq : Shape { char *name() override { return nullptr; } void drop(char *) override {} };\n\
+         Shape *make_sq() { return new Sq; }\n",
+    );
+    let b = dir.write(
+        "b.cpp",
+        "#include \"shape.h\"\nstruct Ci : Shape { char *name() override { return nullptr; } void drop(char *) override {} };\n\
+         char *call(Shape *s) { s->drop(nullptr); return s->name(); }\nvoid kill(Shape *s) { delete s; }\n",
+    );
+    let db = compdb::from_files(&[a, b], &[format!("-I{}", dir.0.join("inc").display())]);
+    let (prog, rep) = build_program(&db.commands, &opts(2));
+    assert_eq!(rep.parse_errors, 0, "{:?}", rep.messages);
+    let keys = indirect_fields(func(&prog, "call"));
+    assert_eq!(keys.len(), 2);
+    assert!(keys.iter().all(|k| k.is_some_and(|k| k.starts_with(crate::ir::VIRTUAL_KEY))), "{keys:?}");
+    let names = |key: &str| -> Vec<String> {
+        let mut v: Vec<String> = field_targets_of(&prog, key)
+            .iter()
+            .map(|u| prog.functions.iter().find(|f| f.usr.ends_with(u)).map_or(u.to_string(), |f| f.name.clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    // `drop`: `Ext::drop` has no body in the program.
+    assert!(names(keys[0].unwrap()).is_empty());
+    assert_eq!(names(keys[1].unwrap()), ["Ci::name", "Ext::name", "Sq::name"]);
+    let dtor = indirect_fields(func(&prog, "kill"));
+    assert_eq!(names(dtor[0].unwrap()), ["Ci::~Ci", "Ext::~Ext", "Sq::~Sq"]);
+    let shape = prog.classes.iter().find(|c| c.usr.ends_with("@S@Shape")).expect("Shape recorded");
+    // Its destructor is not among the methods: `delete` resolves by the classes' `destructor`.
+    assert!(shape.is_abstract && shape.known && shape.virtuals.len() == 2);
+}
