@@ -324,6 +324,8 @@ mod tests {
             nonneg: vec![],
             case_labels: vec![],
             tested_elems: vec![],
+            throws: Vec::new(),
+            unwinds: Vec::new(),
         };
         (
             Program {

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Bump whenever the layout of an entry or of a cached value changes in a way the build id would
 /// not catch (it does catch every source change of a build from this repository).
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 /// Entries neither used nor written for this long, and not used by the current run, are deleted.
 pub const GRACE: Duration = Duration::from_secs(7 * 24 * 3600);
