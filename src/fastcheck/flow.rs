@@ -442,16 +442,13 @@ pub(super) fn flow(
             _ => {}
         }
         if thrown {
-            // Handed on where the exception goes (a parameter's object, the caller's `*out`, a
-            // summary's slot): the caller's path ends with this one, so it is not handed back
-            // either. Escapes stay what they are.
+            // Wherever the exception finds the cell besides this frame's locals (a parameter's
+            // object, the caller's `*out`, a global, a summary's slot, inside another block),
+            // the caller's path ends with this one: it is neither handed back nor an escape (an
+            // escape would keep a wrapper's result from being fresh). Only what the locals alone
+            // hold, which made no event, is lost.
             for e in &mut events[events_before..] {
-                if matches!(
-                    e.kind,
-                    EventKind::Return | EventKind::Stored { .. } | EventKind::ReturnedIn(_) | EventKind::Kept
-                ) {
-                    e.kind = EventKind::Exit;
-                }
+                e.kind = EventKind::Exit;
             }
         }
         // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
