@@ -143,6 +143,11 @@ pub struct CheckArgs {
     #[arg(long)]
     pub all_categories: bool,
 
+    /// C++: also follow the exception a call may throw out of the function, between an
+    /// allocation and its release (off by default: noisy on most code)
+    #[arg(long)]
+    pub exceptions: bool,
+
     /// Incremental cache (default: .drip/ next to compile_commands.json, or in the current
     /// directory for files given on the command line)
     #[arg(long, value_name = "DIR", value_parser = OsStringValueParser::new().map(PathBuf::from))]

@@ -591,6 +591,7 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<
                         "the loop runs again and '{what}' is assigned here, losing the last reference to the memory"
                     ),
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
+                    Lost::Throw => "an exception leaves the function here without freeing the memory".to_string(),
                     Lost::Discarded => format!("the pointer returned by '{allocator}' is discarded here"),
                     Lost::AliasedInCallee { callee, args, slot } => format!(
                         "arguments {} and {} of '{callee}' both lead to '{slot}': the callee stores the memory there, then overwrites it",

@@ -36,6 +36,7 @@ struct Args {
     jobs: usize,
     stats: bool,
     all_categories: bool,
+    exceptions: bool,
     verbose: bool,
     function: Option<String>,
     cache_dir: Option<PathBuf>,
@@ -97,6 +98,7 @@ fn check_args(
         jobs,
         stats: c.stats,
         all_categories: c.all_categories,
+        exceptions: c.exceptions,
         verbose: c.verbose,
         function,
         cache_dir: c.cache_dir,
@@ -436,7 +438,11 @@ fn run(args: &Args) -> i32 {
     ending.rules = settings.rules.clone();
     let budgets = settings.budgets.clone();
     // `run-time-ms` counts from the run's start: parsing spends it too.
-    let config = crate::fastcheck::Config { run_deadline: budgets.run_time().map(|d| started + d), ..budgets.config() };
+    let config = crate::fastcheck::Config {
+        run_deadline: budgets.run_time().map(|d| started + d),
+        exceptions: args.exceptions || settings.exceptions,
+        ..budgets.config()
+    };
     let policy = Policy { all_categories: args.all_categories };
     let digests = ContentDigests::default();
     // What every analysis result depends on besides the program, and the names of this compile
@@ -490,6 +496,12 @@ fn run(args: &Args) -> i32 {
         // A class only the TUs not seen define may override any virtual method: the class
         // hierarchy is not whole, so no virtual call is resolved (`frontend/virtuals.rs`).
         program.field_targets.retain(|(k, _)| !k.starts_with(crate::ir::VIRTUAL_KEY));
+    }
+    if config.exceptions {
+        let edges = crate::exceptions::add_edges(&mut program);
+        if args.verbose {
+            eprintln!("drip: note: --exceptions: {edges} calls that may throw got an exceptional edge");
+        }
     }
     let program = std::mem::ManuallyDrop::new(program);
     let cpu_front_end = (driver::process_cpu() + driver::children_cpu()).saturating_sub(cpu_started);

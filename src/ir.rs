@@ -252,9 +252,34 @@ pub struct Function {
     /// root first (`None`: not a constant), which `Place::Index` forgets. Facts key such an
     /// element on its own (`facts`), so that two tests of `s[2]` agree and `s[1]` is another value.
     pub tested_elems: Vec<(BlockId, Vec<Option<i64>>)>,
+    /// C++: the blocks whose `NoReturn` is an exception leaving the function (`throw`, or an
+    /// exceptional edge `exceptions::add_edges` made), sorted. Unlike `exit`, the frame dies
+    /// there: what only its locals hold is lost (the locals' destructors ran before it).
+    pub throws: Vec<BlockId>,
+    /// C++: the calls that may throw, by statement, sorted, each with where its exception goes.
+    /// Read only with `--exceptions` (`exceptions::add_edges` turns them into edges); the
+    /// analysis never looks at them otherwise.
+    pub unwinds: Vec<Unwind>,
+}
+
+/// Where an exception thrown by one call goes (`Function::unwinds`).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unwind {
+    /// The call that may throw.
+    pub call: StmtId,
+    /// The destructors that run on the way, in order: the object's local, the callee's name and USR.
+    pub cleanups: Vec<(LocalId, String, String)>,
+    /// The handlers' dispatch block of the `try` around the call; `None`: the exception leaves
+    /// the function.
+    pub handler: Option<BlockId>,
 }
 
 impl Function {
+    /// Whether the `NoReturn` ending block `b` is an exception leaving the function
+    /// (`Function::throws`).
+    pub fn throws_at(&self, b: BlockId) -> bool {
+        self.throws.binary_search(&b).is_ok()
+    }
     pub fn block(&self, b: BlockId) -> &Block {
         &self.blocks[b.index()]
     }

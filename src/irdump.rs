@@ -89,7 +89,15 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
             let e: Vec<String> = e.iter().map(|k| k.map_or_else(|| "?".to_string(), |k| k.to_string())).collect();
             format!("  elems: [{}]", e.join(", "))
         });
-        let _ = writeln!(out, "    {}: {}{elems}", d.loc_short(block.term_loc), d.term(&block.term));
+        // An exception leaving the function (`Function::throws`), unlike `exit`'s `noreturn`.
+        let term = if f.throws_at(b) { "throw".to_string() } else { d.term(&block.term) };
+        let _ = writeln!(out, "    {}: {term}{elems}", d.loc_short(block.term_loc));
+    }
+    for u in &f.unwinds {
+        let to = u.handler.map_or_else(|| "out".to_string(), |h| format!("bb{}", h.0));
+        let dtors: Vec<&str> = u.cleanups.iter().map(|c| c.1.as_str()).collect();
+        let (at, call) = (d.loc_short(f.stmt_loc(u.call)), d.stmt(f.stmt(u.call)));
+        let _ = writeln!(out, "  may throw: {at}: {call} -> {to}, destroying [{}]", dtors.join(", "));
     }
     out
 }
@@ -324,6 +332,8 @@ mod tests {
             nonneg: vec![],
             case_labels: vec![],
             tested_elems: vec![],
+            throws: Vec::new(),
+            unwinds: Vec::new(),
         };
         (
             Program {

@@ -36,6 +36,7 @@ mod declare;
 mod diag;
 mod driver;
 mod equal;
+mod exceptions;
 mod facts;
 mod fastcheck;
 mod files;

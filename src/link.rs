@@ -559,6 +559,8 @@ fn placeholder() -> Function {
         nonneg: Vec::new(),
         case_labels: Vec::new(),
         tested_elems: Vec::new(),
+        throws: Vec::new(),
+        unwinds: Vec::new(),
     }
 }
 

@@ -488,6 +488,8 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         nonneg,
         case_labels,
         tested_elems,
+        throws,
+        unwinds,
     } = f;
     let mut files = FileNumbering { files, seen: Vec::new() };
     let mut w = Feed(Vec::with_capacity(4096));
@@ -495,6 +497,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         .hash(&mut w);
     nonneg.hash(&mut w);
     tested_elems.hash(&mut w);
+    (throws, unwinds).hash(&mut w);
     files.loc(*loc).hash(&mut w);
     w.write_usize(locals.len());
     for d in locals {
@@ -622,6 +625,8 @@ mod tests {
             nonneg: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
+            throws: Vec::new(),
+            unwinds: Vec::new(),
         }
     }
 
@@ -670,6 +675,10 @@ mod tests {
             ("a statement's bits", |g| g.bits.push((crate::ir::StmtId(0), crate::ir::Bits::constant(1)))),
             ("a statement's step", |g| g.steps.push((crate::ir::StmtId(0), 1, false))),
             ("a statement's sign", |g| g.nonneg.push(crate::ir::StmtId(0))),
+            ("a throw", |g| g.throws.push(BlockId(0))),
+            ("a call that may throw", |g| {
+                g.unwinds.push(crate::ir::Unwind { call: crate::ir::StmtId(0), cleanups: Vec::new(), handler: None })
+            }),
             ("a local's name", |g| g.locals[0].name = "u".into()),
             ("a local's kind", |g| g.locals[0].kind = LocalKind::Var),
             ("a local's pointer flag", |g| g.locals[0].is_pointer = false),

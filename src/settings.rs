@@ -116,6 +116,7 @@ impl Budgets {
             max_function_bytes: (self.function_memory_mb > 0).then(|| self.function_memory_mb.saturating_mul(1 << 20)),
             max_scc_time: (self.scc_time_ms > 0).then(|| Duration::from_millis(self.scc_time_ms)),
             run_deadline: None,
+            exceptions: false,
         }
     }
 
@@ -147,6 +148,8 @@ pub struct Settings {
     pub rules: crate::rules::Switches,
     /// `[check] fail-on` (`--fail-on` wins over it, in `cli`).
     pub fail_on: Option<crate::args::FailOn>,
+    /// `[check] exceptions` (`--exceptions` turns it on too, in `cli`).
+    pub exceptions: bool,
     /// The file they came from, if any.
     pub file: Option<PathBuf>,
     /// Where the search for `.drip.toml` started (none with `--config`).
@@ -276,7 +279,11 @@ fn apply_check(s: &mut Settings, check: &toml::Table, origin: &str) -> Result<()
             ("fail-on", _) => {
                 return Err(format!("{origin}: [check] fail-on must be a string, got a {}", v.type_str()));
             }
-            _ => return Err(format!("{origin}: unknown key '{key}' in [check] (known: fail-on)")),
+            ("exceptions", toml::Value::Boolean(b)) => s.exceptions = *b,
+            ("exceptions", _) => {
+                return Err(format!("{origin}: [check] exceptions must be true or false, got a {}", v.type_str()));
+            }
+            _ => return Err(format!("{origin}: unknown key '{key}' in [check] (known: fail-on, exceptions)")),
         }
     }
     Ok(())
@@ -332,6 +339,8 @@ mod tests {
         assert_eq!(parse("[check]\nfail-on = \"parse-error\"\n").expect("valid").fail_on, Some(FailOn::ParseError));
         assert_eq!(parse("[check]\nfail-on = \"never\"\n").expect("valid").fail_on, Some(FailOn::Never));
         assert_eq!(parse("").expect("valid").fail_on, None);
+        assert!(parse("[check]\nexceptions = true\n").expect("valid").exceptions);
+        assert!(!parse("").expect("valid").exceptions);
     }
 
     #[test]
@@ -376,6 +385,7 @@ mod tests {
                 "unknown value 'parse-errors' (known: never, finding, parse-error)",
             ),
             ("[check]\nfail-on = 1\n", "must be a string"),
+            ("[check]\nexceptions = \"yes\"\n", "must be true or false"),
             ("[check]\nfailon = \"never\"\n", "unknown key 'failon' in [check]"),
             ("check = 1\n", "'check' must be a table"),
         ] {

@@ -1336,3 +1336,30 @@ void matched(int n) {
     assert!(stdout(&off).is_empty());
     assert!(stderr(&off).contains("2 of rules switched off (mismatched-deallocation)"), "{}", stderr(&off));
 }
+
+/// `--exceptions` (and `.drip.toml`'s `[check] exceptions`) adds the edges of C++ calls that may
+/// throw: the leak between `new` and `delete` appears only with it, and a cached run with one
+/// setting is never replayed for the other.
+#[test]
+fn exceptions_flag_changes_the_result_and_the_cache_keeps_them_apart() {
+    let dir = scratch("exceptions");
+    write(
+        &dir,
+        "throwing.cpp",
+        "int may_throw(int c);\nvoid between(int c) {\n    int *p = new int;\n    may_throw(c);\n    delete p;\n}\n",
+    );
+    compdb(&dir, &["throwing.cpp"]);
+    let run = |extra: &[&str]| {
+        let o = drip().current_dir(&dir).args(["check", "--stats"]).args(extra).output().expect("run drip");
+        let reused =
+            stderr(&o).lines().any(|l| l.trim_start().starts_with("cache ") && l.contains("whole result reused"));
+        (o.status.code(), stdout(&o).contains("throwing.cpp:3:"), reused)
+    };
+    assert_eq!(run(&[]), (Some(0), false, false), "without the flag the call returns");
+    assert_eq!(run(&["--exceptions"]), (Some(1), true, false), "a leak on the exceptional edge, not the cached run");
+    assert_eq!(run(&[]), (Some(0), false, true), "the run without the flag, from its own record");
+    assert_eq!(run(&["--exceptions"]), (Some(1), true, true), "the run with it, from its own record");
+    write(&dir, ".drip.toml", "[check]\nexceptions = true\n");
+    let (code, leak, _) = run(&[]);
+    assert_eq!((code, leak), (Some(1), true), "the configuration file's switch");
+}

@@ -356,8 +356,18 @@ pub(super) fn flow(
         if let (Some(rets), Terminator::Return(op)) = (rets.as_deref_mut(), &block.term) {
             rets.push((*nd, st.p, op.as_ref().and_then(|op| cx.constant_value(op, *nd))));
         }
-        match &block.term {
-            Terminator::Return(op) => {
+        // An exception leaving the function (`Function::throws`) is a return without a result
+        // for this frame's locals, and the end of the path for everything else.
+        let thrown = matches!(block.term, Terminator::NoReturn) && cx.func.throws_at(cx.dag.block[nd.index()]);
+        let no_result: Option<crate::ir::Operand> = None;
+        let leaving = match &block.term {
+            Terminator::Return(op) => Some(op),
+            _ if thrown => Some(&no_result),
+            _ => None,
+        };
+        let events_before = events.len();
+        match (&block.term, leaving) {
+            (_, Some(op)) => {
                 // Still in a global on the way out: kept there, for the rest of the program.
                 for (name, g) in std::mem::take(&mut st.globals) {
                     events.push(Event {
@@ -417,19 +427,29 @@ pub(super) fn flow(
                         events.push(Event { kind, guard: *g, weak: false });
                     }
                 }
-                if let Some(unknown_held) = unknown_held.as_deref_mut() {
+                if let Some(unknown_held) = unknown_held.as_deref_mut().filter(|_| !thrown) {
                     unknown_held.add(cx, guards, &st.facts, returned_here, stored_here);
                 }
             }
-            Terminator::NoReturn => events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false }),
+            (Terminator::NoReturn, _) => events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false }),
             // A path cut by the loop bound (the second visit of a loop with no exit) is not
             // followed further; counting it as a loss would blame the bound, not the code.
-            Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
+            (Terminator::Goto(_) | Terminator::Branch { .. } | Terminator::Switch { .. }, _)
                 if cx.dag.succs[nd.index()].is_empty() =>
             {
                 events.push(Event { kind: EventKind::Exit, guard: st.p, weak: false })
             }
             _ => {}
+        }
+        if thrown {
+            // Wherever the exception finds the cell besides this frame's locals (a parameter's
+            // object, the caller's `*out`, a global, a summary's slot, inside another block),
+            // the caller's path ends with this one: it is neither handed back nor an escape (an
+            // escape would keep a wrapper's result from being fresh). Only what the locals alone
+            // hold, which made no event, is lost.
+            for e in &mut events[events_before..] {
+                e.kind = EventKind::Exit;
+            }
         }
         // The cell's own NULL test: on paths where a local surely holds it, `y != NULL` holds.
         let sure_then = match &block.term {
@@ -2115,7 +2135,12 @@ pub(super) fn walk(
                 }
                 return steps;
             }
-            Terminator::NoReturn => return steps,
+            Terminator::NoReturn => {
+                if goal == WalkGoal::Leak && func.throws_at(cx.dag.block[node.index()]) {
+                    steps.push(Step::Lost { loc: block.term_loc, how: Lost::Throw });
+                }
+                return steps;
+            }
             _ => {}
         }
         let succs = &cx.dag.succs[node.index()];

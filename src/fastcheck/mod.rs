@@ -160,6 +160,10 @@ pub struct Config {
     /// starts after it, and those running stop at it. `None`: no limit. Not in the cache's
     /// keys (`reuse::env_digest`): a result finished before it does not depend on it.
     pub run_deadline: Option<std::time::Instant>,
+    /// `--exceptions`: the C++ calls that may throw got exceptional edges out of the function
+    /// (`exceptions::add_edges`, before the check). In the cache's keys: the same IR checks
+    /// differently with them.
+    pub exceptions: bool,
 }
 
 impl Config {
@@ -173,6 +177,7 @@ impl Config {
             max_function_bytes: Some(256 << 20),
             max_scc_time: Some(std::time::Duration::from_secs(60)),
             run_deadline: None,
+            exceptions: false,
         }
     }
 }
@@ -255,6 +260,8 @@ pub enum Lost {
     NextIteration(String),
     /// The function returns while only locals hold the cell.
     Return,
+    /// An exception leaves the function (`Function::throws`) while only locals hold the cell.
+    Throw,
     /// The allocating call's result is not stored anywhere.
     Discarded,
     /// The callee stores the cell below argument `args.0`, then stores something else below

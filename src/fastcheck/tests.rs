@@ -30,6 +30,8 @@ impl Build {
                 nonneg: Vec::new(),
                 case_labels: Vec::new(),
                 tested_elems: Vec::new(),
+                throws: Vec::new(),
+                unwinds: Vec::new(),
             },
         }
     }

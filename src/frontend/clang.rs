@@ -884,6 +884,20 @@ impl Cursor {
         unsafe { clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0 }
     }
 
+    /// A function declared not to throw: `noexcept` (also `noexcept(expr)`, whose value libclang
+    /// does not give: glibc's `__THROW` is `noexcept(true)`), `throw()`, `__attribute__((nothrow))`.
+    pub fn is_nothrow(self) -> bool {
+        // SAFETY: plain FFI; `None` (0) for cursors that are not functions.
+        let k = unsafe { clang_getCursorExceptionSpecificationType(self.0) };
+        matches!(
+            k,
+            CXCursor_ExceptionSpecificationKind_DynamicNone
+                | CXCursor_ExceptionSpecificationKind_BasicNoexcept
+                | CXCursor_ExceptionSpecificationKind_ComputedNoexcept
+                | CXCursor_ExceptionSpecificationKind_NoThrow
+        )
+    }
+
     /// A C++ method declared (or inheriting) `virtual`.
     pub fn is_virtual_method(self) -> bool {
         // SAFETY: plain FFI; 0 for cursors that are not methods.

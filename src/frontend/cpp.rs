@@ -83,6 +83,28 @@ fn virtual_destructor(ty: CXType) -> bool {
     })
 }
 
+/// Whether a call of `decl` (USR `usr`) may throw, for `--exceptions`: not a destructor, not
+/// declared not to throw (`Cursor::is_nothrow`), and not a function with C linkage, whose USR
+/// lists no parameter types (`c:@F@malloc` against C++'s `c:@F@f#I#`: `extern "C"`, the C library).
+fn may_throw(decl: Cursor, usr: &str) -> bool {
+    let c_linkage = decl.kind() == CXCursor_FunctionDecl && usr.starts_with("c:@F@") && !usr.contains('#');
+    decl.kind() != CXCursor_Destructor && !c_linkage && !decl.is_nothrow()
+}
+
+/// The type an exception of type `ty` is, or a handler of a variable of type `ty` catches, as
+/// text to compare: canonical, without its reference and its top-level `const`/`volatile`.
+pub(super) fn caught_type(ty: CXType) -> String {
+    let t = clang::type_spelling(clang::canonical(ty));
+    let t = t.trim_end_matches('&').trim_end();
+    let mut t = t;
+    loop {
+        match t.strip_prefix("const ").or_else(|| t.strip_prefix("volatile ")) {
+            Some(rest) => t = rest,
+            None => return t.to_string(),
+        }
+    }
+}
+
 fn is_function_kind(k: CXCursorKind) -> bool {
     matches!(
         k,
@@ -611,27 +633,123 @@ impl Lowerer<'_, '_, '_> {
         Rvalue::Use(Operand::Unknown)
     }
 
-    /// `throw e`: the operand is evaluated, and the path ends (no handler is lowered).
+    /// `throw e`: the operand is evaluated, then the exception leaves (`leave_by_exception`).
     pub fn throw_expr(&mut self, e: Cursor) {
         let loc = self.loc(e);
+        let mut thrown = None;
         for k in self.kids(e) {
             if k.is_expression() {
+                thrown = Some(caught_type(k.ty()));
                 self.effect(k);
             }
         }
-        self.terminate(Terminator::NoReturn, loc);
+        self.leave_by_exception(thrown, loc);
     }
 
-    /// `try { … } catch …`: the body is lowered; the handlers are not.
-    pub fn try_stmt(&mut self, s: Cursor) {
-        let kids = self.kids(s);
-        for k in kids.iter().copied() {
-            if k.kind() == CXCursor_CXXCatchStmt {
-                self.not_analysed(k, "catch handler");
-            } else {
-                self.stmt(k);
+    /// An exception (of type `thrown`, by `caught_type`, when known) thrown here: the scopes it
+    /// leaves die (their destructors run, last built first, as at a `return`), then control goes
+    /// to the handler of the innermost `try` that catches exactly that type, else to its
+    /// dispatch (any handler, or on out), or leaves the function (`Function::throws`: what only
+    /// locals hold is lost there).
+    pub(super) fn leave_by_exception(&mut self, thrown: Option<String>, loc: Loc) {
+        if self.cur.is_none() {
+            return;
+        }
+        let target = self.tries.last().cloned();
+        self.run_cleanups(target.as_ref().map_or(0, |t| t.scopes), loc);
+        match target {
+            Some(t) => {
+                let exact =
+                    thrown.and_then(|ty| t.handlers.iter().find(|h| h.1.as_deref() == Some(ty.as_str())).map(|h| h.0));
+                self.goto(exact.unwrap_or(t.dispatch), loc)
+            }
+            None => {
+                if let Some(b) = self.cur {
+                    self.throws.push(b);
+                }
+                self.terminate(Terminator::NoReturn, loc);
             }
         }
+    }
+
+    /// `try { … } catch …`: the body, then its handlers, reached from the body's `throw`s (and,
+    /// with `--exceptions`, its calls that may throw: `Function::unwinds`). A `throw` of a type
+    /// a handler names exactly goes to it; any other exception goes to a dispatch block from
+    /// which any handler may catch it (class hierarchies are not compared), and, without a
+    /// `catch (...)`, it may also leave the `try` (`leave_by_exception`).
+    pub fn try_stmt(&mut self, s: Cursor) {
+        let loc = self.loc(s);
+        let kids = self.kids(s);
+        let (handlers, body): (Vec<Cursor>, Vec<Cursor>) =
+            kids.iter().copied().partition(|k| k.kind() == CXCursor_CXXCatchStmt);
+        let dispatch = self.new_block();
+        let after = self.new_block();
+        let mut entries = Vec::with_capacity(handlers.len());
+        for h in &handlers {
+            // `catch (...)` declares no variable.
+            let var = self.kids(*h).into_iter().find(|k| k.kind() == CXCursor_VarDecl);
+            entries.push((self.new_block(), var.map(|v| caught_type(v.ty()))));
+        }
+        self.tries.push(super::lower::TryCtx { dispatch, handlers: entries.clone(), scopes: self.scopes.len() });
+        for k in body {
+            self.stmt(k);
+        }
+        self.tries.pop();
+        self.goto(after, loc);
+        self.cur = Some(dispatch);
+        let catch_all = entries.iter().any(|e| e.1.is_none());
+        for &(block, ref ty) in &entries {
+            if self.cur.is_none() {
+                break;
+            }
+            if ty.is_none() {
+                self.goto(block, loc);
+                break;
+            }
+            let next = self.new_block();
+            let cond = Cond { kind: CondKind::Opaque, text: "(the handler catches it)".into(), text_on_else: false };
+            self.terminate(Terminator::Branch { cond, then_: block, else_: next }, loc);
+            self.cur = Some(next);
+        }
+        if !catch_all {
+            self.leave_by_exception(None, loc);
+        }
+        for (h, (block, _)) in handlers.into_iter().zip(entries) {
+            self.cur = Some(block);
+            self.catch_handler(h);
+            let hloc = self.cx.loc(h.extent_end());
+            self.goto(after, hloc);
+        }
+        self.cur = Some(after);
+    }
+
+    /// One `catch (decl) { … }`: its variable (holding nothing drip knows) lives in a scope of
+    /// its own around the body.
+    fn catch_handler(&mut self, h: Cursor) {
+        let key = h.stmt_key();
+        self.scopes.push(super::lower::CleanupScope { key, vars: Vec::new() });
+        for k in self.kids(h) {
+            match k.kind() {
+                CXCursor_VarDecl => self.decl(k),
+                _ => self.stmt(k),
+            }
+        }
+        if self.cur.is_some() && self.scopes.last().is_some_and(|sc| !sc.vars.is_empty()) {
+            let loc = self.cx.loc(h.extent_end());
+            let depth = self.scopes.len() - 1;
+            self.run_cleanups(depth, loc);
+        }
+        self.scopes.pop();
+    }
+
+    /// Record the call just emitted at statement `call` as one that may throw
+    /// (`Function::unwinds`), with the destructors an exception from it runs and the handlers
+    /// it reaches.
+    fn may_throw_at(&mut self, call: StmtId) {
+        let target = self.tries.last();
+        let cleanups = self.cleanups_from(target.map_or(0, |t| t.scopes));
+        let handler = target.map(|t| t.dispatch);
+        self.unwinds.push(Unwind { call, cleanups, handler });
     }
 
     /// `for (decl : range) body`: a loop over the range whose condition is unknown; the loop
@@ -800,6 +918,8 @@ impl Lowerer<'_, '_, '_> {
         if let Some(r) = self.std_call(e, decl, want, object.as_ref()) {
             return r;
         }
+        // The constructor of a `new` expression: an exception from it frees the new object.
+        let in_new = object.is_some();
         let info = self.cx.callee_info(decl);
         let kind = decl.kind();
         let loc = self.loc(e);
@@ -930,6 +1050,7 @@ impl Lowerer<'_, '_, '_> {
             // A method with no body in the program keeps what it is given, unless modelled.
             Callee::Direct { name: info.name.clone(), usr: info.usr.clone(), const_args: 0 }
         };
+        let mark = self.stmts.len();
         let result = if kind == CXCursor_Constructor {
             self.emit(Stmt::Call { dst: None, callee, args }, loc);
             match (want, built) {
@@ -963,6 +1084,11 @@ impl Lowerer<'_, '_, '_> {
         } else {
             self.emit_call(e, callee, args, want.clone(), loc)
         };
+        if !in_new && may_throw(decl, &info.usr) {
+            if let Some(call) = (mark..self.stmts.len()).find(|&i| matches!(self.stmts[i], Stmt::Call { .. })) {
+                self.may_throw_at(StmtId::from_usize(call));
+            }
+        }
         if info.noreturn {
             self.terminate(Terminator::NoReturn, loc);
         }
@@ -1092,7 +1218,12 @@ impl Lowerer<'_, '_, '_> {
             };
             let t = self.new_temp(TypeClass::Pointer, loc);
             let callee = Callee::Direct { name: name.to_string(), usr: format!("drip:c++:{name}"), const_args: 0 };
+            let call = StmtId::from_usize(self.stmts.len());
             self.emit(Stmt::Call { dst: Some(Place::Local(t)), callee, args: vec![size_op] }, loc);
+            if !shape.nothrow {
+                // `std::bad_alloc`: what is held before it is lost (`p = new A; q = new B;`).
+                self.may_throw_at(call);
+            }
             Operand::Place(Place::Local(t))
         };
         if let Some(i) = init {

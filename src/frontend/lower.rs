@@ -1253,6 +1253,24 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     /// temporary objects with destructors built so far, in order (`cpp.rs`, `begin_full`).
     /// `None` elsewhere (conditions, C), where such a temporary escapes instead.
     pub full_expr: Option<Vec<(LocalId, Rc<CalleeInfo>)>>,
+    /// `Function::throws`, unsorted.
+    pub throws: Vec<BlockId>,
+    /// `Function::unwinds`, in statement order.
+    pub unwinds: Vec<Unwind>,
+    /// The C++ `try` statements around the statement being lowered, innermost last.
+    pub tries: Vec<TryCtx>,
+}
+
+/// A `try` statement being lowered: where an exception thrown in its body goes.
+#[derive(Clone)]
+pub(super) struct TryCtx {
+    /// The block that picks a handler (or leaves the `try` when none may catch it).
+    pub dispatch: BlockId,
+    /// Each handler's first block, and the type it catches (`cpp::caught_type`; `None`:
+    /// `catch (...)`).
+    pub handlers: Vec<(BlockId, Option<String>)>,
+    /// `scopes.len()` at the `try`: the scopes an exception from its body leaves.
+    pub scopes: usize,
 }
 
 /// Lower one function definition.
@@ -1389,6 +1407,9 @@ impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
             in_template: false,
             dtor_epilogue: None,
             full_expr: None,
+            throws: Vec::new(),
+            unwinds: Vec::new(),
+            tries: Vec::new(),
         }
     }
 }
@@ -1671,6 +1692,13 @@ impl Lowerer<'_, '_, '_> {
                 v.dedup_by_key(|e| e.0);
                 v
             },
+            throws: {
+                let mut v = self.throws;
+                v.sort();
+                v.dedup();
+                v
+            },
+            unwinds: self.unwinds,
         }
     }
 
@@ -1835,7 +1863,7 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
-    fn decl(&mut self, d: Cursor) {
+    pub(super) fn decl(&mut self, d: Cursor) {
         match d.kind() {
             CXCursor_VarDecl => self.var_decl(d),
             CXCursor_FunctionDecl if d.is_definition() => {
@@ -1917,7 +1945,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// Call the cleanup functions of the scopes from the innermost down to `depth` (kept), each
     /// scope's in reverse order of declaration, as the compiler does when control leaves them.
-    fn run_cleanups(&mut self, depth: usize, loc: Loc) {
+    pub(super) fn run_cleanups(&mut self, depth: usize, loc: Loc) {
         self.run_cleanups_but(depth, None, loc)
     }
 
@@ -1941,6 +1969,16 @@ impl Lowerer<'_, '_, '_> {
                 self.terminate(Terminator::NoReturn, loc);
             }
         }
+    }
+
+    /// The destructors `run_cleanups(depth, ..)` would call, in order, as `Unwind::cleanups`.
+    pub(super) fn cleanups_from(&self, depth: usize) -> Vec<(LocalId, String, String)> {
+        self.scopes[depth.min(self.scopes.len())..]
+            .iter()
+            .rev()
+            .flat_map(|sc| sc.vars.iter().rev())
+            .map(|(v, f)| (*v, f.name.clone(), f.usr.clone()))
+            .collect()
     }
 
     /// The compound statements (`Cursor::stmt_key`) around the label `label`, outermost first.

@@ -1249,7 +1249,77 @@ void use(ns::S *s, ns::S &r, int c) {
     let arr = local_named(u, "arr");
     let Operand::Place(Place::Local(t)) = &args[0] else { panic!("{args:?}") };
     assert!(u.stmts.iter().any(|s| matches!(s, Stmt::Assign { dst: Place::Local(d), src: Rvalue::AddrOf(Place::Local(a)) } if d == t && *a == arr)));
-    assert!(u.blocks.iter().any(|b| matches!(b.term, Terminator::NoReturn)), "throw ends its path");
+    // `throw` leaves the function: a `NoReturn` listed in `throws`, unlike `exit`'s.
+    assert_eq!(u.throws.len(), 1, "{:?}", u.throws);
+    assert!(matches!(u.block(u.throws[0]).term, Terminator::NoReturn), "throw ends its path");
+    // The calls that may throw: `operator new`, the C++ functions; not placement `new`, `delete`.
+    let unwound: Vec<&str> = u
+        .unwinds
+        .iter()
+        .map(|w| match u.stmt(w.call) {
+            Stmt::Call { callee: Callee::Direct { name, .. }, .. } => name.as_str(),
+            s => panic!("{s:?}"),
+        })
+        .collect();
+    assert_eq!(unwound, ["operator new", "ns::S::set", "ns::S::set", "fill"]);
+}
+
+/// What may throw (`cpp::may_throw`) and where a `throw` goes: the destructors of the scopes it
+/// leaves run first, a `try`'s handlers are lowered, a thrown type a handler names goes there.
+#[test]
+fn cpp_throws_unwind_scopes_and_reach_handlers() {
+    let (prog, rep) = lower_cpp(
+        r#"
+struct Owner { int *p; Owner() : p(new int) {} ~Owner() { delete p; } };
+int maybe(int);
+int never(int) noexcept;
+extern "C" int c_fn(int);
+int f(int c) {
+    Owner o;
+    maybe(c);
+    never(c);
+    c_fn(c);
+    try {
+        Owner inner;
+        if (c > 1)
+            throw 3;
+        maybe(c);
+    } catch (int e) {
+        return e;
+    }
+    if (c)
+        throw 1.5;
+    return 0;
+}
+"#,
+    );
+    assert_eq!(rep.tus_failed, 0);
+    let f = func(&prog, "f");
+    let names: Vec<(&str, usize, bool)> = f
+        .unwinds
+        .iter()
+        .map(|w| match f.stmt(w.call) {
+            Stmt::Call { callee: Callee::Direct { name, .. }, .. } => {
+                (name.as_str(), w.cleanups.len(), w.handler.is_some())
+            }
+            s => panic!("{s:?}"),
+        })
+        .collect();
+    // The constructors may throw too (before their object lives). The first `maybe` leaves
+    // `o`; the second, in the `try`, `inner` on the way to the handlers.
+    let expected = [("Owner::Owner", 0, false), ("maybe", 1, false), ("Owner::Owner", 0, true), ("maybe", 1, true)];
+    assert_eq!(names, expected, "{names:?}");
+    assert!(f.lowering_notes.iter().all(|n| !n.contains("catch")), "{:?}", f.lowering_notes);
+    // `throw 1.5` leaves the function; `throw 3` goes to `catch (int)`, not out.
+    assert_eq!(f.throws.len(), 2, "the outer throw, and the dispatch's way on: {:?}", f.throws);
+    let dtor_calls = f
+        .stmts
+        .iter()
+        .filter(|s| matches!(s, Stmt::Call { callee: Callee::Direct { name, .. }, .. } if name.contains("~Owner")))
+        .count();
+    // `inner`: at its scope's end and at `throw 3`; `o`: at two returns and at `throw 1.5`,
+    // and at the dispatch's way on.
+    assert_eq!(dtor_calls, 6, "{f:#?}");
 }
 
 /// The manifest of a C++ TU names the files libclang read, also the standard library's headers
