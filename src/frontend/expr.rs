@@ -356,9 +356,15 @@ impl Lowerer<'_, '_, '_> {
                     let base_ty = clang::canonical(base.ty());
                     let through = clang::classify(base_ty) == TypeClass::Pointer;
                     // The member of a union object (not of an anonymous union inside a struct,
-                    // which libclang shows as a member of the struct).
+                    // which libclang shows as a member of the struct). libclang leaves out an
+                    // anonymous struct between a union and the member (`u.n` of `union { struct
+                    // { int n; char *p; }; … } u`): such a member is a field of the struct, which
+                    // is the union's one place, so `n` and `p` stay two places.
                     let object = if through { clang::pointee(base_ty) } else { base_ty };
-                    let in_union = clang::is_canonical_union(object);
+                    let in_union = clang::is_canonical_union(object)
+                        && e.referenced()
+                            .and_then(|f| f.semantic_parent())
+                            .is_none_or(|r| r.kind() != CXCursor_StructDecl);
                     let inner = if through { self.deref_place(base) } else { self.place(base) };
                     return union_member(inner, name, in_union);
                 }
