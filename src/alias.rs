@@ -235,16 +235,18 @@ pub fn overwritten_in_callee(
     None
 }
 
-/// Two (argument, callee path) pairs name the same caller slot at this call.
+/// Two (argument, callee path) pairs name the same caller slot at this call, for certain. A slot
+/// below an array element (`[]`: the indices are collapsed) is one name for all the elements,
+/// so `&a[i]` and `&a[i + 1]` share it without being one place: such a pair is not the same.
 pub fn same_slot(cx: &FnCx, a: &Operand, pa: &str, b: &Operand, pb: &str, node: DagNode, idx: usize) -> bool {
     if let (Some(ka), Some(kb)) = (cx.callee_slot(a, pa), cx.callee_slot(b, pb)) {
         if ka == kb {
-            return true;
+            return !cx.is_weak(ka);
         }
     }
     // Two pointer locals holding the same address: the same object, the same path.
     match (cx.arg_slots(a), cx.arg_slots(b)) {
-        (Some((ra, pre_a)), Some((rb, pre_b))) if pre_a == "*" && pre_b == "*" && pa == pb => {
+        (Some((ra, pre_a)), Some((rb, pre_b))) if pre_a == "*" && pre_b == "*" && pa == pb && !pa.contains("[]") => {
             cx.same_value(ra, rb, node, idx)
         }
         _ => false,

@@ -48,6 +48,7 @@ pub fn summarize(
     let mut pass: Option<(Guards, Solver)> = None;
     // The families of the deallocators the parameters' passes reach (`Summary::free_family`).
     let mut free_families: Vec<Option<crate::libmodel::Family>> = Vec::new();
+    let ret_addr = crate::interior::returned_address(func, &cx.addr_temps);
     for ((i, p), pre) in func.params().enumerate().zip(cx.prechecked_params()) {
         if let Some(fate) = *pre {
             params.push(fate);
@@ -126,6 +127,11 @@ pub fn summarize(
         // parameter that is kept is not also an alias the caller gets back; one freed on every
         // path is, dangling (`q = consume (p); free (q);` frees it twice).
         let fate = match (returned, fate) {
+            // Handed back as an address inside its object on some path (`return &o->one;`)
+            // and as something else on others (`return o->many;`): no single `ret_addr` says
+            // where the result points, and it is not the object itself (freeing it is not
+            // freeing the object): the object escapes.
+            (true, _) if ret_addr.is_none() && returns_interior(func, &cx.addr_temps, p) => ParamFate::Escapes,
             (true, ParamFate::Reads | ParamFate::Frees) if returns_param.is_none() => {
                 returns_param = Some(i);
                 fate
@@ -249,7 +255,7 @@ pub fn summarize(
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         fields_written: crate::global_writes::FieldWrites::All,
-        ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
+        ret_addr: ret_addr.map(|(i, p)| (i, p.into())),
         pure_value: !allocator && pure_value(func, |s| cx.model(s)),
         alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
         free_family: crate::libmodel::Family::meet(free_families.into_iter()),
@@ -1106,6 +1112,24 @@ fn returns_param_itself(cx: &CheckCx, i: usize) -> bool {
         _ => None,
     });
     !assigned && returns.all(|op| op.as_ref().and_then(|o| o.local()) == Some(p))
+}
+
+/// Some `return` returns the address of a member of the object parameter `p` points to
+/// (`&p->f`, `&p->a.b[i]`: a place with a field step below `*p`), an address temporary.
+fn returns_interior(func: &Function, addr: &hashbrown::HashMap<LocalId, Place>, p: LocalId) -> bool {
+    fn has_field(pl: &Place) -> bool {
+        match pl {
+            Place::Field(..) => true,
+            Place::Index(inner) => has_field(inner),
+            Place::Deref(_) | Place::Local(_) | Place::Global(_) => false,
+        }
+    }
+    func.blocks.iter().any(|b| match &b.term {
+        Terminator::Return(Some(op)) => {
+            op.local().and_then(|t| addr.get(&t)).is_some_and(|pl| pl.pointee_of_local() == Some(p) && has_field(pl))
+        }
+        _ => false,
+    })
 }
 
 /// No `return` is reachable from the entry (paths end in noreturn calls or loop forever).

@@ -335,6 +335,17 @@ impl Lowerer<'_, '_, '_> {
                     return if v.is_ref { Place::Deref(Box::new(v.place)) } else { v.place };
                 }
             }
+            // A member of an object of a dependent type (`s->n` with `s` a `T *`): no member is
+            // resolved, so no name tells two of them apart; what it names escapes.
+            CXCursor_MemberRefExpr if self.in_template && e.referenced().is_none() => {
+                self.not_analysed(e, "dependent member");
+                // Somewhere in memory (through a pointer nothing is known of): what is stored
+                // there escapes, what is read is unknown.
+                let loc = self.loc(e);
+                let t = self.new_temp(TypeClass::Pointer, loc);
+                self.assign(Place::Local(t), use_(Operand::Unknown), loc);
+                return Place::Deref(Box::new(Place::Local(t)));
+            }
             CXCursor_MemberRefExpr => {
                 let name = self.cx.member_name(e);
                 let base = self.kids(e).into_iter().find(|c| c.is_expression());
@@ -356,9 +367,15 @@ impl Lowerer<'_, '_, '_> {
                     let base_ty = clang::canonical(base.ty());
                     let through = clang::classify(base_ty) == TypeClass::Pointer;
                     // The member of a union object (not of an anonymous union inside a struct,
-                    // which libclang shows as a member of the struct).
+                    // which libclang shows as a member of the struct). libclang leaves out an
+                    // anonymous struct between a union and the member (`u.n` of `union { struct
+                    // { int n; char *p; }; … } u`): such a member is a field of the struct, which
+                    // is the union's one place, so `n` and `p` stay two places.
                     let object = if through { clang::pointee(base_ty) } else { base_ty };
-                    let in_union = clang::is_canonical_union(object);
+                    let in_union = clang::is_canonical_union(object)
+                        && e.referenced()
+                            .and_then(|f| f.semantic_parent())
+                            .is_none_or(|r| r.kind() != CXCursor_StructDecl);
                     let inner = if through { self.deref_place(base) } else { self.place(base) };
                     return union_member(inner, name, in_union);
                 }

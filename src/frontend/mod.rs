@@ -712,13 +712,18 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::C
             }
             // A function template's body is lowered once, with its dependent types, and stands
             // for every instantiation (`TuCtx::program_template`).
-            CXCursor_FunctionTemplate if !c.is_in_system_header() => out.push(c),
+            CXCursor_FunctionTemplate if !c.is_in_system_header() && !in_template(c) => out.push(c),
             CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => {
                 if !c.is_in_system_header() && c.is_definition() {
                     templates += 1;
                     classes.push(c);
                 }
             }
+            // A member of a class template defined outside its class (`template<typename T> T
+            // W<T>::walk()`) is a method, not a template, to libclang, but its body is as
+            // uninstantiated as the class's: `s->n` and `s->buf` of a dependent `s` are members
+            // with no name, one place.
+            _ if c.is_definition() && in_template(c) => templates += 1,
             _ => out.push(c),
         }
     }
@@ -734,6 +739,22 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::C
         ));
     }
     out
+}
+
+/// Whether declaration `c` lies inside a template (a class template, a partial specialization,
+/// a function template), whose uninstantiated body drip does not lower.
+fn in_template(c: clang::Cursor) -> bool {
+    let mut p = c.semantic_parent();
+    while let Some(d) = p {
+        match d.kind() {
+            CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization | CXCursor_FunctionTemplate => {
+                return true
+            }
+            CXCursor_TranslationUnit => return false,
+            _ => p = d.semantic_parent(),
+        }
+    }
+    false
 }
 
 /// What the C++ lowering left out (`cpp::NOT_ANALYSED`), counted by kind: the lowering notes
