@@ -2204,10 +2204,38 @@ impl Lowerer<'_, '_, '_> {
         if ctx.default.is_some() && ctx.range_default.is_some() {
             self.note(loc, "a large `case` range is only reachable by fall-through (there is a `default`)");
         }
-        let default = ctx.default.or(ctx.range_default).unwrap_or(after);
+        let default = match ctx.default.or(ctx.range_default) {
+            Some(d) => d,
+            // A switch on an enum whose cases name every enumerator has no way out by its
+            // implicit default, as compilers (`-Wswitch`) and clang's CFG take it: that edge goes
+            // where `__builtin_unreachable ()` does.
+            None if self.covers_every_enumerator(c, &ctx.cases) => {
+                let dead = self.new_block();
+                self.blocks[dead.index()].term = Some((Terminator::NoReturn, sloc));
+                dead
+            }
+            None => after,
+        };
         self.case_labels.extend(ctx.labels.into_iter().map(|(v, t)| (dispatch, v, t)));
         self.blocks[dispatch.index()].term = Some((Terminator::Switch { on, cases: ctx.cases, default }, loc));
         self.cur = Some(after);
+    }
+
+    /// Whether the switch condition `c` has an enum type (before the promotion to `int`) and
+    /// `cases` holds the value of each of its enumerators.
+    fn covers_every_enumerator(&self, c: Cursor, cases: &[(i64, BlockId)]) -> bool {
+        let ty = clang::canonical(self.strip(c).ty());
+        if ty.kind != CXType_Enum {
+            return false;
+        }
+        let Some(decl) = clang::type_declaration(ty) else { return false };
+        let values: Vec<i64> = self
+            .kids(decl)
+            .into_iter()
+            .filter(|k| k.kind() == CXCursor_EnumConstantDecl)
+            .map(|k| k.enum_value())
+            .collect();
+        !values.is_empty() && values.iter().all(|v| cases.iter().any(|(k, _)| k == v))
     }
 
     /// `case`/`default` labels, including directly nested ones (`case 1: case 2: …`), which share
