@@ -1160,8 +1160,7 @@ fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: Stm
             st.facts.push((k, Fact::Ne(c), on_ok));
         }
     }
-    let (Some(Place::Local(r)), Some(a)) = (dst, cx.success_atom.get(&sid)) else { return };
-    let Some(k) = cx.facts.key(*r, "") else { return };
+    let Some(k) = dst.as_ref().and_then(|d| cx.facts.key(d.as_local()?, "")) else { return };
     let Some(success) = cx.model(sid).and_then(crate::cfg::call_success) else { return };
     let (ok, failed) = match success {
         Success::NonNull => (Fact::Ne(0), Fact::In(0, 0)),
@@ -1184,12 +1183,19 @@ fn call_status_facts(cx: &CheckCx, guards: &mut Guards, st: &mut State, sid: Stm
 
 /// The followed keys of the arguments an allocator returns NULL for when they hold a constant
 /// (`Model::null_when`), with that constant: where the allocation succeeded, the argument is
-/// not it. Only a local argument (a local passed by value keeps its value through the call).
+/// not it. Only a local argument whose address is never taken: passed by value, it keeps the
+/// value it had at the call.
 pub(crate) fn null_when_facts(cx: &CheckCx, m: &crate::summary::Model, args: &[Operand]) -> Vec<(u32, i64)> {
+    let addressed = |x: LocalId| {
+        cx.func
+            .stmts
+            .iter()
+            .any(|s| matches!(s, Stmt::Assign { src: Rvalue::AddrOf(p), .. } if p.storage_local() == Some(x)))
+    };
     m.null_when
         .iter()
         .filter_map(|&(i, c)| match args.get(i) {
-            Some(Operand::Place(Place::Local(x))) => Some((cx.facts.key(*x, "")?, c)),
+            Some(Operand::Place(Place::Local(x))) if !addressed(*x) => Some((cx.facts.key(*x, "")?, c)),
             _ => None,
         })
         .collect()
