@@ -135,12 +135,13 @@ pub struct Program {
     /// libgit2's allocator is one: `{ fail_malloc, fail_realloc, fail_free }`, or the three
     /// stores of `stdalloc_init(a)` (`summary::idle_field_targets`).
     pub field_groups: Vec<Vec<(String, String)>>,
-    /// (variable key, USR of a function, parameter index): the function stores that parameter
-    /// into the function-pointer variable (`hook = m` in `set_allocator (m)`), so the variable
-    /// holds what the function's callers pass there (`summary::param_stores`). Variable keys
+    /// (field or variable key, USR of a function, parameter index): the function stores that
+    /// parameter into the function-pointer field or variable (`hook = m` in `set_allocator (m)`,
+    /// `g->frealloc = f` in `lua_newstate (f, ud)`), so it holds what the function's callers pass
+    /// there (`summary::param_stores`). Variable keys
     /// (`variable c:@hook`) are in `field_targets` and `open_fields` beside field keys: a
     /// global or local function-pointer variable is resolved as a field is. Sorted, unique.
-    pub var_param_stores: Vec<(String, String, u32)>,
+    pub param_stores: Vec<(String, String, u32)>,
     /// (name, initial value, internal linkage) of every scalar global the program defines
     /// (`None`: not an integer constant, or definitions of the name disagree; internal: every
     /// definition of the name is `static`). By name: two `static`s of one name in different

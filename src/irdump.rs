@@ -345,7 +345,7 @@ mod tests {
                 field_targets: vec![],
                 open_fields: vec![],
                 field_groups: vec![],
-                var_param_stores: vec![],
+                param_stores: vec![],
                 scalar_globals: vec![],
                 global_addrs: vec![],
                 seen_partly: false,

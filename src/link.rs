@@ -494,10 +494,10 @@ pub fn resolve(prog: &mut Program, origins: &mut Vec<Vec<u32>>, links: Option<&L
     }
     prog.field_groups.sort();
     prog.field_groups.dedup();
-    prog.var_param_stores =
-        prog.var_param_stores.iter().flat_map(|(k, u, i)| each(u).into_iter().map(|u| (k.clone(), u, *i))).collect();
-    prog.var_param_stores.sort();
-    prog.var_param_stores.dedup();
+    prog.param_stores =
+        prog.param_stores.iter().flat_map(|(k, u, i)| each(u).into_iter().map(|u| (k.clone(), u, *i))).collect();
+    prog.param_stores.sort();
+    prog.param_stores.dedup();
     prog.library_taken = prog
         .library_taken
         .iter()

@@ -696,7 +696,7 @@ fn idle_field_targets<'p>(
 }
 
 /// What the functions that store a parameter into a function-pointer variable
-/// (`Program::var_param_stores`, `hook = m` in `set_allocator (m)`) store there, from the direct
+/// (`Program::param_stores`, `hook = m` in `set_allocator (m)`) store there, from the direct
 /// calls to them: (variable key, USR) for every function a call passes as that argument, and
 /// the keys given something else too: some call passes a value that names no function (its own
 /// parameter, a load, a call's result), the function's address is taken (calls through pointers
@@ -708,7 +708,7 @@ fn param_stores(program: &Program, by_usr: &HashMap<String, usize>) -> (Vec<(Str
     let mut targets: Vec<(String, String)> = Vec::new();
     let mut open: HashSet<String> = HashSet::new();
     let mut by_fn: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
-    for (key, usr, i) in &program.var_param_stores {
+    for (key, usr, i) in &program.param_stores {
         let i = *i as usize;
         let taken =
             program.address_taken.binary_search(usr).is_ok() || program.cast_targets.iter().any(|(u, _)| u == usr);

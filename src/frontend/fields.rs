@@ -10,8 +10,8 @@
 //! (the stores one initializer list, or one body's assignments to one struct's fields, made
 //! together: a table's configuration, `summary::idle_field_targets`), merged into
 //! `ir::Program` by `frontend/mod.rs`; the key carried by `Callee::Indirect::field`. For
-//! variables the same tables (keys starting with `ir::VAR_KEY`), plus `TuCtx::var_param_stores`
-//! (a body storing its own parameter into a variable) and `TuCtx::defined_vars` (the variables
+//! variables the same tables (keys starting with `ir::VAR_KEY`), plus `TuCtx::param_stores`
+//! (a body storing its own parameter into a field or variable) and `TuCtx::defined_vars` (the variables
 //! defined here: a global only ever declared `extern` is opened at the merge).
 //! Invariants:
 //! - A field key is the canonical spelling of the struct that declares the field plus the field
@@ -23,13 +23,13 @@
 //! - Only fields of function-pointer type are recorded, and only calls through such fields carry
 //!   a key, so a function stored into a `void *` field can never be missed.
 //! - Every store into a function-pointer field whose value is not a function name (possibly cast
-//!   or behind `&`) or a constant opens the field: initializer elements and assignments of any
-//!   other value (a parameter, a local, a load from another field, a call result), and `&x.f`
-//!   (the field may be written through that pointer).
+//!   or behind `&`), a constant or a parameter of the function making the store opens the
+//!   field: initializer elements and assignments of any other value (a local, a load from
+//!   another field, a call result), and `&x.f` (the field may be written through that pointer).
+//!   A stored parameter is recorded as such (`param_stores`): the field holds what the
+//!   function's callers pass.
 //! - A variable key names a `VarDecl` of function-pointer type (never a parameter); its stores
-//!   are its initializer and the assignments to it, recorded as a field's are, except that a
-//!   parameter of the function making the store is recorded as such (`var_param_stores`), not
-//!   as an opening; `&hook` opens it.
+//!   are its initializer and the assignments to it, recorded as a field's are; `&hook` opens it.
 //! - Whole-struct copies (`cfg.m = *methods;`, `*p = defaults;`, a struct passed or returned by
 //!   value) and `memcpy` are not stores into the fields: the copied value was built by
 //!   initializers and assignments that are recorded here. This is the usual assumption of
@@ -359,13 +359,12 @@ impl TuCtx<'_, '_> {
         {
             return;
         }
-        // A variable given the function's own parameter (`hook = m` in `set_allocator (m)`)
-        // holds what the function's callers pass (`summary::param_stores`); a field stays open.
-        if key.starts_with(VAR_KEY) {
-            if let Some((usr, i)) = self.stored_param(v) {
-                self.var_param_stores.push((key.to_string(), usr, i));
-                return;
-            }
+        // A variable or field given the function's own parameter (`hook = m` in
+        // `set_allocator (m)`, `g->frealloc = f` in `lua_newstate (f, ud)`) holds what the
+        // function's callers pass (`summary::param_stores`).
+        if let Some((usr, i)) = self.stored_param(v) {
+            self.param_stores.push((key.to_string(), usr, i));
+            return;
         }
         self.open_fields.push(key.to_string());
     }

@@ -81,9 +81,9 @@ pub(super) struct TuCtx<'t, 'i> {
     /// collected.
     pub field_groups: Vec<Vec<(String, String)>>,
     pub field_group: Vec<(String, String)>,
-    /// (variable key, function USR, parameter index) for each function that stores its
-    /// parameter into a function-pointer variable (`ir::Program::var_param_stores`).
-    pub var_param_stores: Vec<(String, String, u32)>,
+    /// (field or variable key, function USR, parameter index) for each function that stores its
+    /// parameter into a function-pointer field or variable (`ir::Program::param_stores`).
+    pub param_stores: Vec<(String, String, u32)>,
     /// The keys of the function-pointer variables defined here (`fields.rs`): locals, and
     /// globals not declared `extern`.
     pub defined_vars: Vec<String>,
@@ -197,7 +197,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             open_fields: Vec::new(),
             field_groups: Vec::new(),
             field_group: Vec::new(),
-            var_param_stores: Vec::new(),
+            param_stores: Vec::new(),
             defined_vars: Vec::new(),
             classes: Vec::new(),
             store_root: None,

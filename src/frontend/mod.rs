@@ -375,7 +375,7 @@ struct TuResult {
     field_targets: Vec<(String, String)>,
     open_fields: Vec<String>,
     field_groups: Vec<Vec<(String, String)>>,
-    var_param_stores: Vec<(String, String, u32)>,
+    param_stores: Vec<(String, String, u32)>,
     defined_vars: Vec<String>,
     scalar_globals: Vec<(String, Option<i64>, bool)>,
     global_addrs: Vec<String>,
@@ -411,7 +411,7 @@ impl TuResult {
             field_targets: Vec::new(),
             open_fields: Vec::new(),
             field_groups: Vec::new(),
-            var_param_stores: Vec::new(),
+            param_stores: Vec::new(),
             defined_vars: Vec::new(),
             scalar_globals: Vec::new(),
             global_addrs: Vec::new(),
@@ -673,7 +673,7 @@ fn parse_tu(
     r.field_targets = std::mem::take(&mut cx.field_targets);
     r.open_fields = std::mem::take(&mut cx.open_fields);
     r.field_groups = std::mem::take(&mut cx.field_groups);
-    r.var_param_stores = std::mem::take(&mut cx.var_param_stores);
+    r.param_stores = std::mem::take(&mut cx.param_stores);
     r.defined_vars = std::mem::take(&mut cx.defined_vars);
     r.scalar_globals = std::mem::take(&mut cx.scalar_globals);
     r.global_addrs = std::mem::take(&mut cx.global_addrs);
@@ -836,7 +836,7 @@ struct Merger {
     field_targets: HashSet<(String, String)>,
     open_fields: HashSet<String>,
     field_groups: HashSet<Vec<(String, String)>>,
-    var_param_stores: HashSet<(String, String, u32)>,
+    param_stores: HashSet<(String, String, u32)>,
     defined_vars: HashSet<String>,
     /// Name → initial value of the scalar globals defined (`None` when a definition's value is
     /// no constant, or two definitions of the name disagree), and whether every definition of
@@ -866,7 +866,7 @@ impl Merger {
             field_targets: HashSet::new(),
             open_fields: HashSet::new(),
             field_groups: HashSet::new(),
-            var_param_stores: HashSet::new(),
+            param_stores: HashSet::new(),
             defined_vars: HashSet::new(),
             scalar_globals: HashMap::new(),
             global_addrs: HashSet::new(),
@@ -893,7 +893,7 @@ impl Merger {
             field_targets,
             open_fields,
             field_groups,
-            var_param_stores,
+            param_stores,
             defined_vars,
             scalar_globals,
             global_addrs,
@@ -969,7 +969,7 @@ impl Merger {
         field_targets.extend(r.field_targets);
         open_fields.extend(r.open_fields);
         field_groups.extend(r.field_groups);
-        var_param_stores.extend(r.var_param_stores);
+        param_stores.extend(r.param_stores);
         defined_vars.extend(r.defined_vars);
         let files = r.files;
         let local_path = |l: Loc| files.get(l.file.index()).cloned();
@@ -1026,7 +1026,7 @@ impl Merger {
             field_targets,
             open_fields,
             field_groups,
-            var_param_stores,
+            param_stores,
             defined_vars,
             scalar_globals,
             global_addrs,
@@ -1076,11 +1076,11 @@ impl Merger {
         open_fields
             .extend(prog.field_targets.iter().map(|(k, _)| k).filter(|k| undefined(k)).cloned().collect::<Vec<_>>());
         open_fields
-            .extend(var_param_stores.iter().map(|(k, _, _)| k).filter(|k| undefined(k)).cloned().collect::<Vec<_>>());
+            .extend(param_stores.iter().map(|(k, _, _)| k).filter(|k| undefined(k)).cloned().collect::<Vec<_>>());
         prog.open_fields = open_fields.into_iter().collect();
         prog.open_fields.sort();
-        prog.var_param_stores = var_param_stores.into_iter().collect();
-        prog.var_param_stores.sort();
+        prog.param_stores = param_stores.into_iter().collect();
+        prog.param_stores.sort();
         prog.field_groups = field_groups.into_iter().collect();
         prog.field_groups.sort();
         let mut messages: Vec<String> = messages.into_iter().collect();
