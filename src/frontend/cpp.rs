@@ -918,6 +918,9 @@ impl Lowerer<'_, '_, '_> {
         if let Some(r) = self.std_call(e, decl, want, object.as_ref()) {
             return r;
         }
+        if let Some(r) = self.iterator_call(e, decl, want) {
+            return r;
+        }
         // The constructor of a `new` expression: an exception from it frees the new object.
         let in_new = object.is_some();
         let info = self.cx.callee_info(decl);

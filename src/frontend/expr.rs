@@ -402,6 +402,11 @@ impl Lowerer<'_, '_, '_> {
     /// The object `*inner` designates (`inner` is a pointer, or an array that decays).
     fn deref_place(&mut self, inner: Cursor) -> Place {
         let s = self.strip(inner);
+        if !self.iterators.is_empty() {
+            if let Some(cell) = self.iterator_arrow(s) {
+                return cell;
+            }
+        }
         if s.type_class() == TypeClass::Array {
             return Place::Index(Box::new(self.place(s)));
         }
@@ -1014,6 +1019,15 @@ impl Lowerer<'_, '_, '_> {
                 if self.cx.cpp {
                     if let Some(count) = self.container_empty(e) {
                         return self.branch(CondKind::Truthy(count), f, t, text_c, !neg);
+                    }
+                    if !self.iterators.is_empty() {
+                        if let Some((kind, eq)) = self.iterator_test(e) {
+                            return if eq {
+                                self.branch(kind, f, t, text_c, !neg)
+                            } else {
+                                self.branch(kind, t, f, text_c, neg)
+                            };
+                        }
                     }
                 }
             }

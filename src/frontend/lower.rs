@@ -1259,6 +1259,9 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub unwinds: Vec<Unwind>,
     /// The C++ `try` statements around the statement being lowered, innermost last.
     pub tries: Vec<TryCtx>,
+    /// The local iterator variables over modelled containers being followed, by declaration
+    /// (`iterators.rs`).
+    pub iterators: HashMap<usize, super::iterators::Iter>,
 }
 
 /// A `try` statement being lowered: where an exception thrown in its body goes.
@@ -1410,6 +1413,7 @@ impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
             throws: Vec::new(),
             unwinds: Vec::new(),
             tries: Vec::new(),
+            iterators: HashMap::new(),
         }
     }
 }
@@ -1567,6 +1571,9 @@ impl Lowerer<'_, '_, '_> {
 
     /// The place of a variable declaration referenced from an expression.
     pub fn var(&mut self, decl: Cursor) -> VarInfo {
+        if !self.iterators.is_empty() {
+            self.iterator_used(decl);
+        }
         if let Some(v) = self.vars.get(&decl.decl_key()) {
             return v.clone();
         }
@@ -1887,6 +1894,14 @@ impl Lowerer<'_, '_, '_> {
         }
         let loc = self.loc(v);
         let id = self.declare_local(v, name, LocalKind::Var, loc);
+        if self.cx.cpp {
+            if let Some(init) = v.var_initializer() {
+                let init = self.cx.tree.among_kids(v, init);
+                if self.iterator_decl(v.decl_key(), init, loc) {
+                    return;
+                }
+            }
+        }
         let full = self.begin_full();
         if let Some(init) = v.var_initializer() {
             let init = self.cx.tree.among_kids(v, init);
