@@ -12,7 +12,10 @@
 //!   forms (NULL on failure), with no arguments that matter; placement `new` allocates nothing
 //!   and is the pointer it was given. `delete` is a call of `operator delete` /
 //!   `operator delete[]`, after the class's destructor. Their callees carry reserved USRs
-//!   (`drip:c++:…`), so a program's own `operator new` never stands in for the library row.
+//!   (`drip:c++:…`), so a program's own global `operator new` never stands in for the library
+//!   row. A class's own (or inherited) `operator new` / `operator delete` taking the size or the
+//!   pointer (`class_allocation_function`) is called instead, but for `::new`, `::delete` and
+//!   `nothrow`: its body decides what is allocated or released.
 //! - Destructors run where C++ runs them, as explicit calls, for the classes whose death drip
 //!   knows (`destruction`: a class of the program whose members and bases are such classes or
 //!   have no destructor): a local at every exit of its scope (`lower.rs`: the cleanup scopes,
@@ -122,6 +125,8 @@ struct NewShape {
     placement: Option<(u32, u32)>,
     nothrow: bool,
     array: Option<(u32, u32)>,
+    /// `::new`: the global `operator new`, whatever the class declares.
+    global: bool,
 }
 
 /// The offset just past the parenthesis or bracket that closes the one at `open`.
@@ -150,14 +155,15 @@ fn new_shape(text: &[u8], start: u32) -> Option<NewShape> {
         i
     };
     let mut i = skip_ws(0);
-    if text.get(i..i + 2) == Some(b"::".as_slice()) {
+    let global = text.get(i..i + 2) == Some(b"::".as_slice());
+    if global {
         i = skip_ws(i + 2);
     }
     if text.get(i..i + 3) != Some(b"new".as_slice()) {
         return None;
     }
     i = skip_ws(i + 3);
-    let mut shape = NewShape { placement: None, nothrow: false, array: None };
+    let mut shape = NewShape { placement: None, nothrow: false, array: None, global };
     if text.get(i) == Some(&b'(') {
         let end = closing(text, i)?;
         let inside = &text[i..end];
@@ -182,6 +188,60 @@ fn new_shape(text: &[u8], start: u32) -> Option<NewShape> {
         i += 1;
     }
     Some(shape)
+}
+
+/// The class-specific allocation function `name` (`operator new`, `operator delete` or their
+/// array forms) a `new` or `delete` of an object of type `ty` uses: the one the class declares
+/// or inherits, taking one argument (the size, or the pointer; the sized `operator delete` two).
+/// `None`: the global one runs (no such member, a class of a system header, a template's
+/// instantiation, or only placement and `nothrow` overloads).
+pub(super) fn class_allocation_function(ty: CXType, name: &str) -> Option<Cursor> {
+    let c = clang::canonical(ty);
+    if c.kind != CXType_Record {
+        return None;
+    }
+    let def = clang::type_declaration(c)?.definition()?;
+    if def.is_in_system_header() || def.specialized_template().is_some() {
+        return None;
+    }
+    let deleting = name.starts_with("operator delete");
+    // The class first, then its bases (a name in a base is found only when the class has none).
+    let mut todo = std::collections::VecDeque::from([def]);
+    let mut visited = 0;
+    while let Some(d) = todo.pop_front() {
+        visited += 1;
+        if visited > 64 {
+            break;
+        }
+        let mut found = false;
+        for k in d.children() {
+            match k.kind() {
+                CXCursor_CXXMethod if k.spelling() == name => {
+                    found = true;
+                    let n = k.num_args();
+                    if n == 1
+                        || (deleting
+                            && n == 2
+                            && clang::classify(clang::canonical(k.arg(1)?.ty())) != TypeClass::Pointer)
+                    {
+                        return Some(k);
+                    }
+                }
+                CXCursor_CXXBaseSpecifier => {
+                    if let Some(b) = clang::type_declaration(clang::canonical(k.ty())).and_then(|b| b.definition()) {
+                        todo.push_back(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if found {
+            // Only placement or `nothrow` forms: the class hides the global ones, which such a
+            // `new` cannot then name; leave it to the global row.
+            return None;
+        }
+    }
+    None
 }
 
 /// How an object of a type dies (`TuCtx::destruction`).
@@ -1220,7 +1280,22 @@ impl Lowerer<'_, '_, '_> {
                 (true, true) => NEW_ARRAY_NOTHROW,
             };
             let t = self.new_temp(TypeClass::Pointer, loc);
-            let callee = Callee::Direct { name: name.to_string(), usr: format!("drip:c++:{name}"), const_args: 0 };
+            // A class's own `operator new` (not for `::new`, nor for `nothrow`, whose overload is
+            // another): its body decides whether the object is a block of the heap (a pool's
+            // `operator new` hands out its own storage).
+            let own = (!shape.global && !shape.nothrow)
+                .then(|| {
+                    let member = if shape.array.is_some() { NEW_ARRAY } else { NEW };
+                    class_allocation_function(clang::pointee(e.ty()), member)
+                })
+                .flatten();
+            let callee = match own {
+                Some(m) => {
+                    let info = self.cx.callee_info(m);
+                    Callee::Direct { name: info.name.clone(), usr: info.usr.clone(), const_args: 0 }
+                }
+                None => Callee::Direct { name: name.to_string(), usr: format!("drip:c++:{name}"), const_args: 0 },
+            };
             let call = StmtId::from_usize(self.stmts.len());
             self.emit(Stmt::Call { dst: Some(Place::Local(t)), callee, args: vec![size_op] }, loc);
             if !shape.nothrow {
@@ -1260,20 +1335,27 @@ impl Lowerer<'_, '_, '_> {
     /// `delete p`, `delete[] p`: the class's destructor, then `operator delete`.
     pub fn delete_expr(&mut self, e: Cursor) {
         let loc = self.loc(e);
-        let array = self.written(e).is_some_and(|(_, text)| {
+        let (global, array) = self.written(e).map_or((false, false), |(_, text)| {
+            let global = text.starts_with(b"::");
             let text = text.strip_prefix(b"::").unwrap_or(text);
             let rest = text.strip_prefix(b"delete").unwrap_or(text);
-            rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+            (global, rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'['))
         });
         let Some(k) = self.kids(e).into_iter().find(|c| c.is_expression()) else { return };
         let ptr = self.expr(k);
         let pointee = clang::pointee(self.strip(k).ty());
-        self.delete_object(ptr, pointee, array, loc);
+        self.delete_object_as(ptr, pointee, array, global, loc);
     }
 
     /// What `delete ptr` (`delete[]` when `array`) does to a block of `pointee`s: the class's
     /// destructor, then `operator delete`. `std::unique_ptr`'s death and `reset` do the same.
     pub(super) fn delete_object(&mut self, ptr: Operand, pointee: CXType, array: bool, loc: Loc) {
+        self.delete_object_as(ptr, pointee, array, false, loc)
+    }
+
+    /// `delete_object`; `global`: `::delete`, which calls the global `operator delete` whatever
+    /// the class declares.
+    fn delete_object_as(&mut self, ptr: Operand, pointee: CXType, array: bool, global: bool, loc: Loc) {
         let pointee = clang::canonical(pointee);
         if pointee.kind == CXType_Record {
             let opaque =
@@ -1308,8 +1390,20 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         let name = if array { DELETE_ARRAY } else { DELETE };
-        let callee = Callee::Direct { name: name.to_string(), usr: format!("drip:c++:{name}"), const_args: 0 };
-        self.emit(Stmt::Call { dst: None, callee, args: vec![ptr] }, loc);
+        let mut args = vec![ptr];
+        let callee = match (!global).then(|| class_allocation_function(pointee, name)).flatten() {
+            // The class's own `operator delete`: its body says what is released.
+            Some(m) => {
+                if m.num_args() == 2 {
+                    // The sized form's size.
+                    args.push(Operand::Unknown);
+                }
+                let info = self.cx.callee_info(m);
+                Callee::Direct { name: info.name.clone(), usr: info.usr.clone(), const_args: 0 }
+            }
+            None => Callee::Direct { name: name.to_string(), usr: format!("drip:c++:{name}"), const_args: 0 },
+        };
+        self.emit(Stmt::Call { dst: None, callee, args }, loc);
     }
 }
 
@@ -1322,9 +1416,9 @@ mod tests {
         let s = new_shape(b"new int[n + 1]", 100).expect("shape");
         assert_eq!((s.placement, s.nothrow, s.array), (None, false, Some((107, 114))));
         let s = new_shape(b"::new (std::nothrow) Foo(1, 2)", 0).expect("shape");
-        assert!(s.nothrow && s.placement.is_some() && s.array.is_none());
+        assert!(s.nothrow && s.placement.is_some() && s.array.is_none() && s.global);
         let s = new_shape(b"new (buf) Foo{x}", 0).expect("shape");
-        assert_eq!((s.placement, s.nothrow, s.array), (Some((4, 9)), false, None));
+        assert_eq!((s.placement, s.nothrow, s.array, s.global), (Some((4, 9)), false, None, false));
         let s = new_shape(b"new std::map<int, int[2]>[3]", 0).expect("shape");
         assert_eq!(s.array, Some((25, 28)));
         assert!(new_shape(b"make()", 0).is_none());
