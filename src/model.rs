@@ -138,6 +138,8 @@ pub struct Model<'a> {
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
+    /// `Summary::heap_families`.
+    pub heap_families: Arc<[(usize, Arc<str>, libmodel::Family)]>,
     /// A summarised callee's `Summary::writes`.
     pub writes: Arc<[Write]>,
     /// A summarised callee's `Summary::ret_const`.
@@ -195,6 +197,7 @@ impl<'a> Model<'a> {
             out_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
+            heap_families: Arc::from([]),
             writes: Arc::from([]),
             ret_const: None,
             never_null: libmodel::never_null(lib.name),
@@ -247,6 +250,7 @@ impl<'a> Model<'a> {
             out_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
+            heap_families: Arc::from([]),
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
@@ -300,6 +304,12 @@ impl<'a> Model<'a> {
             return PathFate::Escapes;
         }
         heap_fate(&self.heap, self.heap_pure, i, path)
+    }
+
+    /// The family of the deallocator that frees the cell below argument `i` at `path`, when
+    /// the summary names one (`Summary::heap_families`).
+    pub fn heap_family(&self, i: usize, path: &str) -> Option<libmodel::Family> {
+        self.heap_families.iter().find(|h| h.0 == i && &*h.1 == path).map(|h| h.2)
     }
 
     /// The argument the result may be (an alias of): always (`RetEffect::ArgAlias`), or when it

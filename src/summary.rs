@@ -89,6 +89,11 @@ pub struct Summary {
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     /// The function frees, keeps and overwrites nothing reachable from its parameters.
     pub heap_pure: bool,
+    /// The family of the deallocator that frees the cell at (parameter, access path) of `heap`
+    /// where every free of it there is of one family (`std::unique_ptr<T>`'s destructor deletes
+    /// `this->(owned)` with `delete`), so that a caller's `new T[n]` handed to it is a
+    /// `mismatched-deallocation`. Sorted.
+    pub heap_families: Arc<[(usize, Arc<str>, libmodel::Family)]>,
     /// For an allocator: places below parameters (`*pRc`, `p->rc`, `*mustfree`) that hold one
     /// value on every path that returns a fresh cell: 0 for an error code, as
     /// `sqlite3Fts5MallocZero(&rc, n)` and `fts5DataRead(p, ..)` leave it, non-zero for a flag
@@ -174,6 +179,7 @@ impl Summary {
             ret_fresh: Vec::new(),
             heap: Arc::from([]),
             heap_pure: true,
+            heap_families: Arc::from([]),
             ret_values: Vec::new(),
             out_values: Vec::new(),
             writes: Arc::from([]),
@@ -855,6 +861,9 @@ fn meet(sums: &[&Summary]) -> Summary {
             m.heap = meet_heap(sums, n);
         }
         m.heap_pure = sums.iter().all(|s| s.heap_pure && s.heap == m.heap);
+        if !sums.iter().all(|s| s.heap_families == m.heap_families) {
+            m.heap_families = Arc::from([]);
+        }
         if !sums.iter().all(|s| s.writes == m.writes) {
             m.writes = Arc::from([]);
         }
@@ -912,6 +921,11 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         },
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { meet_heap(sums, n) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
+        heap_families: if sums.iter().all(|s| s.heap_families == first.heap_families) {
+            first.heap_families.clone()
+        } else {
+            Arc::from([])
+        },
         ret_values: if sums.iter().all(|s| s.ret_values == first.ret_values) {
             first.ret_values.clone()
         } else {
@@ -1074,6 +1088,7 @@ impl<'a> Model<'a> {
             out_values: if out_fresh.is_empty() { Vec::new() } else { s.out_values.clone() },
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
+            heap_families: s.heap_families.clone(),
             writes: s.writes.clone(),
             ret_const: s.ret_const.or(ret_const_when).or(null_here.then_some(0)),
             never_null: (s.never_null || never_null_when)

@@ -949,7 +949,8 @@ fn transfer(
                             // Two names of one object hold the same cell: one free, not two.
                             if !freed_here.contains(&g) {
                                 freed_here.push(g);
-                                events.push(Event { kind: EventKind::Free(None), guard: g, weak: cx.is_weak(k) });
+                                let by = model.and_then(|m| m.heap_family(i, &callee_path)).map(|f| (sid, f));
+                                events.push(Event { kind: EventKind::Free(by), guard: g, weak: cx.is_weak(k) });
                             }
                             if fate == PathFate::FreesCleared {
                                 st.set_key(k, GuardId::FALSE);

@@ -18,7 +18,7 @@ use super::{CheckCx, Config, HandTo, HeapPath, ParamDoubleFree, SiteVerdict, Ste
 use crate::cfg::{DagNode, EdgeLabel, Key};
 use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{Callee, CondKind, Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
-use crate::libmodel::ArgEffect;
+use crate::libmodel::{ArgEffect, Family};
 use crate::sat::{Answer, Solver};
 use crate::summary::{AllocOrigin, Held, ParamFate, PathFate, Summary};
 
@@ -225,6 +225,8 @@ pub fn summarize(
         crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
     };
     let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
+    let (heap, heap_families) =
+        if heap_needed { heap_effects(cx, Some(config)).unwrap_or_default() } else { (Vec::new(), Vec::new()) };
     let summary = Summary {
         allocator,
         always_fresh: allocator && alloc_if.is_none() && returns_only_fresh(cx),
@@ -238,11 +240,8 @@ pub fn summarize(
         out_fresh,
         out_fresh_if,
         ret_fresh: if allocator { ret_fresh } else { Vec::new() },
-        heap: if heap_needed {
-            heap_effects(cx, Some(config)).unwrap_or_default().into()
-        } else {
-            std::sync::Arc::from([])
-        },
+        heap: heap.into(),
+        heap_families: heap_families.into(),
         ret_values: if allocator { common_values(&fresh_returns, |v| &v.ret_values) } else { Vec::new() },
         out_values,
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
@@ -431,7 +430,7 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     }
     let params = cx.prechecked_params().iter().copied().collect::<Option<Vec<_>>>()?;
     let pure = touches_no_heap(func, |s| cx.model(s));
-    let heap = if heap_needed { heap_effects(cx, None)? } else { Vec::new() };
+    let heap = if heap_needed { heap_effects(cx, None)?.0 } else { Vec::new() };
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     let writes = crate::alias::writes(cx, &[], &[]).into();
     let ret_const = returned_constant(func);
@@ -514,11 +513,15 @@ const MAX_HEAP_PATHS: usize = 24;
 /// (parameter, access path), the flow-insensitive precheck, and where it cannot tell, one forward
 /// pass from the entry with the path holding a cell. Without `flows`, `None` when a pass would
 /// be needed.
-fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<Vec<(usize, std::sync::Arc<str>, PathFate)>> {
+/// Also the families of the frees (`Summary::heap_families`), which only a pass finds.
+type HeapEffects = (Vec<(usize, std::sync::Arc<str>, PathFate)>, Vec<(usize, std::sync::Arc<str>, Family)>);
+
+fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<HeapEffects> {
     let func = cx.func;
     let mut out = Vec::new();
+    let mut families = Vec::new();
     let Some(paths) = cx.heap_paths() else {
-        return Some(out); // `heap_pure` says it all
+        return Some((out, families)); // `heap_pure` says it all
     };
     // One arena and one solver for every pass (its clauses define nodes of the one arena, true
     // whatever the query), made for the first path the prechecks leave undecided.
@@ -536,7 +539,17 @@ fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<Vec<(usize, std:
                     guards.reset_budget();
                     PathFate::Escapes
                 } else {
-                    path_fate_of(guards, solver, &events)
+                    let fate = path_fate_of(guards, solver, &events);
+                    if matches!(fate, PathFate::Frees | PathFate::FreesCleared) {
+                        let each = events.iter().filter_map(|e| match e.kind {
+                            EventKind::Free(by) => Some(by.map(|b| b.1)),
+                            _ => None,
+                        });
+                        if let Some(f) = Family::meet(each) {
+                            families.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), f));
+                        }
+                    }
+                    fate
                 }
             }
             (None, None) => return None,
@@ -548,7 +561,8 @@ fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<Vec<(usize, std:
     cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
     // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
     out.sort();
-    Some(out)
+    families.sort();
+    Some((out, families))
 }
 
 /// The paths below the pointer parameters that `heap_effects` states, in its order, each with
