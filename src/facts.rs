@@ -363,7 +363,15 @@ impl Facts {
         let returns_pointer = func.returns_pointer;
         // A count below a parameter that the function steps (`(*n)++`, `sb->len++`) may be what
         // its callers test of a cell it hands back there (`Summary::out_values`).
-        let steps_counts = !returns_pointer && !func.steps.is_empty();
+        // So may one a callee leaves counted where it hands a cell back (`Summary::out_values`):
+        // a wrapper of `strbuf_addch` says the same of its own parameter.
+        let passes_counts = || {
+            func.stmts.iter().enumerate().any(|(si, st)| {
+                matches!(st, Stmt::Call { .. })
+                    && cx.model(StmtId::from_usize(si)).is_some_and(|m| !m.out_values.is_empty())
+            })
+        };
+        let steps_counts = !returns_pointer && (!func.steps.is_empty() || passes_counts());
         if tested.is_empty() && !returns_pointer && !steps_counts {
             return Facts::default();
         }
@@ -400,6 +408,9 @@ impl Facts {
                     for (i, path, _) in m.ret_values.iter().chain(m.out_values.iter()) {
                         let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
                         let text = format!("{prefix}{}", &path[1..]);
+                        if steps_counts && cx.param_index(root).is_some() && text.starts_with('*') {
+                            stepped_below_params.push((root, text.clone()));
+                        }
                         assigned.entry((root, text)).or_default().push(None);
                     }
                 }

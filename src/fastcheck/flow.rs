@@ -229,6 +229,10 @@ pub(super) fn label_guard(guards: &mut Guards, label: &EdgeLabel, folded: Option
 pub(super) struct HeldAtReturns {
     pub(super) returned: Vec<(u32, Held, GuardId)>,
     pub(super) stored: Vec<(u32, Held, GuardId)>,
+    /// The (place, value) pairs of `stored` known at some return that stores the cell: the
+    /// others are not known anywhere, so asking the solver whether they hold everywhere is
+    /// wasted on a cell that is not handed back (`SiteVerdict::stored_out`).
+    pub(super) stored_known: Vec<(u32, Held)>,
 }
 
 impl HeldAtReturns {
@@ -248,6 +252,9 @@ impl HeldAtReturns {
                 let mut known = GuardId::FALSE;
                 for f in facts.iter().filter(|f| f.0 == k && f.1.implies(crate::facts::Fact::held(held))) {
                     known = guards.or(known, f.2);
+                }
+                if known != GuardId::FALSE && stored != GuardId::FALSE && !self.stored_known.contains(&(k, held)) {
+                    self.stored_known.push((k, held));
                 }
                 let unknown = guards.not(known);
                 for (to, g) in [(&mut self.returned, returned), (&mut self.stored, stored)] {

@@ -301,8 +301,13 @@ pub struct SiteVerdict {
     /// Returned: the places below parameters that hold one value wherever it is
     /// (`Summary::ret_values`).
     pub ret_values: Vec<(usize, std::sync::Arc<str>, Held)>,
-    /// Handed back below a parameter: the same for wherever it is (`Summary::out_values`).
+    /// Left below a parameter at some return (`stored_out`): the places below parameters that
+    /// hold one value wherever it is (`Summary::out_values`).
     pub out_values: Vec<(usize, std::sync::Arc<str>, Held)>,
+    /// Left below a parameter at some return, whether or not it is `handed` (it may also escape
+    /// or be stored in two places): what the summary says of the places its caller finds a cell
+    /// in must hold for this one too (`Summary::out_values`).
+    pub stored_out: bool,
     /// The allocator family of the cell, when its allocator's is known (`libmodel::Family`).
     pub family: Option<crate::libmodel::Family>,
     /// Deallocations of another family than the cell's, each once, in event order.

@@ -282,6 +282,7 @@ fn flow_site(
         cycle_with: Vec::new(),
         ret_values: Vec::new(),
         out_values: Vec::new(),
+        stored_out: false,
         // The result's family, or a library out-parameter's; a summarised callee's cells below
         // its arguments have none.
         family: cx.model(stmt).and_then(|m| match slot {
@@ -696,14 +697,23 @@ fn judge_site(
                     verdict.handed_if.push((index, mask, when));
                 }
             }
-            // Which places below parameters hold one value wherever it is handed back: a count
-            // stepped with the store (`v[(*n)++] = p`, `sb->len++`).
-            for (k, held, bad) in &unknown_held.stored {
-                let (root, path) = &cx.facts.keys[*k as usize];
-                if holds_below(solver, *root, *bad) {
-                    if let Some(i) = cx.param_index(*root) {
-                        verdict.out_values.push((i, path.as_str().into(), *held));
-                    }
+        }
+    }
+    // Which places below parameters hold one value wherever it is left below one: a count
+    // stepped with the store (`v[(*n)++] = p`, `sb->len++`). Also for a cell that is not
+    // handed back (it escapes on other paths): the caller may find it where it finds a handed
+    // one (`sb_grow(sb, n); if (c) sb_addch(sb, ch);` leaves the first cell with `sb->len` 0).
+    verdict.stored_out = stored_in.iter().any(|t| matches!(t, HandTo::Param(..)));
+    if verdict.stored_out {
+        let handed = verdict.handed.is_some();
+        for (k, held, bad) in &unknown_held.stored {
+            if !handed && !unknown_held.stored_known.contains(&(*k, *held)) {
+                continue;
+            }
+            let (root, path) = &cx.facts.keys[*k as usize];
+            if holds_below(solver, *root, *bad) {
+                if let Some(i) = cx.param_index(*root) {
+                    verdict.out_values.push((i, path.as_str().into(), *held));
                 }
             }
         }

@@ -224,7 +224,10 @@ pub fn summarize(
     } else {
         crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
     };
-    let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&handed_sites, |v| &v.out_values) };
+    // Over every site that may be left below a parameter, handed or not: the caller cannot tell
+    // which one it finds there.
+    let stored_sites: Vec<&SiteVerdict> = verdicts.iter().filter(|v| v.stored_out).collect();
+    let out_values = if out_fresh.is_empty() { Vec::new() } else { common_values(&stored_sites, |v| &v.out_values) };
     let (heap, heap_families) =
         if heap_needed { heap_effects(cx, Some(config)).unwrap_or_default() } else { (Vec::new(), Vec::new()) };
     let summary = Summary {
