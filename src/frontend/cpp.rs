@@ -1257,7 +1257,13 @@ impl Lowerer<'_, '_, '_> {
     /// `delete p`, `delete[] p`: the class's destructor, then `operator delete`.
     pub fn delete_expr(&mut self, e: Cursor) {
         let loc = self.loc(e);
-        let array = self.written(e).is_some_and(|(_, text)| {
+        // A macro's `delete` (groff's `#define a_delete delete []`) is read where it is spelled,
+        // in the macro's definition: the invocation's text does not say which form it is.
+        let spelled = match self.written(e) {
+            Some((_, text)) => Some(text),
+            None => e.spelling_offset().and_then(|(f, off)| self.cx.file_text(f)?.get(off as usize..)),
+        };
+        let array = spelled.is_some_and(|text| {
             let text = text.strip_prefix(b"::").unwrap_or(text);
             let rest = text.strip_prefix(b"delete").unwrap_or(text);
             rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
