@@ -4,7 +4,7 @@
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
 #        programs: tmux bash bash-malloc vim git openssh, and the C++ ones tinyxml2 snappy leveldb
-#                  re2 fmtlib ninja cppcheck
+#                  re2 fmtlib ninja cppcheck groff
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
 #        --rebuild  build the Debian programs again (their tree is otherwise reused)
@@ -24,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -197,6 +197,15 @@ debian_program() {
       apt_need dpkg-dev g++ make cmake python3
       fetch cppcheck cppcheck
       build cppcheck '' sh -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DCPPCHK_GLIBCXX_DEBUG=OFF -DUSE_MATCHCOMPILER=Off -DBUILD_GUI=OFF -DBUILD_TESTS=OFF -DHAVE_RULES=OFF && make -C build -j2 cppcheck' ;;
+    groff)
+      # Old-style C++ (1990s, raw new/delete, hand-written containers and owners): troff and
+      # pic with their libgroff, without X or documents. Debian's patches touch Makefile.am,
+      # so make is kept from rerunning automake (the shipped Makefile.in is used as is);
+      # gnulib's generated headers are BUILT_SOURCES, which named targets do not build.
+      apt_need dpkg-dev g++ make bison
+      fetch groff groff
+      build groff './configure -q --without-x --with-doc=no' \
+        make -j2 ACLOCAL=true AUTOMAKE=true AUTOCONF=true AUTOHEADER=true lib/unitypes.h lib/uniwidth.h troff pic ;;
   esac
 }
 

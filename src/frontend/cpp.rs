@@ -129,6 +129,29 @@ struct NewShape {
     global: bool,
 }
 
+/// Where an expression that starts `text` (a macro's definition, from a `new` on) ends: at the
+/// first `;`, or `,` outside brackets and template arguments, or bracket closing one opened
+/// before it, or line end without a continuation; `text.len()` when none comes.
+fn expression_end(text: &[u8]) -> usize {
+    let (mut depth, mut angle) = (0usize, 0usize);
+    for (i, &b) in text.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return i,
+            },
+            b'<' if depth == 0 => angle += 1,
+            b'>' if depth == 0 => angle = angle.saturating_sub(1),
+            b';' => return i,
+            b',' if depth == 0 && angle == 0 => return i,
+            b'\n' if i == 0 || text[i - 1] != b'\\' => return i,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
 /// The offset just past the parenthesis or bracket that closes the one at `open`.
 fn closing(text: &[u8], open: usize) -> Option<usize> {
     let mut depth = 0usize;
@@ -1239,14 +1262,32 @@ impl Lowerer<'_, '_, '_> {
     /// `new T`, `new T[n]`, `new (std::nothrow) T`, `new (place) T(args)`.
     pub fn new_expr(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
         let loc = self.loc(e);
-        let shape = self.written(e).and_then(|(start, text)| new_shape(text, start));
+        // A `new` a macro wrote (groff's `v = new PASSOC(T)[size]` in `declare_ptable`) is read
+        // where the macro spells it, and its operands are placed by their spelling too; one
+        // passed in as a macro argument is spelled elsewhere and so counts as the initializer.
+        let (shape, spelled_in) = match self.written(e) {
+            Some((start, text)) => (new_shape(text, start), None),
+            None => match e.spelling_offset() {
+                Some((f, off)) => {
+                    let text = self.cx.file_text(f).and_then(|t| t.get(off as usize..)).unwrap_or_default();
+                    (new_shape(&text[..expression_end(text)], off), Some(f))
+                }
+                None => (None, None),
+            },
+        };
         let Some(shape) = shape else {
             self.not_analysed(e, "`new` written inside a macro");
             return Some(Rvalue::Use(Operand::Unknown));
         };
-        let inside = |k: Cursor, r: Option<(u32, u32)>| match (k.file_span(), r) {
-            (Some((_, off, _)), Some((a, b))) => a <= off && off < b,
-            _ => false,
+        let inside = |k: Cursor, r: Option<(u32, u32)>| {
+            let off = match spelled_in {
+                None => k.file_span().map(|(_, off, _)| off),
+                Some(f) => k.spelling_offset().filter(|(kf, _)| clang::same_file(*kf, f)).map(|(_, off)| off),
+            };
+            match (off, r) {
+                (Some(off), Some((a, b))) => a <= off && off < b,
+                _ => false,
+            }
         };
         let mut placement = Vec::new();
         let mut size = None;
@@ -1262,6 +1303,12 @@ impl Lowerer<'_, '_, '_> {
             } else {
                 init = Some(k);
             }
+        }
+        // Placement arguments a macro was handed are not told from an initializer: rather than
+        // take `new (ARG) T` for an allocation, the expression is left unanalysed.
+        if spelled_in.is_some() && shape.placement.is_some() && !shape.nothrow && placement.is_empty() {
+            self.not_analysed(e, "`new` written inside a macro");
+            return Some(Rvalue::Use(Operand::Unknown));
         }
         // `new (T)` is a parenthesised type, not a placement.
         let placed = !shape.nothrow && !placement.is_empty();
@@ -1335,7 +1382,13 @@ impl Lowerer<'_, '_, '_> {
     /// `delete p`, `delete[] p`: the class's destructor, then `operator delete`.
     pub fn delete_expr(&mut self, e: Cursor) {
         let loc = self.loc(e);
-        let (global, array) = self.written(e).map_or((false, false), |(_, text)| {
+        // A macro's `delete` (groff's `#define a_delete delete []`) is read where it is spelled,
+        // in the macro's definition: the invocation's text does not say which form it is.
+        let spelled = match self.written(e) {
+            Some((_, text)) => Some(text),
+            None => e.spelling_offset().and_then(|(f, off)| self.cx.file_text(f)?.get(off as usize..)),
+        };
+        let (global, array) = spelled.map_or((false, false), |text| {
             let global = text.starts_with(b"::");
             let text = text.strip_prefix(b"::").unwrap_or(text);
             let rest = text.strip_prefix(b"delete").unwrap_or(text);
