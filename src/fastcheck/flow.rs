@@ -742,7 +742,11 @@ fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Ope
     let sure =
         |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
     // The address of a named object (`&glob_error_return`, `&local.f`): no block, and not NULL,
-    // so any holder of the cell differs from it (bash's `GLOB_FAILED (sl->list)`).
+    // so any holder of the cell differs from it (bash's `GLOB_FAILED (sl->list)`). So is the
+    // address of a member of the object a parameter the function never changes points to
+    // (gnulib's `a->arg != a->direct_alloc_arg`, an inline buffer in the caller's struct), when
+    // the parameter does not hold the cell: that object existed before any block this call
+    // allocates.
     let names_object = |o: &Operand| {
         o.local().and_then(|t| cx.addr_temps.get(&t)).is_some_and(|p| {
             let mut q = p;
@@ -750,7 +754,12 @@ fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Ope
                 match q {
                     Place::Global(_) | Place::Local(_) => break true,
                     Place::Field(inner, _) | Place::Index(inner) => q = inner,
-                    Place::Deref(_) => break false,
+                    Place::Deref(base) => {
+                        break matches!(&**base, Place::Local(l)
+                            if l.index() < cx.func.n_params as usize
+                                && value_guard(cx, st, &Operand::Place(Place::Local(*l))) == GuardId::FALSE
+                                && param_unchanged(cx.func, *l))
+                    }
                 }
             }
         })
@@ -766,6 +775,15 @@ fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Ope
         }
     }
     sep
+}
+
+/// Whether the function never assigns the parameter `l` nor takes its address.
+fn param_unchanged(func: &crate::ir::Function, l: LocalId) -> bool {
+    let is_l = |p: &Place| p.as_local() == Some(l);
+    func.stmts.iter().all(|s| match s {
+        Stmt::Assign { dst, src } => !is_l(dst) && !matches!(src, Rvalue::AddrOf(p) if p.storage_local() == Some(l)),
+        Stmt::Call { dst, .. } => !dst.as_ref().is_some_and(is_l),
+    })
 }
 
 /// The local slot holding the pointer a place is inside the pointee of: `p` for `p->a[i]`,
