@@ -36,6 +36,9 @@
 //!   (`ir::VIRTUAL_KEY`, `virtual_callee`), whose targets the program's class hierarchy gives
 //!   (`record_class` records this TU's classes; `virtuals.rs` resolves the keys when the program
 //!   is assembled; one it cannot resolve has no target, an unknown callee).
+//! - A method of a class template, or of an implicit instantiation of one, is a call of the
+//!   pattern's body (`TuCtx::template_member`), lowered once; `delete` of a dependent `T *`
+//!   hands the object to an opaque destructor before freeing it.
 //! - Any other destructor (a system header's class, a template's instantiation, an array of
 //!   objects with destructors) is not followed: what it could release escapes instead, so that
 //!   its absence never makes a report. A call into a class that is not `self_contained`, a
@@ -1080,9 +1083,12 @@ impl Lowerer<'_, '_, '_> {
                 let method = if kind == CXCursor_Destructor { "~".to_string() } else { info.usr.clone() };
                 virtual_callee(s, &method, &info.name)
             });
+        // A method of a class template of the program, or of an implicit instantiation of one,
+        // is its pattern's body (`TuCtx::template_member`), whatever the object's death.
+        let pattern = !decl.is_defaulted() && self.cx.template_member(decl).is_some_and(|t| !t.is_defaulted());
         let opaque = has_this
             && ((decl.is_virtual_method() && dispatched.is_none())
-                || class_ty.is_some_and(|t| !self.self_contained(t))
+                || (!pattern && class_ty.is_some_and(|t| !self.self_contained(t)))
                 || (temporary && !temp_known && class_ty.is_some_and(|t| self.cx.owns_resources(t))));
         let plain_copy = args.len() == 2 && class_ty.is_some_and(|t| self.cx.copies_plainly(t));
         if !opaque
@@ -1410,6 +1416,17 @@ impl Lowerer<'_, '_, '_> {
     /// the class declares.
     fn delete_object_as(&mut self, ptr: Operand, pointee: CXType, array: bool, global: bool, loc: Loc) {
         let pointee = clang::canonical(pointee);
+        if self.in_template && matches!(pointee.kind, CXType_Unexposed | CXType_Dependent) {
+            // A dependent type's destructor (`delete p` of a `T *p`) is the instantiation's, which
+            // may free what the object holds: the object escapes (passing `*p` alone does not
+            // make its members escape), so that a `T` owning blocks makes no false leak.
+            let callee = Callee::Direct {
+                name: "(destructor of a dependent type, not analysed)".to_string(),
+                usr: format!("{OPAQUE}dependent-destructor"),
+                const_args: 0,
+            };
+            self.emit(Stmt::Call { dst: None, callee, args: vec![ptr.clone()] }, loc);
+        }
         if pointee.kind == CXType_Record {
             let opaque =
                 |name: String, usr: &str| Callee::Direct { name, usr: format!("{OPAQUE}{usr}"), const_args: 0 };

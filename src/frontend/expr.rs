@@ -554,19 +554,25 @@ impl Lowerer<'_, '_, '_> {
     /// of its bits (`flags | F`) is stored here, into `want`'s place or a temporary, so that its
     /// statement carries the `Bits`.
     fn arith(&mut self, e: Cursor, want: Want) -> Option<Rvalue> {
-        if e.kind() == CXCursor_BinaryOperator
-            && matches!(e.binop(), CXBinaryOperator_Add | CXBinaryOperator_Sub)
-            && e.type_class() == TypeClass::Pointer
-        {
+        let sum =
+            e.kind() == CXCursor_BinaryOperator && matches!(e.binop(), CXBinaryOperator_Add | CXBinaryOperator_Sub);
+        // In a template, `a + 1` of a `T *a` has a dependent type, not a pointer's: it is still
+        // the pointer moved (not `p - q`, an integer).
+        let dependent = sum && self.in_template && clang::canonical(e.ty()).kind == CXType_Dependent;
+        if sum && (dependent || e.type_class() == TypeClass::Pointer) {
             let kids = self.kids(e);
             if let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) {
-                if matches!(l.type_class(), TypeClass::Pointer | TypeClass::Array) {
+                let is_ptr = |c: Cursor| matches!(c.type_class(), TypeClass::Pointer | TypeClass::Array);
+                if dependent && is_ptr(l) == is_ptr(r) {
+                    // Neither operand a pointer, or a difference of two: arithmetic.
+                } else if is_ptr(l) {
                     let rv = self.rvalue(l);
                     self.effect(r);
                     return Some(rv);
+                } else {
+                    self.effect(l);
+                    return Some(self.rvalue(r));
                 }
-                self.effect(l);
-                return Some(self.rvalue(r));
             }
         }
         let mut ops = Vec::new();

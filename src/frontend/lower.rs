@@ -588,6 +588,38 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         (clang::same_file(f1, f2) && o1 == o2).then_some(def)
     }
 
+    /// The member of a class template of the program (`frontend::is_class_template_member`)
+    /// whose lowered pattern body stands for `decl`: `decl` itself, or the member `decl` is
+    /// an implicit instantiation of (`clang_getSpecializedCursorTemplate` of a method of `W<int>`
+    /// is `W<T>`'s). Not an explicit specialization of a member (`template<> int W<int>::f()`),
+    /// whose body is its own, written elsewhere than the pattern's (an instantiation's location
+    /// is the pattern's), nor a member of an explicitly specialized class (`template<> struct
+    /// W<int>`), which was instantiated from no member.
+    pub fn template_member(&self, decl: Cursor) -> Option<Cursor> {
+        if !self.cpp {
+            return None;
+        }
+        if super::is_class_template_member(decl) {
+            return Some(decl);
+        }
+        if !matches!(
+            decl.kind(),
+            CXCursor_CXXMethod | CXCursor_Constructor | CXCursor_Destructor | CXCursor_ConversionFunction
+        ) {
+            return None;
+        }
+        let t = decl.specialized_template()?;
+        if t.kind() != decl.kind() || !super::is_class_template_member(t) {
+            return None;
+        }
+        let own = decl.definition().unwrap_or(decl);
+        let (f1, o1) = clang::expansion_offset(own.location())?;
+        let at_pattern = [Some(t), t.definition()].into_iter().flatten().any(|p| {
+            clang::expansion_offset(p.location()).is_some_and(|(f2, o2)| clang::same_file(f1, f2) && o1 == o2)
+        });
+        at_pattern.then_some(t)
+    }
+
     pub fn function_usr(&mut self, decl: Cursor) -> String {
         let key = decl.canonical().decl_key();
         if let Some(usr) = self.usrs.get(&key) {
@@ -602,6 +634,10 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         // An instantiation of a function template the program defines is a call of the
         // template's body, which is what is lowered (`program_template`).
         if let Some(t) = self.program_template(decl) {
+            return self.function_usr(t);
+        }
+        // So is a method of an implicit instantiation of a class template of the program.
+        if let Some(t) = self.template_member(decl).filter(|_| !super::is_class_template_member(decl)) {
             return self.function_usr(t);
         }
         let mut usr = decl.usr();
@@ -1242,7 +1278,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub this_local: Option<LocalId>,
     /// Whether the function returns a C++ reference (a `return e` returns `&e`).
     pub returns_ref: bool,
-    /// The body is a function template's (`TuCtx::program_template`): what depends on its type
+    /// The body is a function template's (`TuCtx::program_template`) or a class template's
+    /// member's (`TuCtx::template_member`), lowered from the pattern: what depends on its type
     /// parameters (a call of a dependent name, a construction of a dependent type, a loop over
     /// a dependent range) is not analysed, and the locals it names escape.
     pub in_template: bool,
@@ -1288,8 +1325,8 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     lw.cur = Some(entry);
     if lw.cx.cpp {
         lw.returns_ref = clang::is_reference(f.result_type());
-        lw.in_template = f.kind() == CXCursor_FunctionTemplate;
-        let kind = if lw.in_template { f.template_kind() } else { f.kind() };
+        lw.in_template = f.kind() == CXCursor_FunctionTemplate || super::is_class_template_member(f);
+        let kind = if f.kind() == CXCursor_FunctionTemplate { f.template_kind() } else { f.kind() };
         let has_this = match kind {
             CXCursor_CXXMethod | CXCursor_ConversionFunction => !f.is_static_method(),
             CXCursor_Constructor | CXCursor_Destructor => true,

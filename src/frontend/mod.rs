@@ -688,10 +688,12 @@ fn parse_tu(
 /// The declarations of a C++ TU that `parse_tu` looks at, in source order: those at the top
 /// level and inside namespaces, `extern "C"` blocks and class definitions (methods defined in
 /// the class), outside system headers, and function templates (lowered once with their
-/// dependent types: libclang shows the instantiations a program uses not at all). Class
+/// dependent types: libclang shows the instantiations a program uses not at all), and the
+/// methods, constructors and destructors of class templates (in the class or outside it), lowered
+/// once from the pattern in the same way (`TuCtx::template_member`). Member templates of class
 /// templates are not: a note on the TU counts them (`cpp::NOT_ANALYSED`).
 /// `classes` receives the class definitions and class templates among them, for the class
-/// hierarchy (`TuCtx::record_class`).
+/// hierarchy (`TuCtx::record_class`); not the classes nested in a class template.
 fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::Cursor>) -> Vec<clang::Cursor> {
     let mut out = Vec::new();
     let mut templates = 0usize;
@@ -704,7 +706,8 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::C
                 if c.is_in_system_header() {
                     continue;
                 }
-                if matches!(c.kind(), CXCursor_ClassDecl | CXCursor_StructDecl) && c.is_definition() {
+                if matches!(c.kind(), CXCursor_ClassDecl | CXCursor_StructDecl) && c.is_definition() && !in_template(c)
+                {
                     classes.push(c);
                 }
                 let mut kids = c.children();
@@ -714,17 +717,32 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::C
             // A function template's body is lowered once, with its dependent types, and stands
             // for every instantiation (`TuCtx::program_template`).
             CXCursor_FunctionTemplate if !c.is_in_system_header() && !in_template(c) => out.push(c),
+            // A class template's methods are lowered once from the pattern, as function
+            // templates are, and stand for every implicit instantiation's
+            // (`TuCtx::template_member`).
             CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => {
                 if !c.is_in_system_header() && c.is_definition() {
-                    templates += 1;
-                    classes.push(c);
+                    if !in_template(c) {
+                        classes.push(c);
+                    }
+                    let mut kids = c.children();
+                    kids.reverse();
+                    stack.extend(kids);
                 }
             }
+            // A member template of a class template (`template<class T> template<class U> void
+            // W<T>::f(U)`): an instantiation's callee is a template of the instantiated class,
+            // no pattern drip lowers.
+            CXCursor_FunctionTemplate if !c.is_in_system_header() => {
+                if c.is_definition() {
+                    templates += 1;
+                }
+            }
+            CXCursor_FunctionTemplate => {}
             // A member of a class template defined outside its class (`template<typename T> T
-            // W<T>::walk()`) is a method, not a template, to libclang, but its body is as
-            // uninstantiated as the class's: `s->n` and `s->buf` of a dependent `s` are members
-            // with no name, one place.
-            _ if c.is_definition() && in_template(c) => templates += 1,
+            // W<T>::walk()`) is a method to libclang, lowered as the members defined in the
+            // class are.
+            _ if in_template(c) && !is_class_template_member(c) => {}
             _ => out.push(c),
         }
     }
@@ -732,14 +750,39 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::C
         r.messages.push(TuMessage::new(
             &r.main_file.clone(),
             format!(
-                "note: {}{templates} class template definition{} (libclang shows no instantiation's body; \
-                 their methods are not lowered)",
+                "note: {}{templates} member template{} of class templates (libclang shows no \
+                 instantiation's body; they are not lowered)",
                 cpp::NOT_ANALYSED,
                 if templates == 1 { "" } else { "s" }
             ),
         ));
     }
     out
+}
+
+/// Whether `c` is a method, constructor, destructor or conversion of a class template of the
+/// program (or of a class nested in one), and not of a function template: lowered once from the
+/// pattern (`TuCtx::template_member`).
+pub(super) fn is_class_template_member(c: clang::Cursor) -> bool {
+    if !matches!(
+        c.kind(),
+        CXCursor_CXXMethod | CXCursor_Constructor | CXCursor_Destructor | CXCursor_ConversionFunction
+    ) || c.is_in_system_header()
+    {
+        return false;
+    }
+    let mut class_template = false;
+    let mut p = c.semantic_parent();
+    while let Some(d) = p {
+        match d.kind() {
+            CXCursor_ClassTemplate | CXCursor_ClassTemplatePartialSpecialization => class_template = true,
+            CXCursor_FunctionTemplate => return false,
+            CXCursor_TranslationUnit => break,
+            _ => {}
+        }
+        p = d.semantic_parent();
+    }
+    class_template
 }
 
 /// Whether declaration `c` lies inside a template (a class template, a partial specialization,
@@ -759,7 +802,7 @@ fn in_template(c: clang::Cursor) -> bool {
 }
 
 /// What the C++ lowering left out (`cpp::NOT_ANALYSED`), counted by kind: the lowering notes
-/// of the functions (the text up to `;`) and the class template definitions of the TU notes
+/// of the functions (the text up to `;`) and the member templates of class templates of the TU notes
 /// (`messages`, rendered).
 pub fn cpp_not_analysed(program: &Program, messages: &[String]) -> Vec<(String, usize)> {
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -774,8 +817,9 @@ pub fn cpp_not_analysed(program: &Program, messages: &[String]) -> Vec<(String, 
     }
     for m in messages {
         let Some((_, rest)) = m.split_once(cpp::NOT_ANALYSED) else { continue };
-        if let Some((n, _)) = rest.split_once(" class template definition") {
-            *counts.entry("class template definition".to_string()).or_default() += n.parse::<usize>().unwrap_or(0);
+        if let Some((n, _)) = rest.split_once(" member template") {
+            *counts.entry("member template of a class template".to_string()).or_default() +=
+                n.parse::<usize>().unwrap_or(0);
         }
     }
     counts.into_iter().collect()

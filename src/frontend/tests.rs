@@ -1389,3 +1389,52 @@ fn virtual_calls_are_resolved_over_every_tus_classes() {
     // Its destructor is not among the methods: `delete` resolves by the classes' `destructor`.
     assert!(shape.is_abstract && shape.known && shape.virtuals.len() == 2);
 }
+
+/// Methods of a class template are lowered once from the pattern (`TuCtx::template_member`):
+/// a call of a method of an implicit instantiation, in the class or defined outside it, a
+/// constructor too, names the pattern member's USR, which one lowered body has; an explicit
+/// specialization of a member has its own body and USR, and a member template stays unlowered.
+#[test]
+fn class_template_calls_name_the_pattern() {
+    let (prog, rep) = lower_cpp(
+        r#"
+template <typename T> struct W {
+    T *p;
+    W(T *q) : p(q) {}
+    T *get() { return p; }
+    T *walk(int n);
+    template <typename U> U conv() { return U(); }
+};
+template <typename T> T *W<T>::walk(int n) { return p + n; }
+template <> int *W<int>::walk(int n) { return nullptr; }
+int use(W<char> &a, W<long> &b, W<int> &c, int *q) {
+    W<char> d(nullptr);
+    return (a.get() != nullptr) + (b.get() != nullptr) + (a.walk(1) != nullptr) + (c.walk(2) != nullptr) + (d.get() != nullptr);
+}
+"#,
+    );
+    assert!(rep.messages.iter().any(|m| m.contains("1 member template of class templates")), "{:?}", rep.messages);
+    let usr_of = |name: &str| -> Vec<&str> {
+        prog.functions.iter().filter(|f| f.name == name).map(|f| f.usr.as_str()).collect::<Vec<_>>()
+    };
+    let (get, walks, ctor) = (usr_of("W::get"), usr_of("W::walk"), usr_of("W::W<T>"));
+    assert_eq!(get.len(), 1, "one pattern body of get: {get:?}");
+    assert_eq!(walks.len(), 2, "the pattern's walk and the specialization's: {walks:?}");
+    assert_eq!(ctor.len(), 1, "{:?}", prog.functions.iter().map(|f| &f.name).collect::<Vec<_>>());
+    let f = func(&prog, "use");
+    let called: Vec<&str> = f
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Call { callee: Callee::Direct { usr, .. }, .. } => Some(usr.as_str()),
+            _ => None,
+        })
+        .collect();
+    // `a.get()` and `b.get()` (two instantiations) and `d.get()` call the one pattern body.
+    assert_eq!(called.iter().filter(|u| **u == get[0]).count(), 3, "{called:?}");
+    assert!(called.contains(&ctor[0]), "the constructor of W<char> is the pattern's: {called:?}");
+    // `a.walk(1)` is the pattern's out-of-class walk; `c.walk(2)` the specialization (opaque).
+    let pattern_walk = walks.iter().find(|u| called.contains(*u)).expect("the pattern's walk is called");
+    let special = walks.iter().find(|u| *u != pattern_walk).unwrap();
+    assert!(called.iter().any(|u| u.ends_with(*special) && u.starts_with(crate::ir::OPAQUE_CPP_USR)), "{called:?}");
+}
