@@ -48,6 +48,7 @@ mod expr;
 mod fields;
 mod init;
 mod isolate;
+mod lambdas;
 mod lower;
 mod stdlib;
 #[cfg(test)]
