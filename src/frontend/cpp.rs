@@ -989,6 +989,9 @@ impl Lowerer<'_, '_, '_> {
         if decl.kind() == CXCursor_FunctionDecl && self.cx.callee_info(decl).builtin != Builtin::None {
             return None;
         }
+        if let Some(r) = self.held_call(e, decl, want) {
+            return Some(r);
+        }
         Some(self.cpp_call_on(e, decl, want, None))
     }
 

@@ -1299,6 +1299,11 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     /// The local iterator variables over modelled containers being followed, by declaration
     /// (`iterators.rs`).
     pub iterators: HashMap<usize, super::iterators::Iter>,
+    /// C++: locals holding a closure (or a `std::function`) only ever called, by declaration
+    /// key (`lambdas.rs`, `held_var`): they are not declared; their calls lower the body.
+    pub held: HashMap<usize, super::lambdas::Held>,
+    /// C++: the lambda bodies being lowered in place of calls, innermost last (`lambdas.rs`).
+    pub inlines: Vec<super::lambdas::Inline>,
 }
 
 /// A `try` statement being lowered: where an exception thrown in its body goes.
@@ -1451,6 +1456,8 @@ impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
             unwinds: Vec::new(),
             tries: Vec::new(),
             iterators: HashMap::new(),
+            held: HashMap::new(),
+            inlines: Vec::new(),
         }
     }
 }
@@ -1558,7 +1565,7 @@ impl Lowerer<'_, '_, '_> {
         self.notes.push(format!("line {}: {msg}", loc.line));
     }
 
-    fn declare_local(&mut self, decl: Cursor, name: String, kind: LocalKind, loc: Loc) -> LocalId {
+    pub(super) fn declare_local(&mut self, decl: Cursor, name: String, kind: LocalKind, loc: Loc) -> LocalId {
         let mut class = decl.type_class();
         // A `std::unique_ptr` parameter by value is the caller's object, passed by its address
         // (`cpp::cpp_call_on`): a reference to it here, which the caller destroys.
@@ -1792,6 +1799,7 @@ impl Lowerer<'_, '_, '_> {
                     None => self.note(loc, "`break`/`continue` outside a loop or switch ignored"),
                 }
             }
+            CXCursor_ReturnStmt if !self.inlines.is_empty() => self.inline_return(s),
             CXCursor_ReturnStmt => {
                 let loc = self.loc(s);
                 let ret_e = self.kids(s).into_iter().find(|c| c.is_expression());
@@ -1927,6 +1935,9 @@ impl Lowerer<'_, '_, '_> {
             let is_array = v.type_class() == TypeClass::Array;
             let is_ref = self.cx.cpp && clang::is_reference(v.ty());
             self.vars.insert(v.decl_key(), VarInfo { place: Place::Global(gname), is_array, is_ref });
+            return;
+        }
+        if self.cx.cpp && self.held_var(v) {
             return;
         }
         let loc = self.loc(v);

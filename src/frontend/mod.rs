@@ -49,6 +49,7 @@ mod fields;
 mod init;
 mod isolate;
 mod iterators;
+mod lambdas;
 mod lower;
 mod stdlib;
 #[cfg(test)]
