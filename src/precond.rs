@@ -11,8 +11,10 @@
 //! Input: a function's IR and its calls' models (`Model`, including the raw `never_null_when` and
 //! `ret_const_when` of summarised callees). Output: `never_null` (every reachable `return` hands
 //! back a fresh block that is not NULL, with no precondition), `never_null_when` (the same when
-//! parameter `i` is the constant `c`) and `ret_const_when` (every reachable `return` returns one
-//! constant when parameter `i` is `c`).
+//! parameter `i` is the constant `c`), `ret_const_when` (every reachable `return` returns one
+//! constant when parameter `i` is `c`), an allocator's `null_when` (every reachable `return`
+//! returns NULL then) and `noreturn_when` (no `return` is reachable then, of a function that may
+//! end the program and returns without a precondition).
 //!
 //! How: a forward constant propagation over the CFG (loops to a fixpoint), whose values per local
 //! are a constant, "not zero", "a fresh block, maybe NULL" and "a fresh block, not NULL"; branches
@@ -391,6 +393,9 @@ pub struct Returns {
     pub ret_const_when: Option<(usize, i64, i64)>,
     /// An allocator's preconditions under which it returns NULL on every path that returns.
     pub null_when: Vec<(usize, i64)>,
+    /// Preconditions under which no path returns, of a function that returns on others: groff's
+    /// `do_assert (0, ..)`, which ends in `assertion_failed`, behind `assert (0)`.
+    pub noreturn_when: Vec<(usize, i64)>,
 }
 
 /// The facts of `func` (whose calls have `model`). `allocator`: the function may return a fresh
@@ -402,12 +407,35 @@ pub fn returns<'f, 'm: 'f>(
     allocator: bool,
     ret_const: bool,
 ) -> Returns {
-    let mut out = Returns { never_null: false, never_null_when: None, ret_const_when: None, null_when: Vec::new() };
+    let mut out = Returns {
+        never_null: false,
+        never_null_when: None,
+        ret_const_when: None,
+        null_when: Vec::new(),
+        noreturn_when: Vec::new(),
+    };
+    // Only a function with a way not to return (a call that never returns, or a block the
+    // lowering ended so) is asked whether a precondition leaves it no other.
+    let may_end =
+        func.blocks.iter().any(|b| matches!(b.term, Terminator::NoReturn))
+            || func.stmts.iter().enumerate().any(|(i, s)| {
+                matches!(s, Stmt::Call { .. }) && model(StmtId::from_usize(i)).is_some_and(|m| m.noreturn)
+            });
     let has_return = func.blocks.iter().any(|b| matches!(b.term, Terminator::Return(Some(_))));
-    if !has_return {
+    if !has_return && !may_end {
         return out;
     }
     let cx = Cx::new(func, model);
+    if may_end && cx.returns(None).is_some_and(|r| !r.is_empty()) {
+        for (p, c) in cx.candidates() {
+            if cx.returns(Some((p, c))).is_some_and(|r| r.is_empty()) {
+                out.noreturn_when.push((p, c));
+            }
+        }
+    }
+    if !has_return {
+        return out;
+    }
     if allocator {
         out.never_null = all_fresh(cx.returns(None));
     }
@@ -542,6 +570,19 @@ mod tests {
         assert_eq!(facts(&always, "f", false).null_when, vec![(0, 3)]);
         let never = format!("{HEAD}void *f(int mode, unsigned long n) {{ if (mode == 3) n++; return malloc(n); }}");
         assert!(facts(&never, "f", false).null_when.is_empty(), "every mode may allocate");
+    }
+
+    #[test]
+    fn a_check_that_aborts_on_zero_never_returns_given_zero() {
+        let src = format!(
+            "{HEAD}void check(int ok, int line) {{ if (!ok) abort(); (void)line; }}\n\
+             void check_twice(int ok) {{ if (ok == 2) abort(); if (ok == 3) return; abort(); }}"
+        );
+        assert_eq!(facts(&src, "check", false).noreturn_when, vec![(0, 0)]);
+        // Returns only when `ok` is 3: every other tested value ends it.
+        assert_eq!(facts(&src, "check_twice", false).noreturn_when, vec![(0, 2)]);
+        let always = format!("{HEAD}void f(int ok) {{ if (ok) abort(); abort(); }}");
+        assert!(facts(&always, "f", false).noreturn_when.is_empty(), "never returns: nothing to add");
     }
 
     #[test]

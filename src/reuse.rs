@@ -330,6 +330,7 @@ impl<'a> SccReuse<'a> {
                 never_null_when,
                 ret_const_when,
                 null_when,
+                noreturn_when,
                 globals_written,
                 fields_written,
                 ret_addr,
@@ -343,7 +344,7 @@ impl<'a> SccReuse<'a> {
             (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
-            (alloc_family, free_family, fields_written, null_when, heap_families).hash(&mut w);
+            (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

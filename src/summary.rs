@@ -128,6 +128,10 @@ pub struct Summary {
     /// any other call the allocation's success says the argument was not that constant, which
     /// the caller's later tests of the argument see (`fastcheck::flow`).
     pub null_when: Vec<(usize, i64)>,
+    /// Preconditions (parameter `.0` is the constant `.1`) under which no path of the function
+    /// returns (`precond`): a call passing that literal ends the caller's path, as `exit` does
+    /// (groff's `do_assert (0, ..)`).
+    pub noreturn_when: Vec<(usize, i64)>,
     /// The globals the function may write, through its callees too (`global_writes`): set by
     /// the driver for its whole SCC; `All` in any summary made elsewhere.
     pub globals_written: GlobalWrites,
@@ -188,6 +192,7 @@ impl Summary {
             never_null_when: None,
             ret_const_when: None,
             null_when: Vec::new(),
+            noreturn_when: Vec::new(),
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
             ret_addr: None,
@@ -848,6 +853,8 @@ fn meet(sums: &[&Summary]) -> Summary {
         m.always_fresh = false;
         m.never_null = false;
         m.never_null_when = None;
+        // The failing targets return.
+        m.noreturn_when = Vec::new();
         m.params = m
             .params
             .into_iter()
@@ -942,6 +949,12 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         never_null_when: first.never_null_when.filter(|w| sums.iter().all(|s| s.never_null_when == Some(*w))),
         ret_const_when: first.ret_const_when.filter(|w| sums.iter().all(|s| s.ret_const_when == Some(*w))),
         null_when: first.null_when.iter().copied().filter(|w| sums.iter().all(|s| s.null_when.contains(w))).collect(),
+        noreturn_when: first
+            .noreturn_when
+            .iter()
+            .copied()
+            .filter(|w| sums.iter().all(|s| s.noreturn_when.contains(w)))
+            .collect(),
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         fields_written: FieldWrites::union(sums.iter().map(|s| &s.fields_written)),
@@ -1074,7 +1087,7 @@ impl<'a> Model<'a> {
             ret,
             args,
             escape_from,
-            noreturn: s.noreturn,
+            noreturn: s.noreturn || s.noreturn_when.iter().any(|w| passes(w.0, w.1)),
             known: true,
             always_fresh: s.always_fresh && fresh_if_arg.is_none(),
             lib: false,

@@ -220,7 +220,13 @@ pub fn summarize(
     // What constant propagation over the CFG adds (`precond`): a result tested after each of
     // its allocations, and answers under a constant parameter.
     let pre = if sure_never_null {
-        crate::precond::Returns { never_null: true, never_null_when: None, ret_const_when: None, null_when: Vec::new() }
+        crate::precond::Returns {
+            never_null: true,
+            never_null_when: None,
+            ret_const_when: None,
+            null_when: Vec::new(),
+            noreturn_when: Vec::new(),
+        }
     } else {
         crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
     };
@@ -254,6 +260,7 @@ pub fn summarize(
         never_null_when: pre.never_null_when.filter(|_| fresh_only),
         ret_const_when: pre.ret_const_when.filter(|_| !allocator),
         null_when: if fresh_only { pre.null_when } else { Vec::new() },
+        noreturn_when: pre.noreturn_when,
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         fields_written: crate::global_writes::FieldWrites::All,
@@ -437,14 +444,15 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     let writes = crate::alias::writes(cx, &[], &[]).into();
     let ret_const = returned_constant(func);
-    let ret_const_when = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some()).ret_const_when;
+    let pre = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some());
     Some(Summary {
         params,
         heap: heap.into(),
         heap_pure: pure,
         writes,
         ret_const,
-        ret_const_when,
+        ret_const_when: pre.ret_const_when,
+        noreturn_when: pre.noreturn_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: pure_value(func, |s| cx.model(s)),
         ..Summary::plain(func.n_params as usize, noreturn)
