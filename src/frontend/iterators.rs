@@ -221,7 +221,7 @@ impl Lowerer<'_, '_, '_> {
             }
             ("operator*", 1) => {
                 let (_, Iter { obj, .. }) = self.iterator_named(arg(self, 0)?)?;
-                Some(self.iterator_value(Rvalue::Use(Operand::Place(stdlib::cell(obj))), want, loc))
+                Some(self.deliver_value(Rvalue::Use(Operand::Place(stdlib::cell(obj))), want, loc))
             }
             ("operator++", 1 | 2) if matches!(want, Want::Effect) => {
                 let (_, Iter { counter, .. }) = self.iterator_named(arg(self, 0)?)?;
@@ -232,20 +232,9 @@ impl Lowerer<'_, '_, '_> {
             }
             ("operator!=" | "operator==", 2) => {
                 let kind = self.iterator_test(e)?;
-                Some(self.iterator_value(Rvalue::Opaque(kind_operands(kind)), want, loc))
+                Some(self.deliver_value(Rvalue::Opaque(kind_operands(kind)), want, loc))
             }
             _ => None,
-        }
-    }
-
-    fn iterator_value(&mut self, rv: Rvalue, want: &Want, loc: Loc) -> Option<Rvalue> {
-        match want {
-            Want::Effect => None,
-            Want::Into(d) => {
-                self.assign(d.clone(), rv, loc);
-                None
-            }
-            Want::Value => Some(rv),
         }
     }
 

@@ -222,7 +222,7 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// `rv` where `want` says.
-    fn deliver_value(&mut self, rv: Rvalue, want: &Want, loc: Loc) -> Option<Rvalue> {
+    pub(super) fn deliver_value(&mut self, rv: Rvalue, want: &Want, loc: Loc) -> Option<Rvalue> {
         match want {
             Want::Effect => None,
             Want::Into(d) => {
