@@ -1435,6 +1435,6 @@ int use(W<char> &a, W<long> &b, W<int> &c, int *q) {
     assert!(called.contains(&ctor[0]), "the constructor of W<char> is the pattern's: {called:?}");
     // `a.walk(1)` is the pattern's out-of-class walk; `c.walk(2)` the specialization (opaque).
     let pattern_walk = walks.iter().find(|u| called.contains(*u)).expect("the pattern's walk is called");
-    let special = walks.iter().find(|u| *u != pattern_walk).unwrap();
+    let special = walks.iter().find(|u| *u != pattern_walk).expect("the specialization's walk");
     assert!(called.iter().any(|u| u.ends_with(*special) && u.starts_with(crate::ir::OPAQUE_CPP_USR)), "{called:?}");
 }
