@@ -27,7 +27,7 @@
 use crate::cfg::{raw_path, DagNode, FnCx};
 use crate::ir::{CmpOp, CondKind, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::RetEffect;
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 
 /// What is known of a value: it lies in `[lo, hi]`, it is not one constant, or it equals the
 /// value of another key (`Same`: made by a copy `k = q`, `freetemp = match = cond`, and lost when
@@ -301,6 +301,8 @@ impl Facts {
         // Per tracked local key: the reaching definitions of its first test, and whether every
         // test sees the same ones.
         let mut first_defs: HashMap<LocalId, (u32, bool)> = HashMap::new();
+        // Tracked locals a test after some site sees several reaching definitions of.
+        let mut merged_tests: HashSet<LocalId> = HashSet::new();
         // Per block: the key tested, with `key op constant` (`None`: a switch on the key).
         type BlockTest = ((LocalId, String), Option<(CmpOp, i64)>);
         let mut block_tests: Vec<Option<BlockTest>> = vec![None; func.blocks.len()];
@@ -349,9 +351,13 @@ impl Facts {
             let after_site = cx.dag.order[bi] >= first_site;
             if k.1.is_empty() && cx.is_tracked(k.0) {
                 let node = DagNode(bi as u32);
-                let set = cx.reaching_set(k.0, node, cx.stmts_of(node).len());
+                let idx = cx.stmts_of(node).len();
+                let set = cx.reaching_set(k.0, node, idx);
                 let e = first_defs.entry(k.0).or_insert((set, true));
                 e.1 &= e.0 == set;
+                if after_site && cx.reaching_defs(k.0, node, idx).len() > 1 {
+                    merged_tests.insert(k.0);
+                }
             }
             let same = *first_kind.entry(k.clone()).or_insert_with(|| kind.clone().into_owned()) == *kind;
             let n = tested.entry(k.clone()).or_insert((0, false, true));
@@ -403,8 +409,18 @@ impl Facts {
                     let Some(k) = raw_key(cx, &fact_local, dst) else { continue };
                     assigned.entry(k).or_default().push(from);
                 }
-                Stmt::Call { args, .. } => {
+                Stmt::Call { args, dst, .. } => {
                     let Some(m) = cx.model(StmtId::from_usize(si)) else { continue };
+                    // The result of a call whose outcome has an atom (`r = realloc (p, n)`:
+                    // non-NULL where it succeeded, `flow::call_status_facts`) is a value this
+                    // function can name, when a test of the local also sees another definition
+                    // (`m = a->arg != a->direct ? realloc (a->arg, n) : malloc (n); if (m ==
+                    // NULL)`, gnulib's printf-parse): no single call's atom is that test.
+                    if let Some(l) = dst.as_ref().and_then(|d| d.as_local()) {
+                        if merged_tests.contains(&l) && crate::cfg::call_success(m).is_some() && !m.never_null {
+                            assigned.entry((l, String::new())).or_default().push(None);
+                        }
+                    }
                     for (i, path, _) in m.ret_values.iter().chain(m.out_values.iter()) {
                         let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
                         let text = format!("{prefix}{}", &path[1..]);
