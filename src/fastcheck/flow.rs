@@ -924,6 +924,12 @@ fn transfer(
             } else {
                 store(cx, guards, st, dst, g, maybe_null, contents, copied_from, events);
             }
+            // Copying an object whole out of a place below a pointer (`f->ch[n] = *m`,
+            // `c = *m`) copies the slots of its fields (after `store`, which clears a local
+            // struct's old fields).
+            if let Rvalue::Use(Operand::Place(p)) = src {
+                copy_fields(cx, st, dst, p, events);
+            }
             if let Some(l) = dst.as_local() {
                 st.set_derived(l, loaded_from);
             }
@@ -1304,6 +1310,66 @@ fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(K
 
 /// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
 /// is no longer tracked.
+/// The tracked slots that a copy of the whole object at `src` (a place below a pointer) copies:
+/// the object's fields (`*.name` below `*`), and the fields nobody names (`*?`) when `src` is
+/// a whole pointee or element, which may be a struct. Each with its path relative to `src`
+/// (`.name`; empty for `*?`).
+pub(super) fn copied_slots(cx: &CheckCx, slots: impl Iterator<Item = Key>, src_path: u32) -> Vec<(Key, String)> {
+    let ptext = cx.path_text(src_path);
+    let whole = ptext.ends_with(['*', ']']);
+    let mut out = Vec::new();
+    for k in slots {
+        let text = cx.path_text(k.path);
+        if text == crate::model::OTHER_PATH_TEXT {
+            if whole {
+                out.push((k, String::new()));
+            }
+        } else if let Some(rest) = text.strip_prefix(ptext).filter(|r| r.starts_with('.')) {
+            out.push((k, rest.to_string()));
+        }
+    }
+    out
+}
+
+/// `dst = *p` (or `dst = p->sub`, `dst = a[i]`) copies a struct: the tracked slots of its
+/// fields are now also `dst`'s. A local struct `dst` gets them at its own fields where this
+/// function names them; anywhere else (the heap, a global, a field nobody names) they escape
+/// with the copy. The source keeps them: both copies hold the same cells.
+fn copy_fields(cx: &CheckCx, st: &mut State, dst: &Place, src: &Place, events: &mut Vec<Event>) {
+    if src.as_local().is_some() {
+        return;
+    }
+    let Some(ks) = cx.key_of(src).filter(|k| !k.is_local()) else { return };
+    let roots = if cx.path_text(ks.path).starts_with('*') { st.names_of(ks.root) } else { vec![ks.root] };
+    let slots = st.h.iter().map(|e| e.0).filter(|k| roots.contains(&k.root));
+    let copied = copied_slots(cx, slots, ks.path);
+    let local = dst.as_local().filter(|l| cx.field_aggregates.get(l.index()).copied().unwrap_or(false));
+    for (k, rest) in copied {
+        match (local, cx.path_id(&rest)) {
+            (Some(l), Some(id)) if !rest.is_empty() => {
+                let g = st.get_key(k);
+                st.set_key(Key { root: l, path: id }, g);
+            }
+            // A field of the local struct that this function never names, nor uses the struct
+            // whole: the copy is never read.
+            (Some(l), None) if !rest.is_empty() && !used_whole(cx.func, l) => {}
+            _ => escape_key(st, k, escape_kind(cx, dst), events),
+        }
+    }
+}
+
+/// Local `l` is read as a whole value somewhere (copied, passed, returned), not only through
+/// its fields.
+fn used_whole(func: &crate::ir::Function, l: LocalId) -> bool {
+    let whole = |op: &Operand| matches!(op, Operand::Place(Place::Local(y)) if *y == l);
+    func.stmts.iter().any(|s| match s {
+        Stmt::Assign { src: Rvalue::Use(op), .. } => whole(op),
+        Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops.iter().any(whole),
+        Stmt::Assign { .. } => false,
+        Stmt::Call { args, .. } => args.iter().any(whole),
+    }) || func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if whole(op)))
+}
+
 fn escape_key(st: &mut State, k: Key, kind: EscapeKind, events: &mut Vec<Event>) {
     let g = st.get_key(k);
     if g != GuardId::FALSE {

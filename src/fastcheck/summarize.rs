@@ -13,7 +13,7 @@
 //! - A pass over its budget gives `Escapes` for that parameter or path: the caller then assumes
 //!   nothing, and the next pass starts with the budget reset.
 
-use super::flow::{flow, m_values, walk, Event, EventKind, Globals, WalkGoal};
+use super::flow::{copied_slots, flow, m_values, walk, Event, EventKind, Globals, WalkGoal};
 use super::{CheckCx, Config, HandTo, HeapPath, ParamDoubleFree, SiteVerdict, Step};
 use crate::cfg::{DagNode, EdgeLabel, Key};
 use crate::guard::{AtomId, GuardId, Guards};
@@ -710,6 +710,22 @@ fn path_precheck(cx: &CheckCx, mentions: &[Vec<u32>], names: &[LocalId], named: 
                 };
                 if carries && dst.as_local().is_none() {
                     return Some(PathFate::Escapes);
+                }
+                // A struct copied whole out of the object (`f->ch[n] = *m`) copies the slot:
+                // into a local struct the pass follows it, anywhere else it escapes.
+                if let Rvalue::Use(Operand::Place(p)) = src {
+                    if let Some(ks) = cx.key_of(p).filter(|k| !k.is_local() && names.contains(&k.root)) {
+                        let slot = Key { root: ks.root, path };
+                        if !copied_slots(cx, std::iter::once(slot), ks.path).is_empty() {
+                            let local_struct = dst
+                                .as_local()
+                                .is_some_and(|l| cx.field_aggregates.get(l.index()).copied().unwrap_or(false));
+                            if !local_struct || other {
+                                return Some(PathFate::Escapes);
+                            }
+                            changes = true;
+                        }
+                    }
                 }
             }
             Stmt::Call { dst, args, .. } => {
