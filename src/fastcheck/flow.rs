@@ -667,13 +667,21 @@ pub(super) fn flow(
                 }
             }
             out.values.along(cx, guards, here, l, *nd, *t);
-            if let Some(later) = &later {
-                later.leave(cx, guards, &mut out, *t, &mut events);
-            }
+            let restored = match &later {
+                Some(later) => {
+                    later.leave(cx, guards, &mut out, *t, &mut events);
+                    later.restored(cx, &out, *t)
+                }
+                None => Vec::new(),
+            };
             // Leaving a loop from its header copy: the later iteration redefined these locals,
-            // so what this iteration left in them is gone (a cell they alone held is lost).
+            // so what this iteration left in them is gone (a cell they alone held is lost),
+            // unless it put back the value they had (`Later::restored`).
             for &l in cx.dag.kills(*nd, *t) {
                 redefine_unknown(cx, guards, &mut out, l, &mut events);
+            }
+            for (l, g) in restored {
+                out.set(l, g);
             }
             if waiting_at[t.index()] == 0 {
                 waiting.push(None);
@@ -1592,6 +1600,28 @@ impl<'c> Later<'c> {
         at_exit.into_iter().map(|(t, g)| (t, g.0)).collect()
     }
 
+    /// Leaving the loop to `t`: the locals the later iteration surely redefines
+    /// (`Dag::exit_kills`) that every path of it to `t` leaves holding the value a local held
+    /// at the copy (`held_copy`: `old = buf; buf = grow (..); if (!buf) { buf = old; goto
+    /// out; }`), with the guard under which that local holds the cell, for the caller to put
+    /// back after the kill.
+    fn restored(&self, cx: &CheckCx, st: &State, t: DagNode) -> Vec<(LocalId, GuardId)> {
+        let kills = cx.dag.kills(self.copy, t);
+        if kills.is_empty() {
+            return Vec::new();
+        }
+        let held: Vec<(LocalId, GuardId)> =
+            st.h.iter().filter(|(k, _)| k.is_local() && cx.is_tracked(k.root)).map(|(k, g)| (k.root, *g)).collect();
+        let Some(from) = exits_from(cx, self.it, t).filter(|_| !held.is_empty()) else { return Vec::new() };
+        let mut back = Vec::new();
+        for &k in kills {
+            if let Some(&(_, g)) = held.iter().find(|(x, _)| restores(cx, &self.pos, &from, *x, k)) {
+                back.push((k, g));
+            }
+        }
+        back
+    }
+
     /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
     /// later iteration to `t` frees before it redefines it is freed there; one every such path
     /// redefines no longer holds the cell (the unconditional case is `Dag::exit_kills`, applied
@@ -1691,7 +1721,7 @@ fn held_copy(
     idx: usize,
     depth: u32,
 ) -> bool {
-    if y == x || depth == 0 || !cx.is_tracked(y) {
+    if depth == 0 || !cx.is_tracked(y) {
         return false;
     }
     let in_body = |n: DagNode| pos.get(&n.0).is_some_and(|&p| p > 0);
@@ -1714,6 +1744,28 @@ fn held_copy(
             }
             _ => false,
         })
+}
+
+/// The nodes of later iteration `it` with an edge to exit `t`; `None` when one is the header or
+/// a nested loop's copy (whose statements `held_copy` does not follow).
+fn exits_from(cx: &CheckCx, it: &LaterIteration, t: DagNode) -> Option<Vec<DagNode>> {
+    let mut from = Vec::new();
+    for (i, v) in it.nodes.iter().enumerate() {
+        if cx.dag.succs[v.index()].iter().any(|(u, _)| *u == t) {
+            if i == 0 || cx.dag.is_copy(*v) {
+                return None;
+            }
+            from.push(*v);
+        }
+    }
+    (!from.is_empty()).then_some(from)
+}
+
+/// Whether every path of a later iteration (`pos`: its nodes' positions) that leaves from the
+/// nodes `from` (`exits_from`) leaves local `k`, which it redefines, holding the value local `x`
+/// had at the copy (`held_copy`, through the body's copies).
+fn restores(cx: &CheckCx, pos: &hashbrown::HashMap<u32, usize>, from: &[DagNode], x: LocalId, k: LocalId) -> bool {
+    from.iter().all(|v| held_copy(cx, pos, x, k, *v, cx.stmts_of(*v).len(), 4))
 }
 
 /// Whether node `v` of a later iteration frees (with `Releases`, also hands off) a local holding
@@ -2325,7 +2377,26 @@ pub(super) fn walk(
         // Leaving from a header's copy: the later iteration assigned these locals on its way
         // out, so they no longer hold this iteration's cell.
         if cx.dag.is_copy(node) {
-            for &l in cx.dag.kills(node, *t) {
+            let kills = cx.dag.kills(node, *t);
+            // The locals the later iteration put back to a holder's value (`Later::restored`).
+            let held: Vec<LocalId> = holders.iter().filter(|h| h.is_local()).map(|h| h.root).collect();
+            let later = cx.dag.later.get(&node.0).filter(|_| !kills.is_empty() && !held.is_empty());
+            let restored: Vec<LocalId> = match later.and_then(|it| Some((it, exits_from(cx, it, *t)?))) {
+                Some((it, from)) => {
+                    let pos: hashbrown::HashMap<u32, usize> =
+                        it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
+                    kills.iter().copied().filter(|k| held.iter().any(|x| restores(cx, &pos, &from, *x, *k))).collect()
+                }
+                None => Vec::new(),
+            };
+            // Only the local itself, as the flow puts it back after the kills.
+            for &l in &restored {
+                holders.retain(|h| h.root != l || h.is_local());
+                if !holders.contains(&Key::local(l)) {
+                    holders.push(Key::local(l));
+                }
+            }
+            for &l in kills.iter().filter(|l| !restored.contains(l)) {
                 let before = holders.len();
                 holders.retain(|h| h.root != l);
                 if before > 0 && holders.is_empty() {
