@@ -83,11 +83,11 @@ pub struct LaterIteration {
     pub nodes: Box<[DagNode]>,
     /// Parallel to `nodes`: the node's branch tests only what no statement of the loop writes.
     pub invariant: Box<[bool]>,
-    /// The locals some statement of the body may free (sorted): only they can be freed on the
-    /// way to an exit.
+    /// The locals some statement of the body may free, themselves or through a copy the body
+    /// makes of them (sorted): only they can be freed on the way to an exit.
     pub freed: Box<[LocalId]>,
-    /// The locals some call of the body may free or keep (`Model::releases_arg`, sorted): only
-    /// they can be handed off on the way to an exit.
+    /// The locals some call of the body may free or keep (`Model::releases_arg`), themselves or
+    /// through a copy (sorted): only they can be handed off on the way to an exit.
     pub released: Box<[LocalId]>,
 }
 
@@ -1335,10 +1335,13 @@ impl<'a> FnCx<'a> {
         let mut freed: Vec<LocalId> = Vec::new();
         let mut released: Vec<LocalId> = Vec::new();
         let Dag { later, n_blocks, .. } = &mut self.dag;
+        // Plain copies `d = y` anywhere in the body, (d, y).
+        let mut copies: Vec<(LocalId, LocalId)> = Vec::new();
         for it in later.values_mut() {
             defined.clear();
             freed.clear();
             released.clear();
+            copies.clear();
             for v in it.nodes.iter().filter(|v| v.index() < *n_blocks) {
                 defined.extend(self.block_defs.of(v.index()).iter().map(|d| d.0));
                 // Temporaries of the block → the local they copy (as `later_effect` follows them).
@@ -1350,6 +1353,7 @@ impl<'a> FnCx<'a> {
                             (args, dst, self.models.get(sid.index()).and_then(|m| m.as_ref()))
                         }
                         Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(y))) } => {
+                            copies.push((*d, *y));
                             let y = source(*y);
                             copy_of.push((*d, y));
                             continue;
@@ -1370,6 +1374,19 @@ impl<'a> FnCx<'a> {
                         let y = source(y);
                         copy_of.push((*d, y));
                     }
+                }
+            }
+            // A local copied into one the body frees (`old = stack; .. stack = grown; ..
+            // free (old)`, in other nodes) may have its value freed too: `later_effect` decides
+            // on the paths (`copy_freed`). A few rounds for copies of copies.
+            for set in [&mut freed, &mut released] {
+                for _ in 0..3 {
+                    let more: Vec<LocalId> =
+                        copies.iter().filter(|(d, y)| set.contains(d) && !set.contains(y)).map(|c| c.1).collect();
+                    if more.is_empty() {
+                        break;
+                    }
+                    set.extend(more);
                 }
             }
             freed.sort_unstable();

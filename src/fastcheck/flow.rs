@@ -16,7 +16,7 @@
 //!   only ever remove reports.
 
 use super::{CheckCx, EscapeKind, Holder, Lost, Step};
-use crate::cfg::{DagNode, EdgeLabel, Key, LaterIteration};
+use crate::cfg::{DagNode, Def, EdgeLabel, Key, LaterIteration};
 use crate::guard::{AtomId, GuardId, Guards};
 use crate::ir::{Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::ArgEffect;
@@ -667,13 +667,21 @@ pub(super) fn flow(
                 }
             }
             out.values.along(cx, guards, here, l, *nd, *t);
-            if let Some(later) = &later {
-                later.leave(cx, guards, &mut out, *t, &mut events);
-            }
+            let restored = match &later {
+                Some(later) => {
+                    later.leave(cx, guards, &mut out, *t, &mut events);
+                    later.restored(cx, &out, *t)
+                }
+                None => Vec::new(),
+            };
             // Leaving a loop from its header copy: the later iteration redefined these locals,
-            // so what this iteration left in them is gone (a cell they alone held is lost).
+            // so what this iteration left in them is gone (a cell they alone held is lost),
+            // unless it put back the value they had (`Later::restored`).
             for &l in cx.dag.kills(*nd, *t) {
                 redefine_unknown(cx, guards, &mut out, l, &mut events);
+            }
+            for (l, g) in restored {
+                out.set(l, g);
             }
             if waiting_at[t.index()] == 0 {
                 waiting.push(None);
@@ -741,40 +749,40 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
 fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
     let sure =
         |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
-    // The address of a named object (`&glob_error_return`, `&local.f`): no block, and not NULL,
-    // so any holder of the cell differs from it (bash's `GLOB_FAILED (sl->list)`). So is the
-    // address of a member of the object a parameter the function never changes points to
-    // (gnulib's `a->arg != a->direct_alloc_arg`, an inline buffer in the caller's struct), when
-    // the parameter does not hold the cell: that object existed before any block this call
-    // allocates.
-    let names_object = |o: &Operand| {
-        o.local().and_then(|t| cx.addr_temps.get(&t)).is_some_and(|p| {
-            let mut q = p;
-            loop {
-                match q {
-                    Place::Global(_) | Place::Local(_) => break true,
-                    Place::Field(inner, _) | Place::Index(inner) => q = inner,
-                    Place::Deref(base) => {
-                        break matches!(&**base, Place::Local(l)
-                            if l.index() < cx.func.n_params as usize
-                                && value_guard(cx, st, &Operand::Place(Place::Local(*l))) == GuardId::FALSE
-                                && param_unchanged(cx.func, *l))
-                    }
-                }
-            }
-        })
-    };
     let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
     let mut sep = GuardId::FALSE;
     for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
         let object = if std::ptr::eq(holder, a) { b } else { a };
-        if g != GuardId::FALSE && (sure(holder) || (names_object(object) && !st.is_weak(holder))) {
+        if g != GuardId::FALSE && (sure(holder) || (names_object(cx, st, object) && !st.is_weak(holder))) {
             let n = guards.not(other);
             let only = guards.and(g, n);
             sep = guards.or(sep, only);
         }
     }
     sep
+}
+
+/// The address of a named object (`&glob_error_return`, `&local.f`): no block, and not NULL, so
+/// any holder of the cell differs from it (bash's `GLOB_FAILED (sl->list)`). So is the address of
+/// a member of the object a parameter the function never changes points to (gnulib's `a->arg !=
+/// a->direct_alloc_arg`, an inline buffer in the caller's struct), when the parameter does not
+/// hold the cell: that object existed before any block this call allocates.
+fn names_object(cx: &CheckCx, st: &State, o: &Operand) -> bool {
+    o.local().and_then(|t| cx.addr_temps.get(&t)).is_some_and(|p| {
+        let mut q = p;
+        loop {
+            match q {
+                Place::Global(_) | Place::Local(_) => break true,
+                Place::Field(inner, _) | Place::Index(inner) => q = inner,
+                Place::Deref(base) => {
+                    break matches!(&**base, Place::Local(l)
+                        if l.index() < cx.func.n_params as usize
+                            && value_guard(cx, st, &Operand::Place(Place::Local(*l))) == GuardId::FALSE
+                            && param_unchanged(cx.func, *l))
+                }
+            }
+        }
+    })
 }
 
 /// Whether the function never assigns the parameter `l` nor takes its address.
@@ -1461,28 +1469,70 @@ impl<'c> Later<'c> {
         let mut exits: hashbrown::HashMap<u32, GuardId> = hashbrown::HashMap::new();
         // Local → the first position after the header whose statements define it.
         let mut first_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
+        // The locals held at the copy, and those the body has assigned a copy of a local so
+        // far (in the nodes before this one, and this one's statements): only they can hold a
+        // held local's value from the copy (`held_copy`).
+        let held: Vec<LocalId> =
+            st.h.iter().filter(|(k, _)| k.is_local() && cx.is_tracked(k.root)).map(|(k, _)| k.root).collect();
+        let mut copied: Vec<LocalId> = Vec::new();
         for (i, v) in it.nodes.iter().enumerate() {
             guards.tick();
             let mut out = Vec::with_capacity(cx.dag.succs[v.index()].len());
-            // A NULL test of a local holding the cell since the header: (guard it holds the
-            // cell, the non-NULL side's block).
+            if i > 0 && !cx.dag.is_copy(*v) && !held.is_empty() {
+                for sid in cx.stmts_of(*v) {
+                    if let Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(_))) } =
+                        cx.func.stmt(*sid)
+                    {
+                        mark(&mut copied, *d, true);
+                    }
+                }
+            }
+            // A test that a local holding the cell, since the header or through a copy the
+            // body made of one (`held_copy`), passes one way only: its NULL test, or its
+            // comparison with the address of a named object (`if (old != stack_array) free
+            // (old)`, as `separated` cuts in the value flow). (Guard it holds the cell, the side
+            // it takes.)
             let held_test = match &cx.func.block(cx.dag.block[v.index()]).term {
-                Terminator::Branch { cond, then_, .. } if !cx.dag.is_copy(*v) && reach[i] != GuardId::FALSE => {
-                    match &cond.kind {
-                        CondKind::Truthy(Operand::Place(Place::Local(x))) if !st.maybe_null.contains(x) => {
-                            let g = st.get(*x);
-                            let mut redefined = || {
-                                let first = *first_def.entry(*x).or_insert_with(|| {
+                Terminator::Branch { cond, then_, else_ } if !cx.dag.is_copy(*v) && reach[i] != GuardId::FALSE => {
+                    // (the tested local, the side it takes when it holds the cell, a NULL test)
+                    let tested = match &cond.kind {
+                        CondKind::Truthy(Operand::Place(Place::Local(y))) => Some((*y, *then_, true)),
+                        CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
+                            let keep = if *op == CmpOp::Ne { *then_ } else { *else_ };
+                            match (a.local(), b.local()) {
+                                (Some(y), _) if names_object(cx, st, b) => Some((y, keep, false)),
+                                (_, Some(y)) if names_object(cx, st, a) => Some((y, keep, false)),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    match tested {
+                        Some((y, keep, null_test)) if then_ != else_ => {
+                            let may_be_null = |x: &LocalId| null_test && st.maybe_null.contains(x);
+                            let mut g = GuardId::FALSE;
+                            if !may_be_null(&y) && st.get(y) != GuardId::FALSE {
+                                let first = *first_def.entry(y).or_insert_with(|| {
                                     (1..it.nodes.len())
                                         .find(|&j| {
-                                            later_effect(cx, it.nodes[j], *x, Effect::Defines).is_some()
-                                                && !harmless_redefinition(cx, it.nodes[j], *x)
+                                            later_effect(cx, it.nodes[j], y, Effect::Defines).is_some()
+                                                && !harmless_redefinition(cx, it.nodes[j], y)
                                         })
                                         .unwrap_or(usize::MAX)
                                 });
-                                first <= i
-                            };
-                            (g != GuardId::FALSE && !redefined()).then_some((g, *then_))
+                                if first > i {
+                                    g = st.get(y);
+                                }
+                            }
+                            if copied.binary_search(&y).is_ok() {
+                                let end = cx.stmts_of(*v).len();
+                                for x in held.iter().filter(|x| **x != y && !may_be_null(x)) {
+                                    if held_copy(cx, &pos, *x, y, *v, end, 4) {
+                                        g = guards.or(g, st.get(*x));
+                                    }
+                                }
+                            }
+                            (g != GuardId::FALSE).then_some((g, keep))
                         }
                         _ => None,
                     }
@@ -1584,6 +1634,10 @@ impl<'c> Later<'c> {
             guards.tick();
             let (done, clean) = if i == 0 {
                 (GuardId::FALSE, GuardId::TRUE)
+            } else if frees && copy_freed(cx, &self.pos, *v, x, what) {
+                // Every path through the node frees the value `x` had at the copy, in a copy
+                // of it, whatever became of `x` since.
+                (GuardId::TRUE, GuardId::TRUE)
             } else {
                 let (done, clean) = into[i];
                 match (later_effect(cx, *v, x, what), frees) {
@@ -1610,6 +1664,28 @@ impl<'c> Later<'c> {
             }
         }
         at_exit.into_iter().map(|(t, g)| (t, g.0)).collect()
+    }
+
+    /// Leaving the loop to `t`: the locals the later iteration surely redefines
+    /// (`Dag::exit_kills`) that every path of it to `t` leaves holding the value a local held
+    /// at the copy (`held_copy`: `old = buf; buf = grow (..); if (!buf) { buf = old; goto
+    /// out; }`), with the guard under which that local holds the cell, for the caller to put
+    /// back after the kill.
+    fn restored(&self, cx: &CheckCx, st: &State, t: DagNode) -> Vec<(LocalId, GuardId)> {
+        let kills = cx.dag.kills(self.copy, t);
+        if kills.is_empty() {
+            return Vec::new();
+        }
+        let held: Vec<(LocalId, GuardId)> =
+            st.h.iter().filter(|(k, _)| k.is_local() && cx.is_tracked(k.root)).map(|(k, g)| (k.root, *g)).collect();
+        let Some(from) = exits_from(cx, self.it, t).filter(|_| !held.is_empty()) else { return Vec::new() };
+        let mut back = Vec::new();
+        for &k in kills {
+            if let Some(&(_, g)) = held.iter().find(|(x, _)| restores(cx, &self.pos, &from, *x, k)) {
+                back.push((k, g));
+            }
+        }
+        back
     }
 
     /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
@@ -1693,6 +1769,89 @@ fn harmless_redefinition(cx: &CheckCx, v: DagNode, x: LocalId) -> bool {
         }
         _ => false,
     }
+}
+
+/// In the later iteration a header copy stands for (`pos`: its body's nodes by position, the
+/// header at 0), whether local `y` surely holds, before statement `idx` of node `v`, the value
+/// local `x` had at the copy: every definition of `y` that reaches there is a copy of `x` (or of
+/// such a copy) made by the body before any of its statements redefined `x` (`old = stack;`
+/// before `stack = grown;`). The DAG's reaching definitions are the later iteration's inside the
+/// body, whose nodes the header reaches by forward edges only; a definition from before the
+/// loop, or the header's, is the value at the copy.
+fn held_copy(
+    cx: &CheckCx,
+    pos: &hashbrown::HashMap<u32, usize>,
+    x: LocalId,
+    y: LocalId,
+    v: DagNode,
+    idx: usize,
+    depth: u32,
+) -> bool {
+    if depth == 0 || !cx.is_tracked(y) {
+        return false;
+    }
+    let in_body = |n: DagNode| pos.get(&n.0).is_some_and(|&p| p > 0);
+    let defs = cx.reaching_defs(y, v, idx);
+    !defs.is_empty()
+        && defs.iter().all(|d| match *d {
+            Def::At { node, idx: k } if in_body(node) && !cx.dag.is_copy(node) => {
+                match cx.func.stmt(cx.stmts_of(node)[k as usize]) {
+                    Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(z))), .. } if *z == x => {
+                        cx.reaching_defs(x, node, k as usize).iter().all(|e| match *e {
+                            Def::At { node, .. } | Def::Later { copy: node } => !in_body(node),
+                            Def::Entry => true,
+                        })
+                    }
+                    Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(z))), .. } => {
+                        held_copy(cx, pos, x, *z, node, k as usize, depth - 1)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        })
+}
+
+/// The nodes of later iteration `it` with an edge to exit `t`; `None` when one is the header or
+/// a nested loop's copy (whose statements `held_copy` does not follow).
+fn exits_from(cx: &CheckCx, it: &LaterIteration, t: DagNode) -> Option<Vec<DagNode>> {
+    let mut from = Vec::new();
+    for (i, v) in it.nodes.iter().enumerate() {
+        if cx.dag.succs[v.index()].iter().any(|(u, _)| *u == t) {
+            if i == 0 || cx.dag.is_copy(*v) {
+                return None;
+            }
+            from.push(*v);
+        }
+    }
+    (!from.is_empty()).then_some(from)
+}
+
+/// Whether every path of a later iteration (`pos`: its nodes' positions) that leaves from the
+/// nodes `from` (`exits_from`) leaves local `k`, which it redefines, holding the value local `x`
+/// had at the copy (`held_copy`, through the body's copies).
+fn restores(cx: &CheckCx, pos: &hashbrown::HashMap<u32, usize>, from: &[DagNode], x: LocalId, k: LocalId) -> bool {
+    from.iter().all(|v| held_copy(cx, pos, x, k, *v, cx.stmts_of(*v).len(), 4))
+}
+
+/// Whether node `v` of a later iteration frees (with `Releases`, also hands off) a local holding
+/// the value `x` had at the header copy through a copy the body made (`held_copy`): `if (old !=
+/// stack_array) free (old)` after `old = stack; stack = grown;`.
+fn copy_freed(cx: &CheckCx, pos: &hashbrown::HashMap<u32, usize>, v: DagNode, x: LocalId, what: Effect) -> bool {
+    if cx.dag.is_copy(v) || what == Effect::Defines {
+        return false;
+    }
+    cx.stmts_of(v).iter().enumerate().any(|(k, sid)| {
+        let (Stmt::Call { args, dst, .. }, Some(m)) = (cx.func.stmt(*sid), cx.model(*sid)) else {
+            return false;
+        };
+        args.iter().enumerate().any(|(i, a)| {
+            let Some(y) = a.local().filter(|y| *y != x) else { return false };
+            let frees = m.arg_effect(i) == Some(ArgEffect::Frees);
+            let releases = m.releases_arg(i) && !matches!(dst, Some(Place::Local(d)) if *d == y);
+            (frees || (what == Effect::Releases && releases)) && held_copy(cx, pos, x, y, v, k, 4)
+        })
+    })
 }
 
 /// What `Later::surely` looks for in a later iteration's statements, for a local.
@@ -2284,7 +2443,26 @@ pub(super) fn walk(
         // Leaving from a header's copy: the later iteration assigned these locals on its way
         // out, so they no longer hold this iteration's cell.
         if cx.dag.is_copy(node) {
-            for &l in cx.dag.kills(node, *t) {
+            let kills = cx.dag.kills(node, *t);
+            // The locals the later iteration put back to a holder's value (`Later::restored`).
+            let held: Vec<LocalId> = holders.iter().filter(|h| h.is_local()).map(|h| h.root).collect();
+            let later = cx.dag.later.get(&node.0).filter(|_| !kills.is_empty() && !held.is_empty());
+            let restored: Vec<LocalId> = match later.and_then(|it| Some((it, exits_from(cx, it, *t)?))) {
+                Some((it, from)) => {
+                    let pos: hashbrown::HashMap<u32, usize> =
+                        it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
+                    kills.iter().copied().filter(|k| held.iter().any(|x| restores(cx, &pos, &from, *x, *k))).collect()
+                }
+                None => Vec::new(),
+            };
+            // Only the local itself, as the flow puts it back after the kills.
+            for &l in &restored {
+                holders.retain(|h| h.root != l || h.is_local());
+                if !holders.contains(&Key::local(l)) {
+                    holders.push(Key::local(l));
+                }
+            }
+            for &l in kills.iter().filter(|l| !restored.contains(l)) {
                 let before = holders.len();
                 holders.retain(|h| h.root != l);
                 if before > 0 && holders.is_empty() {
