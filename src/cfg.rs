@@ -739,6 +739,11 @@ impl<'a> FnCx<'a> {
         defs.iter().find(|d| d.0 == x).map(|d| d.1)
     }
 
+    /// The definitions of `node`'s statements: (local, statement index) (`defined_locals`).
+    pub fn block_defs_of(&self, node: DagNode) -> &[(LocalId, u32)] {
+        self.block_defs.of(self.dag.block[node.index()].index())
+    }
+
     /// Reaching definitions of `x` just before statement `idx` of `node` (idx = len: before the
     /// terminator). Sorted.
     pub fn reaching_defs(&self, x: LocalId, node: DagNode, idx: usize) -> std::rc::Rc<[Def]> {

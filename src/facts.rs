@@ -242,9 +242,14 @@ pub enum FactGen {
     /// `k = q` where `q` is a local that is never negative (`nonneg_locals`): as `Copy`, and
     /// `k` is at least 0 even where nothing else is known of `q`.
     CopyNonNeg(u32, u32),
-    /// `k = e`, a value that is at least 0: an expression of unsigned type
-    /// (`Function::nonneg`), or a never-negative local that is no key itself.
-    NonNeg(u32),
+    /// `k = e`, a value that is at least `.1`: an expression of unsigned type
+    /// (`Function::nonneg`: at least 0, or the constants of an unsigned sum, `l1 + 1 + l2 + 1`
+    /// is at least 2), or a never-negative local that is no key itself.
+    AtLeast(u32, i64),
+    /// `k = k + e` with `e` of unsigned type, `k = k * c` with `c >= 1` (`Function::grows`):
+    /// a lower bound of at least 0 on `k` survives, the rest of what is known goes (the
+    /// statement is not among the kills of `k`, as for `Step`). Overflow is not modelled.
+    Grow(u32),
     /// `k = k + d` for a constant `d` (`n++`, `(*n)++`, `n -= 1`): what is known of `k` moves
     /// (`Fact::stepped`); the statement is not among the kills of `k`. With `.2`, `k` is
     /// unsigned: at least 0 before, so at least `d` after an increment even where nothing was
@@ -404,6 +409,8 @@ impl Facts {
                             }
                             continue;
                         }
+                        // `n = strlen (s) + 1`: a value this function can name (at least 1).
+                        Rvalue::Opaque(_) if func.nonneg_floor(StmtId::from_usize(si)).is_some_and(|c| c > 0) => None,
                         _ => continue,
                     };
                     let Some(k) = raw_key(cx, &fact_local, dst) else { continue };
@@ -600,7 +607,7 @@ impl Facts {
                         Rvalue::Use(Operand::Place(q)) => match key_of(q) {
                             Some(kq) if kq != k && never_negative(q) => FactGen::CopyNonNeg(k, kq),
                             Some(kq) if kq != k => FactGen::Copy(k, kq),
-                            None if never_negative(q) => FactGen::NonNeg(k),
+                            None if never_negative(q) => FactGen::AtLeast(k, 0),
                             _ => FactGen::None,
                         },
                         Rvalue::Opaque(_) => match cx.func.step_of(sid) {
@@ -608,8 +615,17 @@ impl Facts {
                                 kills.retain(|x| *x != k);
                                 FactGen::Step(k, d, unsigned)
                             }
-                            None if for_summary && cx.func.is_nonneg(sid) => FactGen::NonNeg(k),
-                            None => FactGen::None,
+                            // A floor above 0 decides the function's own `== 0` tests
+                            // (`res_size = l1 + 1 + l2 + 1` before `if (res_size == 0)`); the
+                            // sign alone only what a summary says.
+                            None => match cx.func.nonneg_floor(sid) {
+                                Some(c) if c > 0 || for_summary => FactGen::AtLeast(k, c),
+                                _ if cx.func.grows_at(sid) => {
+                                    kills.retain(|x| *x != k);
+                                    FactGen::Grow(k)
+                                }
+                                _ => FactGen::None,
+                            },
                         },
                         _ => FactGen::None,
                     };
@@ -842,7 +858,7 @@ impl Followed {
 
     /// The facts of `state` after statement `sid`, in place (`state`: (key, fact) pairs with a
     /// payload carried along, such as a guard).
-    pub fn apply<G: Copy>(&self, sid: StmtId, state: &mut Vec<(u32, Fact, G)>, here: G) {
+    pub fn apply<G: Copy + PartialEq>(&self, sid: StmtId, state: &mut Vec<(u32, Fact, G)>, here: G) {
         let Some(fs) = self.stmts.get(sid.index()).and_then(|s| s.as_ref()) else { return };
         let copied: Vec<(Fact, G)> = match fs.gen {
             FactGen::Copy(_, q) | FactGen::CopyNonNeg(_, q) => {
@@ -860,7 +876,23 @@ impl Followed {
         match fs.gen {
             FactGen::Const(k, c) => state.push((k, Fact::In(c, c), here)),
             FactGen::Address(k) => state.push((k, Fact::Ne(0), here)),
-            FactGen::NonNeg(k) => state.push((k, Fact::In(0, i64::MAX), here)),
+            FactGen::AtLeast(k, c) => state.push((k, Fact::In(c, i64::MAX), here)),
+            FactGen::Grow(k) => {
+                // Each lower bound of at least 0 survives under its guard, raised past a `!= c`
+                // of the same guard (`>= 0` and `!= 0` is `>= 1`).
+                let mut kept: Vec<(u32, Fact, G)> = Vec::new();
+                for f in state.iter().filter(|f| f.0 == k) {
+                    let Fact::In(mut l, _) = f.1 else { continue };
+                    while l < i64::MAX && state.iter().any(|e| e.0 == k && e.1 == Fact::Ne(l) && e.2 == f.2) {
+                        l += 1;
+                    }
+                    if l >= 0 {
+                        kept.push((k, Fact::In(l, i64::MAX), f.2));
+                    }
+                }
+                state.retain(|f| f.0 != k && f.1 != Fact::Same(k));
+                state.extend(kept);
+            }
             FactGen::Copy(k, q) | FactGen::CopyNonNeg(k, q) => {
                 if matches!(fs.gen, FactGen::CopyNonNeg(..)) {
                     state.push((k, Fact::In(0, i64::MAX), here));
@@ -1122,7 +1154,7 @@ pub fn nonneg_locals(cx: &FnCx) -> Vec<bool> {
                     }
                     Rvalue::Opaque(_) => match func.step_of(sid) {
                         Some((d, _)) => d > 0,
-                        None => func.is_nonneg(sid),
+                        None => func.is_nonneg(sid) || func.grows_at(sid),
                     },
                     _ => false,
                 };
@@ -1867,7 +1899,7 @@ mod tests {
                 // 0: `*cntp = cnt` with `cnt` never negative (key 0 <- key 1), 1: `*lenp = n + 1`
                 // on a `size_t` (key 0).
                 stmt(vec![0], FactGen::CopyNonNeg(0, 1)),
-                stmt(vec![0], FactGen::NonNeg(0)),
+                stmt(vec![0], FactGen::AtLeast(0, 0)),
             ],
             live: Vec::new(),
             words: 0,
@@ -1887,6 +1919,34 @@ mod tests {
         let mut state: Vec<(u32, Fact, u8)> = vec![(0, Fact::In(-1, -1), 1)];
         followed.apply(sid(1), &mut state, 9);
         assert_eq!(state, vec![(0, Fact::In(0, i64::MAX), 9)]);
+    }
+
+    #[test]
+    fn sums_are_at_least_their_constants_and_growth_keeps_the_bound() {
+        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen });
+        let followed = Followed {
+            stmts: vec![
+                // 0: `size = l1 + 1 + l2 + 1` on a `size_t` (key 0), 1: `size += l1 + 1`.
+                stmt(vec![0], FactGen::AtLeast(0, 2)),
+                stmt(Vec::new(), FactGen::Grow(0)),
+            ],
+            live: Vec::new(),
+            words: 0,
+        };
+        let sid = StmtId::from_usize;
+        let mut state: Vec<(u32, Fact, u8)> = vec![(0, Fact::In(0, 0), 1)];
+        followed.apply(sid(0), &mut state, 9);
+        assert_eq!(state, vec![(0, Fact::In(2, i64::MAX), 9)]);
+        assert_eq!(state[0].1.decides(CmpOp::Eq, 0), Some(false));
+        // Growth keeps a lower bound of at least 0 (raised past a `!= c` of the same guard),
+        // drops an upper bound, a negative bound and an equality.
+        let mut state: Vec<(u32, Fact, u8)> =
+            vec![(0, Fact::In(0, 5), 1), (0, Fact::Ne(0), 1), (0, Fact::Ne(1), 2), (1, Fact::Same(0), 3)];
+        followed.apply(sid(1), &mut state, 9);
+        assert_eq!(state, vec![(0, Fact::In(1, i64::MAX), 1)]);
+        let mut state: Vec<(u32, Fact, u8)> = vec![(0, Fact::In(-4, 5), 1), (0, Fact::Ne(0), 1)];
+        followed.apply(sid(1), &mut state, 9);
+        assert!(state.is_empty());
     }
 
     #[test]

@@ -240,11 +240,17 @@ pub struct Function {
     /// an increment: `sb->len++` on a `size_t`). Counter facts (`facts::FactGen::Step`) read them.
     pub steps: Vec<(StmtId, i64, bool)>,
     /// Assignments of an arithmetic expression of unsigned C type (`cnt = (cnt << 8) +
-    /// (unsigned)c`, `n = strlen(s) + 1`), sorted: the value stored is at least 0, which
-    /// `Rvalue::Opaque` forgets (conversion of a value above the destination's range to a signed
-    /// integer is wrap-around, which is not modelled, as for counters). Facts read them
-    /// (`facts::nonneg_locals`).
-    pub nonneg: Vec<StmtId>,
+    /// (unsigned)c`, `n = strlen(s) + 1`), sorted, each with a floor: the value stored is at
+    /// least 0, and at least the sum of the constants of an unsigned sum (`l1 + 1 + l2 + 1` is
+    /// at least 2), which `Rvalue::Opaque` forgets (unsigned wrap-around, and conversion of a
+    /// value above the destination's range to a signed integer, are not modelled, as for
+    /// counters). Facts read them (`facts::nonneg_locals`, `FactGen::AtLeast`).
+    pub nonneg: Vec<(StmtId, i64)>,
+    /// Assignments that never make the integer they store into smaller while it is at least 0
+    /// (`x = x + e` with `e` of unsigned type: `res_size += l1 + 1`; `x = x * k` with a constant
+    /// `k >= 1`: `buf_size *= 2`), sorted; `Rvalue::Opaque` forgets it (overflow is not
+    /// modelled). Facts keep a lower bound of at least 0 across them (`FactGen::Grow`).
+    pub grows: Vec<StmtId>,
     /// The source text of `case` labels that are not plain numbers (`'$'`, `RBRACE`,
     /// `TOK_WORD`), by switch block and value, sorted: how messages name a case.
     pub case_labels: Vec<(BlockId, i64, String)>,
@@ -320,7 +326,17 @@ impl Function {
     }
     /// Statement `s` stores an expression of unsigned type (`Function::nonneg`).
     pub fn is_nonneg(&self, s: StmtId) -> bool {
-        self.nonneg.binary_search(&s).is_ok()
+        self.nonneg_floor(s).is_some()
+    }
+    /// The least value statement `s` stores, when it stores an expression of unsigned type
+    /// (`Function::nonneg`): 0, or the constants of an unsigned sum.
+    pub fn nonneg_floor(&self, s: StmtId) -> Option<i64> {
+        self.nonneg.binary_search_by_key(&s, |n| n.0).ok().map(|i| self.nonneg[i].1)
+    }
+    /// Statement `s` keeps the integer it stores into at least what it was, if that was at
+    /// least 0 (`Function::grows`).
+    pub fn grows_at(&self, s: StmtId) -> bool {
+        self.grows.binary_search(&s).is_ok()
     }
     /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
     /// assigns once, by a bitwise expression (`f(s, flags | F)`).

@@ -80,8 +80,13 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
             if let Some((k, unsigned)) = f.step_of(s) {
                 bits.push_str(&format!("  step: {k:+}{}", if unsigned { " unsigned" } else { "" }));
             }
-            if f.is_nonneg(s) {
-                bits.push_str("  unsigned");
+            match f.nonneg_floor(s) {
+                Some(0) => bits.push_str("  unsigned"),
+                Some(k) => bits.push_str(&format!("  unsigned >= {k}")),
+                None => {}
+            }
+            if f.grows_at(s) {
+                bits.push_str("  grows");
             }
             let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
@@ -330,6 +335,7 @@ mod tests {
             bits: vec![],
             steps: vec![],
             nonneg: vec![],
+            grows: vec![],
             case_labels: vec![],
             tested_elems: vec![],
             throws: Vec::new(),

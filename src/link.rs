@@ -557,6 +557,7 @@ fn placeholder() -> Function {
         bits: Vec::new(),
         steps: Vec::new(),
         nonneg: Vec::new(),
+        grows: Vec::new(),
         case_labels: Vec::new(),
         tested_elems: Vec::new(),
         throws: Vec::new(),

@@ -488,6 +488,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         bits,
         steps,
         nonneg,
+        grows,
         case_labels,
         tested_elems,
         throws,
@@ -497,7 +498,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     let mut w = Feed(Vec::with_capacity(4096));
     (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps, case_labels)
         .hash(&mut w);
-    nonneg.hash(&mut w);
+    (nonneg, grows).hash(&mut w);
     tested_elems.hash(&mut w);
     (throws, unwinds).hash(&mut w);
     files.loc(*loc).hash(&mut w);
@@ -625,6 +626,7 @@ mod tests {
             bits: Vec::new(),
             steps: Vec::new(),
             nonneg: Vec::new(),
+            grows: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
             throws: Vec::new(),
@@ -676,7 +678,9 @@ mod tests {
             ("a lowering note", |g| g.lowering_notes.push("asm goto".into())),
             ("a statement's bits", |g| g.bits.push((crate::ir::StmtId(0), crate::ir::Bits::constant(1)))),
             ("a statement's step", |g| g.steps.push((crate::ir::StmtId(0), 1, false))),
-            ("a statement's sign", |g| g.nonneg.push(crate::ir::StmtId(0))),
+            ("a statement's sign", |g| g.nonneg.push((crate::ir::StmtId(0), 0))),
+            ("a statement's floor", |g| g.nonneg.push((crate::ir::StmtId(0), 1))),
+            ("a statement that grows", |g| g.grows.push(crate::ir::StmtId(0))),
             ("a throw", |g| g.throws.push(BlockId(0))),
             ("a call that may throw", |g| {
                 g.unwinds.push(crate::ir::Unwind { call: crate::ir::StmtId(0), cleanups: Vec::new(), handler: None })

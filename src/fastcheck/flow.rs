@@ -667,18 +667,35 @@ pub(super) fn flow(
                 }
             }
             out.values.along(cx, guards, here, l, *nd, *t);
-            let restored = match &later {
-                Some(later) => {
-                    later.leave(cx, guards, &mut out, *t, &mut events);
-                    later.restored(cx, &out, *t)
+            // Killed locals the later iteration made copies of a local holding the cell, on
+            // every path to this exit: they hold it after the kills.
+            let mut carried: Vec<(LocalId, LocalId)> = Vec::new();
+            let mut restored = Vec::new();
+            if let Some(later) = &later {
+                later.leave(cx, guards, &mut out, *t, &mut events);
+                restored = later.restored(cx, &out, *t);
+                let kills = cx.dag.kills(*nd, *t);
+                if !kills.is_empty() {
+                    carried = later.carried(cx, &out, *t, kills);
                 }
-                None => Vec::new(),
-            };
+            }
+            for &(x, y) in &carried {
+                redefine_unknown(cx, guards, &mut out, y, &mut events);
+                let from = Operand::Place(Place::Local(x));
+                let g = value_guard(cx, &out, &from);
+                let maybe_null = out.is_maybe_null(&from);
+                let weak = out.is_weak(&from);
+                let contents = out.contents(x);
+                store(cx, guards, &mut out, &Place::Local(y), g, maybe_null, contents, Some(x), &mut events);
+                out.set_weak(y, weak && g != GuardId::FALSE);
+            }
             // Leaving a loop from its header copy: the later iteration redefined these locals,
             // so what this iteration left in them is gone (a cell they alone held is lost),
             // unless it put back the value they had (`Later::restored`).
             for &l in cx.dag.kills(*nd, *t) {
-                redefine_unknown(cx, guards, &mut out, l, &mut events);
+                if !carried.iter().any(|c| c.1 == l) {
+                    redefine_unknown(cx, guards, &mut out, l, &mut events);
+                }
             }
             for (l, g) in restored {
                 out.set(l, g);
@@ -1596,6 +1613,68 @@ impl<'c> Later<'c> {
         Later { copy, it, pos, edges, plain, exits, memo: Default::default() }
     }
 
+    /// Leaving the loop to `t`: the locals among `kills` (those every path of the later
+    /// iteration to `t` defines) that every such path leaves holding the value a local holding
+    /// the cell had at the header, as `(holder, copy)`: `old_res_ptr = res_ptr;` before
+    /// `res_ptr = realloc (res_ptr, n); if (res_ptr == NULL) { free (old_res_ptr); break; }`,
+    /// whose exit frees the copy. A copy follows `Names`: a copy of a name is one, a definition
+    /// of a name ends it; a call that surely frees or keeps a name ends them all (the cell is
+    /// gone or handed over; `leave` says so), while a `realloc`-like one that frees it only on
+    /// success does not (on the side that leaves here it may have failed).
+    fn carried(&self, cx: &CheckCx, st: &State, t: DagNode, kills: &[LocalId]) -> Vec<(LocalId, LocalId)> {
+        let mut out = Vec::new();
+        let held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+        for x in held {
+            if !cx.is_tracked(x) || cx.field_aggregates.get(x.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            let n = self.it.nodes.len();
+            let mut into: Vec<Option<Names>> = vec![None; n];
+            let mut at_exit: Option<Names> = None;
+            for (i, v) in self.it.nodes.iter().enumerate() {
+                let mut names: Names = if i == 0 {
+                    smallvec::smallvec![x]
+                } else {
+                    match into[i].take() {
+                        Some(nm) => nm,
+                        None => continue,
+                    }
+                };
+                if i > 0 && !names.is_empty() {
+                    later_names(cx, *v, &mut names);
+                }
+                for (u, e, _) in &self.edges[i] {
+                    if *e == GuardId::FALSE {
+                        continue;
+                    }
+                    let slot = match self.pos.get(&u.0) {
+                        Some(&j) if j > i => &mut into[j],
+                        Some(_) => continue,
+                        None if *u == t => &mut at_exit,
+                        None => continue,
+                    };
+                    *slot = Some(match slot.take() {
+                        None => names.clone(),
+                        Some(mut have) => {
+                            have.retain(|l| names.contains(l));
+                            have
+                        }
+                    });
+                }
+            }
+            for y in at_exit.unwrap_or_default() {
+                if y != x
+                    && kills.contains(&y)
+                    && cx.is_tracked(y)
+                    && !out.iter().any(|c: &(LocalId, LocalId)| c.1 == y)
+                {
+                    out.push((x, y));
+                }
+            }
+        }
+        out
+    }
+
     /// The guard under which the later iteration reaches exit `t`.
     fn exit(&self, t: DagNode) -> GuardId {
         if self.plain {
@@ -1917,6 +1996,51 @@ fn later_effect(cx: &CheckCx, v: DagNode, x: LocalId, what: Effect) -> Option<bo
         }
     }
     def.map(|_| false)
+}
+
+/// The locals holding one value in a later iteration (`Later::carried`).
+type Names = smallvec::SmallVec<[LocalId; 4]>;
+
+/// `names` after node `v`'s statements (`Later::carried`): a copy of a name (`old = x`, or a
+/// call that returns its argument itself) is one, a definition of a name is no longer one, and
+/// a call that frees or keeps a name for sure leaves none.
+fn later_names(cx: &CheckCx, v: DagNode, names: &mut Names) {
+    let defs = cx.block_defs_of(v);
+    for (idx, sid) in cx.stmts_of(v).iter().enumerate() {
+        let mut copy: Option<LocalId> = None;
+        match cx.func.stmt(*sid) {
+            Stmt::Call { args, dst, .. } => {
+                let model = cx.model(*sid);
+                let gone = args.iter().enumerate().any(|(i, a)| {
+                    a.local().is_some_and(|y| names.contains(&y))
+                        && model.is_none_or(|m| m.arg_effect(i) == Some(ArgEffect::Frees) || m.releases_arg(i))
+                });
+                if gone {
+                    names.clear();
+                    return;
+                }
+                let copied = model.and_then(|m| m.ret_is_arg.then(|| m.ret_alias()).flatten());
+                if let (Some(Place::Local(d)), Some(i)) = (dst, copied) {
+                    if args.get(i).and_then(|a| a.local()).is_some_and(|y| names.contains(&y)) {
+                        copy = Some(*d);
+                    }
+                }
+            }
+            Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(y))) }
+                if names.contains(y) =>
+            {
+                copy = Some(*d);
+            }
+            _ => {}
+        }
+        names.retain(|l| Some(*l) == copy || !defs.contains(&(*l, idx as u32)));
+        if let Some(d) = copy.filter(|d| !names.contains(d)) {
+            names.push(d);
+        }
+        if names.is_empty() {
+            return;
+        }
+    }
 }
 
 /// The first call of a later iteration (in `nodes`' order) that releases `x` without freeing

@@ -28,6 +28,7 @@ impl Build {
                 bits: Vec::new(),
                 steps: Vec::new(),
                 nonneg: Vec::new(),
+                grows: Vec::new(),
                 case_labels: Vec::new(),
                 tested_elems: Vec::new(),
                 throws: Vec::new(),

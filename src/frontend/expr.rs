@@ -143,10 +143,30 @@ impl Lowerer<'_, '_, '_> {
             // of the value is kept (`Function::nonneg`).
             let s = self.strip(e);
             if matches!(rv, Rvalue::Opaque(_)) && is_arith_node(s) && clang::is_unsigned(s.ty()) {
-                self.assign_nonneg(dst, rv, loc);
+                let floor = self.unsigned_floor(s).unwrap_or(0);
+                self.assign_nonneg(dst, rv, floor, loc);
             } else {
                 self.assign(dst, rv, loc);
             }
+        }
+    }
+
+    /// The least value of `e` (stripped), as a sum of unsigned type adds up its operands: each
+    /// is converted to the sum's unsigned type, so it is at least 0, or the constant it is
+    /// (`l1 + 1 + l2 + 1` is at least 2). `None` for a negative constant, which conversion
+    /// wraps. Unsigned wrap-around of the sum itself is not modelled, as for counters.
+    fn unsigned_floor(&self, e: Cursor) -> Option<i64> {
+        if e.kind() == CXCursor_BinaryOperator && e.binop() == CXBinaryOperator_Add && clang::is_unsigned(e.ty()) {
+            let mut floor: i64 = 0;
+            for k in self.kids(e) {
+                floor = floor.saturating_add(self.unsigned_floor(self.strip(k))?);
+            }
+            return Some(floor);
+        }
+        match e.eval_int() {
+            Some(c) if c < 0 => None,
+            Some(c) => Some(c),
+            None => Some(0),
         }
     }
 
@@ -538,11 +558,23 @@ impl Lowerer<'_, '_, '_> {
             _ => None,
         }
         .filter(|_| !ptr_step && l.type_class() == TypeClass::Other && !clang::is_bool(l.ty()));
+        // `n += len` with `len` of unsigned type, `size *= 2`: never smaller while at least 0.
+        let grows = !ptr_step
+            && step.is_none()
+            && l.type_class() == TypeClass::Other
+            && !clang::is_bool(l.ty())
+            && match (op, &v) {
+                (CXBinaryOperator_AddAssign, Operand::Const(_)) => false,
+                (CXBinaryOperator_AddAssign, _) => clang::is_unsigned(self.strip(r).ty()),
+                (CXBinaryOperator_MulAssign, Operand::Const(k)) => *k >= 1,
+                _ => false,
+            };
         let src =
             if ptr_step { use_(Operand::Place(p.clone())) } else { Rvalue::Opaque(vec![Operand::Place(p.clone()), v]) };
         match (bits.filter(|b| *b != Bits::UNKNOWN), step) {
             (Some(b), _) => self.assign_bits(p.clone(), src, b, loc),
             (None, Some(k)) => self.assign_step(p.clone(), src, k, clang::is_unsigned(l.ty()), loc),
+            (None, None) if grows => self.assign_grow(p.clone(), src, loc),
             (None, None) => self.assign(p.clone(), src, loc),
         }
         p

@@ -1264,7 +1264,9 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     /// `Function::steps`, in statement order.
     pub steps: Vec<(StmtId, i64, bool)>,
     /// `Function::nonneg`, in statement order.
-    pub nonneg: Vec<StmtId>,
+    pub nonneg: Vec<(StmtId, i64)>,
+    /// `Function::grows`, in statement order.
+    pub grows: Vec<StmtId>,
     /// `Function::case_labels`, unsorted.
     pub case_labels: Vec<(BlockId, i64, String)>,
     /// `Function::tested_elems`, in block order (a block ends once).
@@ -1443,6 +1445,7 @@ impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
             bits: Vec::new(),
             steps: Vec::new(),
             nonneg: Vec::new(),
+            grows: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
             scopes: Vec::new(),
@@ -1533,11 +1536,19 @@ impl Lowerer<'_, '_, '_> {
         self.steps.push((id, k, unsigned));
     }
 
-    /// `dst = src`, an arithmetic expression of unsigned type (`Function::nonneg`).
-    pub fn assign_nonneg(&mut self, dst: Place, src: Rvalue, loc: Loc) {
+    /// `dst = src`, an arithmetic expression of unsigned type, at least `floor`
+    /// (`Function::nonneg`).
+    pub fn assign_nonneg(&mut self, dst: Place, src: Rvalue, floor: i64, loc: Loc) {
         let id = StmtId::from_usize(self.stmts.len());
         self.assign(dst, src, loc);
-        self.nonneg.push(id);
+        self.nonneg.push((id, floor));
+    }
+
+    /// `dst = src`, which never makes `dst` smaller while it is at least 0 (`Function::grows`).
+    pub fn assign_grow(&mut self, dst: Place, src: Rvalue, loc: Loc) {
+        let id = StmtId::from_usize(self.stmts.len());
+        self.assign(dst, src, loc);
+        self.grows.push(id);
     }
 
     /// End the current block (no-op in unreachable code with nothing emitted).
@@ -1731,6 +1742,7 @@ impl Lowerer<'_, '_, '_> {
             bits: self.bits,
             steps: self.steps,
             nonneg: self.nonneg,
+            grows: self.grows,
             case_labels: {
                 let mut v = self.case_labels;
                 v.sort();

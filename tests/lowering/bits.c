@@ -33,3 +33,16 @@ int sign_of_arith(int cnt, int c, unsigned long n, int s) {
     int less = n < 4;
     return cnt + len + diff + conv + less;
 }
+
+/* An unsigned sum is at least its constants (`unsigned >= 3`); `+=` of an unsigned amount and
+ * `*=` of a constant of at least 1 never make a value smaller while it is at least 0 (`grows`);
+ * `+=` of a signed amount, a negative constant in a sum, or `*= 0` are not marked. */
+unsigned long floors_and_growth(unsigned long n, int s) {
+    unsigned long m = n + 1 + n + 2;
+    m += n;
+    m *= 2;
+    m += s;
+    unsigned long w = n + -1;
+    m *= 0;
+    return m + w;
+}
