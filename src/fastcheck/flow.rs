@@ -1031,6 +1031,15 @@ fn transfer(
                         PathFate::KeptOrLost | PathFate::Escapes => escape_key(st, k, retained(model, callee), events),
                     }
                 }
+                // A local struct passed by value: the callee gets copies of its fields'
+                // pointers, which it may keep or free (`Summary::params` says whether).
+                if let Operand::Place(Place::Local(s)) = a {
+                    if effect.is_some() && cx.field_aggregates.get(s.index()).copied().unwrap_or(false) {
+                        for (k, _) in st.contents(*s) {
+                            escape_key(st, k, retained(model, callee), events);
+                        }
+                    }
+                }
                 let g = value_guard(cx, st, a);
                 if g == GuardId::FALSE {
                     continue;

@@ -1004,8 +1004,11 @@ pub fn flow_insensitive_params_reading<'m>(
             // keep them.
             if !tracked[p.index()] {
                 // An address-taken parameter may be stored through its address: escapes.
-                // Aggregates passed by value do not carry a cell we track.
-                return Some(if func.local(p).is_aggregate { ParamFate::Reads } else { ParamFate::Escapes });
+                return Some(if func.local(p).is_aggregate {
+                    struct_param_use(func, model_of, tracked, reading, p)
+                } else {
+                    ParamFate::Escapes
+                });
             }
             match param_use(func, model_of, tracked, reading, p) {
                 ParamUse::ReadOnly => Some(ParamFate::Reads),
@@ -1014,6 +1017,69 @@ pub fn flow_insensitive_params_reading<'m>(
             }
         })
         .collect()
+}
+
+/// A struct parameter passed by value: `Reads` when its fields' values go nowhere (the struct
+/// is not copied whole, passed on or returned, and no field's value is stored,
+/// passed to a callee that may keep or free it, or returned), so that the caller's blocks in the
+/// fields of the struct it passed are still only its own; `Escapes` otherwise. Where its
+/// address is taken (`oidhash(&oid)`, an array parameter's decay) it is not followed. A field is
+/// followed as `param_use` follows a pointer; which fields hold pointers is not known, so an
+/// integer field stored elsewhere counts too (the caller then loses a leak, never gains one).
+fn struct_param_use<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>> + Copy,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+    p: LocalId,
+) -> ParamFate {
+    let of_p = |op: &Operand| matches!(op, Operand::Place(q) if q.root_local() == Some(p));
+    // A parameter declared as an array (`char *argv[]`) is a pointer in C, but the IR keeps it
+    // an aggregate indexed in place (`argv[]`); it keeps the old answer, `Reads`, which does
+    // not follow its elements (a gap: the IR should make it a pointer).
+    let indexed = |q: &Place| matches!(q, Place::Index(inner) if inner.as_local() == Some(p));
+    let mentions_index = |op: &Operand| matches!(op, Operand::Place(q) if indexed(q));
+    let as_array = func.stmts.iter().any(|s| match s {
+        Stmt::Assign { dst, src } => {
+            indexed(dst)
+                || match src {
+                    Rvalue::Use(op) => mentions_index(op),
+                    Rvalue::Opaque(ops) => ops.iter().any(mentions_index),
+                    Rvalue::AddrOf(q) => indexed(q),
+                }
+        }
+        Stmt::Call { dst, args, .. } => dst.as_ref().is_some_and(indexed) || args.iter().any(mentions_index),
+    });
+    if as_array {
+        return ParamFate::Reads;
+    }
+    for (si, st) in func.stmts.iter().enumerate() {
+        let goes = match st {
+            Stmt::Assign { dst, src: Rvalue::Use(op) } if of_p(op) => match (op, dst.as_local()) {
+                // A field's value in a local: where that local's value goes.
+                (Operand::Place(q), Some(x)) if q.as_local().is_none() && tracked[x.index()] => {
+                    param_use(func, model_of, tracked, reading, x) != ParamUse::ReadOnly
+                }
+                _ => true,
+            },
+            // Its address (`&oid`, and an array parameter's decay, `char *argv[]`, `va_list`)
+            // is not followed: as before, the callee's fields stay the caller's (a gap).
+            Stmt::Assign { .. } => false,
+            Stmt::Call { args, .. } => {
+                let model = model_of(StmtId::from_usize(si));
+                args.iter()
+                    .enumerate()
+                    .any(|(i, a)| of_p(a) && model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i)).is_some())
+            }
+        };
+        if goes {
+            return ParamFate::Escapes;
+        }
+    }
+    if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if of_p(op))) {
+        return ParamFate::Escapes;
+    }
+    ParamFate::Reads
 }
 
 /// What a flow-insensitive look at a parameter's value (through copies and argument-returning
