@@ -382,6 +382,9 @@ pub struct FnCx<'a> {
     /// The tests of two pointer locals and the locals they depend on (`equal::Table`), built on
     /// first use.
     equal: std::cell::OnceCell<crate::equal::Table>,
+    /// Locals some statement makes a copy of another local (`old = x`, or the result of a call
+    /// that returns its argument), built on first use (`FnCx::is_copy_dst`).
+    copy_dsts: std::cell::OnceCell<Vec<bool>>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
     /// Locals that some statement assigns a constant.
@@ -513,6 +516,7 @@ impl<'a> FnCx<'a> {
             models,
             paths: std::cell::OnceCell::new(),
             equal: std::cell::OnceCell::new(),
+            copy_dsts: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
             const_assigned: Vec::new(),
             block_defs: Grouped::empty(),
@@ -740,6 +744,29 @@ impl<'a> FnCx<'a> {
     }
 
     /// The definitions of `node`'s statements: (local, statement index) (`defined_locals`).
+    /// Some statement makes `l` a copy of another local: a plain copy `l = x`, or `l = f(.., x, ..)`
+    /// of a callee that returns that argument (`Model::ret_is_arg`).
+    pub fn is_copy_dst(&self, l: LocalId) -> bool {
+        let dsts = self.copy_dsts.get_or_init(|| {
+            let mut out = vec![false; self.func.locals.len()];
+            for (i, st) in self.func.stmts.iter().enumerate() {
+                match st {
+                    Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(_))) } => {
+                        out[d.index()] = true
+                    }
+                    Stmt::Call { dst: Some(Place::Local(d)), .. }
+                        if self.models[i].as_ref().is_some_and(|m| m.ret_is_arg && m.ret_alias().is_some()) =>
+                    {
+                        out[d.index()] = true
+                    }
+                    _ => {}
+                }
+            }
+            out
+        });
+        dsts.get(l.index()).copied().unwrap_or(false)
+    }
+
     pub fn block_defs_of(&self, node: DagNode) -> &[(LocalId, u32)] {
         self.block_defs.of(self.dag.block[node.index()].index())
     }

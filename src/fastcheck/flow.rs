@@ -1632,6 +1632,11 @@ impl<'c> Later<'c> {
     /// success does not (on the side that leaves here it may have failed).
     fn carried(&self, cx: &CheckCx, st: &State, t: DagNode, kills: &[LocalId]) -> Vec<(LocalId, LocalId)> {
         let mut out = Vec::new();
+        // Only a local some statement makes a copy can end up holding one (most loops kill
+        // counters and cursors): the walk below is per held local and exit.
+        if !kills.iter().any(|y| cx.is_copy_dst(*y)) {
+            return out;
+        }
         let held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
         for x in held {
             if !cx.is_tracked(x) || cx.field_aggregates.get(x.index()).copied().unwrap_or(false) {
