@@ -382,9 +382,10 @@ pub struct FnCx<'a> {
     /// The tests of two pointer locals and the locals they depend on (`equal::Table`), built on
     /// first use.
     equal: std::cell::OnceCell<crate::equal::Table>,
-    /// Locals some statement makes a copy of another local (`old = x`, or the result of a call
-    /// that returns its argument), built on first use (`FnCx::is_copy_dst`).
-    copy_dsts: std::cell::OnceCell<Vec<bool>>,
+    /// Per local, whether some statement makes it a copy of another local (bit 0: `old = x`, or
+    /// the result of a call that returns its argument) and whether some statement copies it (bit
+    /// 1), built on first use (`FnCx::is_copy_dst`, `FnCx::is_copy_src`).
+    copy_dsts: std::cell::OnceCell<Vec<u8>>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
     /// Locals that some statement assigns a constant.
@@ -747,24 +748,39 @@ impl<'a> FnCx<'a> {
     /// Some statement makes `l` a copy of another local: a plain copy `l = x`, or `l = f(.., x, ..)`
     /// of a callee that returns that argument (`Model::ret_is_arg`).
     pub fn is_copy_dst(&self, l: LocalId) -> bool {
-        let dsts = self.copy_dsts.get_or_init(|| {
-            let mut out = vec![false; self.func.locals.len()];
+        self.copies().get(l.index()).is_some_and(|b| b & 1 != 0)
+    }
+
+    /// Some statement copies local `l` into another (as `is_copy_dst`).
+    pub fn is_copy_src(&self, l: LocalId) -> bool {
+        self.copies().get(l.index()).is_some_and(|b| b & 2 != 0)
+    }
+
+    fn copies(&self) -> &[u8] {
+        self.copy_dsts.get_or_init(|| {
+            let mut out = vec![0u8; self.func.locals.len()];
             for (i, st) in self.func.stmts.iter().enumerate() {
-                match st {
-                    Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(_))) } => {
-                        out[d.index()] = true
+                let (d, x) = match st {
+                    Stmt::Assign { dst: Place::Local(d), src: Rvalue::Use(Operand::Place(Place::Local(x))) } => {
+                        (*d, *x)
                     }
-                    Stmt::Call { dst: Some(Place::Local(d)), .. }
-                        if self.models[i].as_ref().is_some_and(|m| m.ret_is_arg && m.ret_alias().is_some()) =>
-                    {
-                        out[d.index()] = true
+                    Stmt::Call { dst: Some(Place::Local(d)), args, .. } => {
+                        let arg = self.models[i]
+                            .as_ref()
+                            .and_then(|m| m.ret_is_arg.then(|| m.ret_alias()).flatten())
+                            .and_then(|k| args.get(k)?.local());
+                        match arg {
+                            Some(x) => (*d, x),
+                            None => continue,
+                        }
                     }
-                    _ => {}
-                }
+                    _ => continue,
+                };
+                out[d.index()] |= 1;
+                out[x.index()] |= 2;
             }
             out
-        });
-        dsts.get(l.index()).copied().unwrap_or(false)
+        })
     }
 
     pub fn block_defs_of(&self, node: DagNode) -> &[(LocalId, u32)] {

@@ -1639,7 +1639,8 @@ impl<'c> Later<'c> {
         }
         let held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
         for x in held {
-            if !cx.is_tracked(x) || cx.field_aggregates.get(x.index()).copied().unwrap_or(false) {
+            // Only a local some statement copies can have a copy.
+            if !cx.is_tracked(x) || cx.field_aggregates.get(x.index()).copied().unwrap_or(false) || !cx.is_copy_src(x) {
                 continue;
             }
             let n = self.it.nodes.len();
