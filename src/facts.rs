@@ -151,6 +151,17 @@ impl Fact {
             _ => None,
         }
     }
+
+    /// What is left of the fact after a step by `d` that runs at most once on any path (in no
+    /// loop): both bounds move (`= 1` then `--` is `= 0`). Wrap-around is not modelled.
+    pub fn stepped_once(self, d: i64) -> Option<Fact> {
+        let move_by = |v: i64| if v == i64::MIN || v == i64::MAX { v } else { v.saturating_add(d) };
+        match self {
+            Fact::In(lo, hi) => Some(Fact::In(move_by(lo), move_by(hi))),
+            Fact::Ne(c) => Some(Fact::Ne(move_by(c))),
+            Fact::Same(_) => None,
+        }
+    }
 }
 
 /// The test of a followed key that ends a block: `key op constant` (a branch), or a `switch`
@@ -227,6 +238,13 @@ pub struct FactStmt {
     /// Keys whose value the statement may change, sorted.
     pub kills: Vec<u32>,
     pub gen: FactGen,
+    /// Keys a callee leaves a constant in on every normal return (`Summary::exit_values`:
+    /// `hdr::hdr (tmp)` sets `tmp->count = 1`), after the kills.
+    pub sets: Vec<(u32, i64)>,
+    /// `(k, q)`: a pointer copy `d = s` makes the key `k` below `d` hold what the key `q` at
+    /// the same path below `s` holds (`this->p = tmp` after `new hdr`: `this->p->count` is
+    /// `tmp->count`).
+    pub copies: Vec<(u32, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -254,7 +272,9 @@ pub enum FactGen {
     /// (`Fact::stepped`); the statement is not among the kills of `k`. With `.2`, `k` is
     /// unsigned: at least 0 before, so at least `d` after an increment even where nothing was
     /// known (`sb->len++` on a `size_t` is not 0 afterwards; wrap-around is not modelled).
-    Step(u32, i64, bool),
+    /// With `.3`, the statement is in no loop of the CFG, so it runs at most once on any path
+    /// and moves both bounds (`Fact::stepped_once`): `refs = 1; --refs` is 0 exactly.
+    Step(u32, i64, bool, bool),
 }
 
 /// The fact table of one function (see the module documentation): which keys are followed and
@@ -392,6 +412,8 @@ impl Facts {
         // be known at its one test.
         let mut assigned: HashMap<(LocalId, String), Vec<Option<(LocalId, String)>>> = HashMap::new();
         let mut stepped_below_params: Vec<(LocalId, String)> = Vec::new();
+        // Places a callee leaves a constant in (`Summary::exit_values`).
+        let mut exit_set: Vec<(LocalId, String)> = Vec::new();
         for (si, st) in func.stmts.iter().enumerate() {
             match st {
                 Stmt::Assign { dst, src } => {
@@ -436,8 +458,19 @@ impl Facts {
                         }
                         assigned.entry((root, text)).or_default().push(None);
                     }
+                    // A constant the callee leaves below an argument (a constructor's count).
+                    for (i, path, _) in &m.exit_values {
+                        let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
+                        let text = format!("{prefix}{}", &path[1..]);
+                        if let Some(k) = key_of_path(cx, root, text) {
+                            exit_set.push(k);
+                        }
+                    }
                 }
             }
+        }
+        for (k, from) in exit_links(cx, &fact_local, exit_set, &tested) {
+            assigned.entry(k).or_default().push(from);
         }
         // Per key: the tested keys a copy makes equal to it (`flag = *s`: `*s` → `flag`).
         let mut copied_into: HashMap<&(LocalId, String), Vec<&(LocalId, String)>> = HashMap::new();
@@ -536,6 +569,7 @@ impl Facts {
         ix.origin = param_origins(cx);
         ix.counts = vec![false; self.keys.len()];
         ix.nonneg = nonneg_locals(cx);
+        ix.once = steps_outside_loops(cx.func);
         for &(sid, _, _) in &cx.func.steps {
             if let Stmt::Assign { dst, .. } = cx.func.stmt(sid) {
                 if let Some(k) = raw_key(cx, &fact_local, dst).and_then(|k| self.index.get(&k)) {
@@ -561,6 +595,8 @@ impl Facts {
     ) -> Option<FactStmt> {
         let mut kills: Vec<u32> = Vec::new();
         let mut gen = FactGen::None;
+        let mut sets: Vec<(u32, i64)> = Vec::new();
+        let mut copies: Vec<(u32, u32)> = Vec::new();
         // The key a place names, looked up only where its root has keys at all.
         let key_of = |p: &Place| {
             let root = p.root_local()?;
@@ -582,6 +618,9 @@ impl Facts {
                     };
                 let before = kills.len();
                 self.store_kills(cx, groups, ix, dst, &mut kills);
+                if let Rvalue::Use(Operand::Place(Place::Local(s))) = src {
+                    self.pointer_copies(cx, ix, dst, *s, &mut copies);
+                }
                 if no_count && !matches!(dst, Place::Local(_)) {
                     let mut i = before;
                     while i < kills.len() {
@@ -613,7 +652,8 @@ impl Facts {
                         Rvalue::Opaque(_) => match cx.func.step_of(sid) {
                             Some((d, unsigned)) => {
                                 kills.retain(|x| *x != k);
-                                FactGen::Step(k, d, unsigned)
+                                let once = ix.once.get(sid.index()).copied().unwrap_or(false);
+                                FactGen::Step(k, d, unsigned, once)
                             }
                             // A floor above 0 decides the function's own `== 0` tests
                             // (`res_size = l1 + 1 + l2 + 1` before `if (res_size == 0)`); the
@@ -636,11 +676,48 @@ impl Facts {
                     self.store_kills(cx, groups, ix, d, &mut kills);
                 }
                 self.call_kills(cx, groups, ix, sid, args, &mut kills);
+                if let Some(m) = cx.model(sid) {
+                    for (i, path, c) in &m.exit_values {
+                        let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };
+                        if let Some(k) = self.key(root, &format!("{prefix}{}", &path[1..])) {
+                            sets.push((k, *c));
+                        }
+                    }
+                }
             }
         }
         kills.sort_unstable();
         kills.dedup();
-        (!kills.is_empty() || gen != FactGen::None).then_some(FactStmt { kills, gen })
+        (!kills.is_empty() || gen != FactGen::None || !sets.is_empty() || !copies.is_empty()).then_some(FactStmt {
+            kills,
+            gen,
+            sets,
+            copies,
+        })
+    }
+
+    /// For a pointer copy `dst = s`: each key below `dst` (past a dereference) paired with the
+    /// key at the same path below `s` (`FactStmt::copies`).
+    fn pointer_copies(&self, cx: &FnCx, ix: &KeyIndex, dst: &Place, s: LocalId, out: &mut Vec<(u32, u32)>) {
+        if !cx.func.local(s).is_pointer || !ix.by_root.contains_key(&s) {
+            return;
+        }
+        let (root, text) = match dst {
+            Place::Local(l) => (*l, String::new()),
+            _ => match raw_path(dst) {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        for &k in ix.by_root.get(&root).map_or(&[][..], |v| v.as_slice()) {
+            let Some(rest) = self.keys[k as usize].1.strip_prefix(text.as_str()) else { continue };
+            if !rest.starts_with('*') {
+                continue;
+            }
+            if let Some(q) = self.key(s, rest) {
+                out.push((k, q));
+            }
+        }
     }
 
     /// Keys a store to `dst` may change.
@@ -767,10 +844,20 @@ impl Facts {
                     Place::Local(t) if cx.func.local(*t).is_pointer => (*t, std::borrow::Cow::Borrowed("*")),
                     Place::Local(_) => return,
                     // A pointer loaded from an object: what it points to is reachable from that
-                    // object, not the object itself.
+                    // object, not the object itself; so are the places of its group below the
+                    // loaded pointer (`this->p` given: `this->p->count`).
                     _ => {
                         let Some(r) = place.root_local() else { return };
-                        ix.below_into(groups, groups.find_ro(r.0), out);
+                        let g = groups.find_ro(r.0);
+                        if let Some((_, text)) = raw_path(place) {
+                            for &i in ix.by_group.get(&g).map_or(&[][..], |v| v.as_slice()) {
+                                let kt = &self.keys[i as usize].1;
+                                if kt.strip_prefix(text.as_str()).is_some_and(|rest| rest.starts_with('*')) {
+                                    out.push(i);
+                                }
+                            }
+                        }
+                        ix.below_into(groups, g, out);
                         return;
                     }
                 },
@@ -844,10 +931,11 @@ impl Followed {
                     FactGen::Copy(k, q) | FactGen::CopyNonNeg(k, q) if get(&cur, k) => Some(q),
                     _ => None,
                 };
-                for k in &fs.kills {
+                let below_live: Vec<u32> = fs.copies.iter().filter(|c| get(&cur, c.0)).map(|c| c.1).collect();
+                for k in fs.kills.iter().chain(fs.sets.iter().map(|s| &s.0)) {
                     cur[*k as usize / 64] &= !(1 << (k % 64));
                 }
-                if let Some(q) = copy_live {
+                for q in copy_live.into_iter().chain(below_live) {
                     set(&mut cur, q);
                 }
             }
@@ -866,6 +954,14 @@ impl Followed {
             }
             _ => Vec::new(),
         };
+        // What a pointer copy carries below it, read before the store kills it.
+        let below: Vec<(u32, Fact, G)> = fs
+            .copies
+            .iter()
+            .flat_map(|&(k, q)| {
+                state.iter().filter(move |f| f.0 == q && !matches!(f.1, Fact::Same(_))).map(move |f| (k, f.1, f.2))
+            })
+            .collect();
         if !fs.kills.is_empty() {
             // An equality dies with either side.
             state.retain(|f| {
@@ -900,7 +996,7 @@ impl Followed {
                 state.extend(copied.into_iter().filter(|(f, _)| *f != Fact::Same(k)).map(|(f, g)| (k, f, g)));
                 state.push((k, Fact::Same(q), here));
             }
-            FactGen::Step(k, d, unsigned) => {
+            FactGen::Step(k, d, unsigned, once) => {
                 state.retain_mut(|f| {
                     if f.1 == Fact::Same(k) {
                         return false;
@@ -908,7 +1004,7 @@ impl Followed {
                     if f.0 != k {
                         return true;
                     }
-                    match f.1.stepped(d) {
+                    match if once { f.1.stepped_once(d) } else { f.1.stepped(d) } {
                         Some(moved) => {
                             f.1 = moved;
                             true
@@ -922,6 +1018,11 @@ impl Followed {
             }
             FactGen::None => {}
         }
+        for &(k, c) in &fs.sets {
+            state.retain(|f| f.0 != k && f.1 != Fact::Same(k));
+            state.push((k, Fact::In(c, c), here));
+        }
+        state.extend(below);
     }
 
     /// Facts that hold on every path from the entry to the start of each node (`None`:
@@ -1367,6 +1468,118 @@ fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, St
     key_of_path(cx, root, text)
 }
 
+/// Per statement: a step (`Function::steps`) whose block is in no cycle of the CFG, so it runs
+/// at most once on any path (`FactGen::Step`). Empty when the function has no steps.
+fn steps_outside_loops(func: &crate::ir::Function) -> Vec<bool> {
+    if func.steps.is_empty() {
+        return Vec::new();
+    }
+    let n = func.blocks.len();
+    let mut block_of: Vec<u32> = vec![u32::MAX; func.stmts.len()];
+    for (bi, b) in func.blocks.iter().enumerate() {
+        for s in &b.stmts {
+            block_of[s.index()] = bi as u32;
+        }
+    }
+    let mut out = vec![false; func.stmts.len()];
+    // Whether block `b` reaches itself: a search from its successors, memoised per block.
+    let mut cyclic: Vec<Option<bool>> = vec![None; n];
+    let mut seen: Vec<u32> = vec![u32::MAX; n];
+    for &(sid, _, _) in &func.steps {
+        let b = block_of.get(sid.index()).copied().unwrap_or(u32::MAX);
+        if b == u32::MAX {
+            continue;
+        }
+        let c = *cyclic[b as usize].get_or_insert_with(|| {
+            let mut work: Vec<crate::ir::BlockId> = func.blocks[b as usize].term.successors().collect();
+            while let Some(x) = work.pop() {
+                if x.index() == b as usize {
+                    return true;
+                }
+                if std::mem::replace(&mut seen[x.index()], b) == b {
+                    continue;
+                }
+                work.extend(func.blocks[x.index()].term.successors());
+            }
+            false
+        });
+        out[sid.index()] = !c;
+    }
+    out
+}
+
+/// The places a callee leaves a constant in (`exit_set`, `Summary::exit_values`) reach tested
+/// places through pointer copies (`tmp = new hdr; hdr::hdr (tmp); this->p = tmp;` before `if
+/// (--this->p->count <= 0)`): each (tested place, or one copied on into one) with the place at
+/// the same path below the copy's source, for `assigned`, so both are followed.
+fn exit_links<V>(
+    cx: &FnCx,
+    fact_local: &[bool],
+    exit_set: Vec<(LocalId, String)>,
+    tested: &HashMap<(LocalId, String), V>,
+) -> Vec<((LocalId, String), Option<(LocalId, String)>)> {
+    let mut out: Vec<((LocalId, String), Option<(LocalId, String)>)> = Vec::new();
+    if exit_set.is_empty() {
+        return out;
+    }
+    // Forward from the set places over pointer copies, a few rounds: (place, its source).
+    let mut reached: Vec<((LocalId, String), Option<(LocalId, String)>)> =
+        exit_set.into_iter().map(|k| (k, None)).collect();
+    let copies: Vec<((LocalId, String), LocalId)> = cx
+        .func
+        .stmts
+        .iter()
+        .filter_map(|st| match st {
+            Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(s))) } if cx.func.local(*s).is_pointer => {
+                let d = match dst {
+                    Place::Local(l) if fact_local[l.index()] => (*l, String::new()),
+                    Place::Local(_) => return None,
+                    _ => raw_path(dst)?,
+                };
+                Some((d, *s))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut from = 0;
+    for _ in 0..4 {
+        let end = reached.len();
+        for i in from..end {
+            let (r, t) = reached[i].0.clone();
+            for ((dr, dt), s) in &copies {
+                if *s != r {
+                    continue;
+                }
+                let Some(k) = key_of_path(cx, *dr, format!("{dt}{t}")) else { continue };
+                if reached.len() < 64 && !reached.iter().any(|x| x.0 == k) {
+                    reached.push((k, Some((r, t.clone()))));
+                }
+            }
+        }
+        if reached.len() == end {
+            break;
+        }
+        from = end;
+    }
+    // Back from the tested places: the links that lead to one.
+    let mut want: Vec<(LocalId, String)> =
+        reached.iter().map(|x| x.0.clone()).filter(|k| tested.contains_key(k)).collect();
+    let mut i = 0;
+    while i < want.len() {
+        if let Some((k, src)) = reached.iter().find(|x| x.0 == want[i]) {
+            out.push((k.clone(), None));
+            if let Some(s) = src {
+                out.push((k.clone(), Some(s.clone())));
+                if !want.contains(s) {
+                    want.push(s.clone());
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// `raw_key` of a path text: not through an element of unknown index, at most six steps.
 fn key_of_path(cx: &FnCx, root: LocalId, text: String) -> Option<(LocalId, String)> {
     if text.contains("[]") || text.matches(['*', '.', '[']).count() > 6 {
@@ -1488,6 +1701,8 @@ struct KeyIndex {
     origin: Vec<Option<LocalId>>,
     /// Per local: it is never negative (`nonneg_locals`).
     nonneg: Vec<bool>,
+    /// Per statement: a step (`Function::steps`) in no loop of the CFG (`FactGen::Step`).
+    once: Vec<bool>,
     /// Per group: the keys (below a local) in the groups reachable from it.
     below: std::cell::RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -1504,6 +1719,7 @@ impl KeyIndex {
             fresh: Vec::new(),
             origin: Vec::new(),
             nonneg: Vec::new(),
+            once: Vec::new(),
             below: Default::default(),
         };
         for (i, (root, text)) in keys.iter().enumerate() {
@@ -1833,6 +2049,20 @@ mod tests {
     }
 
     #[test]
+    fn a_step_outside_loops_moves_both_bounds() {
+        // `refs = 1; --refs`: in a loop only the upper bound survives, outside one it is 0.
+        let one = Fact::In(1, 1);
+        assert_eq!(one.stepped(-1), Some(Fact::In(i64::MIN, 0)));
+        assert_eq!(one.stepped(-1).unwrap().decides(CmpOp::Eq, 0), None);
+        assert_eq!(one.stepped_once(-1), Some(Fact::In(0, 0)));
+        assert_eq!(one.stepped_once(-1).unwrap().decides(CmpOp::Eq, 0), Some(true));
+        assert_eq!(Fact::In(2, 2).stepped_once(-1).unwrap().decides(CmpOp::Le, 0), Some(false));
+        assert_eq!(Fact::In(0, i64::MAX).stepped_once(1), Some(Fact::In(1, i64::MAX)));
+        assert_eq!(Fact::Ne(0).stepped_once(1), Some(Fact::Ne(1)));
+        assert_eq!(Fact::Same(3).stepped_once(1), None);
+    }
+
+    #[test]
     fn steps_keep_the_bound_they_move_away_from() {
         // `n = 0; n++`: at least 1, not exactly 1 (a later iteration may increment it again).
         let up = Fact::In(0, 0).stepped(1);
@@ -1851,13 +2081,13 @@ mod tests {
 
     #[test]
     fn equalities_come_from_copies_and_die_with_either_side() {
-        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen });
+        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen, ..Default::default() });
         let followed = Followed {
             stmts: vec![
                 // 0: `keep = match` (key 0 = key 1), 1: `match = ..`, 2: `keep++`, 3: `match = keep`.
                 stmt(vec![0], FactGen::Copy(0, 1)),
                 stmt(vec![1], FactGen::None),
-                stmt(Vec::new(), FactGen::Step(0, 1, false)),
+                stmt(Vec::new(), FactGen::Step(0, 1, false, false)),
                 stmt(vec![1], FactGen::Copy(1, 0)),
             ],
             live: Vec::new(),
@@ -1893,7 +2123,7 @@ mod tests {
 
     #[test]
     fn never_negative_values_bound_the_key_they_are_stored_into() {
-        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen });
+        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen, ..Default::default() });
         let followed = Followed {
             stmts: vec![
                 // 0: `*cntp = cnt` with `cnt` never negative (key 0 <- key 1), 1: `*lenp = n + 1`
@@ -1923,7 +2153,7 @@ mod tests {
 
     #[test]
     fn sums_are_at_least_their_constants_and_growth_keeps_the_bound() {
-        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen });
+        let stmt = |kills: Vec<u32>, gen: FactGen| Some(FactStmt { kills, gen, ..Default::default() });
         let followed = Followed {
             stmts: vec![
                 // 0: `size = l1 + 1 + l2 + 1` on a `size_t` (key 0), 1: `size += l1 + 1`.

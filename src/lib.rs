@@ -37,6 +37,7 @@ mod diag;
 mod driver;
 mod equal;
 mod exceptions;
+mod exits;
 mod facts;
 mod fastcheck;
 mod files;

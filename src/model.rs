@@ -135,6 +135,9 @@ pub struct Model<'a> {
     pub ret_values: Vec<(usize, Arc<str>, Held)>,
     /// `Summary::out_values` of a summarised callee that leaves fresh cells below arguments.
     pub out_values: Vec<(usize, Arc<str>, Held)>,
+    /// `Summary::exit_values`: constants a summarised callee leaves below its arguments on every
+    /// normal return.
+    pub exit_values: Vec<(usize, Arc<str>, i64)>,
     /// A summarised callee's heap effects (`Summary::heap`, `Summary::heap_pure`).
     pub heap: Arc<[(usize, Arc<str>, PathFate)]>,
     pub heap_pure: bool,
@@ -195,6 +198,7 @@ impl<'a> Model<'a> {
             ret_paths: Vec::new(),
             ret_values: Vec::new(),
             out_values: Vec::new(),
+            exit_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             heap_families: Arc::from([]),
@@ -248,6 +252,7 @@ impl<'a> Model<'a> {
             ret_paths: Vec::new(),
             ret_values: Vec::new(),
             out_values: Vec::new(),
+            exit_values: Vec::new(),
             heap: Arc::from([]),
             heap_pure: false,
             heap_families: Arc::from([]),

@@ -324,6 +324,7 @@ impl<'a> SccReuse<'a> {
                 heap_families,
                 ret_values,
                 out_values,
+                exit_values,
                 writes,
                 ret_const,
                 never_null,
@@ -345,6 +346,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
+            exit_values.hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

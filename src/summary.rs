@@ -105,6 +105,11 @@ pub struct Summary {
     /// count stepped with the store is not 0: `v[(*n)++] = p` (tmux's `expand_paths`), git's
     /// `strbuf_addch` growing `sb->buf` and incrementing the `size_t` `sb->len`.
     pub out_values: Vec<(usize, Arc<str>, Held)>,
+    /// Places below parameters that hold one constant wherever the function returns normally,
+    /// whatever else it does (`exits`): a constructor's `this->count = 1`, a C `obj_init (o)`
+    /// setting `o->refs = 1`. A caller's facts take them after the call (`facts`), so the
+    /// count a `new T` starts with decides the `--count <= 0` test that releases it.
+    pub exit_values: Vec<(usize, Arc<str>, i64)>,
     /// Stores below parameters, in the function's statement order (`alias::Write`): at a call
     /// whose arguments name the same place, the later store wins (Dillig et al.'s update order).
     pub writes: Arc<[crate::model::Write]>,
@@ -186,6 +191,7 @@ impl Summary {
             heap_families: Arc::from([]),
             ret_values: Vec::new(),
             out_values: Vec::new(),
+            exit_values: Vec::new(),
             writes: Arc::from([]),
             ret_const: None,
             never_null: false,
@@ -943,6 +949,12 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         } else {
             Vec::new()
         },
+        exit_values: first
+            .exit_values
+            .iter()
+            .filter(|e| sums.iter().all(|s| s.exit_values.contains(e)))
+            .cloned()
+            .collect(),
         writes: if sums.iter().all(|s| s.writes == first.writes) { first.writes.clone() } else { Arc::from([]) },
         ret_const: first.ret_const.filter(|k| sums.iter().all(|s| s.ret_const == Some(*k))),
         never_null: allocator && sums.iter().all(|s| s.never_null),
@@ -1099,6 +1111,7 @@ impl<'a> Model<'a> {
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
             ret_values: if matches!(ret, RetEffect::Fresh(_)) { s.ret_values.clone() } else { Vec::new() },
             out_values: if out_fresh.is_empty() { Vec::new() } else { s.out_values.clone() },
+            exit_values: s.exit_values.clone(),
             heap: s.heap.clone(),
             heap_pure: s.heap_pure,
             heap_families: s.heap_families.clone(),
