@@ -709,6 +709,11 @@ impl Facts {
                 None => return,
             },
         };
+        // `s = s` is how the front end writes the step of `*s++` (the pointer moved): what was
+        // below the old value is not below the new one.
+        if root == s {
+            return;
+        }
         for &k in ix.by_root.get(&root).map_or(&[][..], |v| v.as_slice()) {
             let Some(rest) = self.keys[k as usize].1.strip_prefix(text.as_str()) else { continue };
             if !rest.starts_with('*') {
@@ -1530,7 +1535,9 @@ fn exit_links<V>(
         .stmts
         .iter()
         .filter_map(|st| match st {
-            Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(s))) } if cx.func.local(*s).is_pointer => {
+            Stmt::Assign { dst, src: Rvalue::Use(Operand::Place(Place::Local(s))) }
+                if cx.func.local(*s).is_pointer && dst.root_local() != Some(*s) =>
+            {
                 let d = match dst {
                     Place::Local(l) if fact_local[l.index()] => (*l, String::new()),
                     Place::Local(_) => return None,
