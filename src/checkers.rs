@@ -282,7 +282,7 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
             continue;
         }
         let mut named = v.escapes.iter().map(|e| match e {
-            EscapeKind::Global(Some(g)) => Some(g),
+            EscapeKind::Global(g) => Some(g),
             _ => None,
         });
         let Some(Some(g)) = named.next() else { continue };
@@ -295,18 +295,31 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
             loc: at.src(alloc_loc),
             message: format!("memory is allocated here by '{}'", v.allocator),
         }];
-        // The first store into the global after the allocation, in statement order.
-        let store = func.stmts.iter().enumerate().skip(v.stmt.index() + 1).find_map(|(i, s)| match s {
-            crate::ir::Stmt::Assign { dst, .. } if crate::global_leaks::global_path(dst).as_deref() == Some(&**g) => {
-                Some(func.stmt_loc(crate::ir::StmtId::from_usize(i)))
+        // The first store into the global after the allocation, in statement order: an
+        // assignment, or a call of a function that keeps its argument there
+        // (`Summary::param_globals`).
+        let store = func.stmts.iter().enumerate().skip(v.stmt.index() + 1).find_map(|(i, s)| {
+            let sid = crate::ir::StmtId::from_usize(i);
+            match s {
+                crate::ir::Stmt::Assign { dst, .. }
+                    if crate::global_leaks::global_store_path(dst).as_deref() == Some(&**g) =>
+                {
+                    Some((func.stmt_loc(sid), format!("stored into global '{g}' here")))
+                }
+                crate::ir::Stmt::Call { args, .. } => {
+                    let m = cx.model(sid)?;
+                    (0..args.len()).any(|a| m.param_global(a).is_some_and(|k| k == g)).then(|| {
+                        (func.stmt_loc(sid), format!("passed to '{}' here, which stores it into global '{g}'", m.name))
+                    })
+                }
+                _ => None,
             }
-            _ => None,
         });
-        if let Some(loc) = store {
+        if let Some((loc, what)) = store {
             path.push(Note {
                 kind: NoteKind::Lost,
                 loc: at.src(loc),
-                message: format!("stored into global '{g}' here; no function of the program frees it"),
+                message: format!("{what}; no function of the program frees it"),
             });
         }
         let message = format!(
