@@ -2,7 +2,9 @@
 //!
 //! Input: the candidates `checkers::global_candidates` made of each function's allocation sites
 //! (a site whose cell goes nowhere but into one named global: a pointer global, a function's
-//! `static`, a field of a global struct; keyed by that global's path, `g` or `cfg.name`), the
+//! `static`, a field of a global struct, an element of a global array, directly or through a
+//! callee that keeps its argument there; keyed by that global's store path, `g`, `cfg.name`,
+//! `names[]`), the
 //! linked `Program`, and the final `Summaries` (every function's, after the analysis).
 //! Output: the findings kept, at most one per global: the candidate that sorts first.
 //! Invariants:
@@ -16,8 +18,9 @@
 //!   reported: a program that frees it anywhere, at exit or in a cleanup function, gets nothing.
 //! - Only globals the program itself defines, seen whole: a name the front end saw defined as a
 //!   pointer global (`Program::scalar_globals`) or a function's `static` (`f::v`), or a field of
-//!   a global struct, and when the database was not seen whole (`Program::seen_partly`) only
-//!   `static` pointer globals, since code not seen may free an external one.
+//!   a global struct or an element of a global array (these two only when every TU was seen);
+//!   when the database was not seen whole (`Program::seen_partly`) only `static` pointer
+//!   globals, since code not seen may free an external one.
 //! - Deterministic: the decision reads the IR and the summaries only; the finding of a global
 //!   is its first candidate in `diag::sort` order.
 
