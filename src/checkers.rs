@@ -300,14 +300,15 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
             loc: at.src(alloc_loc),
             message: format!("memory is allocated here by '{}'", v.allocator),
         }];
-        // The first store into the global after the allocation, in statement order: an
-        // assignment, or a call of a function that keeps its argument there
-        // (`Summary::param_globals`).
-        let store = func.stmts.iter().enumerate().skip(v.stmt.index() + 1).find_map(|(i, s)| {
+        // The first store into the global from the allocation on, in statement order: the
+        // allocating call's own (`g = strdup (s)`), an assignment, or a call of a function that
+        // keeps its argument there (`Summary::param_globals`).
+        let in_global = |p: &crate::ir::Place| crate::global_leaks::global_store_path(p).as_deref() == Some(&**g);
+        let store = func.stmts.iter().enumerate().skip(v.stmt.index()).find_map(|(i, s)| {
             let sid = crate::ir::StmtId::from_usize(i);
             match s {
-                crate::ir::Stmt::Assign { dst, .. }
-                    if crate::global_leaks::global_store_path(dst).as_deref() == Some(&**g) =>
+                crate::ir::Stmt::Assign { dst, .. } | crate::ir::Stmt::Call { dst: Some(dst), .. }
+                    if in_global(dst) =>
                 {
                     Some((func.stmt_loc(sid), format!("stored into global '{g}' here")))
                 }
