@@ -491,6 +491,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         steps,
         nonneg,
         grows,
+        offsets,
         case_labels,
         tested_elems,
         throws,
@@ -500,7 +501,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     let mut w = Feed(Vec::with_capacity(4096));
     (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps, case_labels)
         .hash(&mut w);
-    (nonneg, grows).hash(&mut w);
+    (nonneg, grows, offsets).hash(&mut w);
     tested_elems.hash(&mut w);
     (throws, unwinds).hash(&mut w);
     files.loc(*loc).hash(&mut w);
@@ -629,6 +630,7 @@ mod tests {
             steps: Vec::new(),
             nonneg: Vec::new(),
             grows: Vec::new(),
+            offsets: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
             throws: Vec::new(),
@@ -683,6 +685,7 @@ mod tests {
             ("a statement's sign", |g| g.nonneg.push((crate::ir::StmtId(0), 0))),
             ("a statement's floor", |g| g.nonneg.push((crate::ir::StmtId(0), 1))),
             ("a statement that grows", |g| g.grows.push(crate::ir::StmtId(0))),
+            ("a statement's offset", |g| g.offsets.push((crate::ir::StmtId(0), 2))),
             ("a throw", |g| g.throws.push(BlockId(0))),
             ("a call that may throw", |g| {
                 g.unwinds.push(crate::ir::Unwind { call: crate::ir::StmtId(0), cleanups: Vec::new(), handler: None })
