@@ -281,8 +281,13 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
         if !matches!(v.category, Category::NeverFreedNotLocal | Category::Unknown) {
             continue;
         }
+        // Also handed to the caller (returned, or left below a parameter: vim's
+        // `cts->cts_text_props`, lent to a global only for a `qsort`): the caller owns it.
+        if v.returned || v.stored_out || v.handed.is_some() {
+            continue;
+        }
         let mut named = v.escapes.iter().map(|e| match e {
-            EscapeKind::Global(Some(g)) => Some(g),
+            EscapeKind::Global(g) => Some(g),
             _ => None,
         });
         let Some(Some(g)) = named.next() else { continue };
@@ -295,18 +300,32 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
             loc: at.src(alloc_loc),
             message: format!("memory is allocated here by '{}'", v.allocator),
         }];
-        // The first store into the global after the allocation, in statement order.
-        let store = func.stmts.iter().enumerate().skip(v.stmt.index() + 1).find_map(|(i, s)| match s {
-            crate::ir::Stmt::Assign { dst, .. } if crate::global_leaks::global_path(dst).as_deref() == Some(&**g) => {
-                Some(func.stmt_loc(crate::ir::StmtId::from_usize(i)))
+        // The first store into the global from the allocation on, in statement order: the
+        // allocating call's own (`g = strdup (s)`), an assignment, or a call of a function that
+        // keeps its argument there (`Summary::param_globals`).
+        let in_global = |p: &crate::ir::Place| crate::global_leaks::global_store_path(p).as_deref() == Some(&**g);
+        let store = func.stmts.iter().enumerate().skip(v.stmt.index()).find_map(|(i, s)| {
+            let sid = crate::ir::StmtId::from_usize(i);
+            match s {
+                crate::ir::Stmt::Assign { dst, .. } | crate::ir::Stmt::Call { dst: Some(dst), .. }
+                    if in_global(dst) =>
+                {
+                    Some((func.stmt_loc(sid), format!("stored into global '{g}' here")))
+                }
+                crate::ir::Stmt::Call { args, .. } => {
+                    let m = cx.model(sid)?;
+                    (0..args.len()).any(|a| m.param_global(a).is_some_and(|k| k == g)).then(|| {
+                        (func.stmt_loc(sid), format!("passed to '{}' here, which stores it into global '{g}'", m.name))
+                    })
+                }
+                _ => None,
             }
-            _ => None,
         });
-        if let Some(loc) = store {
+        if let Some((loc, what)) = store {
             path.push(Note {
                 kind: NoteKind::Lost,
                 loc: at.src(loc),
-                message: format!("stored into global '{g}' here; no function of the program frees it"),
+                message: format!("{what}; no function of the program frees it"),
             });
         }
         let message = format!(

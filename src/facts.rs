@@ -4,7 +4,8 @@
 //! Input: a completed `FnCx` (its DAG and its callee models). Output: `Facts`, the per-function
 //! table the passes of `fastcheck` read: which values are followed ("fact keys": a local, or an
 //! access path below one, `p->rc`, `*pRc`) and which branch tests which of them against a
-//! constant; and, built only for a pass that follows facts, `Followed`: what each statement does
+//! constant (or bounds one from below by a comparison with a local that has a floor: `i + 2 >
+//! size`, `KeyTest::Bound`); and, built only for a pass that follows facts, `Followed`: what each statement does
 //! to them, and where each is live (some later test or return may use it before anything may
 //! write it). Also `tested_places`: the memory places branches test and the statements that may
 //! write them, by the same rules, for `FnCx`'s reaching definitions.
@@ -165,17 +166,21 @@ impl Fact {
 }
 
 /// The test of a followed key that ends a block: `key op constant` (a branch), or a `switch`
-/// on the key.
+/// on the key, or a comparison with a local bounded below that bounds the key on one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyTest {
     Cmp(u32, CmpOp, i64),
     Switch(u32),
+    /// `key >= .1` on the branch's then side (`.2`) or else side, and nothing known of the key
+    /// on the other: `i + 2 > size` with `size` at least 16 (`floor_locals`) gives `i >= 15`
+    /// where it holds, and `i + 2 <= size` no bound of `i`.
+    Bound(u32, i64, bool),
 }
 
 impl KeyTest {
     pub fn key(self) -> u32 {
         match self {
-            KeyTest::Cmp(k, ..) | KeyTest::Switch(k) => k,
+            KeyTest::Cmp(k, ..) | KeyTest::Switch(k) | KeyTest::Bound(k, ..) => k,
         }
     }
 
@@ -183,6 +188,15 @@ impl KeyTest {
     pub fn edge(self, block: &crate::ir::Block, target: crate::ir::BlockId) -> EdgeFact {
         let rule = match (self, &block.term) {
             (KeyTest::Cmp(_, op, c), Terminator::Branch { then_, .. }) => EdgeRule::Holds(op, c, target == *then_),
+            // The side where the bound holds learns it (and is ruled out where the key is surely
+            // below it); the other side is a `default` that rules out no value.
+            (KeyTest::Bound(_, b, on_then), Terminator::Branch { then_, .. }) => {
+                if (target == *then_) == on_then {
+                    EdgeRule::Holds(CmpOp::Ge, b, true)
+                } else {
+                    EdgeRule::Default(Vec::new())
+                }
+            }
             (KeyTest::Switch(_), Terminator::Switch { cases, default, .. }) => {
                 let into: Vec<i64> = cases.iter().filter(|c| c.1 == target).map(|c| c.0).collect();
                 if target == *default {
@@ -328,10 +342,13 @@ impl Facts {
         let mut first_defs: HashMap<LocalId, (u32, bool)> = HashMap::new();
         // Tracked locals a test after some site sees several reaching definitions of.
         let mut merged_tests: HashSet<LocalId> = HashSet::new();
-        // Per block: the key tested, with `key op constant` (`None`: a switch on the key).
-        type BlockTest = ((LocalId, String), Option<(CmpOp, i64)>);
+        // Per block: the key tested, and how.
+        type BlockTest = ((LocalId, String), RawTest);
         let mut block_tests: Vec<Option<BlockTest>> = vec![None; func.blocks.len()];
         let masked = masked_loads(cx);
+        // Per local: the least value it ever holds (`floor_locals`), built at the first test of
+        // two locals.
+        let mut floors: Option<Vec<i64>> = None;
         for (bi, b) in func.blocks.iter().enumerate() {
             if let Terminator::Switch { on: Operand::Place(p), cases, .. } = &b.term {
                 let Some(k) = raw_key(cx, &fact_local, p).filter(|_| !cases.is_empty()) else { continue };
@@ -342,7 +359,7 @@ impl Facts {
                 n.0 += 1;
                 n.1 |= after_site;
                 n.2 = false;
-                block_tests[bi] = Some((k, None));
+                block_tests[bi] = Some((k, RawTest::Switch));
                 continue;
             }
             let Terminator::Branch { cond, then_, else_ } = &b.term else { continue };
@@ -350,11 +367,51 @@ impl Facts {
                 continue;
             }
             let kind = folded_test(cx, &cond.kind, DagNode(bi as u32));
+            // `i + 2 > size`, `size` bounded below: a bound of `i` on one side. Unless the test
+            // folded (`size` is 16 at the test) is one of `i` itself, which says more.
+            let bound = match &cond.kind {
+                CondKind::Cmp(op, Operand::Place(a), Operand::Place(b)) => {
+                    let floors = floors.get_or_insert_with(|| floor_locals(cx));
+                    bound_test(cx, floors, bi, *op, a, b)
+                }
+                _ => None,
+            };
+            let folded_of = |x: LocalId| match &*kind {
+                CondKind::Cmp(_, Operand::Place(Place::Local(t)), Operand::Const(_))
+                | CondKind::Cmp(_, Operand::Const(_), Operand::Place(Place::Local(t))) => {
+                    offset_at(cx, bi, *t).map_or(*t, |o| o.0) == x
+                }
+                _ => false,
+            };
+            if let Some((x, bound, on_then)) = bound.filter(|b| !folded_of(b.0)) {
+                let Some(k) = raw_key(cx, &fact_local, &Place::Local(x)) else { continue };
+                let after_site = cx.dag.order[bi] >= first_site;
+                let same = *first_kind.entry(k.clone()).or_insert_with(|| kind.clone().into_owned()) == *kind;
+                let n = tested.entry(k.clone()).or_insert((0, false, true));
+                n.0 += 1;
+                n.1 |= after_site;
+                n.2 &= same;
+                block_tests[bi] = Some((k, RawTest::Bound(bound, on_then)));
+                continue;
+            }
             let (place, op, c) = match &*kind {
                 CondKind::Truthy(Operand::Place(p)) => (p, CmpOp::Ne, 0),
                 CondKind::Cmp(op, Operand::Place(p), Operand::Const(c)) => (p, *op, *c),
                 CondKind::Cmp(op, Operand::Const(c), Operand::Place(p)) => (p, op.swapped(), *c),
                 _ => continue,
+            };
+            // `t = i + 2; if (t > 16)`: a test of `i > 14` (`Function::offsets`).
+            let shifted;
+            let (place, c) = match place {
+                Place::Local(t) => match offset_at(cx, bi, *t) {
+                    Some((x, k)) => {
+                        let Some(c) = c.checked_sub(k) else { continue };
+                        shifted = Place::Local(x);
+                        (&shifted, c)
+                    }
+                    None => (place, c),
+                },
+                _ => (place, c),
             };
             // `t = var->attributes; u = t & F; if (u)`: a test of the masked key `*.attributes&F`.
             let masked_key = match place {
@@ -389,7 +446,7 @@ impl Facts {
             n.0 += 1;
             n.1 |= after_site;
             n.2 &= same;
-            block_tests[bi] = Some((k, Some((op, c))));
+            block_tests[bi] = Some((k, RawTest::Cmp(op, c)));
         }
         let returns_pointer = func.returns_pointer;
         // A count below a parameter that the function steps (`(*n)++`, `sb->len++`) may be what
@@ -537,11 +594,12 @@ impl Facts {
         let tests = block_tests
             .into_iter()
             .map(|t| {
-                let (k, cmp) = t?;
+                let (k, how) = t?;
                 let i = *index.get(&k)?;
-                Some(match cmp {
-                    Some((op, c)) => KeyTest::Cmp(i, op, c),
-                    None => KeyTest::Switch(i),
+                Some(match how {
+                    RawTest::Cmp(op, c) => KeyTest::Cmp(i, op, c),
+                    RawTest::Switch => KeyTest::Switch(i),
+                    RawTest::Bound(b, on_then) => KeyTest::Bound(i, b, on_then),
                 })
             })
             .collect();
@@ -1223,67 +1281,166 @@ fn masked_loads<'f>(cx: &FnCx<'f>) -> HashMap<LocalId, (&'f Place, i64)> {
 
 /// Locals whose value facts may be about: scalars (tracked or not) whose address, if taken, only
 /// goes straight into call arguments (`f(&rc)`), where the call's kills cover it.
-/// Per local: it holds a value of at least 0 wherever it is read. A scalar integer variable
-/// whose address is never taken and whose every definition stores at least 0: a constant, an
-/// expression of unsigned type (`Function::nonneg`), an increment, or a copy of another such
-/// local (`cnt = 0; for (..) cnt = (cnt << 8) + (unsigned)c;`). Flow-insensitive, so it holds
-/// in every loop iteration without following the loop. Wrap-around is not modelled, as for
-/// counters. Parameters are left out: their entry value is the caller's.
+/// Per local: it holds a value of at least 0 wherever it is read (`floor_locals` at least 0).
+/// Parameters are left out: their entry value is the caller's.
 pub fn nonneg_locals(cx: &FnCx) -> Vec<bool> {
+    floor_locals(cx).into_iter().map(|f| f >= 0).collect()
+}
+
+/// Per local: the least value it holds wherever it is read (`i64::MIN`: none known; `i64::MAX`:
+/// nothing defines it but steps up). A scalar integer variable whose address is never taken, and
+/// whose every definition is a constant, an expression of unsigned type (`Function::nonneg`, at
+/// least its floor), an increment, a growth (`Function::grows`: `size *= 2`, which never makes
+/// it smaller while it is at least 0, so only where the floor is), or a copy of another such
+/// local, is at least the least of those values (`cnt = 0; for (..) cnt = (cnt << 8) +
+/// (unsigned)c;` is at least 0; `size = 16; .. size = 32; .. size *= 2` at least 16).
+/// Flow-insensitive, so it holds in every loop iteration without following the loop.
+/// Wrap-around and overflow are not modelled, as for counters. Parameters are left out: their
+/// entry value is the caller's.
+pub fn floor_locals(cx: &FnCx) -> Vec<i64> {
     let func = cx.func;
-    let mut ok: Vec<bool> = func
+    let mut floor: Vec<i64> = func
         .locals
         .iter()
         .enumerate()
-        .map(|(i, l)| i >= func.n_params as usize && !l.is_pointer && !l.is_aggregate && !l.is_static)
+        .map(|(i, l)| {
+            if i >= func.n_params as usize && !l.is_pointer && !l.is_aggregate && !l.is_static {
+                i64::MAX
+            } else {
+                i64::MIN
+            }
+        })
         .collect();
-    // Copies between candidates: (into, from), settled below.
+    // Copies between candidates: (into, from), settled below; and the locals some statement grows.
     let mut copies: Vec<(LocalId, LocalId)> = Vec::new();
+    let mut grown: Vec<LocalId> = Vec::new();
     for (si, st) in func.stmts.iter().enumerate() {
         match st {
             Stmt::Assign { dst, src } => {
                 if let Rvalue::AddrOf(p) = src {
                     if let Some(r) = p.root_local() {
-                        ok[r.index()] = false;
+                        floor[r.index()] = i64::MIN;
                     }
                 }
                 let Place::Local(l) = dst else { continue };
-                if !ok[l.index()] {
+                if floor[l.index()] == i64::MIN {
                     continue;
                 }
                 let sid = StmtId::from_usize(si);
-                let fine = match src {
-                    Rvalue::Use(Operand::Const(c)) => *c >= 0,
+                let least = match src {
+                    Rvalue::Use(Operand::Const(c)) => *c,
                     Rvalue::Use(Operand::Place(Place::Local(q))) => {
                         copies.push((*l, *q));
-                        true
+                        continue;
                     }
                     Rvalue::Opaque(_) => match func.step_of(sid) {
-                        Some((d, _)) => d > 0,
-                        None => func.is_nonneg(sid) || func.grows_at(sid),
+                        Some((d, _)) if d > 0 => continue,
+                        Some(_) => i64::MIN,
+                        None => match func.nonneg_floor(sid) {
+                            Some(f) => f,
+                            None if func.grows_at(sid) => {
+                                grown.push(*l);
+                                continue;
+                            }
+                            None => i64::MIN,
+                        },
                     },
-                    _ => false,
+                    _ => i64::MIN,
                 };
-                if !fine {
-                    ok[l.index()] = false;
-                }
+                floor[l.index()] = floor[l.index()].min(least);
             }
-            Stmt::Call { dst: Some(Place::Local(l)), .. } => ok[l.index()] = false,
+            Stmt::Call { dst: Some(Place::Local(l)), .. } => floor[l.index()] = i64::MIN,
             Stmt::Call { .. } => {}
         }
     }
     loop {
         let mut changed = false;
         for &(l, q) in &copies {
-            if ok[l.index()] && !ok[q.index()] {
-                ok[l.index()] = false;
+            if floor[q.index()] < floor[l.index()] {
+                floor[l.index()] = floor[q.index()];
+                changed = true;
+            }
+        }
+        for &l in &grown {
+            if floor[l.index()] < 0 && floor[l.index()] != i64::MIN {
+                floor[l.index()] = i64::MIN;
                 changed = true;
             }
         }
         if !changed {
-            return ok;
+            return floor;
         }
     }
+}
+
+/// How a branch tests its key, before keys are numbered (`KeyTest`).
+#[derive(Clone, Copy)]
+enum RawTest {
+    Cmp(CmpOp, i64),
+    Switch,
+    Bound(i64, bool),
+}
+
+/// The local and constant that temporary `t` holds at the branch ending block `bi`, when the
+/// block assigns it `x + k` (`Function::offsets`) and nothing after that in the block may
+/// change `x` (no assignment of it, no call).
+fn offset_at(cx: &FnCx, bi: usize, t: LocalId) -> Option<(LocalId, i64)> {
+    let func = cx.func;
+    if func.offsets.is_empty() || func.local(t).kind != crate::ir::LocalKind::Temp {
+        return None;
+    }
+    let mut written: Vec<LocalId> = Vec::new();
+    for sid in func.blocks[bi].stmts.iter().rev() {
+        match func.stmt(*sid) {
+            Stmt::Assign { dst: Place::Local(d), src: Rvalue::Opaque(ops) } if *d == t => {
+                let k = func.offset_of(*sid)?;
+                let x = ops.iter().find_map(|o| match o {
+                    Operand::Place(Place::Local(x)) => Some(*x),
+                    _ => None,
+                })?;
+                return (!written.contains(&x) && !func.local(x).is_pointer).then_some((x, k));
+            }
+            Stmt::Assign { dst: Place::Local(d), .. } if *d == t => return None,
+            Stmt::Assign { dst: Place::Local(d), .. } => written.push(*d),
+            Stmt::Assign { .. } => {}
+            Stmt::Call { .. } => return None,
+        }
+    }
+    None
+}
+
+/// What the branch ending block `bi`, `a op b` of two locals, says of one of them: `x + k op y`
+/// (`x` itself, or a temporary holding `x + k`: `offset_at`) with `y` at least `L`
+/// (`floor_locals`; `y` may be a temporary holding a local at least `L - j` plus `j`) gives `x >= L - k` (`+ 1` where strict) on the side where `x + k` is the
+/// greater, and nothing on the other (`y` has no upper bound). `(x, bound, on the then side)`,
+/// where the bound says more than `x`'s own floor.
+fn bound_test(cx: &FnCx, floors: &[i64], bi: usize, op: CmpOp, a: &Place, b: &Place) -> Option<(LocalId, i64, bool)> {
+    let side = |p: &Place| match p {
+        Place::Local(t) => offset_at(cx, bi, *t).or(Some((*t, 0))),
+        _ => None,
+    };
+    // `size - 1` is at least `size`'s floor less 1.
+    let floor_of = |p: &Place| {
+        let (y, k) = side(p)?;
+        Some(floors[y.index()]).filter(|f| *f != i64::MIN && *f != i64::MAX)?.checked_add(k)
+    };
+    for (xp, yp, op) in [(a, b, op), (b, a, op.swapped())] {
+        let (Some((x, k)), Some(l)) = (side(xp), floor_of(yp)) else { continue };
+        if side(yp).is_some_and(|(y, _)| y == x) || cx.func.local(x).is_pointer {
+            continue;
+        }
+        let (at_least, on_then) = match op {
+            CmpOp::Gt => (l.checked_add(1), true),
+            CmpOp::Ge | CmpOp::Eq => (Some(l), true),
+            CmpOp::Lt | CmpOp::Ne => (Some(l), false),
+            CmpOp::Le => (l.checked_add(1), false),
+        };
+        let Some(bound) = at_least.and_then(|v| v.checked_sub(k)) else { continue };
+        if bound > floors[x.index()] || floors[x.index()] == i64::MAX {
+            return Some((x, bound, on_then));
+        }
+    }
+    None
 }
 
 fn fact_locals(cx: &FnCx) -> Vec<bool> {
@@ -2035,6 +2192,33 @@ mod tests {
         // A value no case names takes the default only.
         let unnamed = Fact::In(1, 1);
         assert!(brace.ruled_out(unnamed) && pct.ruled_out(unnamed) && !other.ruled_out(unnamed));
+    }
+
+    #[test]
+    fn a_bound_holds_on_one_side_and_says_nothing_on_the_other() {
+        let (b1, b2) = (BlockId::from_usize(1), BlockId::from_usize(2));
+        let block = Block {
+            stmts: Vec::new(),
+            // `i + 2 > size` with `size >= 16`: `i >= 15` on the then side.
+            term: Terminator::Branch {
+                cond: crate::ir::Cond { kind: CondKind::Opaque, text: String::new(), text_on_else: false },
+                then_: b1,
+                else_: b2,
+            },
+            term_loc: Loc { file: crate::ir::FileId(0), line: 1, col: 1 },
+        };
+        let test = KeyTest::Bound(0, 15, true);
+        let (grow, fits) = (test.edge(&block, b1), test.edge(&block, b2));
+        assert_eq!(grow.learned(), Some(Fact::In(15, i64::MAX)));
+        assert_eq!(fits.learned(), None);
+        // `i == 0` (the first iteration) never grows; nothing rules out the other side.
+        assert!(grow.ruled_out(Fact::In(0, 0)));
+        assert!(!grow.ruled_out(Fact::In(0, 20)) && !fits.ruled_out(Fact::In(0, 0)));
+        assert!(!fits.ruled_out(Fact::In(100, i64::MAX)));
+        // The else side's bound (`i + 2 <= size` false is `i + 2 > size`) is learnt there.
+        let other = KeyTest::Bound(0, 15, false);
+        assert_eq!(other.edge(&block, b2).learned(), Some(Fact::In(15, i64::MAX)));
+        assert_eq!(other.edge(&block, b1).learned(), None);
     }
 
     #[test]

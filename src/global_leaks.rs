@@ -2,7 +2,9 @@
 //!
 //! Input: the candidates `checkers::global_candidates` made of each function's allocation sites
 //! (a site whose cell goes nowhere but into one named global: a pointer global, a function's
-//! `static`, a field of a global struct; keyed by that global's path, `g` or `cfg.name`), the
+//! `static`, a field of a global struct, an element of a global array, directly or through a
+//! callee that keeps its argument there; keyed by that global's store path, `g`, `cfg.name`,
+//! `names[]`), the
 //! linked `Program`, and the final `Summaries` (every function's, after the analysis).
 //! Output: the findings kept, at most one per global: the candidate that sorts first.
 //! Invariants:
@@ -16,8 +18,9 @@
 //!   reported: a program that frees it anywhere, at exit or in a cleanup function, gets nothing.
 //! - Only globals the program itself defines, seen whole: a name the front end saw defined as a
 //!   pointer global (`Program::scalar_globals`) or a function's `static` (`f::v`), or a field of
-//!   a global struct, and when the database was not seen whole (`Program::seen_partly`) only
-//!   `static` pointer globals, since code not seen may free an external one.
+//!   a global struct or an element of a global array (these two only when every TU was seen);
+//!   when the database was not seen whole (`Program::seen_partly`) only `static` pointer
+//!   globals, since code not seen may free an external one.
 //! - Deterministic: the decision reads the IR and the summaries only; the finding of a global
 //!   is its first candidate in `diag::sort` order.
 
@@ -37,9 +40,27 @@ pub fn global_path(place: &Place) -> Option<String> {
     }
 }
 
-/// The global variable a global path is in (`cfg` for `cfg.name`).
+/// The global storage a place is in, as `global_path` names it, where an element of a global
+/// array is `[]` (`names[]` for `names[i]`, `cfg.paths[]`, `tab[].name`): any element, since
+/// the index is not known. `None` for a place not in a global (through a pointer, a local).
+pub fn global_store_path(place: &Place) -> Option<String> {
+    match place {
+        Place::Global(g) => Some(g.clone()),
+        Place::Field(inner, f) => Some(format!("{}.{f}", global_store_path(inner)?)),
+        Place::Index(inner) => Some(format!("{}[]", global_store_path(inner)?)),
+        _ => None,
+    }
+}
+
+/// The global variable a global path is in (`cfg` for `cfg.name`, `names` for `names[]`).
 fn root(path: &str) -> &str {
-    path.split('.').next().unwrap_or(path)
+    path.split(['.', '[']).next().unwrap_or(path)
+}
+
+/// Whether global path `inner` is a struct or array that holds `path` (`cfg` holds
+/// `cfg.name`, `names` holds `names[]`).
+fn holds(inner: &str, path: &str) -> bool {
+    path.len() > inner.len() && path.starts_with(inner) && matches!(path.as_bytes()[inner.len()], b'.' | b'[')
 }
 
 /// Whether the program's own definition of the global at `path` was seen whole (see the
@@ -51,9 +72,9 @@ fn defined_whole(program: &Program, path: &str) -> bool {
     match scalar {
         // A pointer global: the front end saw it defined (after `seen_partly`, only statics).
         Some(_) => r == path,
-        // A field of a global struct or a function's static: known to be defined here only when
-        // every TU was seen.
-        None => !program.seen_partly && (path.contains('.') || r.contains("::")),
+        // A field of a global struct, an element of a global array or a function's static:
+        // known to be defined here only when every TU was seen.
+        None => !program.seen_partly && (path.contains(['.', '[']) || r.contains("::")),
     }
 }
 
@@ -93,12 +114,13 @@ pub fn never_freed(
 fn handed_on<'a>(program: &Program, summaries: &Summaries, wanted: &'a HashSet<String>) -> HashSet<&'a str> {
     let mut handed: HashSet<&'a str> = HashSet::new();
     let no_provisional: hashbrown::HashMap<usize, crate::summary::Summary> = hashbrown::HashMap::new();
-    // Each wanted path under itself and under every struct it is a field of (`cfg` and
-    // `cfg.name` for `cfg.name`): a place's path is looked up once.
+    // Each wanted path under itself and under every struct or array it is in (`cfg` and
+    // `cfg.name` for `cfg.name`, `names` and `names[]` for `names[]`): a place's path is looked
+    // up once.
     let mut by_prefix: HashMap<&str, Vec<&'a str>> = HashMap::new();
     for w in wanted {
         for (i, c) in w.char_indices() {
-            if c == '.' {
+            if c == '.' || c == '[' {
                 by_prefix.entry(&w[..i]).or_default().push(w);
             }
         }
@@ -124,7 +146,7 @@ fn mentioned<'a>(f: &Function, by_prefix: &HashMap<&str, Vec<&'a str>>) -> Vec<&
     let mut found: Vec<&'a str> = Vec::new();
     let mut see = |p: &Place| {
         visit_places(p, &mut |q| {
-            if let Some(ws) = global_path(q).and_then(|path| by_prefix.get(path.as_str())) {
+            if let Some(ws) = global_store_path(q).and_then(|path| by_prefix.get(path.as_str())) {
                 for w in ws {
                     if !found.contains(w) {
                         found.push(w);
@@ -180,12 +202,14 @@ fn visit_places(p: &Place, f: &mut impl FnMut(&Place)) {
 fn hands_on(f: &Function, models: &[Option<crate::model::Model>], g: &str) -> bool {
     // A place whose value is the global's, or a local holding (a pointer into) it.
     let mut held: Vec<bool> = vec![false; f.locals.len()];
-    let is_global = |p: &Place| global_path(p).as_deref() == Some(g);
-    // A copy of the struct the global is a field of carries it away.
-    let encloses = |p: &Place| global_path(p).is_some_and(|path| g.starts_with(&format!("{path}.")));
-    // `&g`, `&cfg.name`, `&cfg`: the global itself can now be freed or rewritten through it.
+    let is_global = |p: &Place| global_store_path(p).as_deref() == Some(g);
+    // A copy of the struct the global is a field of (or of the array it is an element of)
+    // carries it away.
+    let encloses = |p: &Place| global_store_path(p).is_some_and(|path| holds(&path, g));
+    // `&g`, `&cfg.name`, `&cfg`, `names` (`&names`): the global itself can now be freed or
+    // rewritten through it.
     let address_of_global =
-        |p: &Place| global_path(p).is_some_and(|path| path == g || encloses(p) || path.starts_with(&format!("{g}.")));
+        |p: &Place| global_store_path(p).is_some_and(|path| path == g || holds(&path, g) || holds(g, &path));
     // A place inside the global's block (`g->buf`, `t->name` with `t` holding it): its address
     // points into that block.
     fn inside(p: &Place, held: &[bool], is_global: &dyn Fn(&Place) -> bool) -> bool {

@@ -251,6 +251,12 @@ pub struct Function {
     /// `k >= 1`: `buf_size *= 2`), sorted; `Rvalue::Opaque` forgets it (overflow is not
     /// modelled). Facts keep a lower bound of at least 0 across them (`FactGen::Grow`).
     pub grows: Vec<StmtId>,
+    /// Assignments into a temporary of an integer local plus or minus a constant (`i + 2`,
+    /// `n - 1`, `2 + i`), sorted, with the constant added (`-1` for `n - 1`): which
+    /// `Rvalue::Opaque` forgets. Facts read a test of the temporary (`i + 2 > size`) as one of
+    /// the local (`facts`). Signed sums, and unsigned ones that add; wrap-around is not
+    /// modelled, as for counters.
+    pub offsets: Vec<(StmtId, i64)>,
     /// The source text of `case` labels that are not plain numbers (`'$'`, `RBRACE`,
     /// `TOK_WORD`), by switch block and value, sorted: how messages name a case.
     pub case_labels: Vec<(BlockId, i64, String)>,
@@ -324,10 +330,6 @@ impl Function {
     pub fn step_of(&self, s: StmtId) -> Option<(i64, bool)> {
         self.steps.binary_search_by_key(&s, |b| b.0).ok().map(|i| (self.steps[i].1, self.steps[i].2))
     }
-    /// Statement `s` stores an expression of unsigned type (`Function::nonneg`).
-    pub fn is_nonneg(&self, s: StmtId) -> bool {
-        self.nonneg_floor(s).is_some()
-    }
     /// The least value statement `s` stores, when it stores an expression of unsigned type
     /// (`Function::nonneg`): 0, or the constants of an unsigned sum.
     pub fn nonneg_floor(&self, s: StmtId) -> Option<i64> {
@@ -337,6 +339,11 @@ impl Function {
     /// least 0 (`Function::grows`).
     pub fn grows_at(&self, s: StmtId) -> bool {
         self.grows.binary_search(&s).is_ok()
+    }
+    /// The constant statement `s` adds to the one local it reads, when it stores `x + k` into a
+    /// temporary (`Function::offsets`).
+    pub fn offset_of(&self, s: StmtId) -> Option<i64> {
+        self.offsets.binary_search_by_key(&s, |o| o.0).ok().map(|i| self.offsets[i].1)
     }
     /// The bits of `op` wherever it is read: a constant's, or those of a temporary the function
     /// assigns once, by a bitwise expression (`f(s, flags | F)`).

@@ -88,6 +88,9 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
             if f.grows_at(s) {
                 bits.push_str("  grows");
             }
+            if let Some(k) = f.offset_of(s) {
+                bits.push_str(&format!("  offset: {k:+}"));
+            }
             let _ = writeln!(out, "    {}: {}{bits}", d.loc_short(f.stmt_loc(s)), d.stmt(f.stmt(s)));
         }
         let elems = f.tested_elems(b).map_or_else(String::new, |e| {
@@ -336,6 +339,7 @@ mod tests {
             steps: vec![],
             nonneg: vec![],
             grows: vec![],
+            offsets: vec![],
             case_labels: vec![],
             tested_elems: vec![],
             throws: Vec::new(),

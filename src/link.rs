@@ -558,6 +558,7 @@ fn placeholder() -> Function {
         steps: Vec::new(),
         nonneg: Vec::new(),
         grows: Vec::new(),
+        offsets: Vec::new(),
         case_labels: Vec::new(),
         tested_elems: Vec::new(),
         throws: Vec::new(),

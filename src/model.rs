@@ -178,6 +178,8 @@ pub struct Model<'a> {
     /// The family of the deallocator the call is for the arguments it frees: `None` when
     /// unknown.
     pub free_family: Option<libmodel::Family>,
+    /// `Summary::param_globals`: arguments a summarised callee keeps only in one global.
+    pub param_globals: Arc<[(usize, Arc<str>)]>,
 }
 
 impl<'a> Model<'a> {
@@ -216,6 +218,7 @@ impl<'a> Model<'a> {
             pure_value: false,
             alloc_family: libmodel::family(lib),
             free_family: libmodel::family(lib),
+            param_globals: Arc::from([]),
         }
     }
 
@@ -270,6 +273,7 @@ impl<'a> Model<'a> {
             pure_value: false,
             alloc_family: None,
             free_family: None,
+            param_globals: Arc::from([]),
         }
     }
 
@@ -357,6 +361,11 @@ impl<'a> Model<'a> {
     /// in a loop's later iteration would hide the old block a failed grow loses there.
     pub fn releases_arg(&self, i: usize) -> bool {
         self.known && matches!(self.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::Keeps))
+    }
+
+    /// The global a kept argument `i` goes into (`Summary::param_globals`).
+    pub fn param_global(&self, i: usize) -> Option<&Arc<str>> {
+        self.param_globals.iter().find(|g| g.0 == i).map(|g| &g.1)
     }
 
     pub fn arg_effect(&self, i: usize) -> Option<ArgEffect> {

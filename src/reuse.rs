@@ -338,6 +338,7 @@ impl<'a> SccReuse<'a> {
                 pure_value,
                 alloc_family,
                 free_family,
+                param_globals,
             } = s;
             let mut w = Feed(Vec::with_capacity(256));
             (allocator, always_fresh, params, returns_param, returns_param_itself, noreturn, ret_success, alloc_if)
@@ -346,7 +347,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
-            exit_values.hash(&mut w);
+            (exit_values, param_globals).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {
@@ -491,6 +492,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         steps,
         nonneg,
         grows,
+        offsets,
         case_labels,
         tested_elems,
         throws,
@@ -500,7 +502,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     let mut w = Feed(Vec::with_capacity(4096));
     (name, usr, is_static, sig, n_params, returns_pointer, entry, stmts, lowering_notes, bits, steps, case_labels)
         .hash(&mut w);
-    (nonneg, grows).hash(&mut w);
+    (nonneg, grows, offsets).hash(&mut w);
     tested_elems.hash(&mut w);
     (throws, unwinds).hash(&mut w);
     files.loc(*loc).hash(&mut w);
@@ -629,6 +631,7 @@ mod tests {
             steps: Vec::new(),
             nonneg: Vec::new(),
             grows: Vec::new(),
+            offsets: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
             throws: Vec::new(),
@@ -683,6 +686,7 @@ mod tests {
             ("a statement's sign", |g| g.nonneg.push((crate::ir::StmtId(0), 0))),
             ("a statement's floor", |g| g.nonneg.push((crate::ir::StmtId(0), 1))),
             ("a statement that grows", |g| g.grows.push(crate::ir::StmtId(0))),
+            ("a statement's offset", |g| g.offsets.push((crate::ir::StmtId(0), 2))),
             ("a throw", |g| g.throws.push(BlockId(0))),
             ("a call that may throw", |g| {
                 g.unwinds.push(crate::ir::Unwind { call: crate::ir::StmtId(0), cleanups: Vec::new(), handler: None })

@@ -159,6 +159,11 @@ pub struct Summary {
     /// For a deallocator: the family of every free of its parameters (`my_free` calling `free`
     /// is `Malloc`), `None` when they disagree or one is unknown.
     pub free_family: Option<libmodel::Family>,
+    /// Parameters that escape (`ParamFate::Escapes`) only into one global, by its store path
+    /// (`void remember(char *p) { last = p; }` is `(0, "last")`; `fastcheck::param_global`):
+    /// a caller's block passed there is in that global (`EscapeKind::Global`), which
+    /// `global_leaks` asks the whole program about. Sorted by parameter.
+    pub param_globals: Arc<[(usize, Arc<str>)]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +210,7 @@ impl Summary {
             pure_value: false,
             alloc_family: None,
             free_family: None,
+            param_globals: Arc::from([]),
         }
     }
 
@@ -976,6 +982,11 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         // The target called is not known: a family only when every target has it.
         alloc_family: libmodel::Family::meet(sums.iter().map(|s| s.alloc_family)),
         free_family: libmodel::Family::meet(sums.iter().map(|s| s.free_family)),
+        param_globals: if sums.iter().all(|s| s.param_globals == first.param_globals) {
+            first.param_globals.clone()
+        } else {
+            first.param_globals.iter().filter(|g| sums.iter().all(|s| s.param_globals.contains(g))).cloned().collect()
+        },
     }
 }
 
@@ -1131,6 +1142,7 @@ impl<'a> Model<'a> {
             pure_value: s.pure_value,
             alloc_family: if fresh_result { s.alloc_family } else { None },
             free_family: s.free_family,
+            param_globals: s.param_globals.clone(),
         }
     }
 }

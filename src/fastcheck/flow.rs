@@ -377,11 +377,7 @@ pub(super) fn flow(
             (_, Some(op)) => {
                 // Still in a global on the way out: kept there, for the rest of the program.
                 for (name, g) in std::mem::take(&mut st.globals) {
-                    events.push(Event {
-                        kind: EventKind::Escape(EscapeKind::Global(Some(name))),
-                        guard: g,
-                        weak: false,
-                    });
+                    events.push(Event { kind: EventKind::Escape(EscapeKind::Global(name)), guard: g, weak: false });
                 }
                 // Guards of handing the cell back here: as the result, and below a parameter.
                 let mut returned_here = GuardId::FALSE;
@@ -839,19 +835,17 @@ fn value_guard(cx: &CheckCx, st: &State, op: &Operand) -> GuardId {
 }
 
 pub(super) fn escape_kind(cx: &CheckCx, place: &Place) -> EscapeKind {
+    // A global, a field of a global struct, an element of a global array (`names[]`: any
+    // element), however nested: named, so that `global_leaks` can ask who hands it on.
+    if let Some(path) = crate::global_leaks::global_store_path(place) {
+        return EscapeKind::Global(path.into());
+    }
     match place {
-        Place::Global(g) => EscapeKind::Global(Some(g.as_str().into())),
+        Place::Global(g) => EscapeKind::Global(g.as_str().into()),
         Place::Local(_) => EscapeKind::LocalStorage,
-        Place::Index(inner) => match &**inner {
-            Place::Local(_) => EscapeKind::Array,
-            Place::Global(_) => EscapeKind::Global(None),
-            _ => EscapeKind::Array,
-        },
+        Place::Index(_) => EscapeKind::Array,
         Place::Field(inner, _) => match inner.root_local() {
             Some(l) if matches!(**inner, Place::Local(_)) && cx.func.local(l).is_aggregate => EscapeKind::LocalStorage,
-            _ if matches!(**inner, Place::Global(_)) => {
-                EscapeKind::Global(crate::global_leaks::global_path(place).map(|g| g.into()))
-            }
             _ => EscapeKind::Heap,
         },
         Place::Deref(_) => EscapeKind::Heap,
@@ -1096,7 +1090,12 @@ fn transfer(
                     },
                     Some(ArgEffect::Keeps) if moved(i) => {}
                     Some(ArgEffect::Keeps) => {
-                        events.push(Event { kind: EventKind::Escape(retained(model, callee)), guard: g, weak: false })
+                        // Kept in a global (`Summary::param_globals`): named, as a store there.
+                        let kind = match model.and_then(|m| m.param_global(i)) {
+                            Some(global) => EscapeKind::Global(global.clone()),
+                            None => retained(model, callee),
+                        };
+                        events.push(Event { kind: EventKind::Escape(kind), guard: g, weak: false })
                     }
                     _ => {}
                 }
@@ -2160,7 +2159,7 @@ fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<E
     }
     for i in released.into_iter().rev() {
         let (name, g) = st.globals.remove(i);
-        events.push(Event { kind: EventKind::Escape(EscapeKind::Global(Some(name))), guard: g, weak: false });
+        events.push(Event { kind: EventKind::Escape(EscapeKind::Global(name)), guard: g, weak: false });
     }
 }
 

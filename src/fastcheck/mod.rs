@@ -185,9 +185,9 @@ impl Config {
 /// Where a cell went that this function no longer answers for.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EscapeKind {
-    /// Stored into a global: the one named (`g`, or `g.f` for a field of a global struct), or
-    /// `None` for an element of a global array.
-    Global(Option<std::sync::Arc<str>>),
+    /// Stored into a global: the one named by its store path (`g`, `g.f` for a field of a
+    /// global struct, `g[]` for an element of a global array: `global_leaks::global_store_path`).
+    Global(std::sync::Arc<str>),
     /// Stored through a pointer or into a field of pointed-to memory.
     Heap,
     Array,

@@ -365,7 +365,9 @@ fn flow_site(
         Ok(x) => (x, Globals::Hold),
         // Stored straight into a named global (`g = strdup(s)`): followed there, so that a later
         // store into it that loses the cell is a leak. The start key is no slot of the function.
-        Err(Some(EscapeKind::Global(Some(name)))) if matches!(slot, SiteSlot::Result) => {
+        // An element of a global array (`names[]`) is not followed: which one a later store
+        // overwrites is not known.
+        Err(Some(EscapeKind::Global(name))) if matches!(slot, SiteSlot::Result) && !name.contains('[') => {
             (Key { root: LocalId(u32::MAX), path: u32::MAX }, Globals::HoldFrom(name))
         }
         Err(Some(kind)) => {

@@ -269,7 +269,9 @@ pub fn summarize(
         pure_value: !allocator && pure_value(func, |s| cx.model(s)),
         alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
         free_family: crate::libmodel::Family::meet(free_families.into_iter()),
+        param_globals: std::sync::Arc::from([]),
     };
+    let summary = Summary { param_globals: param_globals(cx, &summary.params), ..summary };
     (summary, param_double_frees)
 }
 
@@ -447,7 +449,6 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let ret_const = returned_constant(func);
     let pre = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some());
     Some(Summary {
-        params,
         heap: heap.into(),
         heap_pure: pure,
         writes,
@@ -457,8 +458,26 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
         noreturn_when: pre.noreturn_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: pure_value(func, |s| cx.model(s)),
+        param_globals: param_globals(cx, &params),
+        params,
         ..Summary::plain(func.n_params as usize, noreturn)
     })
+}
+
+/// `Summary::param_globals`: for each parameter that escapes, the one global it goes into
+/// (`param_global`), if any.
+fn param_globals(cx: &CheckCx, params: &[ParamFate]) -> std::sync::Arc<[(usize, std::sync::Arc<str>)]> {
+    if !params.contains(&ParamFate::Escapes) {
+        return std::sync::Arc::from([]);
+    }
+    let func = cx.func;
+    let reading = statements_reading(func);
+    func.params()
+        .zip(params)
+        .enumerate()
+        .filter(|(_, (p, fate))| **fate == ParamFate::Escapes && cx.tracked[p.index()])
+        .filter_map(|(i, (p, _))| Some((i, param_global(func, |s| cx.model(s), &cx.tracked, &reading, p)?)))
+        .collect()
 }
 
 /// The function's result depends on its argument values alone (`Summary::pure_value`): it
@@ -1132,6 +1151,44 @@ fn param_use<'m>(
     reading: &[Vec<u32>],
     p: LocalId,
 ) -> ParamUse {
+    param_use_with(func, model_of, tracked, reading, p, &mut |_| {})
+}
+
+/// The global a parameter that escapes goes into, when every escape `param_use` finds is a
+/// store into that one global (its `global_leaks::global_store_path`: `g`, `cfg.name`,
+/// `names[]`) or a call that keeps the argument in it (`Summary::param_globals`):
+/// `void remember(char *p) { last = p; }`. The caller's block passed there is then in that
+/// global, which `global_leaks` asks the whole program about. `None` when it may go anywhere
+/// else too, or is freed or returned on some path.
+pub fn param_global<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+    p: LocalId,
+) -> Option<std::sync::Arc<str>> {
+    let mut into: Option<Option<std::sync::Arc<str>>> = None;
+    let mut agreed = true;
+    let usage = param_use_with(func, model_of, tracked, reading, p, &mut |g| match &into {
+        None => into = Some(g),
+        Some(first) => agreed &= *first == g && g.is_some(),
+    });
+    match (usage, agreed) {
+        (ParamUse::Escapes, true) => into.flatten(),
+        _ => None,
+    }
+}
+
+/// `param_use`, telling `escape` where each escape goes: `Some(global)` for a store into a
+/// global or a callee that keeps the argument in one, `None` for anywhere else.
+fn param_use_with<'m>(
+    func: &crate::ir::Function,
+    model_of: impl Fn(StmtId) -> Option<&'m crate::summary::Model<'m>>,
+    tracked: &[bool],
+    reading: &[Vec<u32>],
+    p: LocalId,
+    escape: &mut dyn FnMut(Option<std::sync::Arc<str>>),
+) -> ParamUse {
     let mut holders = vec![p];
     let mut is_holder = vec![false; func.locals.len()];
     is_holder[p.index()] = true;
@@ -1156,7 +1213,10 @@ fn param_use<'m>(
                             Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. } | ArgEffect::FreesIfArg { .. }) => {
                                 return ParamUse::NeedsFlow
                             }
-                            Some(ArgEffect::Keeps) => escapes = true,
+                            Some(ArgEffect::Keeps) => {
+                                escapes = true;
+                                escape(model.and_then(|m| m.param_global(i)).cloned());
+                            }
                             _ => {}
                         }
                     }
@@ -1171,7 +1231,10 @@ fn param_use<'m>(
                         holders.push(*l);
                     }
                     Some(Place::Local(l)) if tracked[l.index()] => {}
-                    Some(_) => escapes = true,
+                    Some(d) => {
+                        escapes = true;
+                        escape(crate::global_leaks::global_store_path(d).map(Into::into));
+                    }
                     None => {}
                 }
             }

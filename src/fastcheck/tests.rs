@@ -29,6 +29,7 @@ impl Build {
                 steps: Vec::new(),
                 nonneg: Vec::new(),
                 grows: Vec::new(),
+                offsets: Vec::new(),
                 case_labels: Vec::new(),
                 tested_elems: Vec::new(),
                 throws: Vec::new(),

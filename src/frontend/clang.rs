@@ -399,6 +399,16 @@ pub fn is_bool(t: CXType) -> bool {
     k == CXType_Bool
 }
 
+/// A signed integer type (`int`, `long`, `ssize_t`; not plain `char` where it is unsigned, not
+/// an enum).
+pub fn is_signed_integer(t: CXType) -> bool {
+    let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
+    matches!(
+        k,
+        CXType_SChar | CXType_Char_S | CXType_Short | CXType_Int | CXType_Long | CXType_LongLong | CXType_Int128
+    )
+}
+
 /// An unsigned integer type (`size_t`, `unsigned`, `u_int`; not `_Bool`, not an enum).
 pub fn is_unsigned(t: CXType) -> bool {
     let k = if is_own_canonical_kind(t.kind) { t.kind } else { canonical(t).kind };
@@ -431,6 +441,12 @@ fn is_own_canonical_kind(k: CXTypeKind) -> bool {
 pub fn canonical(t: CXType) -> CXType {
     // SAFETY: plain FFI on a type value.
     unsafe { clang_getCanonicalType(t) }
+}
+
+/// The size of a type in bytes (negative where libclang cannot say: incomplete, dependent).
+pub fn size_of(t: CXType) -> i64 {
+    // SAFETY: plain FFI on a type value.
+    unsafe { clang_Type_getSizeOf(t) }
 }
 
 pub fn array_element(t: CXType) -> CXType {

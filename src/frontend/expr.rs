@@ -38,29 +38,31 @@ fn use_(op: Operand) -> Rvalue {
 /// Peel parentheses, casts (implicit ones are `UnexposedExpr`s with one child at the same
 /// location) and `__extension__`.
 pub(super) fn strip_plain(t: &Tree, mut e: Cursor) -> Cursor {
-    loop {
-        let next = match e.kind() {
-            CXCursor_ParenExpr | CXCursor_CStyleCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
-            // C++'s named casts and `T(x)` of a scalar type: transparent, as C's casts are.
-            CXCursor_CXXStaticCastExpr
-            | CXCursor_CXXReinterpretCastExpr
-            | CXCursor_CXXConstCastExpr
-            | CXCursor_CXXDynamicCastExpr
-            | CXCursor_CXXFunctionalCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
-            CXCursor_UnexposedExpr => {
-                let mut kids = t.kids(e);
-                match (kids.len(), kids.next()) {
-                    (1, Some(only)) if only.is_expression() && only.same_location(e) => Some(only),
-                    _ => None,
-                }
+    while let Some(n) = strip_step(t, e) {
+        e = n;
+    }
+    e
+}
+
+/// One step of `strip_plain`: the expression inside `e`, if `e` is one it peels.
+fn strip_step(t: &Tree, e: Cursor) -> Option<Cursor> {
+    match e.kind() {
+        CXCursor_ParenExpr | CXCursor_CStyleCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
+        // C++'s named casts and `T(x)` of a scalar type: transparent, as C's casts are.
+        CXCursor_CXXStaticCastExpr
+        | CXCursor_CXXReinterpretCastExpr
+        | CXCursor_CXXConstCastExpr
+        | CXCursor_CXXDynamicCastExpr
+        | CXCursor_CXXFunctionalCastExpr => t.kids(e).rev().find(|c| c.is_expression()),
+        CXCursor_UnexposedExpr => {
+            let mut kids = t.kids(e);
+            match (kids.len(), kids.next()) {
+                (1, Some(only)) if only.is_expression() && only.same_location(e) => Some(only),
+                _ => None,
             }
-            CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Extension => t.kids(e).next(),
-            _ => None,
-        };
-        match next {
-            Some(n) => e = n,
-            None => return e,
         }
+        CXCursor_UnaryOperator if e.unop() == CXUnaryOperator_Extension => t.kids(e).next(),
+        _ => None,
     }
 }
 
@@ -107,7 +109,13 @@ impl Lowerer<'_, '_, '_> {
                 let loc = self.loc(e);
                 let class = if matches!(rv, Rvalue::AddrOf(_)) { TypeClass::Pointer } else { e.type_class() };
                 let t = self.new_temp(class, loc);
+                // `i + 2 > size`: the temporary is `i` plus a constant (`Function::offsets`).
+                let offset = self.offset(e, &rv);
+                let id = StmtId::from_usize(self.stmts.len());
                 self.assign(Place::Local(t), rv, loc);
+                if let Some(k) = offset {
+                    self.offsets.push((id, k));
+                }
                 Operand::Place(Place::Local(t))
             }
             None => Operand::Unknown,
@@ -149,6 +157,48 @@ impl Lowerer<'_, '_, '_> {
                 self.assign(dst, rv, loc);
             }
         }
+    }
+
+    /// The constant `e` adds to one integer local, when `e` is `x + k`, `k + x` or `x - k` for a
+    /// constant `k` and `rv` its lowering (`x` and `k` its only operands): `Function::offsets`.
+    /// A sum of signed type, or of unsigned type that adds (`n - 1` of a `size_t` wraps at 0).
+    fn offset(&self, e: Cursor, rv: &Rvalue) -> Option<i64> {
+        let Rvalue::Opaque(ops) = rv else { return None };
+        let s = self.strip(e);
+        if s.kind() != CXCursor_BinaryOperator || s.type_class() != TypeClass::Other || clang::is_bool(s.ty()) {
+            return None;
+        }
+        let sub = match s.binop() {
+            CXBinaryOperator_Add => false,
+            CXBinaryOperator_Sub => true,
+            _ => return None,
+        };
+        let (signed, unsigned) = (clang::is_signed_integer(s.ty()), clang::is_unsigned(s.ty()));
+        let kids = self.kids(s);
+        let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else { return None };
+        // The constant as written (`i + -2` is flattened to the operands `i, 2`).
+        let (kl, kr) = (self.strip(l).eval_int(), self.strip(r).eval_int());
+        let k = match (kl, kr) {
+            (None, Some(k)) if sub => k.checked_neg()?,
+            (None, Some(k)) | (Some(k), None) if !sub => k,
+            _ => return None,
+        };
+        let one_local = matches!(
+            &ops[..],
+            [Operand::Place(Place::Local(_)), Operand::Const(_)] | [Operand::Const(_), Operand::Place(Place::Local(_))]
+        );
+        // A cast around the sum (stripped with it) may narrow it: `(unsigned char)(c + 1)`.
+        // Only one to a signed type at least as wide keeps its value.
+        let inner = clang::canonical(s.ty());
+        let mut kept = true;
+        let mut c = Some(e);
+        while let Some(at) = c {
+            let outer = clang::canonical(at.ty());
+            kept &= outer.kind == inner.kind
+                || (clang::is_signed_integer(outer) && signed && clang::size_of(outer) >= clang::size_of(inner));
+            c = strip_step(&self.cx.tree, at);
+        }
+        (one_local && kept && (signed || (unsigned && k >= 0))).then_some(k)
     }
 
     /// The least value of `e` (stripped), as a sum of unsigned type adds up its operands: each

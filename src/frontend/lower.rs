@@ -1267,6 +1267,8 @@ pub(super) struct Lowerer<'c, 't, 'i> {
     pub nonneg: Vec<(StmtId, i64)>,
     /// `Function::grows`, in statement order.
     pub grows: Vec<StmtId>,
+    /// `Function::offsets`, in statement order.
+    pub offsets: Vec<(StmtId, i64)>,
     /// `Function::case_labels`, unsorted.
     pub case_labels: Vec<(BlockId, i64, String)>,
     /// `Function::tested_elems`, in block order (a block ends once).
@@ -1446,6 +1448,7 @@ impl<'c, 't, 'i> Lowerer<'c, 't, 'i> {
             steps: Vec::new(),
             nonneg: Vec::new(),
             grows: Vec::new(),
+            offsets: Vec::new(),
             case_labels: Vec::new(),
             tested_elems: Vec::new(),
             scopes: Vec::new(),
@@ -1743,6 +1746,7 @@ impl Lowerer<'_, '_, '_> {
             steps: self.steps,
             nonneg: self.nonneg,
             grows: self.grows,
+            offsets: self.offsets,
             case_labels: {
                 let mut v = self.case_labels;
                 v.sort();

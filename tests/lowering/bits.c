@@ -46,3 +46,20 @@ unsigned long floors_and_growth(unsigned long n, int s) {
     m *= 0;
     return m + w;
 }
+
+/* Temporaries that hold a local plus a constant: signed sums either way round, an unsigned sum
+ * that adds; not an unsigned difference (it wraps at 0), nor a sum cast to something narrower,
+ * nor a sum of two locals. */
+int offsets(int i, unsigned long n, int j, int size) {
+    int r = 0;
+    if (i + 2 > size) r++;
+    if (3 + i < size) r++;
+    if (i - 1 >= size) r++;
+    if (i + -4 == size) r++;
+    if (n + 1 > (unsigned long)size) r++;
+    if (n - 1 > (unsigned long)size) r++;
+    if ((unsigned char)(i + 1) > size) r++;
+    if ((long)(i + 5) > size) r++;
+    if (i + j > size) r++;
+    return r;
+}
