@@ -2099,7 +2099,8 @@ fn redefine_unknown(cx: &CheckCx, guards: &mut Guards, st: &mut State, l: LocalI
 /// and a named one now holds it under `g` (`State::globals`). False when `dst` is no global.
 fn hold_in_global(st: &mut State, dst: &Place, g: GuardId) -> bool {
     let Some(path) = crate::global_leaks::global_path(dst) else {
-        // An element of a global array: an escape, as before.
+        // An element of a global array: an escape (named `g[]` by `escape_kind`), never followed
+        // for overwrites.
         return false;
     };
     let field_of =
