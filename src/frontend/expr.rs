@@ -318,6 +318,10 @@ impl Lowerer<'_, '_, '_> {
         match e.binop() {
             CXBinaryOperator_Assign => {
                 let loc = self.loc(e);
+                if let Some((other, op)) = self.self_update(l, r) {
+                    let p = self.update(l, other, op, loc);
+                    return Some(use_(Operand::Place(p)));
+                }
                 let p = self.place(l);
                 self.assign_to(p.clone(), r, loc);
                 Some(use_(Operand::Place(p)))
@@ -590,9 +594,53 @@ impl Lowerer<'_, '_, '_> {
         let (Some(&l), Some(&r)) = (kids.first(), kids.get(1)) else {
             return self.operand_place(Operand::Unknown, TypeClass::Other, loc);
         };
+        self.update(l, r, e.binop(), loc)
+    }
+
+    /// `x = x + e`, `x = x - e`, `n = 1 + n`, `size = 2 * size` on a variable: the compound
+    /// assignment it is (`x += e`, ...), so that a step or a growth is recorded as for `+=`
+    /// (C evaluates and converts both the same way). `None` for any other assignment.
+    fn self_update(&mut self, l: Cursor, r: Cursor) -> Option<(Cursor, CXBinaryOperatorKind)> {
+        let var = self.strip(l);
+        if var.kind() != CXCursor_DeclRefExpr {
+            return None;
+        }
+        let d = var.referenced()?;
+        if !matches!(d.kind(), CXCursor_VarDecl | CXCursor_ParmDecl) {
+            return None;
+        }
+        let rhs = self.strip(r);
+        if rhs.kind() != CXCursor_BinaryOperator {
+            return None;
+        }
+        let op = rhs.binop();
+        let kids = self.kids(rhs);
+        let (Some(&a), Some(&b)) = (kids.first(), kids.get(1)) else { return None };
+        let names_var = |me: &mut Self, c: Cursor| {
+            let c = me.strip(c);
+            c.kind() == CXCursor_DeclRefExpr && c.referenced().is_some_and(|x| x.decl_key() == d.decl_key())
+        };
+        let commutes = matches!(op, CXBinaryOperator_Add | CXBinaryOperator_Mul);
+        let other = if names_var(self, a) {
+            b
+        } else if commutes && names_var(self, b) {
+            a
+        } else {
+            return None;
+        };
+        let compound = match op {
+            CXBinaryOperator_Add => CXBinaryOperator_AddAssign,
+            CXBinaryOperator_Sub => CXBinaryOperator_SubAssign,
+            CXBinaryOperator_Mul => CXBinaryOperator_MulAssign,
+            _ => return None,
+        };
+        Some((other, compound))
+    }
+
+    /// `l op= r` (a compound assignment's operator), lowered into `l`'s place.
+    fn update(&mut self, l: Cursor, r: Cursor, op: CXBinaryOperatorKind, loc: Loc) -> Place {
         let p = self.place(l);
         let v = self.expr(r);
-        let op = e.binop();
         let ptr_step = matches!(op, CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign)
             && l.type_class() == TypeClass::Pointer;
         // `flags |= F`, `flags &= ~F`: the bits it sets or clears, and keeps from the old value.
