@@ -1563,8 +1563,14 @@ impl<'a> FnCx<'a> {
         keys
     }
 
-    /// The slot at `path` inside the object local `l` holds (a constructor's result).
+    /// The slot at `path` inside the object local `l` holds (a constructor's result), or in the
+    /// struct `l` is (a struct returned by value).
     pub fn result_slot(&self, l: LocalId, path: &str) -> Option<Key> {
+        // Below a pointer result (`*.buf`), or in a struct returned by value (`.data`).
+        let ok = if path.starts_with('*') { self.is_tracked(l) } else { self.field_aggregates[l.index()] };
+        if !ok {
+            return None;
+        }
         let id = *self.table().ids.get(path)?;
         Some(Key { root: l, path: id })
     }

@@ -453,7 +453,7 @@ fn leak_message(func: &Function, v: &SiteVerdict, steps: &[Step], at: &Locator) 
         Category::NeverFreedLocal | Category::NeverFreedMain => {
             if let Some(Step::Lost { how: Lost::AliasedInCallee { callee, slot, .. }, .. }) = steps.last() {
                 format!("memory allocated by '{a}' is lost inside '{callee}': two of its arguments lead to '{slot}', and a later store there overwrites it")
-            } else if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded, .. })) {
+            } else if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded | Lost::DiscardedIn(_), .. })) {
                 format!("memory allocated by '{a}' is never freed: the result is discarded")
             } else {
                 format!("memory allocated by '{a}' is never freed")
@@ -612,6 +612,10 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<
                     Lost::Return => "the function returns here without freeing the memory".to_string(),
                     Lost::Throw => "an exception leaves the function here without freeing the memory".to_string(),
                     Lost::Discarded => format!("the pointer returned by '{allocator}' is discarded here"),
+                    Lost::DiscardedIn(path) => format!(
+                        "the object returned by '{allocator}' is discarded here, with the memory in its field '{}'",
+                        path.trim_start_matches('.')
+                    ),
                     Lost::AliasedInCallee { callee, args, slot } => format!(
                         "arguments {} and {} of '{callee}' both lead to '{slot}': the callee stores the memory there, then overwrites it",
                         args.0 + 1,

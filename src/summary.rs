@@ -933,7 +933,7 @@ fn meet_all(sums: &[&Summary]) -> Summary {
             Vec::new()
         },
         out_fresh_if: first.out_fresh_if.filter(|a| sums.iter().all(|s| s.out_fresh_if == Some(*a))),
-        ret_fresh: if allocator && sums.iter().all(|s| s.ret_fresh == first.ret_fresh) {
+        ret_fresh: if sums.iter().all(|s| s.allocator == allocator && s.ret_fresh == first.ret_fresh) {
             first.ret_fresh.clone()
         } else {
             Vec::new()
@@ -1119,7 +1119,9 @@ impl<'a> Model<'a> {
             // Fresh when argument `i` is non-NULL, else `i`: NULL then, holding nothing.
             else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| !(f.0 == i && f.2))),
             out_paths: out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
-            ret_paths: if matches!(ret, RetEffect::Fresh(_)) { s.ret_fresh.clone() } else { Vec::new() },
+            // A struct returned by value (`Summary::ret_fresh` of a function that is no allocator)
+            // holds its fresh cells whatever the call returns.
+            ret_paths: if matches!(ret, RetEffect::Fresh(_)) || !s.allocator { s.ret_fresh.clone() } else { Vec::new() },
             ret_values: if matches!(ret, RetEffect::Fresh(_)) { s.ret_values.clone() } else { Vec::new() },
             out_values: if out_fresh.is_empty() { Vec::new() } else { s.out_values.clone() },
             exit_values: s.exit_values.clone(),

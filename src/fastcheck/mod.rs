@@ -264,6 +264,9 @@ pub enum Lost {
     Throw,
     /// The allocating call's result is not stored anywhere.
     Discarded,
+    /// The struct a call returns by value is not stored anywhere, with the cell in the field at
+    /// this path (`.data`).
+    DiscardedIn(std::sync::Arc<str>),
     /// The callee stores the cell below argument `args.0`, then stores something else below
     /// argument `args.1` at the same place (`slot`): both arguments name it.
     AliasedInCallee { callee: String, args: (usize, usize), slot: String },

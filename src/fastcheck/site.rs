@@ -27,15 +27,28 @@ pub fn sites(cx: &CheckCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
         let node = DagNode(b as u32);
         for (i, s) in cx.stmts_of(node).iter().enumerate() {
             let Some(model) = cx.model(*s) else { continue };
-            if matches!(model.ret, RetEffect::Fresh(_)) {
+            let fresh = matches!(model.ret, RetEffect::Fresh(_));
+            if fresh {
                 out.push((node, i, *s, SiteSlot::Result));
+            }
+            if !model.ret_paths.is_empty() {
                 let Stmt::Call { dst, .. } = cx.func.stmt(*s) else { continue };
-                if let Some(Place::Local(l)) = dst {
-                    for path in &model.ret_paths {
-                        if cx.is_tracked(*l) && cx.result_slot(*l, path).is_some() {
+                match dst {
+                    Some(Place::Local(l)) => {
+                        for path in &model.ret_paths {
+                            if cx.result_slot(*l, path).is_some() {
+                                out.push((node, i, *s, SiteSlot::ResultPath(path.clone())));
+                            }
+                        }
+                    }
+                    // A struct returned by value that nobody stores: its cells are lost with it
+                    // (an allocator's result is a site of its own, which says so).
+                    None if !fresh => {
+                        for path in &model.ret_paths {
                             out.push((node, i, *s, SiteSlot::ResultPath(path.clone())));
                         }
                     }
+                    _ => {}
                 }
             }
             for (a, e) in &model.args {
@@ -334,8 +347,9 @@ fn flow_site(
                 let ok = guards.lit(*a, true);
                 psrc = guards.and(psrc, ok);
             }
-            match dst.as_ref().and_then(|d| d.as_local()) {
-                Some(l) if cx.is_tracked(l) => cx.result_slot(l, path).ok_or(Some(EscapeKind::Heap)),
+            match dst {
+                Some(Place::Local(l)) => cx.result_slot(*l, path).ok_or(Some(EscapeKind::Heap)),
+                None => Err(None),
                 _ => Err(Some(EscapeKind::Heap)),
             }
         }
@@ -375,7 +389,9 @@ fn flow_site(
             verdict.category = Category::Unknown;
             return Prepared::Done(verdict);
         }
-        Err(None) if !cx.model(stmt).is_some_and(|m| m.always_fresh) => {
+        // The cells of a discarded struct (`Summary::ret_fresh`) exist wherever their allocations
+        // succeeded.
+        Err(None) if !matches!(slot, SiteSlot::ResultPath(_)) && !cx.model(stmt).is_some_and(|m| m.always_fresh) => {
             // A wrapper that does not always return fresh memory (`alloc(p, 0)` frees and
             // returns NULL): a discarded result says nothing.
             verdict.escapes.push(EscapeKind::Discarded);
@@ -385,7 +401,11 @@ fn flow_site(
         Err(None) => {
             verdict.category = if is_main { Category::NeverFreedMain } else { Category::NeverFreedLocal };
             let loc = cx.func.stmt_loc(stmt);
-            verdict.leak = Some(vec![Step::Lost { loc, how: Lost::Discarded }]);
+            let how = match slot {
+                SiteSlot::ResultPath(path) => Lost::DiscardedIn(path.clone()),
+                _ => Lost::Discarded,
+            };
+            verdict.leak = Some(vec![Step::Lost { loc, how }]);
             return Prepared::Done(verdict);
         }
     };

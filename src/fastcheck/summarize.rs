@@ -248,7 +248,9 @@ pub fn summarize(
         alloc_if,
         out_fresh,
         out_fresh_if,
-        ret_fresh: if allocator { ret_fresh } else { Vec::new() },
+        // An allocator's are below the pointer it returns (`*.buf`); a function returning a
+        // struct by value hands over the cells in the struct itself (`.data`).
+        ret_fresh: if allocator { ret_fresh } else { ret_fresh.into_iter().filter(|p| !p.starts_with('*')).collect() },
         heap: heap.into(),
         heap_families: heap_families.into(),
         ret_values: if allocator { common_values(&fresh_returns, |v| &v.ret_values) } else { Vec::new() },
