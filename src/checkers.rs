@@ -453,7 +453,8 @@ fn leak_message(func: &Function, v: &SiteVerdict, steps: &[Step], at: &Locator) 
         Category::NeverFreedLocal | Category::NeverFreedMain => {
             if let Some(Step::Lost { how: Lost::AliasedInCallee { callee, slot, .. }, .. }) = steps.last() {
                 format!("memory allocated by '{a}' is lost inside '{callee}': two of its arguments lead to '{slot}', and a later store there overwrites it")
-            } else if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded | Lost::DiscardedIn(_), .. })) {
+            } else if steps.iter().any(|s| matches!(s, Step::Lost { how: Lost::Discarded | Lost::DiscardedIn(_), .. }))
+            {
                 format!("memory allocated by '{a}' is never freed: the result is discarded")
             } else {
                 format!("memory allocated by '{a}' is never freed")

@@ -25,7 +25,9 @@
 //!   a pointer (`through`), not a named field; a whole object stored through a pointer to an
 //!   unknown type (`*p = *q`), `memset`/`memcpy` of an object that is not the function's own, or
 //!   an unknown callee may write anything (`All`). Stores into the function's own locals are not
-//!   seen by callers and do not count.
+//!   seen by callers and do not count, nor are stores into a block it allocated itself through a
+//!   local whose every definition is a call returning only fresh blocks (`w->next` after `w =
+//!   xmalloc (..)`): no object that existed before the call is written.
 //! - The members of an SCC share one set (the union of their own), so recursion needs no
 //!   fixpoint. A set of more than `MAX_NAMES` names is `All`: summaries stay small.
 //! - Names, not declarations: two `static` globals of one name in different files are one

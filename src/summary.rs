@@ -1121,7 +1121,11 @@ impl<'a> Model<'a> {
             out_paths: out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
             // A struct returned by value (`Summary::ret_fresh` of a function that is no allocator)
             // holds its fresh cells whatever the call returns.
-            ret_paths: if matches!(ret, RetEffect::Fresh(_)) || !s.allocator { s.ret_fresh.clone() } else { Vec::new() },
+            ret_paths: if matches!(ret, RetEffect::Fresh(_)) || !s.allocator {
+                s.ret_fresh.clone()
+            } else {
+                Vec::new()
+            },
             ret_values: if matches!(ret, RetEffect::Fresh(_)) { s.ret_values.clone() } else { Vec::new() },
             out_values: if out_fresh.is_empty() { Vec::new() } else { s.out_values.clone() },
             exit_values: s.exit_values.clone(),
@@ -1198,27 +1202,34 @@ pub fn written_of_scc(
     };
     for &m in members {
         let func = &program.functions[m];
+        // Whether call `si` returns a fresh block (or NULL): `(sometimes, always)`.
         let locals = OwnLocals::new(func, |si| match &func.stmts[si] {
             Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
                 match summaries.direct_callee(m, si, name, usr) {
-                    Direct::Library(lib) => matches!(lib.ret, RetEffect::Fresh(_)),
-                    Direct::Defined(j) => summaries.get(j).is_some_and(|s| s.allocator && s.returns_param.is_none()),
-                    Direct::Undefined => false,
+                    Direct::Library(lib) => {
+                        let fresh = matches!(lib.ret, RetEffect::Fresh(_));
+                        (fresh, fresh)
+                    }
+                    Direct::Defined(j) => summaries.get(j).map_or((false, false), |s| {
+                        let fresh = s.allocator && s.returns_param.is_none();
+                        (fresh, fresh && s.always_fresh && s.alloc_if.is_none())
+                    }),
+                    Direct::Undefined => (false, false),
                 }
             }
-            _ => false,
+            _ => (false, false),
         });
         let pointee_known = |q: LocalId| locals.pointee_known(q);
         for (si, s) in func.stmts.iter().enumerate() {
             match s {
                 Stmt::Assign { dst, src } => {
                     direct(dst, &mut names);
-                    if fields_known {
+                    if fields_known && !locals.in_own_object(dst) {
                         let scalar = crate::global_writes::scalar_value(func, src);
                         fields_known = store_field_writes(&pointee_known, dst, scalar, &mut fields, &mut through);
                         // A field whose address the function takes may be written through it.
                         if let Rvalue::AddrOf(p) = src {
-                            if p.storage_local().is_none() {
+                            if p.storage_local().is_none() && !locals.in_own_object(p) {
                                 store_field_writes(&pointee_known, p, true, &mut fields, &mut through);
                             }
                         }
@@ -1227,7 +1238,7 @@ pub fn written_of_scc(
                 Stmt::Call { dst, callee, args } => {
                     if let Some(d) = dst {
                         direct(d, &mut names);
-                        if fields_known {
+                        if fields_known && !locals.in_own_object(d) {
                             fields_known = store_field_writes(&pointee_known, d, false, &mut fields, &mut through);
                         }
                     }
@@ -1355,14 +1366,18 @@ struct OwnLocals<'f> {
     /// Per local: every definition is an assignment of the address of the function's own
     /// storage (`t = &conv`) or a call to an allocator (`p = alloc (n)`).
     own: Vec<bool>,
+    /// Per local: every definition is a call that returns only fresh blocks (or NULL), never
+    /// an object that existed before (`w = xmalloc (..)`): a subset of `own`.
+    fresh: Vec<bool>,
 }
 
 impl<'f> OwnLocals<'f> {
-    fn new(func: &'f Function, fresh_call: impl Fn(usize) -> bool) -> OwnLocals<'f> {
+    fn new(func: &'f Function, fresh_call: impl Fn(usize) -> (bool, bool)) -> OwnLocals<'f> {
         let n = func.locals.len();
         let mut defs: Vec<Option<Option<&Rvalue>>> = vec![None; n];
         let mut count = vec![0u32; n];
         let mut own = vec![true; n];
+        let mut fresh = vec![true; n];
         for (si, st) in func.stmts.iter().enumerate() {
             match st {
                 Stmt::Assign { dst: Place::Local(d), src } => {
@@ -1371,13 +1386,14 @@ impl<'f> OwnLocals<'f> {
                     if !matches!(src, Rvalue::AddrOf(p) if p.storage_local().is_some()) {
                         own[d.index()] = false;
                     }
+                    fresh[d.index()] = false;
                 }
                 Stmt::Call { dst: Some(Place::Local(d)), .. } => {
                     count[d.index()] += 1;
                     defs[d.index()] = Some(None);
-                    if !fresh_call(si) {
-                        own[d.index()] = false;
-                    }
+                    let (sometimes, always) = fresh_call(si);
+                    own[d.index()] &= sometimes;
+                    fresh[d.index()] &= always;
                 }
                 _ => {}
             }
@@ -1389,9 +1405,10 @@ impl<'f> OwnLocals<'f> {
             // A parameter holds the caller's value until it is redefined.
             if *c == 0 || i < func.n_params as usize {
                 own[i] = false;
+                fresh[i] = false;
             }
         }
-        OwnLocals { func, defs, own }
+        OwnLocals { func, defs, own, fresh }
     }
 
     /// The argument of a call is the calling function's own object: a local array, or a local
@@ -1401,6 +1418,20 @@ impl<'f> OwnLocals<'f> {
     fn own_object(&self, a: &Operand) -> bool {
         let Operand::Place(Place::Local(l)) = a else { return false };
         self.func.local(*l).is_aggregate || self.own[l.index()]
+    }
+
+    /// The place is inside an object the function allocated itself (`w->next` after `w =
+    /// xmalloc (..)`): a store there writes no object that existed before the call, so no
+    /// caller's test of a field it could already read changes.
+    fn in_own_object(&self, p: &Place) -> bool {
+        let mut p = p;
+        loop {
+            match p {
+                Place::Field(b, _) | Place::Index(b) => p = b,
+                Place::Deref(b) => return matches!(&**b, Place::Local(q) if self.fresh[q.index()]),
+                Place::Local(_) | Place::Global(_) => return false,
+            }
+        }
     }
 
     /// What pointer `q` points to is known to be a scalar or a pointer (`LocalDecl::pointee_pointer`),
