@@ -1046,7 +1046,7 @@ pub fn flow_insensitive_params_reading<'m>(
 /// is not copied whole, passed on or returned, and no field's value is stored,
 /// passed to a callee that may keep or free it, or returned), so that the caller's blocks in the
 /// fields of the struct it passed are still only its own; `Escapes` otherwise. Where its
-/// address is taken (`oidhash(&oid)`, an array parameter's decay) it is not followed. A field is
+/// address is taken (`oidhash(&oid)`) it is not followed. A field is
 /// followed as `param_use` follows a pointer; which fields hold pointers is not known, so an
 /// integer field stored elsewhere counts too (the caller then loses a leak, never gains one).
 fn struct_param_use<'m>(
@@ -1057,25 +1057,6 @@ fn struct_param_use<'m>(
     p: LocalId,
 ) -> ParamFate {
     let of_p = |op: &Operand| matches!(op, Operand::Place(q) if q.root_local() == Some(p));
-    // A parameter declared as an array (`char *argv[]`) is a pointer in C, but the IR keeps it
-    // an aggregate indexed in place (`argv[]`); it keeps the old answer, `Reads`, which does
-    // not follow its elements (a gap: the IR should make it a pointer).
-    let indexed = |q: &Place| matches!(q, Place::Index(inner) if inner.as_local() == Some(p));
-    let mentions_index = |op: &Operand| matches!(op, Operand::Place(q) if indexed(q));
-    let as_array = func.stmts.iter().any(|s| match s {
-        Stmt::Assign { dst, src } => {
-            indexed(dst)
-                || match src {
-                    Rvalue::Use(op) => mentions_index(op),
-                    Rvalue::Opaque(ops) => ops.iter().any(mentions_index),
-                    Rvalue::AddrOf(q) => indexed(q),
-                }
-        }
-        Stmt::Call { dst, args, .. } => dst.as_ref().is_some_and(indexed) || args.iter().any(mentions_index),
-    });
-    if as_array {
-        return ParamFate::Reads;
-    }
     for (si, st) in func.stmts.iter().enumerate() {
         let goes = match st {
             Stmt::Assign { dst, src: Rvalue::Use(op) } if of_p(op) => match (op, dst.as_local()) {
@@ -1085,8 +1066,8 @@ fn struct_param_use<'m>(
                 }
                 _ => true,
             },
-            // Its address (`&oid`, and an array parameter's decay, `char *argv[]`, `va_list`)
-            // is not followed: as before, the callee's fields stay the caller's (a gap).
+            // Its address (`&oid`) is not followed: as before, the callee's fields stay the
+            // caller's (a gap).
             Stmt::Assign { .. } => false,
             Stmt::Call { args, .. } => {
                 let model = model_of(StmtId::from_usize(si));

@@ -818,8 +818,24 @@ impl Cursor {
         unsafe { clang_getCursorType(self.0) }
     }
 
+    /// The class of the cursor's type, as C uses it: a parameter declared as an array (`char
+    /// *argv[]`, `int a[4]`, `va_list` on some targets) is a pointer to its first element, and so
+    /// is a reference to one (libclang reports the type as written).
     pub fn type_class(self) -> TypeClass {
-        classify(self.ty())
+        let class = classify(self.ty());
+        if class == TypeClass::Array && self.is_array_parameter() {
+            return TypeClass::Pointer;
+        }
+        class
+    }
+
+    /// A parameter declared with an array type, or a reference to one.
+    fn is_array_parameter(self) -> bool {
+        match self.kind() {
+            CXCursor_ParmDecl => true,
+            CXCursor_DeclRefExpr => self.referenced().is_some_and(|d| d.kind() == CXCursor_ParmDecl),
+            _ => false,
+        }
     }
 
     pub fn result_type(self) -> CXType {

@@ -1588,8 +1588,13 @@ impl Lowerer<'_, '_, '_> {
             class = TypeClass::Pointer;
         }
         let id = LocalId::from_usize(self.locals.len());
+        // A parameter declared as an array points to its element type.
+        let pointee = match super::clang::classify(decl.ty()) {
+            TypeClass::Array => super::clang::array_element(decl.ty()),
+            _ => super::clang::pointee(decl.ty()),
+        };
         let pointee_pointer = (class == TypeClass::Pointer)
-            .then(|| match super::clang::classify(super::clang::pointee(decl.ty())) {
+            .then(|| match super::clang::classify(pointee) {
                 TypeClass::Pointer => Some(true),
                 TypeClass::Other | TypeClass::Float => Some(false),
                 _ => None,
