@@ -78,10 +78,15 @@ pub const VAR_KEY: &str = "variable ";
 /// function's type spelling starts with, so a call the hierarchy does not resolve has no target.
 pub const VIRTUAL_KEY: &str = "virtual ";
 
+/// The start of the `sig` of a call through a C++ `std::function` field or variable
+/// (`frontend/lambdas.rs`, `std_function_call`), followed by the `std::function`'s type: no
+/// function's type spelling starts with it, so an open field has no target by signature.
+pub const STD_FUNCTION_SIG: &str = "call through ";
+
 /// How messages name the callee of an indirect call with signature `sig`: the method of a
-/// virtual call, else "a function pointer".
+/// virtual call, the `std::function` of a call through one, else "a function pointer".
 pub fn indirect_name(sig: &str) -> &str {
-    sig.strip_prefix(VIRTUAL_KEY).unwrap_or("a function pointer")
+    sig.strip_prefix(VIRTUAL_KEY).or_else(|| sig.strip_prefix(STD_FUNCTION_SIG)).unwrap_or("a function pointer")
 }
 
 /// A C++ class definition of the program, or a class template (which drip does not analyse), as

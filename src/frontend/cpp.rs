@@ -298,6 +298,11 @@ impl TuCtx<'_, '_> {
             }
             CXType_Record if !self.owns_resources(c) => Death::Trivial,
             CXType_Record if super::stdlib::string(c) => Death::Trivial,
+            // A `std::function` holds a function, or a closure whose captures drip never follows
+            // (a lambda handed to it is not analysed: what it names escapes where it is
+            // written), so its death releases nothing drip follows and a class holding one is
+            // followed (`fields.rs`: the calls through it).
+            CXType_Record if super::lambdas::is_std_function(self, c) => Death::Trivial,
             CXType_Record if super::stdlib::unique_ptr(c).is_some() => {
                 let key = c.data[0] as usize;
                 if let Some(d) = self.deaths.get(&key) {
@@ -990,6 +995,9 @@ impl Lowerer<'_, '_, '_> {
             return None;
         }
         if let Some(r) = self.held_call(e, decl, want) {
+            return Some(r);
+        }
+        if let Some(r) = self.std_function_call(e, decl, want) {
             return Some(r);
         }
         Some(self.cpp_call_on(e, decl, want, None))

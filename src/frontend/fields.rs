@@ -34,6 +34,21 @@
 //!   value) and `memcpy` are not stores into the fields: the copied value was built by
 //!   initializers and assignments that are recorded here. This is the usual assumption of
 //!   field-based call-graph construction; type punning through other struct types breaks it.
+//! - C++ `std::function` members (of a `struct` or `class`, not of a class template) and
+//!   `std::function` variables of static storage (globals, `static`s, static members; a local
+//!   one is `lambdas.rs`'s) are keyed the same way, and a call `h.on_done (p)` through one is
+//!   `Callee::Indirect` with that key (`lambdas.rs`, `std_function_call`). Their stores:
+//!   `operator=`, a constructor's member initializer, a default member initializer
+//!   (`default_member_store`), an aggregate's initializer list, a variable's initializer. What
+//!   is stored is a function's name (`destroy`, `&destroy`), nothing (`nullptr`, an empty
+//!   `std::function`), a lambda that captures nothing (`[]`: lowered as a function of its own,
+//!   `lower::lower_lambda`, USR `drip:c++:lambda:FILE@OFFSET`, the target) or a parameter of
+//!   the storing function (`param_stores`: a caller passing a `std::function` object names no
+//!   function, so the key opens); anything else opens the key: a capturing lambda, another
+//!   `std::function` (a local, a field, `std::move (f)`), `std::bind`. Every use of such a
+//!   field or variable below a walked root that is not a call through it, a store, a copy from
+//!   it, `operator bool` or `==`/`!=` opens it too (`swap`, a non-`const` reference, `&h.f`),
+//!   since it may change what it holds.
 
 #![allow(non_upper_case_globals)]
 
@@ -43,6 +58,7 @@ use clang_sys::*;
 
 use super::clang::{self, classify, Cursor, TypeClass};
 use super::expr::strip_plain;
+use super::lambdas::is_std_function;
 use super::lower::{Holds, TuCtx};
 use super::tree::Tree;
 use crate::ir::VAR_KEY;
@@ -175,7 +191,10 @@ impl TuCtx<'_, '_> {
             return None;
         }
         let rec = field.semantic_parent()?;
-        if rec.kind() != CXCursor_StructDecl {
+        // A C++ `class` holding a `std::function` is keyed as a struct is; a class template's
+        // fields are dependent and get no key.
+        let class_ok = rec.kind() == CXCursor_ClassDecl && is_std_function(self, field.ty());
+        if rec.kind() != CXCursor_StructDecl && !class_ok {
             return None;
         }
         let rec_name = if rec.is_anonymous() {
@@ -198,10 +217,14 @@ impl TuCtx<'_, '_> {
     /// declaration or a function definition): initializer lists (of globals, statics, locals and
     /// compound literals), assignments `x.f = v` / `p->f = v`, and `&x.f`.
     pub fn collect_field_stores(&mut self, root: Cursor) {
+        let cpp = self.cpp;
         let keep = |c: Cursor| match c.kind() {
             CXCursor_InitListExpr | CXCursor_VarDecl => true,
             CXCursor_BinaryOperator => c.binop() == CXBinaryOperator_Assign,
             CXCursor_UnaryOperator => c.unop() == CXUnaryOperator_AddrOf,
+            // `std::function` fields and variables: the calls that use or store them, and
+            // every use.
+            CXCursor_CallExpr | CXCursor_MemberRefExpr | CXCursor_DeclRefExpr => cpp,
             _ => false,
         };
         let found: Vec<Cursor> = if self.tree.is_root(root) {
@@ -224,11 +247,21 @@ impl TuCtx<'_, '_> {
             self.store_root = None;
             self.note_var_decl(root);
         }
+        if root.kind() == CXCursor_Constructor {
+            self.member_initializer_stores(root);
+        }
         // Lists inside lists are handled with their enclosing list, which knows the type of the
         // member they initialize; the walk is pre-order, so the enclosing list comes first.
         let mut nested: HashSet<usize> = HashSet::new();
+        // C++: the uses of `std::function` fields and variables that neither call nor store
+        // them, nor read them (`std_function_call`), open them: they may change what is held
+        // (`swap`, `std::move`, a non-`const` reference).
+        let mut allowed: HashSet<usize> = HashSet::new();
+        let mut uses: Vec<Cursor> = Vec::new();
         for c in found {
             match c.kind() {
+                CXCursor_CallExpr => self.std_function_call(c, &mut allowed),
+                CXCursor_MemberRefExpr | CXCursor_DeclRefExpr => uses.push(c),
                 CXCursor_InitListExpr => {
                     if !nested.contains(&c.stmt_key()) {
                         self.init_list_stores(c, c.ty(), &mut nested);
@@ -252,6 +285,13 @@ impl TuCtx<'_, '_> {
                 }
             }
         }
+        for u in uses {
+            if !allowed.contains(&u.stmt_key()) {
+                if let Some(key) = self.std_function_key(u) {
+                    self.open_fields.push(key);
+                }
+            }
+        }
         self.end_field_group(outer);
         self.store_root = outer_root;
     }
@@ -270,7 +310,11 @@ impl TuCtx<'_, '_> {
         if let Some(k) = self.field_keys.get(&decl.decl_key()) {
             return k.clone();
         }
-        let usr = if clang::is_function_pointer(decl.ty()) { decl.usr() } else { String::new() };
+        // A `std::function` only when it outlives every call (a global, a `static`): a local
+        // one is `lambdas.rs`'s.
+        let callable = clang::is_function_pointer(decl.ty())
+            || (self.cpp && decl.has_global_storage() && is_std_function(self, decl.ty()));
+        let usr = if callable { decl.usr() } else { String::new() };
         let key = (!usr.is_empty()).then(|| format!("{VAR_KEY}{usr}"));
         self.field_keys.insert(decl.decl_key(), key.clone());
         key
@@ -317,7 +361,7 @@ impl TuCtx<'_, '_> {
     /// The key of `e` if it is an access to a function-pointer field (`x.f`, `p->f`).
     pub fn member_field_key(&mut self, e: Cursor) -> Option<String> {
         let m = self.strip(e);
-        if m.kind() != CXCursor_MemberRefExpr || !clang::is_function_pointer(m.ty()) {
+        if m.kind() != CXCursor_MemberRefExpr || !self.holds_callable(m.ty()) {
             return None;
         }
         let field = m.referenced()?;
@@ -326,8 +370,21 @@ impl TuCtx<'_, '_> {
 
     /// `value` is stored into the field `key`.
     fn note_stored(&mut self, key: &str, value: Cursor) {
+        // C++: the `std::function` built from the value, and the temporaries around it.
+        let value = if self.cpp { self.peel_std_function(value) } else { value };
         let v = strip_function_value(&self.tree, value);
         match v.kind() {
+            // A lambda written where it is stored: a function of its own when it captures
+            // nothing (`lambda_function`); else the field holds state drip does not follow.
+            CXCursor_LambdaExpr => {
+                if let Some(usr) = self.lambda_function(v) {
+                    self.field_group.push((key.to_string(), usr.clone()));
+                    self.field_targets.push((key.to_string(), usr));
+                } else {
+                    self.open_fields.push(key.to_string());
+                }
+                return;
+            }
             CXCursor_DeclRefExpr => {
                 if let Some(d) = v.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl) {
                     let usr = self.function_usr(d);
@@ -353,6 +410,15 @@ impl TuCtx<'_, '_> {
             }
             _ => {}
         }
+        // An empty `std::function` (`std::function<void (char *)> g;`, `on_done ()`): nothing
+        // to call.
+        if self.cpp
+            && v.kind() == CXCursor_CallExpr
+            && v.num_args() == 0
+            && v.referenced().is_some_and(|d| d.kind() == CXCursor_Constructor)
+        {
+            return;
+        }
         // NULL, and constants such as `(destructor)-1` that name no function: nothing to call.
         if matches!(v.kind(), CXCursor_IntegerLiteral | CXCursor_GNUNullExpr | CXCursor_CXXNullPtrLiteralExpr)
             || v.eval_int().is_some()
@@ -367,6 +433,201 @@ impl TuCtx<'_, '_> {
             return;
         }
         self.open_fields.push(key.to_string());
+    }
+
+    /// `e` without the nodes that only convert or materialise it (implicit casts, temporaries,
+    /// parentheses), as `Lowerer::bare`.
+    fn bare(&self, mut e: Cursor) -> Cursor {
+        while matches!(e.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
+            let mut it = self.kids(e).into_iter().filter(|c| c.is_expression());
+            match (it.next(), it.next()) {
+                (Some(only), None) => e = only,
+                _ => break,
+            }
+        }
+        e
+    }
+
+    /// The callable a `std::function` value is built from: through the temporaries and the
+    /// converting constructor (`std::function<void (char *)> (destroy)`, a lambda's closure, or
+    /// a copy of another `std::function`, which is then what is returned). `std::move (f)` and
+    /// other calls are kept: what they give is not known here.
+    fn peel_std_function(&self, mut e: Cursor) -> Cursor {
+        loop {
+            e = self.bare(e);
+            if e.kind() != CXCursor_CallExpr || e.num_args() != 1 {
+                return e;
+            }
+            if e.referenced().is_some_and(|d| d.kind() != CXCursor_Constructor) {
+                return e;
+            }
+            let Some(a) = e.arg(0) else { return e };
+            e = self.tree.among_kids(e, a);
+        }
+    }
+
+    /// Whether a value of type `t` is something a field or variable key is given for: a
+    /// function pointer, or in C++ a `std::function`.
+    pub(super) fn holds_callable(&mut self, t: CXType) -> bool {
+        clang::is_function_pointer(t) || (self.cpp && is_std_function(self, t))
+    }
+
+    /// The key of `e` if it names a `std::function` field or variable with a key.
+    fn std_function_key(&mut self, e: Cursor) -> Option<String> {
+        if !is_std_function(self, e.ty()) {
+            return None;
+        }
+        match e.kind() {
+            CXCursor_MemberRefExpr => self.member_field_key(e),
+            CXCursor_DeclRefExpr => self.var_ref_key(e),
+            _ => None,
+        }
+    }
+
+    /// A C++ call below a walked root that uses a `std::function` field or variable without
+    /// changing what it holds, or stores into it: the uses go into `allowed` (by `stmt_key`),
+    /// a store (`operator=`) is recorded. Every other use opens the key
+    /// (`collect_field_stores`).
+    fn std_function_call(&mut self, c: Cursor, allowed: &mut HashSet<usize>) {
+        let Some(d) = c.referenced() else { return };
+        let object = |cx: &Self, i: u32| c.arg(i).map(|a| cx.bare(cx.tree.among_kids(c, a)));
+        let member = matches!(d.kind(), CXCursor_CXXMethod | CXCursor_Constructor | CXCursor_ConversionFunction);
+        if member && !d.semantic_parent().is_some_and(|p| is_std_function(self, p.ty())) {
+            return;
+        }
+        // Of the other functions, only the comparisons with `nullptr` (below): two operands.
+        if !member && (d.kind() != CXCursor_FunctionDecl || c.num_args() != 2) {
+            return;
+        }
+        let name = d.spelling();
+        match d.kind() {
+            // `h.on_done (p)`: a call through it.
+            CXCursor_CXXMethod if name == "operator()" => {
+                if let Some(o) = object(self, 0) {
+                    allowed.insert(o.stmt_key());
+                }
+            }
+            // `h.on_done = destroy;`
+            CXCursor_CXXMethod if name == "operator=" => {
+                let (Some(o), Some(v)) = (object(self, 0), c.arg(1)) else { return };
+                if let Some(key) = self.std_function_key(o) {
+                    allowed.insert(o.stmt_key());
+                    let v = self.tree.among_kids(c, v);
+                    self.note_stored(&key, v);
+                }
+            }
+            // A copy (`auto f = h.on_done;`, a copy into another field): a read. A move is
+            // `std::move (x)`, another call, not taken.
+            CXCursor_Constructor if c.num_args() == 1 => {
+                if let Some(o) = object(self, 0) {
+                    allowed.insert(o.stmt_key());
+                }
+            }
+            // `if (h.on_done)`: `operator bool`, on the object the member access names.
+            CXCursor_ConversionFunction => {
+                let m = self.kids(c).into_iter().find(|k| k.kind() == CXCursor_MemberRefExpr);
+                if let Some(o) = m.and_then(|m| self.kids(m).into_iter().find(|k| k.is_expression())) {
+                    allowed.insert(self.bare(o).stmt_key());
+                }
+            }
+            // `h.on_done != nullptr`: the comparisons take their operands by `const &`.
+            CXCursor_FunctionDecl if matches!(name.as_str(), "operator==" | "operator!=") => {
+                for i in 0..c.num_args().max(0) as u32 {
+                    if let Some(o) = object(self, i) {
+                        allowed.insert(o.stmt_key());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The initializers of `std::function` members in a constructor's member initializer list
+    /// (`Hooks () : on_done (destroy) {}`) are stores.
+    fn member_initializer_stores(&mut self, ctor: Cursor) {
+        let kids = self.kids(ctor);
+        for pair in kids.windows(2) {
+            let (k, init) = (pair[0], pair[1]);
+            if k.kind() != CXCursor_MemberRef || !init.is_expression() {
+                continue;
+            }
+            let Some(field) = k.referenced() else { continue };
+            if !is_std_function(self, field.ty()) {
+                continue;
+            }
+            if let Some(key) = self.field_key(field) {
+                self.note_stored(&key, init);
+            }
+        }
+    }
+
+    /// The default member initializers of the `std::function` members of class `class`
+    /// (`std::function<void (char *)> on_done = destroy;`): stores made by every constructor that
+    /// does not name the member. The tree must be rooted at the field (`set_root`) while its
+    /// store is recorded; the lambdas it names are lowered before the next root
+    /// (`take_pending_lambdas`).
+    pub fn default_member_stores(&mut self, class: Cursor) -> Vec<Cursor> {
+        class
+            .children()
+            .into_iter()
+            .filter(|f| f.kind() == CXCursor_FieldDecl && f.children().iter().any(|c| c.is_expression()))
+            .filter(|f| is_std_function(self, f.ty()))
+            .collect()
+    }
+
+    /// The store a field's default member initializer makes (`default_member_stores`); the
+    /// tree is rooted at `field`.
+    pub fn default_member_store(&mut self, field: Cursor) {
+        let Some(key) = self.field_key(field) else { return };
+        let Some(init) = self.kids(field).into_iter().rev().find(|c| c.is_expression()) else { return };
+        let outer = std::mem::take(&mut self.field_group);
+        let outer_root = self.store_root.take();
+        self.note_stored(&key, init);
+        self.end_field_group(outer);
+        self.store_root = outer_root;
+    }
+
+    /// A lambda stored into a field or variable, as a function of its own: its USR, with the
+    /// lambda queued for `lower::lower_lambda` (`pending_lambdas`). Only a lambda that
+    /// captures nothing (`[]`: the function's parameters are the call's arguments, nothing else
+    /// reaches it) and whose parameters are no template's and no object by value; not one in a
+    /// template's body (its types are dependent). `None` for the others.
+    fn lambda_function(&mut self, l: Cursor) -> Option<String> {
+        if self.store_root.is_some_and(|r| r.kind() == CXCursor_FunctionTemplate || super::is_class_template_member(r))
+        {
+            return None;
+        }
+        let (file, start, end) = l.file_span()?;
+        let text = self.file_text(file)?.get(start as usize..end as usize)?;
+        let close = text.iter().position(|&b| b == b']')?;
+        if text.first() != Some(&b'[') || !text[1..close].iter().all(|b| b.is_ascii_whitespace()) {
+            return None;
+        }
+        let kids = self.kids(l);
+        for p in kids.iter().filter(|c| c.kind() == CXCursor_ParmDecl) {
+            let t = clang::canonical(p.ty());
+            if t.kind == CXType_Unexposed || (!clang::is_reference(t) && classify(t) == TypeClass::Record) {
+                return None;
+            }
+        }
+        let body = kids.iter().rev().copied().find(|c| c.kind() == CXCursor_CompoundStmt)?;
+        // An object returned by value would need its copy and its destruction.
+        let mut stack = vec![body];
+        while let Some(c) = stack.pop() {
+            let record = |r: Cursor| r.is_expression() && r.type_class() == TypeClass::Record;
+            match c.kind() {
+                CXCursor_LambdaExpr => continue,
+                CXCursor_ReturnStmt if self.kids(c).into_iter().any(record) => return None,
+                _ => {}
+            }
+            stack.extend(self.kids(c));
+        }
+        let path = self.path_of(l)?;
+        let usr = format!("drip:c++:lambda:{}@{start}", path.display());
+        if !self.pending_lambdas.iter().any(|(_, u)| *u == usr) {
+            self.pending_lambdas.push((l, usr.clone()));
+        }
+        Some(usr)
     }
 
     /// The function whose body is walked and the index of its parameter `v` names, if it names
@@ -439,7 +700,8 @@ impl TuCtx<'_, '_> {
                     // A scalar in braces: `{ { f } }`.
                     self.store_leaf(member, mty, first);
                 }
-            } else if is_aggregate(mty) && !initializes_whole(v, mty) {
+            } else if is_aggregate(mty) && !initializes_whole(v, mty) && !(self.cpp && is_std_function(self, mty)) {
+                // (A `std::function` member is built whole from what the element names.)
                 stack.push(Frame::new(mty));
                 continue;
             } else {
@@ -456,12 +718,23 @@ impl TuCtx<'_, '_> {
     /// its record and array members? Only such members are recorded from initializer lists; the
     /// lists of other types (a TU's large tables: integers, strings) need no walk.
     fn has_function_pointer_field(&mut self, ty: CXType) -> bool {
-        self.type_holds(ty, Holds::FunctionPointerMember, false)
+        self.type_holds(ty, Holds::FunctionPointerMember, false) || (self.cpp && self.has_std_function_field(ty))
+    }
+
+    /// Does a record of type `ty` (or an array of them) have a `std::function` member of its
+    /// own? (An aggregate's initializer list stores into it: `NamedDrop d {"text", destroy};`.)
+    fn has_std_function_field(&mut self, ty: CXType) -> bool {
+        let c = clang::canonical(ty);
+        let c = if classify(c) == TypeClass::Array { clang::canonical(clang::array_element(c)) } else { c };
+        if c.kind != CXType_Record {
+            return false;
+        }
+        clang::record_field_decls(c).into_iter().any(|f| is_std_function(self, f.ty()))
     }
 
     fn store_leaf(&mut self, member: Option<Cursor>, mty: CXType, value: Cursor) {
         let Some(m) = member else { return };
-        if !clang::is_function_pointer(mty) {
+        if !self.holds_callable(mty) {
             return;
         }
         if let Some(key) = self.field_key(m) {

@@ -4,7 +4,11 @@
 //! it builds: called where it is written (`[&] { … } ()`), or held in a local (`auto f = [..]
 //! { … };`, `std::function<…> f = [..] { … };`) whose every use is a call `f (…)` in the same
 //! body. A local `std::function` built from a function's name (`std::function<void (T *)> d =
-//! destroy;`) and used the same way is a call of that function.
+//! destroy;`) and used the same way is a call of that function. A call through a `std::function`
+//! field or variable of static storage that `fields.rs` keys (`h.on_done (p)`, `g_release (p)`)
+//! is an indirect call through that key (`std_function_call`), whose targets are what the
+//! program stores there (a captureless lambda stored there is a function of its own,
+//! `lower::lower_lambda`).
 //! Output: no local for the closure; its by-value captures copied into temporaries where the
 //! lambda is written; at each call, the lambda's parameters as locals given the arguments, then
 //! its body, lowered with the statements of the enclosing function: a by-reference capture is
@@ -15,10 +19,15 @@
 //! flow stops following an address-taken local (a cleanup lambda not called on one path would
 //! then be no leak).
 //! Invariants:
-//! - A closure is resolved only when every use of it is a call lowered here: a closure handed
-//!   to anything else (an algorithm, an unknown function, a field, another lambda) stays
-//!   `cpp::NOT_ANALYSED`, an escape of every local it names, so no report can come from a call
-//!   drip does not see.
+//! - A closure is resolved in place only when every use of it is a call lowered here: a
+//!   closure handed to anything else (an algorithm, an unknown function, a field, another
+//!   lambda) stays `cpp::NOT_ANALYSED` where it is written, an escape of every local it names,
+//!   so no report can come from a call drip does not see. (One stored into a keyed
+//!   `std::function` that captures nothing names no local, and its calls reach its own
+//!   function.)
+//! - A call through a `std::function` that `fields.rs` keys has no target when the key is open
+//!   or nothing is stored: its `sig` (`ir::STD_FUNCTION_SIG`) is no function's type, so it is
+//!   an unknown call, into which its arguments escape.
 //! - Only captures the lowering copies faithfully: by reference (explicit, `&` default), by
 //!   value of a pointer or scalar (explicit, `=` default, or a constant named without capture),
 //!   `this`. Init captures, `*this`, packs, by-value copies of objects and arrays, generic
@@ -131,8 +140,12 @@ enum Init {
 const MAX_NESTING: usize = 6;
 
 /// Whether `t` is a `std::function` (libstdc++'s or libc++'s spelling).
-fn is_std_function(cx: &mut TuCtx, t: CXType) -> bool {
-    let s = cx.type_spelling(clang::canonical(t));
+pub(super) fn is_std_function(cx: &mut TuCtx, t: CXType) -> bool {
+    let c = clang::canonical(t);
+    if c.kind != CXType_Record {
+        return false;
+    }
+    let s = cx.type_spelling(c);
     s.starts_with("std::function<") || s.starts_with("std::__1::function<")
 }
 
@@ -304,6 +317,54 @@ impl Lowerer<'_, '_, '_> {
             }
             Held::Lambda(c) => Some(self.inline_body(e, &c, args, want, loc)),
         }
+    }
+
+    /// A call through a `std::function` field or variable that has a key (`fields.rs`:
+    /// `h.on_done (p)`, `g_release (p)`, `this->cb (x)`): an indirect call through that key,
+    /// given the call's arguments (not the `std::function`), a reference parameter the
+    /// argument's address. Its targets are the functions stored there (and the lambdas, as
+    /// functions of their own); an open key, or one with no store, has none, so the call is
+    /// unknown: the `sig` is no function type. `None` for any other call.
+    pub(super) fn std_function_call(&mut self, e: Cursor, decl: Cursor, want: &Want) -> Option<Option<Rvalue>> {
+        if decl.kind() != CXCursor_CXXMethod || decl.spelling() != "operator()" {
+            return None;
+        }
+        let class = decl.semantic_parent()?;
+        if !is_std_function(self.cx, class.ty()) {
+            return None;
+        }
+        let obj = self.bare(self.cx.tree.among_kids(e, e.arg(0)?));
+        let key = match obj.kind() {
+            CXCursor_MemberRefExpr => self.cx.member_field_key(obj),
+            CXCursor_DeclRefExpr => self.cx.var_ref_key(obj),
+            _ => None,
+        }?;
+        let loc = self.loc(e);
+        // What is evaluated to name the object (`p->hooks[i].cb`): its effects.
+        if obj.kind() == CXCursor_MemberRefExpr {
+            let _ = self.addr_of(obj);
+        }
+        let fn_ty = clang::canonical(decl.ty());
+        let n = e.num_args().max(1) as u32;
+        let mut args = Vec::with_capacity(n as usize - 1);
+        for i in 1..n {
+            let Some(a) = e.arg(i) else {
+                args.push(Operand::Unknown);
+                continue;
+            };
+            let a = self.cx.tree.among_kids(e, a);
+            if clang::param_type(fn_ty, i - 1).is_some_and(clang::is_reference) {
+                let rv = self.addr_of(a);
+                let op = self.rvalue_operand(rv, loc);
+                args.push(op);
+            } else {
+                let op = self.expr(a);
+                args.push(op);
+            }
+        }
+        let sig = format!("{}{}", STD_FUNCTION_SIG, self.cx.type_spelling(clang::canonical(class.ty())));
+        let callee = Callee::Indirect { target: Operand::Unknown, sig, field: Some(key) };
+        Some(self.emit_call(e, callee, args, want.clone(), loc))
     }
 
     /// The body of closure `c` lowered in place of call `e`, its parameters locals initialised

@@ -138,6 +138,10 @@ pub(super) struct TuCtx<'t, 'i> {
     /// Classes (their definitions) whose implicit destructor a call names, not yet lowered: the
     /// TU defines them after its functions (`cpp.rs`, `implicit_destructor`).
     pub(super) pending_dtors: Vec<(Cursor, Rc<CalleeInfo>)>,
+    /// Lambdas stored into `std::function` fields and variables, with their USRs, not yet
+    /// lowered (`fields.rs`, `lambda_function`): `lower_lambda` writes each while the tree is
+    /// still rooted at the declaration holding it.
+    pub(super) pending_lambdas: Vec<(Cursor, String)>,
 }
 
 /// The raw encodings of the locations in one file: `start + offset` for each byte offset up to
@@ -220,6 +224,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             owning: HashMap::new(),
             deaths: HashMap::new(),
             pending_dtors: Vec::new(),
+            pending_lambdas: Vec::new(),
         }
     }
 
@@ -1394,6 +1399,55 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
     lw.terminate(Terminator::Return(None), end_loc);
     let sig = lw.cx.type_spelling(clang::function_type(f.ty())).to_string();
     lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer)
+}
+
+/// A lambda stored into a `std::function` field or variable (`fields.rs`, `lambda_function`),
+/// as a function of its own under `usr`: its parameters are the function's, its body the
+/// function's body. It captures nothing, so its body names nothing of the function it is
+/// written in but constants and statics.
+pub(super) fn lower_lambda(cx: &mut TuCtx, l: Cursor, usr: String) -> Function {
+    let loc = cx.loc(l.location());
+    let file = cx.path_of(l).and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned())).unwrap_or_default();
+    let name = format!("lambda at {file}:{}", loc.line);
+    let mut lw = Lowerer::new(cx, name.clone());
+    let entry = lw.new_block();
+    lw.cur = Some(entry);
+    let kids = lw.kids(l);
+    for (i, p) in kids.iter().copied().filter(|c| c.kind() == CXCursor_ParmDecl).enumerate() {
+        let mut pname = p.spelling();
+        if pname.is_empty() {
+            pname = format!("arg.{i}");
+        }
+        let ploc = lw.cx.loc(p.location());
+        lw.declare_local(p, pname, LocalKind::Param, ploc);
+    }
+    let n_params = lw.locals.len() as u32;
+    let body = kids.iter().rev().copied().find(|c| c.kind() == CXCursor_CompoundStmt);
+    lw.body = body;
+    // What its `return`s give (the lambda's own type is not asked of libclang).
+    let mut returns_pointer = false;
+    let end_loc = match body {
+        Some(b) => {
+            let mut stack = vec![b];
+            while let Some(c) = stack.pop() {
+                if c.kind() == CXCursor_LambdaExpr {
+                    continue;
+                }
+                if c.kind() == CXCursor_ReturnStmt {
+                    returns_pointer |=
+                        lw.kids(c).into_iter().any(|r| r.is_expression() && classify(r.ty()) == TypeClass::Pointer);
+                }
+                stack.extend(lw.kids(c));
+            }
+            lw.stmt(b);
+            let mut l = lw.cx.loc(b.extent_end());
+            l.col = l.col.saturating_sub(1).max(1);
+            l
+        }
+        None => loc,
+    };
+    lw.terminate(Terminator::Return(None), end_loc);
+    lw.finish(name, usr, true, loc, "lambda".to_string(), n_params, returns_pointer)
 }
 
 /// The destructor the compiler writes for `class` (a definition without a destructor of its own

@@ -600,6 +600,7 @@ fn parse_tu(
             cx.collect_function_refs(c);
             cx.collect_field_stores(c);
             cx.collect_global_addrs(true);
+            lower_pending_lambdas(&mut cx, &mut r, path);
             continue;
         }
         let function = matches!(
@@ -647,6 +648,16 @@ fn parse_tu(
                 format!("error: internal error while lowering function `{}`; it is skipped", c.spelling()),
             )),
         }
+        lower_pending_lambdas(&mut cx, &mut r, path);
+    }
+    // The default member initializers of `std::function` members store into them
+    // (`fields.rs`), each walked as a root of its own.
+    for &c in &classes {
+        for f in cx.default_member_stores(c) {
+            cx.set_root(f);
+            cx.default_member_store(f);
+            lower_pending_lambdas(&mut cx, &mut r, path);
+        }
     }
     // After the functions, so that the destructors they call are written in the order they call
     // them; the classes may call for more (a class's own, for `delete` through its bases).
@@ -684,6 +695,22 @@ fn parse_tu(
     r.lower_time = t1.elapsed();
     let inputs = if manifest { tucache::manifest(&tu, cmd) } else { None };
     (r, inputs)
+}
+
+/// The lambdas the last root stored into `std::function` fields and variables
+/// (`TuCtx::pending_lambdas`), lowered as functions of their own while the tree is still rooted
+/// there.
+fn lower_pending_lambdas(cx: &mut lower::TuCtx, r: &mut TuResult, path: &std::path::Path) {
+    for (l, usr) in std::mem::take(&mut cx.pending_lambdas) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lower::lower_lambda(cx, l, usr))) {
+            Ok(f) => r.functions.push(f),
+            Err(_) => r.messages.push(TuMessage::new(
+                path,
+                "error: internal error while lowering a lambda stored into a `std::function`; it is skipped"
+                    .to_string(),
+            )),
+        }
+    }
 }
 
 /// The declarations of a C++ TU that `parse_tu` looks at, in source order: those at the top
