@@ -26,8 +26,8 @@ applies wins).";
 #[command(
     name = "drip",
     version,
-    about = "Finds memory leaks and double frees in C code",
-    long_about = "Finds memory leaks and double frees in C code, across the whole program described \
+    about = "Finds memory leaks and double frees in C and C++ code",
+    long_about = "Finds memory leaks and double frees in C and C++ code, across the whole program described \
                   by a compile database (compile_commands.json).",
     after_help = EXIT_CODES,
     // drip's version text names the libclang loaded at run time: printed by `cli`.

@@ -1,4 +1,4 @@
-//! drip: a whole-program static analyzer for memory leaks and double frees in C.
+//! drip: a whole-program static analyzer for memory leaks and double frees in C and C++.
 //!
 //! Pipeline (see ARCHITECTURE.md): `compdb` → `frontend` (libclang → `ir`) → `cfg` → `fastcheck`
 //! (guards in `guard`, solved by `sat`) → `checkers` → `report`, driven by `driver` and `cli`.
