@@ -1539,17 +1539,21 @@ impl<'a> FnCx<'a> {
     /// (`Model::out_paths`, by `callee_slot`). Once per call: every site's pass asks at every
     /// call, and a callee that fills a large structure has thousands of paths (vim), so the
     /// access paths come sorted for a sweep of the state rather than one lookup each.
+    /// A path whose cell the callee leaves where it is (`PathFate::Reads` in its heap effects)
+    /// is no access path here: the callee stores a fresh cell there only where it finds none,
+    /// as a lazy initialisation does (`if (!s->formats) s->formats = create ();`), so a cell
+    /// the caller keeps there survives the call.
     pub fn out_path_keys(&self, sid: StmtId, args: &[Operand]) -> std::rc::Rc<OutKeys> {
         if let Some(keys) = self.out_keys_memo.borrow().get(&sid) {
             return keys.clone();
         }
         let mut keys = OutKeys::default();
         if let Some(m) = self.model(sid) {
-            for k in m.out_paths.iter().filter_map(|(i, path, _)| args.get(*i).and_then(|a| self.callee_slot(a, path)))
-            {
+            for (i, path, _) in &m.out_paths {
+                let Some(k) = args.get(*i).and_then(|a| self.callee_slot(a, path)) else { continue };
                 if k.is_local() {
                     keys.locals.push(k.root);
-                } else {
+                } else if m.path_fate(*i, path) != crate::model::PathFate::Reads {
                     keys.paths.push(k);
                 }
             }

@@ -64,6 +64,7 @@ mod sat;
 mod settings;
 mod summary;
 mod terminal;
+mod varargs;
 
 /// The command line (`drip check`, `dump-ir`, `capture`, the parse worker): the exit code. Started
 /// as `drip-cc`, drip is `drip capture`'s compiler wrapper instead (`capture::cc`), for an

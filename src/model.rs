@@ -121,6 +121,9 @@ pub struct Model<'a> {
     /// The result is fresh only when argument `.0` masked by `.1` is non-zero (`.2`) or zero
     /// (`!.2`), and the argument's bits do not tell at this call (`Function::operand_bits`).
     pub fresh_if_arg: Option<(usize, i64, bool)>,
+    /// Arguments a summarised callee reallocates (`ParamFate::Reallocs`), as a bit set: what is
+    /// below them moves into the block it returns (`path_fate`).
+    pub reallocs: u64,
     /// With `fresh_if_arg`: the result when it is not fresh is (an alias of) this argument
     /// (`Summary::returns_param`). Append-or-create, `list = append(list, x)`, is fresh when
     /// `list` is NULL and is `list` otherwise; `return copy ? strdup(s) : s;` is `s` when the
@@ -180,6 +183,8 @@ pub struct Model<'a> {
     pub free_family: Option<libmodel::Family>,
     /// `Summary::param_globals`: arguments a summarised callee keeps only in one global.
     pub param_globals: Arc<[(usize, Arc<str>)]>,
+    /// `Summary::va_reads`: arguments a summarised callee only hands to readers (a `va_list`).
+    pub va_reads: u64,
 }
 
 impl<'a> Model<'a> {
@@ -195,6 +200,7 @@ impl<'a> Model<'a> {
             lib: true,
             ret_success: None,
             fresh_if_arg: None,
+            reallocs: 0,
             else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
@@ -219,6 +225,7 @@ impl<'a> Model<'a> {
             alloc_family: libmodel::family(lib),
             free_family: libmodel::family(lib),
             param_globals: Arc::from([]),
+            va_reads: 0,
         }
     }
 
@@ -250,6 +257,7 @@ impl<'a> Model<'a> {
             lib: false,
             ret_success: None,
             fresh_if_arg: None,
+            reallocs: 0,
             else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
@@ -274,6 +282,7 @@ impl<'a> Model<'a> {
             alloc_family: None,
             free_family: None,
             param_globals: Arc::from([]),
+            va_reads: 0,
         }
     }
 
@@ -312,7 +321,21 @@ impl<'a> Model<'a> {
         if !self.known || i >= self.escape_from {
             return PathFate::Escapes;
         }
-        heap_fate(&self.heap, self.heap_pure, i, path)
+        let fate = heap_fate(&self.heap, self.heap_pure, i, path);
+        // A summarised `realloc` (`Summary::params`' `Reallocs`: it frees the block exactly
+        // when it returns a fresh one) moves the contents as the library's does, by a copy the
+        // pass does not follow (openssh's `recallocarray`: `malloc`, `memcpy`, `free`, or the
+        // block itself when it shrinks a little): below the block, cells stay put for callers,
+        // who store the result where the old block was.
+        let moves_contents = path.len() > 1
+            && !matches!(fate, PathFate::Frees | PathFate::FreesCleared)
+            && matches!(self.arg_effect(i), Some(ArgEffect::FreesWhen { on_success: true, else_keeps: false }))
+            && i < 64
+            && self.reallocs & (1 << i) != 0;
+        if moves_contents {
+            return PathFate::Reads;
+        }
+        fate
     }
 
     /// The family of the deallocator that frees the cell below argument `i` at `path`, when

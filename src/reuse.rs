@@ -339,6 +339,8 @@ impl<'a> SccReuse<'a> {
                 alloc_family,
                 free_family,
                 param_globals,
+                va_reads,
+                varargs_read,
             } = s;
             let mut w = Feed(Vec::with_capacity(256));
             (allocator, always_fresh, params, returns_param, returns_param_itself, noreturn, ret_success, alloc_if)
@@ -347,7 +349,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
-            (exit_values, param_globals).hash(&mut w);
+            (exit_values, param_globals, va_reads, varargs_read).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

@@ -164,6 +164,12 @@ pub struct Summary {
     /// a caller's block passed there is in that global (`EscapeKind::Global`), which
     /// `global_leaks` asks the whole program about. Sorted by parameter.
     pub param_globals: Arc<[(usize, Arc<str>)]>,
+    /// Parameters (a bit each, below 64) the function only hands, as they are, to callees that
+    /// only read them: a `va_list` given to `vfprintf` (`varargs::va_reads`).
+    pub va_reads: u64,
+    /// The variadic arguments are only read (`varargs::va_reads`): a call's extras do not
+    /// escape (`printf`-like wrappers).
+    pub varargs_read: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,6 +217,8 @@ impl Summary {
             alloc_family: None,
             free_family: None,
             param_globals: Arc::from([]),
+            va_reads: 0,
+            varargs_read: false,
         }
     }
 
@@ -987,6 +995,8 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         } else {
             first.param_globals.iter().filter(|g| sums.iter().all(|s| s.param_globals.contains(g))).cloned().collect()
         },
+        va_reads: sums.iter().fold(u64::MAX, |bits, s| bits & s.va_reads),
+        varargs_read: sums.iter().all(|s| s.varargs_read),
     }
 }
 
@@ -1104,7 +1114,8 @@ impl<'a> Model<'a> {
             .collect();
         args.extend(out_fresh.iter().filter(|o| &*o.1 == "*").map(|(i, _, succ)| (*i, ArgEffect::OutFresh(*succ))));
         args.sort_by_key(|a| a.0);
-        let escape_from = s.params.len();
+        // A variadic call's extras escape unless the callee only reads them (`varargs`).
+        let escape_from = if s.varargs_read { usize::MAX } else { s.params.len() };
         Model {
             name,
             ret,
@@ -1119,6 +1130,12 @@ impl<'a> Model<'a> {
             // Fresh when argument `i` is non-NULL, else `i`: NULL then, holding nothing.
             else_arg: s.returns_param.filter(|&i| fresh_if_arg.is_some_and(|f| !(f.0 == i && f.2))),
             out_paths: out_fresh.iter().filter(|o| &*o.1 != "*").cloned().collect(),
+            reallocs: s
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(i, f)| *i < 64 && matches!(f, ParamFate::Reallocs { .. }))
+                .fold(0, |bits, (i, _)| bits | 1 << i),
             // A struct returned by value (`Summary::ret_fresh` of a function that is no allocator)
             // holds its fresh cells whatever the call returns.
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) || !s.allocator {
@@ -1149,6 +1166,7 @@ impl<'a> Model<'a> {
             alloc_family: if fresh_result { s.alloc_family } else { None },
             free_family: s.free_family,
             param_globals: s.param_globals.clone(),
+            va_reads: s.va_reads,
         }
     }
 }

@@ -116,7 +116,7 @@ pub fn summarize(
             freed_and_stored.push(i);
             ParamFate::Frees
         } else if freed != GuardId::FALSE {
-            free_fate(cx, guards, solver, freed, freed_or_ended, escaped, &rets, &mut ret_success)
+            free_fate(cx, guards, solver, p, freed, freed_or_ended, escaped, &rets, &mut ret_success)
         } else if escaped != GuardId::FALSE {
             ParamFate::Escapes
         } else {
@@ -136,6 +136,9 @@ pub fn summarize(
                 returns_param = Some(i);
                 fate
             }
+            // Returned only where it is reallocated in place (`realloc_fate`): the caller sees
+            // a realloc, which may hand back the same block too.
+            (true, ParamFate::Reallocs { .. }) => fate,
             (true, _) => ParamFate::Escapes,
             (false, f) => f,
         };
@@ -272,8 +275,16 @@ pub fn summarize(
         alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
         free_family: crate::libmodel::Family::meet(free_families.into_iter()),
         param_globals: std::sync::Arc::from([]),
+        va_reads: 0,
+        varargs_read: false,
     };
-    let summary = Summary { param_globals: param_globals(cx, &summary.params), ..summary };
+    let va = crate::varargs::va_reads(func, |s| cx.model(s));
+    let summary = Summary {
+        param_globals: param_globals(cx, &summary.params),
+        va_reads: va.params,
+        varargs_read: va.extras,
+        ..summary
+    };
     (summary, param_double_frees)
 }
 
@@ -450,6 +461,7 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let writes = crate::alias::writes(cx, &[], &[]).into();
     let ret_const = returned_constant(func);
     let pre = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some());
+    let va = crate::varargs::va_reads(func, |s| cx.model(s));
     Some(Summary {
         heap: heap.into(),
         heap_pure: pure,
@@ -461,6 +473,8 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: pure_value(func, |s| cx.model(s)),
         param_globals: param_globals(cx, &params),
+        va_reads: va.params,
+        varargs_read: va.extras,
         params,
         ..Summary::plain(func.n_params as usize, noreturn)
     })
@@ -872,6 +886,7 @@ fn free_fate(
     cx: &CheckCx,
     guards: &Guards,
     solver: &mut Solver,
+    param: LocalId,
     freed: GuardId,
     freed_or_ended: GuardId,
     escaped: GuardId,
@@ -902,7 +917,7 @@ fn free_fate(
                 }
             }
         }
-        if let Some(size) = realloc_fate(cx, guards, solver, freed, freed_or_ended, rets) {
+        if let Some(size) = realloc_fate(cx, guards, solver, param, freed, freed_or_ended, rets) {
             return ParamFate::Reallocs { size };
         }
     }
@@ -943,13 +958,16 @@ fn free_fate(
 
 /// Whether the parameter whose guards these are is reallocated (`summary::ParamFate::Reallocs`):
 /// on every return either NULL is returned with the block untouched, or the result of one
-/// allocation that succeeded exactly when the block was freed. `Some(Some(size))` when, besides,
-/// the block is always freed where parameter `size` is zero (a `lua_Alloc`); `Some(None)` when
-/// no size test says so (a wrapper passing its size on).
+/// allocation that succeeded exactly when the block was freed, or the block itself, not freed
+/// (resized in place, as `realloc` may do: openssh's `recallocarray` keeps a block that shrinks
+/// a little), and some return reallocates. `Some(Some(size))` when, besides, the block is
+/// always freed where parameter `size` is zero (a `lua_Alloc`); `Some(None)` when no size test
+/// says so (a wrapper passing its size on).
 fn realloc_fate(
     cx: &CheckCx,
     guards: &Guards,
     solver: &mut Solver,
+    param: LocalId,
     freed: GuardId,
     freed_or_ended: GuardId,
     rets: &[(DagNode, GuardId, Option<i64>)],
@@ -963,6 +981,12 @@ fn realloc_fate(
                 continue;
             }
             if *value == Some(0) {
+                if !unsat(solver, &[(*p, true), (sized, true), (freed, true)]) {
+                    return false;
+                }
+                continue;
+            }
+            if returns_local(cx, *node, param) {
                 if !unsat(solver, &[(*p, true), (sized, true), (freed, true)]) {
                     return false;
                 }
@@ -986,6 +1010,12 @@ fn realloc_fate(
         }
     }
     reallocates_when(solver, GuardId::TRUE).then_some(None)
+}
+
+/// Whether the `return` ending `node` returns local `x` itself.
+fn returns_local(cx: &CheckCx, node: DagNode, x: LocalId) -> bool {
+    let block = cx.func.block(cx.dag.block[node.index()]);
+    matches!(&block.term, Terminator::Return(Some(Operand::Place(Place::Local(y)))) if *y == x)
 }
 
 /// The success atom of the allocation whose result the `return` ending `node` returns, when it
