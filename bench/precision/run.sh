@@ -3,7 +3,7 @@
 # hand-made triage tables in bench/precision/triage/ (real or false, with a one-line reason).
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
-#        programs: tmux bash bash-malloc vim git openssh, and the C++ ones tinyxml2 snappy leveldb
+#        programs: tmux bash bash-malloc vim git openssh jq, and the C++ ones tinyxml2 snappy leveldb
 #                  re2 fmtlib ninja cppcheck groff
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
@@ -24,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff jq)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -103,7 +103,10 @@ fetch() {
   rm -rf "$dir/src" "$dir/dl"
   mkdir -p "$dir/dl"
   say "apt-get source $pkg"
-  (cd "$dir/dl" && apt-get source -q "$pkg" >&2) || die "apt-get source $pkg failed"
+  # A mirror may lack the security archive's newest upload: then the release's own version.
+  (cd "$dir/dl" && { apt-get source -q "$pkg" >&2 ||
+    { rm -rf "$dir/dl"/*; apt-get source -q "$pkg/$(. /etc/os-release && echo "$VERSION_CODENAME")" >&2; }; }) ||
+    die "apt-get source $pkg failed"
   d=$(find "$dir/dl" -mindepth 1 -maxdepth 1 -type d | head -n1)
   [ -n "$d" ] || die "apt-get source $pkg unpacked nothing"
   mv "$d" "$dir/src"
@@ -206,6 +209,15 @@ debian_program() {
       fetch groff groff
       build groff './configure -q --without-x --with-doc=no' \
         make -j2 ACLOCAL=true AUTOMAKE=true AUTOCONF=true AUTOHEADER=true lib/unitypes.h lib/uniwidth.h troff pic ;;
+    jq)
+      # As Debian builds it: with Debian's libonig (its patch drops the bundled oniguruma),
+      # autoreconf for the patched configure.ac and Makefile.am, the shipped lexer and parser
+      # (dh's --disable-maintainer-mode). Only libjq and the jq binary; the generated headers
+      # are BUILT_SOURCES, which named targets do not build.
+      apt_need dpkg-dev gcc make autoconf automake libtool libonig-dev
+      fetch jq jq
+      build jq 'autoreconf -fi >/dev/null 2>&1 && ./configure -q --disable-static --disable-maintainer-mode --disable-docs --disable-valgrind' \
+        sh -c 'make src/builtin.inc src/version.h && make -j2 jq' ;;
   esac
 }
 
