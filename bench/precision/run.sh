@@ -4,7 +4,7 @@
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
 #        programs: tmux bash bash-malloc vim git openssh, and the C++ ones tinyxml2 snappy leveldb
-#                  re2 fmtlib ninja cppcheck groff
+#                  re2 fmtlib ninja cppcheck groff, and GNU make (gmake)
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
 #        --rebuild  build the Debian programs again (their tree is otherwise reused)
@@ -24,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff gmake)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -206,6 +206,14 @@ debian_program() {
       fetch groff groff
       build groff './configure -q --without-x --with-doc=no' \
         make -j2 ACLOCAL=true AUTOMAKE=true AUTOCONF=true AUTOHEADER=true lib/unitypes.h lib/uniwidth.h troff pic ;;
+    gmake)
+      # GNU make 4.3 (make-dfsg): the make program only (gnulib's lib/ first, for its generated
+      # headers), without Guile, NLS, documents or tests. The Debian source ships no configure:
+      # it is generated as Debian's build does (dh-autoreconf).
+      apt_need dpkg-dev gcc make autoconf automake autopoint gettext pkg-config
+      fetch gmake make-dfsg
+      build gmake 'autoreconf -fi >/dev/null 2>&1 && ./configure -q --without-guile --disable-nls' \
+        sh -c 'make -C lib -j2 && make -j2 make' ;;
   esac
 }
 
