@@ -3,8 +3,8 @@
 # hand-made triage tables in bench/precision/triage/ (real or false, with a one-line reason).
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
-#        programs: tmux bash bash-malloc vim git openssh jq, and the C++ ones tinyxml2 snappy leveldb
-#                  re2 fmtlib ninja cppcheck groff
+#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), and the C++ ones
+#                  tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
 #        --rebuild  build the Debian programs again (their tree is otherwise reused)
@@ -24,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff jq)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff jq gmake)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -218,6 +218,14 @@ debian_program() {
       fetch jq jq
       build jq 'autoreconf -fi >/dev/null 2>&1 && ./configure -q --disable-static --disable-maintainer-mode --disable-docs --disable-valgrind' \
         sh -c 'make src/builtin.inc src/version.h && make -j2 jq' ;;
+    gmake)
+      # GNU make 4.3 (make-dfsg): the make program only (gnulib's lib/ first, for its generated
+      # headers), without Guile, NLS, documents or tests. The Debian source ships no configure:
+      # it is generated as Debian's build does (dh-autoreconf).
+      apt_need dpkg-dev gcc make autoconf automake autopoint gettext pkg-config
+      fetch gmake make-dfsg
+      build gmake 'autoreconf -fi >/dev/null 2>&1 && ./configure -q --without-guile --disable-nls' \
+        sh -c 'make -C lib -j2 && make -j2 make' ;;
   esac
 }
 
