@@ -734,6 +734,15 @@ impl Facts {
                     self.store_kills(cx, groups, ix, d, &mut kills);
                 }
                 self.call_kills(cx, groups, ix, sid, args, &mut kills);
+                // The result of an allocator that never returns NULL (`xmalloc` dies instead)
+                // is an address, as `k = "text"` is, whatever the local held on other paths
+                // (`a = NULL; if (y) goto out; a = xmalloc (n); .. out: if (a) ..`). Its success
+                // atom, when a pass has one, is free: the fact must not depend on it.
+                if let Some((m, k)) = cx.model(sid).zip(dst.as_ref().and_then(key_of)) {
+                    if m.never_null && crate::cfg::call_success(m) == Some(crate::libmodel::Success::NonNull) {
+                        gen = FactGen::Address(k);
+                    }
+                }
                 if let Some(m) = cx.model(sid) {
                     for (i, path, c) in &m.exit_values {
                         let Some((root, prefix)) = args.get(*i).and_then(|a| cx.arg_slots(a)) else { continue };

@@ -10,7 +10,8 @@
 //!
 //! Input: a function's IR and its calls' models (`Model`, including the raw `never_null_when` and
 //! `ret_const_when` of summarised callees). Output: `never_null` (every reachable `return` hands
-//! back a fresh block that is not NULL, with no precondition), `never_null_when` (the same when
+//! back a pointer that is not NULL, a fresh block or one taken off a free list, with no
+//! precondition), `never_null_when` (the same when
 //! parameter `i` is the constant `c`), `ret_const_when` (every reachable `return` returns one
 //! constant when parameter `i` is `c`), an allocator's `null_when` (every reachable `return`
 //! returns NULL then) and `noreturn_when` (no `return` is reachable then, of a function that may
@@ -381,6 +382,13 @@ fn all_fresh(rets: Option<Vec<Option<Val>>>) -> bool {
     rets.is_some_and(|r| !r.is_empty() && r.iter().all(|v| *v == Some(Val::Fresh)))
 }
 
+/// Every return some path reaches hands back a pointer that is not NULL (and one does): a
+/// fresh block, or one the function had (a block taken off a free list after a test of it, as
+/// dtoa's `Balloc` recycles them), which callers see as the allocator's result all the same.
+fn all_non_null(rets: Option<Vec<Option<Val>>>) -> bool {
+    rets.is_some_and(|r| !r.is_empty() && r.iter().all(|v| matches!(v, Some(Val::Fresh | Val::NonZero))))
+}
+
 /// Every return some path reaches hands back NULL (and one does).
 fn all_null(rets: &[Option<Val>]) -> bool {
     !rets.is_empty() && rets.iter().all(|v| *v == Some(Val::Const(0)))
@@ -437,7 +445,7 @@ pub fn returns<'f, 'm: 'f>(
         return out;
     }
     if allocator {
-        out.never_null = all_fresh(cx.returns(None));
+        out.never_null = all_non_null(cx.returns(None));
     }
     let want_null = allocator && !out.never_null;
     // An allocator's result is a block or NULL, never a constant its callers would fold; but
