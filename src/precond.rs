@@ -161,6 +161,7 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
     /// The state at the end of block `b`'s statements, `None` when a call ends the path there.
     fn through_block(&self, b: BlockId, mut s: State) -> Option<State> {
         for &sid in &self.func.block(b).stmts {
+            self.dereferenced(&mut s, self.func.stmt(sid));
             match self.func.stmt(sid) {
                 Stmt::Assign { dst, src } => {
                     let v = match src {
@@ -179,6 +180,51 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
             }
         }
         Some(s)
+    }
+
+    /// A statement that reads or writes through a local pointer (`b->wds`, `*p = c`) runs only
+    /// where it is not NULL: from there on it is not (dtoa's `multadd (b, ..)` hands back the
+    /// `b` it dereferenced, or a fresh block). Before the statement's own assignment, which may
+    /// give the local another value (`p = p->next`).
+    fn dereferenced(&self, s: &mut State, stmt: &Stmt) {
+        let mut places: Vec<&Place> = Vec::new();
+        match stmt {
+            Stmt::Assign { dst, src } => {
+                places.push(dst);
+                match src {
+                    Rvalue::Use(Operand::Place(p)) => places.push(p),
+                    Rvalue::Opaque(ops) => places.extend(ops.iter().filter_map(|o| match o {
+                        Operand::Place(p) => Some(p),
+                        _ => None,
+                    })),
+                    // `&p->f` computes an address: it reads nothing through `p`.
+                    Rvalue::Use(_) | Rvalue::AddrOf(_) => {}
+                }
+            }
+            Stmt::Call { dst, args, .. } => {
+                places.extend(dst.iter());
+                places.extend(args.iter().filter_map(|o| match o {
+                    Operand::Place(p) => Some(p),
+                    _ => None,
+                }));
+            }
+        }
+        for p in places {
+            let mut q = p;
+            let x = loop {
+                match q {
+                    Place::Deref(inner) if inner.as_local().is_some() => break inner.as_local(),
+                    Place::Deref(inner) | Place::Field(inner, _) | Place::Index(inner) => q = inner,
+                    Place::Local(_) | Place::Global(_) => break None,
+                }
+            };
+            let Some(x) = x.filter(|x| !self.addressed[x.index()]) else { continue };
+            match get(s, x) {
+                None => set(s, x, Some(Val::NonZero)),
+                Some(Val::MaybeFresh) => set(s, x, Some(Val::Fresh)),
+                Some(_) => {}
+            }
+        }
     }
 
     /// `s` on the edge where the local `x` (or the constant test) compares as `op` with `k` is
