@@ -388,6 +388,10 @@ pub struct FnCx<'a> {
     copy_dsts: std::cell::OnceCell<Vec<u8>>,
     /// Local structs and arrays whose address is never taken: their fields are tracked places.
     pub field_aggregates: Vec<bool>,
+    /// Pointer locals some statement steps (`p++`, `p += n`, `*++argv = ..`: the IR keeps
+    /// pointer arithmetic without its offset, so a step is `p = p`): what they point to is not
+    /// one slot from one statement to the next, so slots below them are weak (`is_weak`).
+    stepped: Vec<bool>,
     /// Locals that some statement assigns a constant.
     const_assigned: Vec<bool>,
     /// Per block, the (local, statement index) definitions in order.
@@ -519,6 +523,7 @@ impl<'a> FnCx<'a> {
             equal: std::cell::OnceCell::new(),
             copy_dsts: std::cell::OnceCell::new(),
             field_aggregates: Vec::new(),
+            stepped: Vec::new(),
             const_assigned: Vec::new(),
             block_defs: Grouped::empty(),
             local_defs: Grouped::empty(),
@@ -530,6 +535,14 @@ impl<'a> FnCx<'a> {
             tested_places: Vec::new(),
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
+        cx.stepped = vec![false; func.locals.len()];
+        for st in &func.stmts {
+            if let Stmt::Assign { dst: Place::Local(x), src: Rvalue::Use(Operand::Place(Place::Local(y))) } = st {
+                if x == y {
+                    cx.stepped[x.index()] = true;
+                }
+            }
+        }
         cx
     }
 
@@ -1611,7 +1624,10 @@ impl<'a> FnCx<'a> {
 
     /// A path names an array element (weak updates only).
     pub fn is_weak(&self, k: Key) -> bool {
-        self.table().paths.get(k.path as usize).is_some_and(|p| p.1)
+        self.table()
+            .paths
+            .get(k.path as usize)
+            .is_some_and(|p| p.1 || (self.stepped[k.root.index()] && p.0.starts_with('*')))
     }
 
     /// The slot is a field of a local aggregate (`s.buf`), which dies with the function, rather
