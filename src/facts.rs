@@ -878,7 +878,20 @@ impl Facts {
     fn call_kills(&self, cx: &FnCx, groups: &Groups, ix: &KeyIndex, sid: StmtId, args: &[Operand], out: &mut Vec<u32>) {
         use crate::global_writes::FieldWrites;
         let written = cx.model(sid).filter(|m| !m.lib).map(|m| &m.fields_written);
-        for a in args {
+        // A library function writes nothing through a `const T *` parameter (`memcpy`'s
+        // source): what the source points to, and what is grouped with it, keeps its facts.
+        let lib_const = match cx.func.stmt(sid) {
+            Stmt::Call { callee: crate::ir::Callee::Direct { const_args, .. }, .. }
+                if cx.model(sid).is_some_and(|m| m.lib) =>
+            {
+                *const_args
+            }
+            _ => 0,
+        };
+        for (i, a) in args.iter().enumerate() {
+            if i < 64 && lib_const & (1 << i) != 0 {
+                continue;
+            }
             let before = out.len();
             self.arg_kills(cx, groups, ix, a, out);
             let Some(FieldWrites::Only { through, .. }) = written else { continue };
