@@ -648,7 +648,10 @@ impl<'a> FnCx<'a> {
         let flag_params = func.params().any(|p| !func.local(p).is_pointer && cx.tracked[p.index()]);
         // `None`: a tracked parameter only the path-sensitive pass can classify.
         let may_free_param = flag_params && may_free_param(&cx);
-        let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param;
+        // Sites without a success atom of their own correlate too: the fields of a struct
+        // returned by value (`Model::ret_paths`), the cells a callee leaves below an argument.
+        let field_sites = cx.models.iter().flatten().any(|m| !m.ret_paths.is_empty() || !m.out_paths.is_empty());
+        let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param || field_sites;
         cx.label_edges(correlate);
         cx
     }
