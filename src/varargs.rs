@@ -10,7 +10,8 @@
 //! - a function that takes an argument out with `va_arg` reads nothing this way (it may keep
 //!   the pointer it takes; the front end notes `va_arg` as an unsupported expression, which is
 //!   how it is seen here);
-//! - the `va_list` started with `va_start` (and its address) may only be given to library
+//! - the `va_list` started with `va_start`, or copied with `va_copy` into a local (and their
+//!   addresses) may only be given to library
 //!   calls that only read that argument (`vfprintf`, `vsnprintf`, `va_end`, ...) or to
 //!   arguments of summarised callees that only read them this way (`va_reads`); any other use,
 //!   a copy into another variable or memory included, is an escape;
@@ -36,9 +37,15 @@ pub fn va_reads<'m>(func: &Function, model_of: impl Fn(StmtId) -> Option<&'m Mod
     }
     // Temporaries holding the address of a local (`tmp = &ap`), by temporary.
     let mut addr_of: Vec<Option<LocalId>> = vec![None; func.locals.len()];
+    // Temporaries holding the address of anything else (`&g`, `&s->ap`).
+    let mut addr_elsewhere: Vec<bool> = vec![false; func.locals.len()];
     for s in &func.stmts {
-        if let Stmt::Assign { dst: Place::Local(t), src: Rvalue::AddrOf(Place::Local(v)) } = s {
-            addr_of[t.index()] = Some(*v);
+        match s {
+            Stmt::Assign { dst: Place::Local(t), src: Rvalue::AddrOf(Place::Local(v)) } => {
+                addr_of[t.index()] = Some(*v)
+            }
+            Stmt::Assign { dst: Place::Local(t), src: Rvalue::AddrOf(_) } => addr_elsewhere[t.index()] = true,
+            _ => {}
         }
     }
     // Whether argument `j` of call `si` is only read by its callee, as a `va_list` is by
@@ -88,17 +95,27 @@ pub fn va_reads<'m>(func: &Function, model_of: impl Fn(StmtId) -> Option<&'m Mod
             params |= 1 << i;
         }
     }
-    // The lists `va_start` begins: the local whose address is its first argument.
+    // The lists `va_start` begins, and the copies `va_copy` makes of them (measuring with
+    // `vsnprintf (NULL, 0, fmt, aq)` before formatting): the local whose address is their first
+    // argument. A copy into anything but a local of the function (a global list another
+    // function takes arguments from later) reads nothing this way.
     let mut started: Vec<LocalId> = Vec::new();
+    let mut copied_away = false;
     for (si, s) in func.stmts.iter().enumerate() {
         if let Stmt::Call { args, .. } = s {
-            let is_start = model_of(StmtId::from_usize(si)).is_some_and(|m| m.lib && m.name == "__builtin_va_start");
-            if let (true, Some(Operand::Place(Place::Local(t)))) = (is_start, args.first()) {
-                started.extend(addr_of[t.index()].or(Some(*t)));
+            let Some(m) = model_of(StmtId::from_usize(si)).filter(|m| m.lib) else { continue };
+            if m.name != "__builtin_va_start" && m.name != "__builtin_va_copy" {
+                continue;
+            }
+            match args.first() {
+                Some(Operand::Place(Place::Local(t))) if !addr_elsewhere[t.index()] => {
+                    started.extend(addr_of[t.index()].or(Some(*t)))
+                }
+                _ => copied_away = true,
             }
         }
     }
-    let extras = !started.is_empty() && started.iter().all(|&v| only_read(v, true));
+    let extras = !copied_away && !started.is_empty() && started.iter().all(|&v| only_read(v, true));
     VaReads { params, extras }
 }
 
