@@ -3,7 +3,7 @@
 # hand-made triage tables in bench/precision/triage/ (real or false, with a one-line reason).
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
-#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), and the C++ ones
+#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), nano, and the C++ ones
 #                  tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
@@ -24,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff jq gmake)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff jq gmake nano)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -226,6 +226,13 @@ debian_program() {
       fetch gmake make-dfsg
       build gmake 'autoreconf -fi >/dev/null 2>&1 && ./configure -q --without-guile --disable-nls' \
         sh -c 'make -C lib -j2 && make -j2 make' ;;
+    nano)
+      # GNU nano 7.2 (ncursesw, as Debian builds it): the nano program only (gnulib's lib/
+      # first, for its generated headers), without NLS, documents or libmagic.
+      apt_need dpkg-dev gcc make libncurses-dev pkg-config
+      fetch nano nano
+      build nano './configure -q --disable-nls --disable-libmagic' \
+        sh -c 'make -C lib -j2 && make -C src -j2 nano' ;;
   esac
 }
 
