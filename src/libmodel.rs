@@ -239,6 +239,21 @@ pub fn never_null(name: &str) -> bool {
     matches!(name, "operator new" | "operator new[]")
 }
 
+/// Rows that copy memory from one argument into another (`memcpy (dst, src, n)`): the index of
+/// the source. Pointers stored in the source object are then also in the destination, which may
+/// be anywhere (openssh's `memcpy (options.identity_files, identity_files, ..)` hands a local
+/// array's strings to a global): cells below the source escape (`Model::path_fate`), while the
+/// source block itself is only read.
+pub fn copies_from(name: &str) -> Option<usize> {
+    let base = name.trim_start_matches("__builtin_").trim_start_matches('_');
+    let base = base.strip_suffix("_chk").unwrap_or(base);
+    match base {
+        "memcpy" | "memmove" | "mempcpy" | "wmemcpy" | "wmemmove" => Some(1),
+        "bcopy" => Some(0),
+        _ => None,
+    }
+}
+
 /// Rows that return twice (`setjmp` and its spellings): 0 when called, non-zero when a later
 /// `longjmp` comes back to them. The second return resumes after calls this function made in
 /// between, which the path through it does not show.

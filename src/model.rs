@@ -307,6 +307,9 @@ impl<'a> Model<'a> {
     /// the callee sees it: `*`, `*.buf`, ...).
     pub fn path_fate(&self, i: usize, path: &str) -> PathFate {
         if self.lib {
+            if libmodel::copies_from(self.name) == Some(i) {
+                return PathFate::Escapes;
+            }
             // Library functions touch what they are documented to: `free` frees the object (its
             // fields are lost with it), keepers keep it, the rest only read.
             return match self.arg_effect(i) {
