@@ -150,6 +150,17 @@ pub(super) fn is_std_function(cx: &mut TuCtx, t: CXType) -> bool {
 }
 
 impl Lowerer<'_, '_, '_> {
+    /// An argument of a call through a callable: its address for a reference parameter, its
+    /// value otherwise.
+    fn call_argument(&mut self, a: Cursor, by_ref: bool, loc: Loc) -> Operand {
+        if by_ref {
+            let rv = self.addr_of(a);
+            self.rvalue_operand(rv, loc)
+        } else {
+            self.expr(a)
+        }
+    }
+
     /// `e` without the nodes that only convert or materialise it (implicit casts, temporaries,
     /// parentheses).
     fn bare(&self, mut e: Cursor) -> Cursor {
@@ -285,14 +296,8 @@ impl Lowerer<'_, '_, '_> {
         };
         let mut args = Vec::with_capacity(arg_cursors.len());
         for (i, a) in arg_cursors.into_iter().enumerate() {
-            if by_ref.get(i).copied().unwrap_or(false) {
-                let rv = self.addr_of(a);
-                let op = self.rvalue_operand(rv, loc);
-                args.push(op);
-            } else {
-                let op = self.expr(a);
-                args.push(op);
-            }
+            let op = self.call_argument(a, by_ref.get(i).copied().unwrap_or(false), loc);
+            args.push(op);
         }
         match held {
             Held::Function { info, decl } => {
@@ -353,14 +358,9 @@ impl Lowerer<'_, '_, '_> {
                 continue;
             };
             let a = self.cx.tree.among_kids(e, a);
-            if clang::param_type(fn_ty, i - 1).is_some_and(clang::is_reference) {
-                let rv = self.addr_of(a);
-                let op = self.rvalue_operand(rv, loc);
-                args.push(op);
-            } else {
-                let op = self.expr(a);
-                args.push(op);
-            }
+            let by_ref = clang::param_type(fn_ty, i - 1).is_some_and(clang::is_reference);
+            let op = self.call_argument(a, by_ref, loc);
+            args.push(op);
         }
         let sig = format!("{}{}", STD_FUNCTION_SIG, self.cx.type_spelling(clang::canonical(class.ty())));
         let callee = Callee::Indirect { target: Operand::Unknown, sig, field: Some(key) };

@@ -1359,13 +1359,9 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         (0..f.num_args().max(0) as u32).map(|i| f.arg(i)).collect()
     };
     for (i, p) in params.into_iter().enumerate() {
-        let Some(p) = p else { continue };
-        let mut pname = p.spelling();
-        if pname.is_empty() {
-            pname = format!("arg.{i}");
+        if let Some(p) = p {
+            lw.declare_param(i, p);
         }
-        let ploc = lw.cx.loc(p.location());
-        lw.declare_local(p, pname, LocalKind::Param, ploc);
     }
     let n_params = lw.locals.len() as u32;
 
@@ -1414,12 +1410,7 @@ pub(super) fn lower_lambda(cx: &mut TuCtx, l: Cursor, usr: String) -> Function {
     lw.cur = Some(entry);
     let kids = lw.kids(l);
     for (i, p) in kids.iter().copied().filter(|c| c.kind() == CXCursor_ParmDecl).enumerate() {
-        let mut pname = p.spelling();
-        if pname.is_empty() {
-            pname = format!("arg.{i}");
-        }
-        let ploc = lw.cx.loc(p.location());
-        lw.declare_local(p, pname, LocalKind::Param, ploc);
+        lw.declare_param(i, p);
     }
     let n_params = lw.locals.len() as u32;
     let body = kids.iter().rev().copied().find(|c| c.kind() == CXCursor_CompoundStmt);
@@ -1631,6 +1622,16 @@ impl Lowerer<'_, '_, '_> {
 
     pub fn note(&mut self, loc: Loc, msg: impl std::fmt::Display) {
         self.notes.push(format!("line {}: {msg}", loc.line));
+    }
+
+    /// Parameter `i`, declared by `p` (`arg.i` when it has no name).
+    fn declare_param(&mut self, i: usize, p: Cursor) {
+        let mut name = p.spelling();
+        if name.is_empty() {
+            name = format!("arg.{i}");
+        }
+        let loc = self.cx.loc(p.location());
+        self.declare_local(p, name, LocalKind::Param, loc);
     }
 
     pub(super) fn declare_local(&mut self, decl: Cursor, name: String, kind: LocalKind, loc: Loc) -> LocalId {
