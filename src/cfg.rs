@@ -1625,7 +1625,8 @@ impl<'a> FnCx<'a> {
         Some(Key { root, path: id })
     }
 
-    /// A path names an array element (weak updates only).
+    /// A path names an array element, or a slot below a pointer the function steps (weak
+    /// updates only).
     pub fn is_weak(&self, k: Key) -> bool {
         self.table()
             .paths

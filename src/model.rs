@@ -121,15 +121,15 @@ pub struct Model<'a> {
     /// The result is fresh only when argument `.0` masked by `.1` is non-zero (`.2`) or zero
     /// (`!.2`), and the argument's bits do not tell at this call (`Function::operand_bits`).
     pub fresh_if_arg: Option<(usize, i64, bool)>,
-    /// Arguments a summarised callee reallocates (`ParamFate::Reallocs`), as a bit set: what is
-    /// below them moves into the block it returns (`path_fate`).
-    pub reallocs: u64,
     /// With `fresh_if_arg`: the result when it is not fresh is (an alias of) this argument
     /// (`Summary::returns_param`). Append-or-create, `list = append(list, x)`, is fresh when
     /// `list` is NULL and is `list` otherwise; `return copy ? strdup(s) : s;` is `s` when the
     /// flag is off. Not the flag argument itself when the result is fresh where it is non-NULL
     /// (`if (!sl) return sl; return filtered_copy(sl);`): the alias is NULL.
     pub else_arg: Option<usize>,
+    /// Arguments a summarised callee reallocates (`ParamFate::Reallocs`), as a bit set: what is
+    /// below them moves into the block it returns (`path_fate`).
+    pub reallocs: u64,
     /// Fresh cells a summarised callee leaves below an argument at a path other than `*`
     /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
     pub out_paths: Vec<(usize, Arc<str>, Success)>,
