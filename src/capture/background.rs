@@ -278,10 +278,16 @@ mod tests {
         f.write_all(line(&["/usr/bin/cc", "-c", "b.c"]).as_bytes()).expect("append");
         let report = w.finish();
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(*calls.lock().expect("lock"), ["a.c"], "once per TU, C and C++ only, existing files only");
+        // b.c is prepared only when a poll read it before the stop, which the timing of a loaded
+        // machine decides: either way it is counted once, prepared or left for drip check.
+        let calls = calls.lock().expect("lock").clone();
+        assert!(
+            calls == ["a.c"] || calls == ["a.c", "b.c"],
+            "once per TU, C and C++ only, existing files only: {calls:?}"
+        );
         assert_eq!(report.tus_seen, 2, "b.c, written just before the stop, is still counted");
-        assert_eq!(report.prepared, 1);
-        assert_eq!(report.left, 1, "b.c, seen after the stop, is left for drip check");
+        assert_eq!(report.prepared, calls.len());
+        assert_eq!(report.left, 2 - calls.len(), "b.c, when seen only after the stop, is left for drip check");
     }
 
     #[test]
