@@ -650,7 +650,11 @@ impl<'a> FnCx<'a> {
         let may_free_param = flag_params && may_free_param(&cx);
         // Sites without a success atom of their own correlate too: the fields of a struct
         // returned by value (`Model::ret_paths`), the cells a callee leaves below an argument.
-        let field_sites = cx.models.iter().flatten().any(|m| !m.ret_paths.is_empty() || !m.out_paths.is_empty());
+        let field_sites = cx
+            .models
+            .iter()
+            .flatten()
+            .any(|m| !m.ret_paths.is_empty() || !m.out_paths.is_empty() || !m.global_fresh.is_empty());
         let correlate = !cx.success_atom.is_empty() || has_flag_calls || may_free_param || field_sites;
         cx.label_edges(correlate);
         cx

@@ -294,6 +294,11 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
         if !named.all(|n| n == Some(g)) {
             continue;
         }
+        // A callee's cell left in the global (`Summary::global_fresh`): the callee's own site is
+        // the candidate, where the store is.
+        if cx.model(v.stmt).is_some_and(|m| !m.lib && m.global_fresh.iter().any(|f| **f == **g)) {
+            continue;
+        }
         let alloc_loc = func.stmt_loc(v.stmt);
         let mut path = vec![Note {
             kind: NoteKind::Alloc,
@@ -604,6 +609,9 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<
                     Lost::Overwritten(what) => {
                         format!("'{what}' is overwritten here, losing the last reference to the memory")
                     }
+                    Lost::OverwrittenInCallee { global, callee } => format!(
+                        "'{callee}' overwrites global '{global}' here, losing the last reference to the memory"
+                    ),
                     Lost::ContainerFreed(what) => {
                         format!("'{what}' is freed here while it holds the last reference to the memory")
                     }

@@ -439,12 +439,13 @@ pub fn analyze(
     let check_scc = |scc: &Scc| -> SccResult {
         // The globals the members may write, one set for the SCC, in every summary it makes
         // (provisional ones too: a member's call to another member may write what either does).
-        let (written, fields_written) =
+        let (written, fields_written, read) =
             crate::summary::written_of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
         let check = |i: usize, provisional: &HashMap<usize, Summary>, until: Option<Instant>| {
             check(i, provisional, until).map(|mut fr| {
                 fr.out.summary.globals_written = written.clone();
                 fr.out.summary.fields_written = fields_written.clone();
+                fr.out.summary.globals_read = read.clone();
                 fr
             })
         };
@@ -473,6 +474,7 @@ pub fn analyze(
                 let mut s = Summary::plain(program.functions[i].n_params as usize, false);
                 s.globals_written = written.clone();
                 s.fields_written = fields_written.clone();
+                s.globals_read = read.clone();
                 (i, without_heap(s))
             })
             .collect();

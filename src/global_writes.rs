@@ -240,6 +240,90 @@ pub fn global_root(p: &Place) -> Option<&str> {
     }
 }
 
+/// The variable at the base of a place (`g` for `g`, `g.f`, `g[i]`, `*g`, `g->f`), when it is a
+/// global: reading the place reads that global, or memory reached through the pointer it holds.
+pub fn base_global(p: &Place) -> Option<&str> {
+    match p {
+        Place::Global(g) => Some(g),
+        Place::Field(b, _) | Place::Index(b) | Place::Deref(b) => base_global(b),
+        Place::Local(_) => None,
+    }
+}
+
+/// Whether a place is reached through a pointer (`*p`, `p->f`, `g->f`): a store there reads the
+/// pointer first.
+fn through_pointer(p: &Place) -> bool {
+    match p {
+        Place::Deref(_) => true,
+        Place::Field(b, _) | Place::Index(b) => through_pointer(b),
+        Place::Global(_) | Place::Local(_) => false,
+    }
+}
+
+/// The globals a statement reads, each as `base_global` names it (possibly twice): its operands,
+/// a function pointer it calls through, and the pointer a store through a pointer loads. A store
+/// into a global itself (`g = v`, `cfg.name = v`) reads nothing of it.
+pub fn stmt_reads<'p>(s: &'p Stmt, each: &mut impl FnMut(&'p str)) {
+    let operand = |op: &'p Operand, each: &mut dyn FnMut(&'p str)| {
+        if let Operand::Place(p) = op {
+            if let Some(g) = base_global(p) {
+                each(g);
+            }
+        }
+    };
+    let dst = match s {
+        Stmt::Assign { dst, src } => {
+            match src {
+                Rvalue::Use(op) => operand(op, each),
+                Rvalue::Opaque(ops) => ops.iter().for_each(|op| operand(op, each)),
+                Rvalue::AddrOf(p) => {
+                    if let Some(g) = base_global(p) {
+                        each(g);
+                    }
+                }
+            }
+            Some(dst)
+        }
+        Stmt::Call { dst, callee, args } => {
+            args.iter().for_each(|op| operand(op, each));
+            if let crate::ir::Callee::Indirect { target, .. } = callee {
+                operand(target, each);
+            }
+            dst.as_ref()
+        }
+    };
+    if let Some(d) = dst.filter(|d| through_pointer(d)) {
+        if let Some(g) = base_global(d) {
+            each(g);
+        }
+    }
+}
+
+/// The globals a terminator reads: the tested, switched or returned operands.
+pub fn term_reads<'p>(t: &'p crate::ir::Terminator, each: &mut impl FnMut(&'p str)) {
+    use crate::ir::{CondKind, Terminator};
+    let mut operand = |op: &'p Operand| {
+        if let Operand::Place(p) = op {
+            if let Some(g) = base_global(p) {
+                each(g);
+            }
+        }
+    };
+    match t {
+        Terminator::Branch { cond, .. } => match &cond.kind {
+            CondKind::Truthy(a) => operand(a),
+            CondKind::Cmp(_, a, b) => {
+                operand(a);
+                operand(b);
+            }
+            CondKind::Opaque => {}
+        },
+        Terminator::Switch { on, .. } => operand(on),
+        Terminator::Return(Some(op)) => operand(op),
+        Terminator::Return(None) | Terminator::Goto(_) | Terminator::NoReturn => {}
+    }
+}
+
 /// The globals whose address the program takes, sorted, unique: the front end's
 /// `Program::global_addrs` (`&g` anywhere, globals named in a global's initializer) and the
 /// roots of every `&place` in a body (`&g.f`, an array global used as a pointer).

@@ -43,6 +43,7 @@ mod fastcheck;
 mod files;
 mod frontend;
 mod global_leaks;
+mod global_stores;
 mod global_writes;
 mod globals;
 mod guard;

@@ -166,6 +166,12 @@ pub struct Model<'a> {
     /// The fields below its arguments the call may write (`Summary::fields_written`); `All` for
     /// a library row or an unknown callee, whose arguments' objects are taken as written whole.
     pub fields_written: FieldWrites,
+    /// The globals the call may read (`Summary::globals_read`; none for a library row, which
+    /// reads only what it is handed, all for an unknown callee).
+    pub globals_read: GlobalWrites,
+    /// `Summary::global_overwrites` and `Summary::global_fresh` of a summarised callee.
+    pub global_overwrites: Arc<[Arc<str>]>,
+    pub global_fresh: Arc<[Arc<str>]>,
     /// The result is the address of the place at this path below an argument
     /// (`Summary::ret_addr`).
     pub ret_addr: Option<(usize, Arc<str>)>,
@@ -219,6 +225,9 @@ impl<'a> Model<'a> {
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
             fields_written: FieldWrites::All,
+            globals_read: GlobalWrites::none(),
+            global_overwrites: Arc::from([]),
+            global_fresh: Arc::from([]),
             ret_addr: None,
             returns_twice: libmodel::returns_twice(lib.name),
             pure_value: false,
@@ -276,6 +285,9 @@ impl<'a> Model<'a> {
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
+            globals_read: GlobalWrites::All,
+            global_overwrites: Arc::from([]),
+            global_fresh: Arc::from([]),
             ret_addr: None,
             returns_twice: false,
             pure_value: false,

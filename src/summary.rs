@@ -144,6 +144,20 @@ pub struct Summary {
     /// (`global_writes::FieldWrites`): set by the driver for its whole SCC; `All` in any summary
     /// made elsewhere.
     pub fields_written: FieldWrites,
+    /// The globals the function may read, through its callees too (`global_writes::stmt_reads`):
+    /// set by the driver for its whole SCC, as `globals_written`; `All` in any summary made
+    /// elsewhere. A caller's block held only in a global stays there across a call that cannot
+    /// read it (`fastcheck::flow`).
+    pub globals_read: GlobalWrites,
+    /// Globals (`global_leaks::global_path`s, sorted) whose value on entry the function
+    /// overwrites on every path that returns, before anything could read it
+    /// (`fastcheck::global_stores`): `void set (const char *s) { name = xstrdup (s); }`. A
+    /// caller's block held only there is lost at the call.
+    pub global_overwrites: Arc<[Arc<str>]>,
+    /// Of `global_overwrites`, those that hold a fresh cell of the function's on every path
+    /// that returns (NULL where its allocation failed), handed on to nothing: each call is an
+    /// allocation site of the caller's, whose cell starts in that global.
+    pub global_fresh: Arc<[Arc<str>]>,
     /// Every `return` returns the address of the place at this path below parameter `.0`
     /// (`return &rec->u;` is `(0, "*.u")`; `interior`): a caller that passes the result on lets
     /// the next callee reach its own slots there.
@@ -212,6 +226,9 @@ impl Summary {
             noreturn_when: Vec::new(),
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
+            globals_read: GlobalWrites::All,
+            global_overwrites: Arc::from([]),
+            global_fresh: Arc::from([]),
             ret_addr: None,
             pure_value: false,
             alloc_family: None,
@@ -228,6 +245,7 @@ impl Summary {
     pub fn of_library(lib: &libmodel::LibFn, n_params: usize) -> Option<Summary> {
         let mut s = Summary::plain(n_params, lib.noreturn);
         s.globals_written = GlobalWrites::none();
+        s.globals_read = GlobalWrites::none();
         s.fields_written = FieldWrites::of_library(lib.name);
         s.alloc_family = libmodel::family(lib);
         s.free_family = libmodel::family(lib);
@@ -895,9 +913,19 @@ fn meet(sums: &[&Summary]) -> Summary {
             m.writes = Arc::from([]);
         }
         m.globals_written = GlobalWrites::union(sums.iter().map(|s| &s.globals_written));
+        m.globals_read = GlobalWrites::union(sums.iter().map(|s| &s.globals_read));
+        // The failing targets store nothing.
+        m.global_overwrites = Arc::from([]);
+        m.global_fresh = Arc::from([]);
         return m;
     }
     meet_all(sums)
+}
+
+/// The names in every one of `sums`' sorted lists.
+fn common(sums: &[&Summary], list: impl Fn(&Summary) -> &Arc<[Arc<str>]>) -> Arc<[Arc<str>]> {
+    let first = list(sums[0]);
+    first.iter().filter(|n| sums.iter().all(|s| list(s).binary_search(n).is_ok())).cloned().collect()
 }
 
 fn meet_all(sums: &[&Summary]) -> Summary {
@@ -984,6 +1012,9 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         fields_written: FieldWrites::union(sums.iter().map(|s| &s.fields_written)),
+        globals_read: GlobalWrites::union(sums.iter().map(|s| &s.globals_read)),
+        global_overwrites: common(sums, |s| &s.global_overwrites),
+        global_fresh: common(sums, |s| &s.global_fresh),
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
         // Which target runs is not known at the call, so two calls may differ.
         pure_value: false,
@@ -1160,6 +1191,9 @@ impl<'a> Model<'a> {
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
             fields_written: s.fields_written.clone(),
+            globals_read: s.globals_read.clone(),
+            global_overwrites: s.global_overwrites.clone(),
+            global_fresh: s.global_fresh.clone(),
             ret_addr: s.ret_addr.clone(),
             returns_twice: false,
             pure_value: s.pure_value,
@@ -1204,15 +1238,24 @@ pub fn written_of_scc(
     summaries: &Summaries,
     members: &[usize],
     taken: &[String],
-) -> (GlobalWrites, FieldWrites) {
+) -> (GlobalWrites, FieldWrites, GlobalWrites) {
     let mut names: Vec<Arc<str>> = Vec::new();
     let mut callee_sets: Vec<&GlobalWrites> = Vec::new();
+    // The globals read (`Summary::globals_read`), as the writes: own, then the callees'.
+    let mut read: Vec<Arc<str>> = Vec::new();
+    let mut callee_reads: Vec<&GlobalWrites> = Vec::new();
+    let mut read_one = |g: &str| {
+        if !is_address_taken(taken, g) && read.last().is_none_or(|l| **l != *g) {
+            read.push(Arc::from(g));
+        }
+    };
     let mut fields: Vec<Arc<str>> = Vec::new();
     let mut through = false;
     // Cleared at the first write of unknown extent; the globals go on.
     let mut fields_known = true;
     let mut callee_fields: Vec<&FieldWrites> = Vec::new();
     let mut globals_all = false;
+    let mut reads_all = false;
     let direct = |p: &Place, names: &mut Vec<Arc<str>>| {
         if let Some(g) = global_root(p).filter(|g| !is_address_taken(taken, g)) {
             names.push(Arc::from(g));
@@ -1238,7 +1281,11 @@ pub fn written_of_scc(
             _ => (false, false),
         });
         let pointee_known = |q: LocalId| locals.pointee_known(q);
+        for b in &func.blocks {
+            crate::global_writes::term_reads(&b.term, &mut read_one);
+        }
         for (si, s) in func.stmts.iter().enumerate() {
+            crate::global_writes::stmt_reads(s, &mut read_one);
             match s {
                 Stmt::Assign { dst, src } => {
                     direct(dst, &mut names);
@@ -1268,6 +1315,7 @@ pub fn written_of_scc(
                             Some(s) => {
                                 callee_sets.push(&s.globals_written);
                                 callee_fields.push(&s.fields_written);
+                                callee_reads.push(&s.globals_read);
                                 true
                             }
                             None => false,
@@ -1299,6 +1347,7 @@ pub fn written_of_scc(
                                     fields_known = undefined_call_writes(func, &locals, callee, args, &mut through);
                                 }
                                 globals_all = true;
+                                reads_all = true;
                                 true
                             }
                         },
@@ -1313,7 +1362,7 @@ pub fn written_of_scc(
                         }
                     };
                     if !known {
-                        return (GlobalWrites::All, FieldWrites::All);
+                        return (GlobalWrites::All, FieldWrites::All, GlobalWrites::All);
                     }
                 }
             }
@@ -1326,13 +1375,19 @@ pub fn written_of_scc(
         }
     }
     let globals = if globals_all { GlobalWrites::All } else { GlobalWrites::from_names(names) };
+    // A callee defined nowhere may read any global, as it may write any.
+    let read = if reads_all {
+        GlobalWrites::All
+    } else {
+        GlobalWrites::union(callee_reads.into_iter().chain([&GlobalWrites::from_names(read)]))
+    };
     let written = if fields_known {
         let own = FieldWrites::from_parts(fields, through);
         FieldWrites::union(callee_fields.into_iter().chain([&own]))
     } else {
         FieldWrites::All
     };
-    (globals, written)
+    (globals, written, read)
 }
 
 /// What a call to a function defined nowhere in the program writes below its arguments

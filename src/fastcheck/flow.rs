@@ -2128,11 +2128,33 @@ fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<E
     match cx.func.stmt(sid) {
         Stmt::Call { args, .. } => {
             let model = cx.model(sid);
-            let all = model.is_none_or(|m| !m.lib || m.returns_twice);
+            let mut lost: Vec<usize> = Vec::new();
             for (i, (name, _)) in st.globals.iter().enumerate() {
-                if all || args.iter().any(|a| matches!(a, Operand::Place(p) if reads(p, name))) {
-                    released.push(i);
+                let given = args.iter().any(|a| matches!(a, Operand::Place(p) if reads(p, name)));
+                let root = name.split('.').next().unwrap_or(name);
+                let taken = cx.address_taken_globals.is_none_or(|t| crate::global_writes::is_address_taken(t, root));
+                match model {
+                    Some(m) if m.lib && !m.returns_twice => {
+                        if given {
+                            released.push(i);
+                        }
+                    }
+                    // A function of the program: it may read any global it names, through its
+                    // callees too (`Summary::globals_read`), and one it overwrites first loses the
+                    // cell (`Summary::global_overwrites`). One that neither reads nor writes the
+                    // global leaves the cell there.
+                    Some(m) if m.known && !m.lib && !given && !taken => {
+                        if m.global_overwrites.iter().any(|o| **o == **name) {
+                            lost.push(i);
+                        } else if m.globals_read.may_write(root) || m.globals_written.may_write(root) {
+                            released.push(i);
+                        }
+                    }
+                    _ => released.push(i),
                 }
+            }
+            for i in lost.into_iter().rev() {
+                st.globals.remove(i);
             }
         }
         Stmt::Assign { src, .. } => {
@@ -2375,6 +2397,19 @@ pub(super) fn walk(
                 }
                 Stmt::Call { dst, args, .. } => {
                     let model = cx.model(*sid);
+                    // A callee that overwrites a global holding the cell (`release_globals`).
+                    if let Some(m) = model.filter(|m| !m.lib && !m.global_overwrites.is_empty()) {
+                        let overwritten = |g: &String| m.global_overwrites.iter().any(|o| **o == **g);
+                        let hit = globals.iter().find(|g| overwritten(g)).cloned();
+                        globals.retain(|g| !overwritten(g));
+                        if let (Some(global), true, true) =
+                            (hit, globals.is_empty() && holders.is_empty(), goal == WalkGoal::Leak)
+                        {
+                            let callee = m.name.to_string();
+                            steps.push(Step::Lost { loc, how: Lost::OverwrittenInCallee { global, callee } });
+                            return steps;
+                        }
+                    }
                     let mut redefined = Vec::new();
                     let frees_before = frees_seen;
                     for (i, a) in args.iter().enumerate() {

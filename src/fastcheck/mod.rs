@@ -253,6 +253,9 @@ pub enum Step {
 pub enum Lost {
     /// The slot holding the last reference (`p`, `s->buf`) is assigned something else.
     Overwritten(String),
+    /// The global holding the last reference is overwritten by a callee
+    /// (`Summary::global_overwrites`).
+    OverwrittenInCallee { global: String, callee: String },
     /// The object whose field held the last reference is freed (`free(s)` before `s->buf`).
     ContainerFreed(String),
     /// The loop runs again and a later iteration assigns the slot holding the last reference
@@ -351,6 +354,9 @@ pub enum SiteSlot {
     ArgPath(usize, std::sync::Arc<str>),
     /// The cell inside the returned object at this path (a constructor's field).
     ResultPath(std::sync::Arc<str>),
+    /// The cell a summarised callee leaves in this global (`Summary::global_fresh`: `set_name
+    /// (s)` storing `xstrdup (s)` into `name`).
+    Global(std::sync::Arc<str>),
 }
 
 /// Time spent per phase while checking (summed over sites).

@@ -56,6 +56,9 @@ pub fn sites(cx: &CheckCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
                     out.push((node, i, *s, SiteSlot::Arg(*a)));
                 }
             }
+            for name in model.global_fresh.iter() {
+                out.push((node, i, *s, SiteSlot::Global(name.clone())));
+            }
             // Cells a callee leaves where this function cannot follow them stay in the objects
             // it passed in, reachable from its own roots: no site of their own here.
             let Stmt::Call { args, .. } = cx.func.stmt(*s) else { continue };
@@ -357,6 +360,7 @@ fn flow_site(
             Some(place) => cx.key_of(place).ok_or_else(|| Some(escape_kind(cx, place))),
             None => Err(None),
         },
+        SiteSlot::Global(name) => Err(Some(EscapeKind::Global(name.clone()))),
     };
     // Two arguments that name one place: a fresh cell the callee stores there first is
     // overwritten by its later store (`pair_alloc(&x, &x)`).
@@ -381,7 +385,9 @@ fn flow_site(
         // store into it that loses the cell is a leak. The start key is no slot of the function.
         // An element of a global array (`names[]`) is not followed: which one a later store
         // overwrites is not known.
-        Err(Some(EscapeKind::Global(name))) if matches!(slot, SiteSlot::Result) && !name.contains('[') => {
+        Err(Some(EscapeKind::Global(name)))
+            if matches!(slot, SiteSlot::Result | SiteSlot::Global(_)) && !name.contains('[') =>
+        {
             (Key { root: LocalId(u32::MAX), path: u32::MAX }, Globals::HoldFrom(name))
         }
         Err(Some(kind)) => {
@@ -437,7 +443,7 @@ fn flow_site(
         let values: &[_] = match slot {
             SiteSlot::Result => &m.ret_values,
             SiteSlot::Arg(_) | SiteSlot::ArgPath(..) => &m.out_values,
-            SiteSlot::ResultPath(_) => &[],
+            SiteSlot::ResultPath(_) | SiteSlot::Global(_) => &[],
         };
         let mut seen: Vec<u32> = Vec::new();
         for (i, path, held) in values {

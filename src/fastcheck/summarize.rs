@@ -270,6 +270,9 @@ pub fn summarize(
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         fields_written: crate::global_writes::FieldWrites::All,
+        globals_read: crate::global_writes::GlobalWrites::All,
+        global_overwrites: std::sync::Arc::from([]),
+        global_fresh: std::sync::Arc::from([]),
         ret_addr: ret_addr.map(|(i, p)| (i, p.into())),
         pure_value: !allocator && pure_value(func, |s| cx.model(s)),
         alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
@@ -279,7 +282,11 @@ pub fn summarize(
         varargs_read: false,
     };
     let va = crate::varargs::va_reads(func, |s| cx.model(s));
+    let (global_overwrites, global_fresh) =
+        crate::global_stores::global_stores(func, |s| cx.model(s), cx.address_taken_globals);
     let summary = Summary {
+        global_overwrites,
+        global_fresh,
         param_globals: param_globals(cx, &summary.params),
         va_reads: va.params,
         varargs_read: va.extras,
@@ -448,7 +455,10 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let func = cx.func;
     let allocates = (0..func.stmts.len()).any(|s| {
         cx.model(StmtId::from_usize(s)).is_some_and(|m| {
-            crate::cfg::source_success(m).is_some() || !m.out_paths.is_empty() || !m.ret_paths.is_empty()
+            crate::cfg::source_success(m).is_some()
+                || !m.out_paths.is_empty()
+                || !m.ret_paths.is_empty()
+                || !m.global_fresh.is_empty()
         })
     });
     if allocates {
@@ -462,7 +472,10 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let ret_const = returned_constant(func);
     let pre = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some());
     let va = crate::varargs::va_reads(func, |s| cx.model(s));
+    // Nothing fresh: a global it stores into holds no cell of its own.
+    let (global_overwrites, _) = crate::global_stores::global_stores(func, |s| cx.model(s), cx.address_taken_globals);
     Some(Summary {
+        global_overwrites,
         heap: heap.into(),
         heap_pure: pure,
         writes,
