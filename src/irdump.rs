@@ -344,6 +344,7 @@ mod tests {
             tested_elems: vec![],
             throws: Vec::new(),
             unwinds: Vec::new(),
+            owner_cycles: Vec::new(),
         };
         (
             Program {
