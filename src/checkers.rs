@@ -13,6 +13,9 @@
 //! old block (`p = realloc(p, n)`) is `leak-on-realloc-failure`; every other leak is `leak`.
 //! A mismatched deallocation is reported at the releasing call, once per (site, release), in
 //! whatever category the site is (a mismatched release is still a release).
+//! A cycle of `std::shared_ptr` owners the front end found (`Function::owner_cycles`) is a
+//! `leak` at the cycle's first block, never-freed-local (never-freed-main in `main`), whose
+//! message names the members that form the cycle (`owner_cycles`).
 //! Which rules are reported at all is decided later, at report time (`rules`).
 
 use crate::cfg::FnCx;

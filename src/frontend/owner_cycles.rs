@@ -15,6 +15,7 @@
 //! - the owning links, (block, member) to the blocks a `shared_ptr` member or a container member
 //!   holds, and the weak links of `weak_ptr` members;
 //! - the escaped blocks, which something outside the function may own.
+//!
 //! When the function ends (or at a `return` outside every branch) its locals are gone; the
 //! blocks reachable from an escaped one over owning and weak links (whoever holds a block can
 //! lock its weak members) are alive; a cycle of owning links among the others is a leak.
@@ -284,7 +285,11 @@ impl Walk<'_, '_, '_> {
                 true
             }
             (Some(Shared::Owners), "size" | "empty", 0) => true,
-            (Some(Shared::Owners), "push_back" | "emplace_back" | "push_front" | "emplace_front" | "insert" | "emplace", 1) => {
+            (
+                Some(Shared::Owners),
+                "push_back" | "emplace_back" | "push_front" | "emplace_front" | "insert" | "emplace",
+                1,
+            ) => {
                 let Some(r) = e.arg(0).map(|r| self.cx.tree.among_kids(e, r)) else { return false };
                 if self.cond > 0 {
                     self.scan(r);
@@ -502,7 +507,10 @@ impl Walk<'_, '_, '_> {
             }
             CXCursor_GotoStmt | CXCursor_IndirectGotoStmt => self.given_up = true,
             CXCursor_CallExpr if self.cond == 0 => {
-                let noreturn = e.referenced().filter(|d| d.kind() == CXCursor_FunctionDecl).is_some_and(|d| self.cx.callee_info(d).noreturn);
+                let noreturn = e
+                    .referenced()
+                    .filter(|d| d.kind() == CXCursor_FunctionDecl)
+                    .is_some_and(|d| self.cx.callee_info(d).noreturn);
                 if noreturn {
                     self.given_up = true;
                 }

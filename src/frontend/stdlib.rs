@@ -194,8 +194,7 @@ pub fn shared(ty: CXType) -> Option<Shared> {
     let what = match decl.spelling().as_str() {
         "shared_ptr" => Shared::Owner,
         "weak_ptr" => Shared::Weak,
-        "vector" | "list" | "deque" | "forward_list" | "set" | "multiset" | "unordered_set"
-        | "unordered_multiset" => {
+        "vector" | "list" | "deque" | "forward_list" | "set" | "multiset" | "unordered_set" | "unordered_multiset" => {
             // SAFETY: plain FFI on a type value.
             let element = unsafe { clang_Type_getTemplateArgumentAsType(c, 0) };
             if shared(element) != Some(Shared::Owner) {
