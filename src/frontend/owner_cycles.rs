@@ -91,7 +91,11 @@ struct Walk<'a, 't, 'i> {
 pub(super) fn find(cx: &mut TuCtx, body: Cursor, end: Loc) -> Vec<OwnerCycle> {
     // A cycle is built through a local `shared_ptr`; most functions have none (the tree holds
     // the whole top-level declaration, which is enough to say no).
-    let any = cx.tree.descendants().iter().any(|d| d.kind() == CXCursor_VarDecl && stdlib::shared(d.ty()).is_some());
+    let any = cx
+        .tree
+        .descendants()
+        .iter()
+        .any(|d| d.kind() == CXCursor_VarDecl && stdlib::shared(d.ty()) == Some(Shared::Owner));
     if !any {
         return Vec::new();
     }
