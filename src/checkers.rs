@@ -13,6 +13,9 @@
 //! old block (`p = realloc(p, n)`) is `leak-on-realloc-failure`; every other leak is `leak`.
 //! A mismatched deallocation is reported at the releasing call, once per (site, release), in
 //! whatever category the site is (a mismatched release is still a release).
+//! A cycle of `std::shared_ptr` owners the front end found (`Function::owner_cycles`) is a
+//! `leak` at the cycle's first block, never-freed-local (never-freed-main in `main`), whose
+//! message names the members that form the cycle (`owner_cycles`).
 //! Which rules are reported at all is decided later, at report time (`rules`).
 
 use crate::cfg::FnCx;
@@ -363,6 +366,52 @@ fn site_diagnostic(
         path,
         line_in_function: alloc_loc.line.saturating_sub(func.loc.line),
     }
+}
+
+/// The cycles of `std::shared_ptr` owners the front end found in `func`
+/// (`Function::owner_cycles`), each a `leak` at the allocation of the cycle's first block, in
+/// the category of a block only locals held (`main`'s own, as for every site of `main`).
+pub fn owner_cycles(func: &Function, at: &Locator) -> Vec<Diagnostic> {
+    let category = if func.name == "main" { Category::NeverFreedMain } else { Category::NeverFreedLocal };
+    func.owner_cycles
+        .iter()
+        .map(|c| {
+            let links: Vec<String> = c.links.iter().map(|(holder, m, held)| format!("{holder}->{m} holds {held}")).collect();
+            let message = format!(
+                "memory allocated by '{}' is kept alive only by a cycle of std::shared_ptr owners: {}; no owner outside the cycle is left, so it is never freed",
+                c.allocator,
+                links.join(", ")
+            );
+            let mut path = vec![Note {
+                kind: NoteKind::Alloc,
+                loc: at.src(c.at),
+                message: format!("memory is allocated here by '{}'", c.allocator),
+            }];
+            for (l, (_, _, held)) in c.others.iter().zip(&c.links) {
+                path.push(Note {
+                    kind: NoteKind::Alloc,
+                    loc: at.src(*l),
+                    message: format!("'{held}', of the same cycle, is allocated here"),
+                });
+            }
+            path.push(Note {
+                kind: NoteKind::Lost,
+                loc: at.src(c.lost),
+                message: "the last owner outside the cycle is gone here".to_string(),
+            });
+            Diagnostic {
+                suppression: None,
+                rule: Rule::Leak,
+                category,
+                loc: at.src(c.at),
+                function: func.name.clone(),
+                allocator: c.allocator.clone(),
+                message,
+                path,
+                line_in_function: c.at.line.saturating_sub(func.loc.line),
+            }
+        })
+        .collect()
 }
 
 /// Where a double free's path frees the block, in order.

@@ -378,11 +378,13 @@ pub fn analyze(
             cx.unaliased_globals = Some(&summaries.unaliased_globals);
             cx.address_taken_globals = Some(&summaries.address_taken_globals);
             cx.nonnull_params = summaries.nonnull.fixed_params(i);
+            // Found by the front end; a function without allocation sites has them too.
+            let cycles = checkers::owner_cycles(func, at);
             if let Some(summary) = fastcheck::summarize_without_flow(&cx, heap_needed) {
                 return FnResult {
                     out: Outcome {
                         summary,
-                        diagnostics: Vec::new(),
+                        diagnostics: cycles,
                         kept_in_globals: Vec::new(),
                         counts: SiteCounts::default(),
                         irreducible: false,
@@ -403,6 +405,7 @@ pub fn analyze(
             let (summary, param_double_frees) = fastcheck::summarize(&cx, config, &verdicts, heap_needed);
             timings.value_flow += started.elapsed();
             diagnostics.extend(checkers::param_diagnostics(&cx, &param_double_frees, at));
+            diagnostics.extend(cycles);
             let out = Outcome {
                 summary,
                 diagnostics,

@@ -278,6 +278,30 @@ pub struct Function {
     /// Read only with `--exceptions` (`exceptions::add_edges` turns them into edges); the
     /// analysis never looks at them otherwise.
     pub unwinds: Vec<Unwind>,
+    /// C++: the cycles of `std::shared_ptr` owners the function builds among blocks it creates
+    /// and then loses (`frontend/owner_cycles.rs`), in source order of their reported block.
+    /// Found by the front end, where the owners' operations are visible; the checkers turn each
+    /// into a `leak`. Empty in C.
+    pub owner_cycles: Vec<OwnerCycle>,
+}
+
+/// A cycle of `std::shared_ptr` owners (`Function::owner_cycles`): blocks that own each other
+/// through `shared_ptr` members and that nothing outside the cycle owns when the function ends,
+/// so that no count ever drops to zero.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerCycle {
+    /// The allocation reported: the cycle's first block in source order.
+    pub at: Loc,
+    /// What allocated it: `std::make_shared` or `new`.
+    pub allocator: String,
+    /// The cycle from that block back to it, one owning member each: (holder, member, held),
+    /// holders and held blocks named as the function names them (`a`, `a->next`).
+    pub links: Vec<(String, String, String)>,
+    /// The allocations of the cycle's other blocks, in the order of `links`.
+    pub others: Vec<Loc>,
+    /// Where the last owners outside the cycle are gone: the end of the function, or the
+    /// `return` that leaves it.
+    pub lost: Loc,
 }
 
 /// Where an exception thrown by one call goes (`Function::unwinds`).

@@ -107,6 +107,20 @@ pub fn dump_function(prog: &Program, f: &Function) -> String {
         let (at, call) = (d.loc_short(f.stmt_loc(u.call)), d.stmt(f.stmt(u.call)));
         let _ = writeln!(out, "  may throw: {at}: {call} -> {to}, destroying [{}]", dtors.join(", "));
     }
+    for c in &f.owner_cycles {
+        let links: Vec<String> =
+            c.links.iter().map(|(holder, m, held)| format!("{holder}->{m} holds {held}")).collect();
+        let others: Vec<String> = c.others.iter().map(|l| d.loc_short(*l)).collect();
+        let _ = writeln!(
+            out,
+            "  owner cycle: {} ({}; also [{}]): {}; lost {}",
+            d.loc_short(c.at),
+            c.allocator,
+            others.join(", "),
+            links.join(", "),
+            d.loc_short(c.lost)
+        );
+    }
     out
 }
 
@@ -344,6 +358,7 @@ mod tests {
             tested_elems: vec![],
             throws: Vec::new(),
             unwinds: Vec::new(),
+            owner_cycles: Vec::new(),
         };
         (
             Program {

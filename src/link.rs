@@ -563,6 +563,7 @@ fn placeholder() -> Function {
         tested_elems: Vec::new(),
         throws: Vec::new(),
         unwinds: Vec::new(),
+        owner_cycles: Vec::new(),
     }
 }
 

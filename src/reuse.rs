@@ -503,6 +503,7 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
         tested_elems,
         throws,
         unwinds,
+        owner_cycles,
     } = f;
     let mut files = FileNumbering { files, seen: Vec::new() };
     let mut w = Feed(Vec::with_capacity(4096));
@@ -525,6 +526,15 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     w.write_usize(stmt_locs.len());
     for l in stmt_locs {
         files.loc(*l).hash(&mut w);
+    }
+    w.write_usize(owner_cycles.len());
+    for c in owner_cycles {
+        let crate::ir::OwnerCycle { at, allocator, links, others, lost } = c;
+        (files.loc(*at), allocator, links, files.loc(*lost)).hash(&mut w);
+        w.write_usize(others.len());
+        for l in others {
+            files.loc(*l).hash(&mut w);
+        }
     }
     let mut h = Hasher::new("drip function");
     h.u64(files.seen.len() as u64);
@@ -642,6 +652,7 @@ mod tests {
             tested_elems: Vec::new(),
             throws: Vec::new(),
             unwinds: Vec::new(),
+            owner_cycles: Vec::new(),
         }
     }
 
@@ -709,6 +720,16 @@ mod tests {
             ("a terminator's column", |g| g.blocks[0].term_loc.col = 4),
             ("a statement's column", |g| g.stmt_locs[0].col = 4),
             ("the function's column", |g| g.loc.col = 4),
+            ("a cycle of owners", |g| {
+                let at = g.loc;
+                g.owner_cycles.push(crate::ir::OwnerCycle {
+                    at,
+                    allocator: "new".into(),
+                    links: Vec::new(),
+                    others: Vec::new(),
+                    lost: at,
+                })
+            }),
         ];
         for (what, edit) in edits {
             let mut g = f();

@@ -34,6 +34,7 @@ impl Build {
                 tested_elems: Vec::new(),
                 throws: Vec::new(),
                 unwinds: Vec::new(),
+                owner_cycles: Vec::new(),
             },
         }
     }

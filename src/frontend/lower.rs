@@ -1393,8 +1393,15 @@ pub(super) fn lower_function(cx: &mut TuCtx, f: Cursor) -> Function {
         lw.destroy_parts(&parts, end_loc);
     }
     lw.terminate(Terminator::Return(None), end_loc);
+    // A pattern's types are dependent: its owners cannot be told from other classes.
+    let owner_cycles = match body {
+        Some(b) if lw.cx.cpp && !lw.in_template => super::owner_cycles::find(lw.cx, b, end_loc),
+        _ => Vec::new(),
+    };
     let sig = lw.cx.type_spelling(clang::function_type(f.ty())).to_string();
-    lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer)
+    let mut func = lw.finish(name, usr, is_static, loc, sig, n_params, returns_pointer);
+    func.owner_cycles = owner_cycles;
+    func
 }
 
 /// A lambda stored into a `std::function` field or variable (`fields.rs`, `lambda_function`),
@@ -1826,6 +1833,7 @@ impl Lowerer<'_, '_, '_> {
                 v
             },
             unwinds: self.unwinds,
+            owner_cycles: Vec::new(),
         }
     }
 

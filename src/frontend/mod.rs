@@ -51,6 +51,7 @@ mod isolate;
 mod iterators;
 mod lambdas;
 mod lower;
+mod owner_cycles;
 mod stdlib;
 #[cfg(test)]
 mod tests;
@@ -1083,6 +1084,13 @@ impl Merger {
             }
             for d in f.locals.iter_mut() {
                 d.loc = map(d.loc);
+            }
+            for c in f.owner_cycles.iter_mut() {
+                c.at = map(c.at);
+                c.lost = map(c.lost);
+                for l in c.others.iter_mut() {
+                    *l = map(*l);
+                }
             }
             prog.functions.push(f);
         }

@@ -26,8 +26,9 @@
 //!   a map's `insert` of a pair), its copies and assignments are calls with no body: the
 //!   container and what they are given escape, so what the model cannot follow is never
 //!   reported. Only a local container dies without an escape (`lower.rs`).
-//! - Not modelled, so escaping as before: `std::shared_ptr`/`make_shared` (reference counted;
-//!   cycles of owners are not detected), iterators, containers of anything but raw pointers,
+//! - Not modelled in the IR, so escaping as before: `std::shared_ptr`/`make_shared` (reference
+//!   counted: a block they hold is lost only in a cycle of owners, which `owner_cycles` finds
+//!   from the types `shared` names), iterators, containers of anything but raw pointers,
 //!   `std::function`.
 
 #![allow(non_upper_case_globals)]
@@ -170,8 +171,44 @@ fn held(shape: Container, obj: Place) -> Place {
     }
 }
 
+/// What a member or local of type `ty` is to shared ownership (`owner_cycles`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Shared {
+    /// `std::shared_ptr<T>`: one owner of the block it holds.
+    Owner,
+    /// `std::weak_ptr<T>`: refers to a block without owning it.
+    Weak,
+    /// A standard container of `std::shared_ptr<T>` (`vector`, `list`, `set`, ...): an owner
+    /// of every block it holds.
+    Owners,
+}
+
+/// Whether `ty` is a `std::shared_ptr`, a `std::weak_ptr` or a standard container of
+/// `shared_ptr`s (not a reference to one), and which.
+pub fn shared(ty: CXType) -> Option<Shared> {
+    let c = clang::canonical(ty);
+    if c.kind != CXType_Record {
+        return None;
+    }
+    let decl = clang::type_declaration(c)?;
+    let what = match decl.spelling().as_str() {
+        "shared_ptr" => Shared::Owner,
+        "weak_ptr" => Shared::Weak,
+        "vector" | "list" | "deque" | "forward_list" | "set" | "multiset" | "unordered_set" | "unordered_multiset" => {
+            // SAFETY: plain FFI on a type value.
+            let element = unsafe { clang_Type_getTemplateArgumentAsType(c, 0) };
+            if shared(element) != Some(Shared::Owner) {
+                return None;
+            }
+            Shared::Owners
+        }
+        _ => return None,
+    };
+    in_std(decl).then_some(what)
+}
+
 /// The std function template `decl` specializes, by name (`move`, `make_unique`).
-fn std_function(decl: Cursor) -> Option<String> {
+pub(super) fn std_function(decl: Cursor) -> Option<String> {
     if decl.kind() != CXCursor_FunctionDecl || !in_std(decl) {
         return None;
     }
