@@ -272,11 +272,7 @@ fn fresh_local<'f, 'm: 'f>(
                     return false;
                 }
                 match src {
-                    Rvalue::Use(op) if is_x(op) => {
-                        if global_path(dst).as_deref() != Some(g) {
-                            return false;
-                        }
-                    }
+                    Rvalue::Use(op) if is_x(op) && global_path(dst).as_deref() != Some(g) => return false,
                     Rvalue::AddrOf(Place::Local(y)) if *y == x => return false,
                     _ => {}
                 }
