@@ -22,7 +22,7 @@
 //!   result, a local holding only such results that nothing else is given, or a callee's
 //!   `global_fresh`), and after it nothing hands the global's value on until the return: no
 //!   copy of it, no call given it that may keep or free it, no call of a function of the
-//!   program that may read the global, no `return` of it. Reads through it (`g->len`,
+//!   program that may read or write the global, no `return` of it. Reads through it (`g->len`,
 //!   `if (g)`) leave the cell where it is.
 //! - At most `MAX_CANDIDATES` globals per function are tried, the first by name.
 
@@ -225,7 +225,12 @@ fn effect<'f, 'm: 'f>(
     if !stored {
         return if names_r || callee_reads { Effect::Read } else { Effect::None };
     }
-    if callee_reads {
+    // A callee that may store into the global replaces the cell as well (losing it there).
+    let callee_writes = match (s, m) {
+        (Stmt::Call { .. }, Some(m)) if m.known && !m.lib => m.globals_written.may_write(r),
+        _ => false,
+    };
+    if callee_reads || callee_writes {
         return Effect::HandOn;
     }
     match s {
