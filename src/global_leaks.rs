@@ -53,7 +53,7 @@ pub fn global_store_path(place: &Place) -> Option<String> {
 }
 
 /// The global variable a global path is in (`cfg` for `cfg.name`, `names` for `names[]`).
-fn root(path: &str) -> &str {
+pub fn root(path: &str) -> &str {
     path.split(['.', '[']).next().unwrap_or(path)
 }
 

@@ -28,7 +28,7 @@
 
 use std::sync::Arc;
 
-use crate::global_leaks::global_path;
+use crate::global_leaks::{global_path, root};
 use crate::global_writes::{is_address_taken, stmt_reads, term_reads};
 use crate::ir::{Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::RetEffect;
@@ -73,7 +73,6 @@ pub fn global_stores<'f, 'm: 'f>(
 ) -> (Arc<[Arc<str>]>, Arc<[Arc<str>]>) {
     let none = || (Arc::from([]), Arc::from([]));
     let Some(taken) = taken else { return none() };
-    let root = |g: &str| -> String { g.split('.').next().unwrap_or(g).to_string() };
     let mut candidates: Vec<String> = Vec::new();
     for (si, s) in func.stmts.iter().enumerate() {
         let dst = match s {
@@ -87,7 +86,7 @@ pub fn global_stores<'f, 'm: 'f>(
             candidates.extend(m.global_overwrites.iter().map(|g| g.to_string()));
         }
     }
-    candidates.retain(|g| !is_address_taken(taken, &root(g)));
+    candidates.retain(|g| !is_address_taken(taken, root(g)));
     if candidates.is_empty() {
         return none();
     }
@@ -97,7 +96,7 @@ pub fn global_stores<'f, 'm: 'f>(
     let mut overwrites: Vec<Arc<str>> = Vec::new();
     let mut fresh: Vec<Arc<str>> = Vec::new();
     for g in &candidates {
-        if let Some(is_fresh) = overwritten(func, &model, g, &root(g)) {
+        if let Some(is_fresh) = overwritten(func, &model, g, root(g)) {
             overwrites.push(Arc::from(g.as_str()));
             if is_fresh {
                 fresh.push(Arc::from(g.as_str()));

@@ -2131,7 +2131,7 @@ fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<E
             let mut lost: Vec<usize> = Vec::new();
             for (i, (name, _)) in st.globals.iter().enumerate() {
                 let given = args.iter().any(|a| matches!(a, Operand::Place(p) if reads(p, name)));
-                let root = name.split('.').next().unwrap_or(name);
+                let root = crate::global_leaks::root(name);
                 let taken = cx.address_taken_globals.is_none_or(|t| crate::global_writes::is_address_taken(t, root));
                 match model {
                     Some(m) if m.lib && !m.returns_twice => {
