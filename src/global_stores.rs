@@ -22,14 +22,18 @@
 //!   result, a local holding only such results that nothing else is given, or a callee's
 //!   `global_fresh`), and after it nothing hands the global's value on until the return: no
 //!   copy of it, no call given it that may keep or free it, no call of a function of the
-//!   program that may read or write the global, no `return` of it. Reads through it (`g->len`,
-//!   `if (g)`) leave the cell where it is.
+//!   program that may write the global or hand its value on (`globals_kept`), no `return` of
+//!   it. Reads through it (`g->len`, `if (g)`) leave the cell where it is.
 //! - At most `MAX_CANDIDATES` globals per function are tried, the first by name.
+//!
+//! `globals_kept` is the third output (`Summary::globals_kept`): the globals whose value a
+//! function may hand on rather than only read, so that a callee that prints or tests a global
+//! leaves a caller's block held there in the caller's view.
 
 use std::sync::Arc;
 
 use crate::global_leaks::{global_path, root};
-use crate::global_writes::{is_address_taken, stmt_reads, term_reads};
+use crate::global_writes::{is_address_taken, stmt_reads, term_reads, GlobalWrites};
 use crate::ir::{Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::RetEffect;
 use crate::model::Model;
@@ -224,12 +228,15 @@ fn effect<'f, 'm: 'f>(
     if !stored {
         return if names_r || callee_reads { Effect::Read } else { Effect::None };
     }
-    // A callee that may store into the global replaces the cell as well (losing it there).
-    let callee_writes = match (s, m) {
-        (Stmt::Call { .. }, Some(m)) if m.known && !m.lib => m.globals_written.may_write(r),
-        _ => false,
+    // A callee that may store into the global replaces the cell as well (losing it there); one
+    // that only reads the value leaves it.
+    let callee_moves = match (s, m) {
+        (Stmt::Call { .. }, Some(m)) if m.lib => m.returns_twice,
+        (Stmt::Call { .. }, Some(m)) if m.known => m.globals_written.may_write(r) || m.globals_kept.may_write(r),
+        (Stmt::Call { .. }, _) => true,
+        (Stmt::Assign { .. }, _) => false,
     };
-    if callee_reads || callee_writes {
+    if callee_moves {
         return Effect::HandOn;
     }
     match s {
@@ -247,6 +254,86 @@ fn effect<'f, 'm: 'f>(
             }
         }
         Stmt::Assign { .. } => Effect::None,
+    }
+}
+
+/// `Summary::globals_kept` of `func`: the globals (by variable) whose value it may hand on,
+/// itself or through a callee. A global's value is read where an operand names the global's own
+/// storage (`g`, `cfg.name`, `tab[i]`, not `g->len`); that value is handed on when it is stored
+/// anywhere but into a local `only_read` says goes nowhere, given to a callee that may keep or
+/// free that argument (or one without a model), returned, or its storage's address taken. A
+/// callee's own `globals_kept` is added; one without a summary hands on every global.
+pub fn globals_kept<'f, 'm: 'f>(
+    func: &'f Function,
+    model: impl Fn(StmtId) -> Option<&'f Model<'m>>,
+    only_read: impl Fn(LocalId) -> bool,
+) -> GlobalWrites {
+    let mut kept: Vec<Arc<str>> = Vec::new();
+    let mut callees: Vec<&GlobalWrites> = Vec::new();
+    let mut keep = |g: &str| {
+        if kept.last().is_none_or(|l| **l != *g) {
+            kept.push(Arc::from(g));
+        }
+    };
+    // A value carried into `dst`: fine in a local that goes nowhere.
+    let into = |dst: Option<&Place>| match dst {
+        Some(Place::Local(l)) => only_read(*l),
+        Some(_) => false,
+        None => true,
+    };
+    for (si, s) in func.stmts.iter().enumerate() {
+        let m = model(StmtId::from_usize(si));
+        match s {
+            Stmt::Assign { dst, src } => match src {
+                Rvalue::Use(op) => {
+                    if let Some(g) = operand_root(op).filter(|_| !into(Some(dst))) {
+                        keep(g);
+                    }
+                }
+                Rvalue::Opaque(ops) => {
+                    if !into(Some(dst)) {
+                        ops.iter().filter_map(operand_root).for_each(&mut keep);
+                    }
+                }
+                Rvalue::AddrOf(p) => {
+                    if let Some(g) = crate::global_writes::global_root(p) {
+                        keep(g);
+                    }
+                }
+            },
+            Stmt::Call { dst, args, .. } => match m {
+                Some(m) if m.known => {
+                    if !m.lib {
+                        callees.push(&m.globals_kept);
+                    }
+                    for (i, a) in args.iter().enumerate() {
+                        let Some(g) = operand_root(a) else { continue };
+                        let returned = m.ret_alias() == Some(i) && !into(dst.as_ref());
+                        if m.arg_effect(i).is_some() || returned {
+                            keep(g);
+                        }
+                    }
+                }
+                _ => return GlobalWrites::All,
+            },
+        }
+    }
+    for b in &func.blocks {
+        if let Terminator::Return(Some(op)) = &b.term {
+            if let Some(g) = operand_root(op) {
+                keep(g);
+            }
+        }
+    }
+    let own = GlobalWrites::from_names(kept);
+    GlobalWrites::union(callees.into_iter().chain([&own]))
+}
+
+/// The global whose own storage an operand reads (`g`, `cfg.name`, `tab[i]`; not `g->len`).
+fn operand_root(op: &Operand) -> Option<&str> {
+    match op {
+        Operand::Place(p) => crate::global_writes::global_root(p),
+        _ => None,
     }
 }
 

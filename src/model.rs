@@ -169,6 +169,9 @@ pub struct Model<'a> {
     /// The globals the call may read (`Summary::globals_read`; none for a library row, which
     /// reads only what it is handed, all for an unknown callee).
     pub globals_read: GlobalWrites,
+    /// The globals whose value the call may hand on (`Summary::globals_kept`; none for a library
+    /// row, all for an unknown callee).
+    pub globals_kept: GlobalWrites,
     /// `Summary::global_overwrites` and `Summary::global_fresh` of a summarised callee.
     pub global_overwrites: Arc<[Arc<str>]>,
     pub global_fresh: Arc<[Arc<str>]>,
@@ -226,6 +229,7 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::none(),
             fields_written: FieldWrites::All,
             globals_read: GlobalWrites::none(),
+            globals_kept: GlobalWrites::none(),
             global_overwrites: Arc::from([]),
             global_fresh: Arc::from([]),
             ret_addr: None,
@@ -286,6 +290,7 @@ impl<'a> Model<'a> {
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
             globals_read: GlobalWrites::All,
+            globals_kept: GlobalWrites::All,
             global_overwrites: Arc::from([]),
             global_fresh: Arc::from([]),
             ret_addr: None,

@@ -149,6 +149,12 @@ pub struct Summary {
     /// elsewhere. A caller's block held only in a global stays there across a call that cannot
     /// read it (`fastcheck::flow`).
     pub globals_read: GlobalWrites,
+    /// The globals whose value (the pointer a global holds, not what it points to) the function
+    /// may hand on, itself or through its callees: copy anywhere but into a local that is only
+    /// read, give to a callee that may keep or free it, return it
+    /// (`global_stores::globals_kept`). A callee that only prints or tests a global leaves a
+    /// caller's block held there where it is (`fastcheck::flow`). `All` where not computed.
+    pub globals_kept: GlobalWrites,
     /// Globals (`global_leaks::global_path`s, sorted) whose value on entry the function
     /// overwrites on every path that returns, before anything could read it
     /// (`fastcheck::global_stores`): `void set (const char *s) { name = xstrdup (s); }`. A
@@ -227,6 +233,7 @@ impl Summary {
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
             globals_read: GlobalWrites::All,
+            globals_kept: GlobalWrites::All,
             global_overwrites: Arc::from([]),
             global_fresh: Arc::from([]),
             ret_addr: None,
@@ -246,6 +253,7 @@ impl Summary {
         let mut s = Summary::plain(n_params, lib.noreturn);
         s.globals_written = GlobalWrites::none();
         s.globals_read = GlobalWrites::none();
+        s.globals_kept = GlobalWrites::none();
         s.fields_written = FieldWrites::of_library(lib.name);
         s.alloc_family = libmodel::family(lib);
         s.free_family = libmodel::family(lib);
@@ -914,6 +922,7 @@ fn meet(sums: &[&Summary]) -> Summary {
         }
         m.globals_written = GlobalWrites::union(sums.iter().map(|s| &s.globals_written));
         m.globals_read = GlobalWrites::union(sums.iter().map(|s| &s.globals_read));
+        m.globals_kept = GlobalWrites::union(sums.iter().map(|s| &s.globals_kept));
         // The failing targets store nothing.
         m.global_overwrites = Arc::from([]);
         m.global_fresh = Arc::from([]);
@@ -1013,6 +1022,7 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         fields_written: FieldWrites::union(sums.iter().map(|s| &s.fields_written)),
         globals_read: GlobalWrites::union(sums.iter().map(|s| &s.globals_read)),
+        globals_kept: GlobalWrites::union(sums.iter().map(|s| &s.globals_kept)),
         global_overwrites: common(sums, |s| &s.global_overwrites),
         global_fresh: common(sums, |s| &s.global_fresh),
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
@@ -1192,6 +1202,7 @@ impl<'a> Model<'a> {
             globals_written: s.globals_written.clone(),
             fields_written: s.fields_written.clone(),
             globals_read: s.globals_read.clone(),
+            globals_kept: s.globals_kept.clone(),
             global_overwrites: s.global_overwrites.clone(),
             global_fresh: s.global_fresh.clone(),
             ret_addr: s.ret_addr.clone(),

@@ -2139,14 +2139,15 @@ fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<E
                             released.push(i);
                         }
                     }
-                    // A function of the program: it may read any global it names, through its
-                    // callees too (`Summary::globals_read`), and one it overwrites first loses the
-                    // cell (`Summary::global_overwrites`). One that neither reads nor writes the
-                    // global leaves the cell there.
+                    // A function of the program: one that overwrites the global first loses the
+                    // cell (`Summary::global_overwrites`); one that may write it, or hand its
+                    // value on (through its callees too: `Summary::globals_kept`), takes it out
+                    // of this path's view. One that only reads it (tests it, prints it) or does
+                    // not touch it leaves the cell there.
                     Some(m) if m.known && !m.lib && !given && !taken => {
                         if m.global_overwrites.iter().any(|o| **o == **name) {
                             lost.push(i);
-                        } else if m.globals_read.may_write(root) || m.globals_written.may_write(root) {
+                        } else if m.globals_kept.may_write(root) || m.globals_written.may_write(root) {
                             released.push(i);
                         }
                     }

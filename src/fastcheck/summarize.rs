@@ -271,6 +271,7 @@ pub fn summarize(
         globals_written: crate::global_writes::GlobalWrites::All,
         fields_written: crate::global_writes::FieldWrites::All,
         globals_read: crate::global_writes::GlobalWrites::All,
+        globals_kept: crate::global_writes::GlobalWrites::All,
         global_overwrites: std::sync::Arc::from([]),
         global_fresh: std::sync::Arc::from([]),
         ret_addr: ret_addr.map(|(i, p)| (i, p.into())),
@@ -287,6 +288,7 @@ pub fn summarize(
     let summary = Summary {
         global_overwrites,
         global_fresh,
+        globals_kept: globals_kept(cx),
         param_globals: param_globals(cx, &summary.params),
         va_reads: va.params,
         varargs_read: va.extras,
@@ -476,6 +478,7 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let (global_overwrites, _) = crate::global_stores::global_stores(func, |s| cx.model(s), cx.address_taken_globals);
     Some(Summary {
         global_overwrites,
+        globals_kept: globals_kept(cx),
         heap: heap.into(),
         heap_pure: pure,
         writes,
@@ -491,6 +494,24 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
         params,
         ..Summary::plain(func.n_params as usize, noreturn)
     })
+}
+
+/// `Summary::globals_kept` (`global_stores::globals_kept`): a local that a global's value is
+/// copied into hands it on unless `param_use` finds it only read.
+fn globals_kept(cx: &CheckCx) -> crate::global_writes::GlobalWrites {
+    let func = cx.func;
+    let reading = std::cell::OnceCell::new();
+    crate::global_stores::globals_kept(
+        func,
+        |s| cx.model(s),
+        |l| {
+            cx.tracked[l.index()]
+                && matches!(
+                    param_use(func, |s| cx.model(s), &cx.tracked, reading.get_or_init(|| statements_reading(func)), l),
+                    ParamUse::ReadOnly
+                )
+        },
+    )
 }
 
 /// `Summary::param_globals`: for each parameter that escapes, the one global it goes into
