@@ -2130,7 +2130,11 @@ fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<E
             let model = cx.model(sid);
             let mut lost: Vec<usize> = Vec::new();
             for (i, (name, _)) in st.globals.iter().enumerate() {
-                let given = args.iter().any(|a| matches!(a, Operand::Place(p) if reads(p, name)));
+                // Given to the call as an argument it may keep or free (`printf ("%s", g)` only
+                // reads it).
+                let given = args.iter().enumerate().any(|(j, a)| {
+                    matches!(a, Operand::Place(p) if reads(p, name)) && model.is_none_or(|m| m.arg_effect(j).is_some())
+                });
                 let root = crate::global_leaks::root(name);
                 let taken = cx.address_taken_globals.is_none_or(|t| crate::global_writes::is_address_taken(t, root));
                 match model {
