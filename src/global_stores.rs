@@ -263,6 +263,7 @@ fn effect<'f, 'm: 'f>(
 /// anywhere but into a local `only_read` says goes nowhere, given to a callee that may keep or
 /// free that argument (or one without a model), returned, or its storage's address taken. A
 /// callee's own `globals_kept` is added; one without a summary hands on every global.
+/// `only_read` is asked only about locals a global's value is copied into.
 pub fn globals_kept<'f, 'm: 'f>(
     func: &'f Function,
     model: impl Fn(StmtId) -> Option<&'f Model<'m>>,
@@ -291,7 +292,7 @@ pub fn globals_kept<'f, 'm: 'f>(
                     }
                 }
                 Rvalue::Opaque(ops) => {
-                    if !into(Some(dst)) {
+                    if ops.iter().any(|op| operand_root(op).is_some()) && !into(Some(dst)) {
                         ops.iter().filter_map(operand_root).for_each(&mut keep);
                     }
                 }

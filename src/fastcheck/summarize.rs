@@ -497,19 +497,26 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
 }
 
 /// `Summary::globals_kept` (`global_stores::globals_kept`): a local that a global's value is
-/// copied into hands it on unless `param_use` finds it only read.
+/// copied into hands it on unless `param_use` finds it only read (asked once per local: a local
+/// may be assigned thousands of times).
 fn globals_kept(cx: &CheckCx) -> crate::global_writes::GlobalWrites {
     let func = cx.func;
     let reading = std::cell::OnceCell::new();
+    let answers: std::cell::RefCell<Vec<Option<bool>>> = std::cell::RefCell::new(vec![None; func.locals.len()]);
     crate::global_stores::globals_kept(
         func,
         |s| cx.model(s),
         |l| {
-            cx.tracked[l.index()]
+            if let Some(known) = answers.borrow()[l.index()] {
+                return known;
+            }
+            let only_read = cx.tracked[l.index()]
                 && matches!(
                     param_use(func, |s| cx.model(s), &cx.tracked, reading.get_or_init(|| statements_reading(func)), l),
                     ParamUse::ReadOnly
-                )
+                );
+            answers.borrow_mut()[l.index()] = Some(only_read);
+            only_read
         },
     )
 }
