@@ -1599,6 +1599,20 @@ impl<'a> FnCx<'a> {
         Some(Key { root: l, path: id })
     }
 
+    /// `result_slot` for a result stored into any place: a local, or a slot below one (`o.b`,
+    /// `p->f`), where the cell at `path` inside the result is at the slot's path followed by
+    /// `path`.
+    pub fn result_place_slot(&self, dst: &Place, path: &str) -> Option<Key> {
+        if let Place::Local(l) = dst {
+            return self.result_slot(*l, path);
+        }
+        let mut text = String::new();
+        let (root, _) = self.path_into(dst, &mut text)?;
+        text.push_str(path);
+        let id = *self.table().ids.get(text.as_str())?;
+        Some(Key { root, path: id })
+    }
+
     /// The tracked slot a place is, if any.
     pub fn key_of(&self, place: &Place) -> Option<Key> {
         if let Place::Local(l) = place {
@@ -1719,10 +1733,27 @@ impl<'a> FnCx<'a> {
             let Stmt::Call { dst, args, .. } = st else { continue };
             // The paths a callee's summary names below an argument are slots here too.
             let Some(model) = self.models.get(si).and_then(|m| m.as_ref()) else { continue };
-            if let Some(Place::Local(l)) = dst {
-                for path in model.ret_paths.iter().filter(|p| path_steps(p) <= MAX_PATH_STEPS) {
-                    t.intern(*l, path, path.contains("[]"));
+            match dst {
+                Some(Place::Local(l)) => {
+                    for path in model.ret_paths.iter().filter(|p| path_steps(p) <= MAX_PATH_STEPS) {
+                        t.intern(*l, path, path.contains("[]"));
+                    }
                 }
+                // A result stored straight into a slot (`o.b = buf_new ()`, `p->f = make ()`):
+                // the cells inside it are at that slot's path followed by theirs.
+                Some(d) if !model.ret_paths.is_empty() => {
+                    if let Some((root, _)) = self.path_into(d, &mut buf) {
+                        let n = buf.len();
+                        for path in model.ret_paths.iter() {
+                            buf.truncate(n);
+                            buf.push_str(path);
+                            if path_steps(&buf) <= MAX_PATH_STEPS {
+                                t.intern(root, &buf, buf.contains("[]"));
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
             // `f(out)` allocating into `*out` for a pointer local `out`.
             for (i, e) in &model.args {

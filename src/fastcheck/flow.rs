@@ -1034,6 +1034,27 @@ fn transfer(
                         }
                     }
                 }
+                // The same for a struct read from a slot (`jv_free (p->path)`): its fields are the
+                // slots one field step below it (`p->path.u.ptr`); a pointer there would be one
+                // dereference below (`p->path->x`).
+                if let Some(k) = match a {
+                    Operand::Place(pl) if effect.is_some() && !matches!(pl, Place::Local(_)) => cx.key_of(pl),
+                    _ => None,
+                } {
+                    let text = cx.path_text(k.path);
+                    let fields: Vec<Key> = st
+                        .h
+                        .iter()
+                        .filter(|e| {
+                            e.0.root == k.root
+                                && cx.path_text(e.0.path).strip_prefix(text).is_some_and(|rest| rest.starts_with('.'))
+                        })
+                        .map(|e| e.0)
+                        .collect();
+                    for f in fields {
+                        escape_key(st, f, retained(model, callee), events);
+                    }
+                }
                 let g = value_guard(cx, st, a);
                 if g == GuardId::FALSE {
                     continue;

@@ -34,9 +34,9 @@ pub fn sites(cx: &CheckCx) -> Vec<(DagNode, usize, StmtId, SiteSlot)> {
             if !model.ret_paths.is_empty() {
                 let Stmt::Call { dst, .. } = cx.func.stmt(*s) else { continue };
                 match dst {
-                    Some(Place::Local(l)) => {
+                    Some(d) => {
                         for path in &model.ret_paths {
-                            if cx.result_slot(*l, path).is_some() {
+                            if cx.result_place_slot(d, path).is_some() {
                                 out.push((node, i, *s, SiteSlot::ResultPath(path.clone())));
                             }
                         }
@@ -351,9 +351,8 @@ fn flow_site(
                 psrc = guards.and(psrc, ok);
             }
             match dst {
-                Some(Place::Local(l)) => cx.result_slot(*l, path).ok_or(Some(EscapeKind::Heap)),
+                Some(d) => cx.result_place_slot(d, path).ok_or(Some(EscapeKind::Heap)),
                 None => Err(None),
-                _ => Err(Some(EscapeKind::Heap)),
             }
         }
         SiteSlot::Result => match dst {
