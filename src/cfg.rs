@@ -1780,7 +1780,9 @@ impl<'a> FnCx<'a> {
                 let Some(root) = self.arg_prefix(a, &mut buf) else { continue };
                 let prefix_len = buf.len();
                 for (_, callee_path, _) in model.heap.iter().filter(|h| h.0 == i) {
-                    if &**callee_path == OTHER_PATH_TEXT {
+                    // "The fields nobody names", of the argument's object or of one below it
+                    // (`*.b*?`: `model::heap_fate`), are no slot of this function's.
+                    if callee_path.ends_with(OTHER_PATH_TEXT) {
                         continue;
                     }
                     buf.truncate(prefix_len);

@@ -81,6 +81,16 @@ pub fn heap_fate(heap: &[(usize, Arc<str>, PathFate)], heap_pure: bool, i: usize
     if let Some(fate) = find(path) {
         return fate;
     }
+    // Inside an object at `P` the callee frees with everything it holds (`P*?`: the fields
+    // nobody names of the object at `P`; the deepest such object): lost with it.
+    let whole = heap
+        .iter()
+        .filter(|h| h.0 == i && h.1.len() > OTHER_PATH_TEXT.len() && h.1.ends_with(OTHER_PATH_TEXT))
+        .filter(|h| path.starts_with(&h.1[..h.1.len() - 1]))
+        .max_by_key(|h| h.1.len());
+    if let Some(h) = whole {
+        return h.2;
+    }
     // Below an object the callee frees or hands on (a recursive `tree_free(p)` names
     // `p->next` one level down, not `p->next->next`): what becomes of the deeper cells is
     // not said, so they escape rather than take the fate of the fields the callee ignores.

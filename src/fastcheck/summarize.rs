@@ -645,13 +645,134 @@ fn heap_effects(cx: &CheckCx, flows: Option<&Config>) -> Option<HeapEffects> {
         };
         // Past the cap, the fields not followed are unknown, so "the others" are too.
         let fate = if h.capped && h.path == crate::cfg::OTHER_PATH { PathFate::Escapes } else { fate };
-        out.push((h.param, std::sync::Arc::from(cx.path_text(h.path)), fate));
+        let text = cx.path_text(h.path);
+        if matches!(fate, PathFate::Frees | PathFate::FreesCleared)
+            && h.path != crate::cfg::OTHER_PATH
+            && !h.capped
+            && frees_whole(cx, h.local, h.path)
+        {
+            let contents = format!("{text}{}", crate::model::OTHER_PATH_TEXT);
+            out.push((h.param, std::sync::Arc::from(contents), PathFate::Lost));
+        }
+        out.push((h.param, std::sync::Arc::from(text), fate));
     }
     cx.note_timeout(pass.as_ref().is_some_and(|(g, _)| g.timed_out()));
     // By text, not by this function's path ids: summaries are compared across fixpoint rounds.
     out.sort();
     families.sort();
     Some((out, families))
+}
+
+/// Whether the object at `path` below parameter `p` (`o->b`), which the function frees on every
+/// path, goes with everything it holds, so that a cell a caller keeps inside it is lost there
+/// (the `P*?` entry of `model::heap_fate`): nothing in the function names a place inside the
+/// object (`o->b->x`, through `o` or through a local copy of `o->b`) or takes an address below
+/// `o`; the pointer to it is copied only into locals, and given only to calls that read or
+/// free it and leave what it holds alone (a summarised callee names no other path of it, but
+/// its unnamed fields, which it may lose with it), never stored or returned; and a call given
+/// `o` itself leaves what is inside the object alone (its own `P*?` or unnamed fields). What
+/// the function cannot place counts against it.
+fn frees_whole(cx: &CheckCx, p: LocalId, path: u32) -> bool {
+    let func = cx.func;
+    let ptext = cx.path_text(path);
+    let inside = format!("{ptext}*");
+    let contents = format!("{ptext}{}", crate::model::OTHER_PATH_TEXT);
+    let names = cx.copies_of(p);
+    let at_path = |pl: &Place| cx.key_of(pl).is_some_and(|k| names.contains(&k.root) && k.path == path);
+    // The locals that hold the pointer to the object.
+    let mut holders: Vec<LocalId> = Vec::new();
+    loop {
+        let before = holders.len();
+        for s in &func.stmts {
+            if let Stmt::Assign { dst: Place::Local(l), src: Rvalue::Use(Operand::Place(src)) } = s {
+                let loads = at_path(src) || src.as_local().is_some_and(|y| holders.contains(&y));
+                if loads && !holders.contains(l) && !names.contains(l) {
+                    holders.push(*l);
+                }
+            }
+        }
+        if holders.len() == before {
+            break;
+        }
+    }
+    let is_value = |op: &Operand| match op {
+        Operand::Place(pl) => at_path(pl) || pl.as_local().is_some_and(|l| holders.contains(&l)),
+        _ => false,
+    };
+    let reaches_inside = |pl: &Place| -> bool {
+        if pl.as_local().is_some() {
+            return false;
+        }
+        match pl.root_local() {
+            Some(r) if holders.contains(&r) => true,
+            Some(r) if names.contains(&r) => cx.key_of(pl).is_none_or(|k| cx.path_text(k.path).starts_with(&inside)),
+            _ => false,
+        }
+    };
+    let ours = |pl: &Place| pl.root_local().is_some_and(|r| names.contains(&r) || holders.contains(&r));
+    for (si, s) in func.stmts.iter().enumerate() {
+        match s {
+            Stmt::Assign { dst, src } => {
+                let bad = reaches_inside(dst)
+                    || match src {
+                        Rvalue::AddrOf(pl) => ours(pl),
+                        Rvalue::Use(op) => {
+                            matches!(op, Operand::Place(pl) if reaches_inside(pl))
+                                || (is_value(op) && !matches!(dst, Place::Local(l) if holders.contains(l)))
+                        }
+                        Rvalue::Opaque(ops) => ops.iter().any(|op| {
+                            matches!(op, Operand::Place(pl) if reaches_inside(pl))
+                                || (is_value(op) && dst.as_local().is_none_or(|l| func.local(l).is_pointer))
+                        }),
+                    };
+                if bad {
+                    return false;
+                }
+            }
+            Stmt::Call { dst, callee, args } => {
+                if dst.as_ref().is_some_and(|d| reaches_inside(d) || is_value(&Operand::Place(d.clone()))) {
+                    return false;
+                }
+                if let Callee::Indirect { target: Operand::Place(t), .. } = callee {
+                    if reaches_inside(t) {
+                        return false;
+                    }
+                }
+                let model = cx.model(StmtId::from_usize(si));
+                for (j, a) in args.iter().enumerate() {
+                    if matches!(a, Operand::Place(pl) if reaches_inside(pl)) {
+                        return false;
+                    }
+                    let value = is_value(a);
+                    let whole = a.local().is_some_and(|l| names.contains(&l));
+                    if !value && !whole {
+                        continue;
+                    }
+                    let Some(m) = model else { return false };
+                    let rel = if whole { contents.as_str() } else { crate::model::OTHER_PATH_TEXT };
+                    if !matches!(m.path_fate(j, rel), PathFate::Reads | PathFate::Lost) {
+                        return false;
+                    }
+                    if value {
+                        let named_below = !m.lib
+                            && m.heap.iter().any(|h| {
+                                h.0 == j
+                                    && &*h.1 != "*"
+                                    && !h.1.ends_with(crate::model::OTHER_PATH_TEXT)
+                                    && h.2 != PathFate::Reads
+                            });
+                        if !matches!(m.arg_effect(j), None | Some(ArgEffect::Frees))
+                            || named_below
+                            || m.ret_alias() == Some(j)
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    !func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if is_value(op)))
 }
 
 /// The paths below the pointer parameters that `heap_effects` states, in its order, each with
