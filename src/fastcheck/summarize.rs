@@ -750,7 +750,20 @@ fn frees_whole(cx: &CheckCx, p: LocalId, path: u32) -> bool {
                     }
                     let Some(m) = model else { return false };
                     let rel = if whole { contents.as_str() } else { crate::model::OTHER_PATH_TEXT };
-                    if !matches!(m.path_fate(j, rel), PathFate::Reads | PathFate::Lost) {
+                    // Given the parameter itself, a summarised callee must speak of the object
+                    // at `path` (its own `P*?`, or no heap at all): its `*?` is about the
+                    // parameter's own fields, not about what they point to (git's
+                    // `free_individual_entries (map)` frees the entries `map->table` leads to
+                    // without naming it).
+                    let speaks = m.lib
+                        || m.heap_pure
+                        || m.heap.iter().any(|h| {
+                            h.0 == j
+                                && h.1.len() > crate::model::OTHER_PATH_TEXT.len()
+                                && h.1.ends_with(crate::model::OTHER_PATH_TEXT)
+                                && contents.starts_with(&h.1[..h.1.len() - 1])
+                        });
+                    if (whole && !speaks) || !matches!(m.path_fate(j, rel), PathFate::Reads | PathFate::Lost) {
                         return false;
                     }
                     if value {
