@@ -664,6 +664,9 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<
                     Lost::ContainerFreed(what) => {
                         format!("'{what}' is freed here while it holds the last reference to the memory")
                     }
+                    Lost::InCallee(callee) => format!(
+                        "'{callee}' frees the object holding the last reference to the memory, or overwrites it, here"
+                    ),
                     Lost::NextIteration(what) => format!(
                         "the loop runs again and '{what}' is assigned here, losing the last reference to the memory"
                     ),

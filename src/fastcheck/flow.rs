@@ -2472,6 +2472,26 @@ pub(super) fn walk(
                                 return steps;
                             }
                         }
+                        // A summarised callee that loses the slots below the argument that hold
+                        // the cell (`conn_close (c)` freeing `c->in` with `c->in->data` in it),
+                        // as the pass's `PathFate::Lost` does.
+                        let summarised = model.filter(|m| !m.lib && goal == WalkGoal::Leak);
+                        if let (Some(m), Some((root, prefix))) = (summarised, cx.arg_slots(a)) {
+                            let had = holders.len();
+                            holders.retain(|k| {
+                                let rest = (k.root == root && !k.is_local())
+                                    .then(|| cx.path_text(k.path).strip_prefix(&*prefix))
+                                    .flatten()
+                                    .filter(|rest| {
+                                        prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])
+                                    });
+                                rest.is_none_or(|rest| m.path_fate(i, &format!("*{rest}")) != PathFate::Lost)
+                            });
+                            if holders.is_empty() && globals.is_empty() && had > 0 {
+                                steps.push(Step::Lost { loc, how: Lost::InCallee(m.name.to_string()) });
+                                return steps;
+                            }
+                        }
                         if !held(&holders, a) {
                             continue;
                         }

@@ -258,6 +258,9 @@ pub enum Lost {
     OverwrittenInCallee { global: String, callee: String },
     /// The object whose field held the last reference is freed (`free(s)` before `s->buf`).
     ContainerFreed(String),
+    /// A summarised callee loses the slot holding the last reference: it frees the object
+    /// holding it, or overwrites it (`PathFate::Lost`).
+    InCallee(String),
     /// The loop runs again and a later iteration assigns the slot holding the last reference
     /// (the path leaves from the header's copy, past the statements of that iteration).
     NextIteration(String),
