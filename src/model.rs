@@ -74,6 +74,14 @@ pub enum WriteFrom {
     Param(usize),
 }
 
+/// Whether heap entry path `entry` is a `P*?` entry ("the fields nobody names of the object at
+/// `P`", not `OTHER_PATH_TEXT` itself) whose object holds `path` (`*.in*.data` for `*.in*?`).
+pub fn inside_freed_whole(entry: &str, path: &str) -> bool {
+    entry.len() > OTHER_PATH_TEXT.len()
+        && entry.ends_with(OTHER_PATH_TEXT)
+        && path.starts_with(&entry[..entry.len() - 1])
+}
+
 /// What a summarised callee with heap effects `heap` (`heap_pure`) does to a cell the caller
 /// keeps at `path` below argument `i` (`Model::path_fate` for a callee that is no library row).
 pub fn heap_fate(heap: &[(usize, Arc<str>, PathFate)], heap_pure: bool, i: usize, path: &str) -> PathFate {
@@ -83,11 +91,7 @@ pub fn heap_fate(heap: &[(usize, Arc<str>, PathFate)], heap_pure: bool, i: usize
     }
     // Inside an object at `P` the callee frees with everything it holds (`P*?`: the fields
     // nobody names of the object at `P`; the deepest such object): lost with it.
-    let whole = heap
-        .iter()
-        .filter(|h| h.0 == i && h.1.len() > OTHER_PATH_TEXT.len() && h.1.ends_with(OTHER_PATH_TEXT))
-        .filter(|h| path.starts_with(&h.1[..h.1.len() - 1]))
-        .max_by_key(|h| h.1.len());
+    let whole = heap.iter().filter(|h| h.0 == i && inside_freed_whole(&h.1, path)).max_by_key(|h| h.1.len());
     if let Some(h) = whole {
         return h.2;
     }

@@ -730,7 +730,9 @@ fn frees_whole(cx: &CheckCx, p: LocalId, path: u32) -> bool {
                 }
             }
             Stmt::Call { dst, callee, args } => {
-                if dst.as_ref().is_some_and(|d| reaches_inside(d) || is_value(&Operand::Place(d.clone()))) {
+                if dst.as_ref().is_some_and(|d| {
+                    reaches_inside(d) || at_path(d) || d.as_local().is_some_and(|l| holders.contains(&l))
+                }) {
                     return false;
                 }
                 if let Callee::Indirect { target: Operand::Place(t), .. } = callee {
@@ -757,12 +759,7 @@ fn frees_whole(cx: &CheckCx, p: LocalId, path: u32) -> bool {
                     // without naming it).
                     let speaks = m.lib
                         || m.heap_pure
-                        || m.heap.iter().any(|h| {
-                            h.0 == j
-                                && h.1.len() > crate::model::OTHER_PATH_TEXT.len()
-                                && h.1.ends_with(crate::model::OTHER_PATH_TEXT)
-                                && contents.starts_with(&h.1[..h.1.len() - 1])
-                        });
+                        || m.heap.iter().any(|h| h.0 == j && crate::model::inside_freed_whole(&h.1, &contents));
                     if (whole && !speaks) || !matches!(m.path_fate(j, rel), PathFate::Reads | PathFate::Lost) {
                         return false;
                     }
