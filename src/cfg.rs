@@ -483,7 +483,8 @@ fn flag_args<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (usize, i64)> + '
         ArgEffect::FreesIfArg { flag, .. } => Some((*flag, -1)),
         _ => None,
     });
-    frees.chain(model.fresh_if_arg.map(|f| (f.0, f.1)))
+    let fields = model.ret_paths_if.iter().map(|(_, (flag, mask, _))| (*flag, *mask));
+    frees.chain(model.fresh_if_arg.map(|f| (f.0, f.1))).chain(fields)
 }
 
 /// Which locals a check can track, from the function and its callee models alone (the first

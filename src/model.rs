@@ -148,6 +148,10 @@ pub struct Model<'a> {
     /// (`init(obj)` setting `obj->buf`), and inside the object it returns.
     pub out_paths: Vec<(usize, Arc<str>, Success)>,
     pub ret_paths: Vec<Arc<str>>,
+    /// Those of `ret_paths` that hold their cell only when argument `.1` masked by `.2` is
+    /// non-zero (`.3`) or zero (`!.3`), and the call's arguments do not tell
+    /// (`Summary::ret_fresh_if`).
+    pub ret_paths_if: Vec<(Arc<str>, (usize, i64, bool))>,
     /// `Summary::ret_values` of a summarised callee whose result is fresh here.
     pub ret_values: Vec<(usize, Arc<str>, Held)>,
     /// `Summary::out_values` of a summarised callee that leaves fresh cells below arguments.
@@ -227,6 +231,7 @@ impl<'a> Model<'a> {
             else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
+            ret_paths_if: Vec::new(),
             ret_values: Vec::new(),
             out_values: Vec::new(),
             exit_values: Vec::new(),
@@ -288,6 +293,7 @@ impl<'a> Model<'a> {
             else_arg: None,
             out_paths: Vec::new(),
             ret_paths: Vec::new(),
+            ret_paths_if: Vec::new(),
             ret_values: Vec::new(),
             out_values: Vec::new(),
             exit_values: Vec::new(),

@@ -319,6 +319,7 @@ impl<'a> SccReuse<'a> {
                 out_fresh,
                 out_fresh_if,
                 ret_fresh,
+                ret_fresh_if,
                 heap,
                 heap_pure,
                 heap_families,
@@ -353,7 +354,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
-            (exit_values, param_globals, va_reads, varargs_read).hash(&mut w);
+            (exit_values, param_globals, va_reads, varargs_read, ret_fresh_if).hash(&mut w);
             (globals_read, globals_kept, global_overwrites, global_fresh).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {

@@ -83,6 +83,10 @@ pub struct Summary {
     pub out_fresh_if: Option<(usize, i64, bool)>,
     /// Paths inside the returned object that hold fresh cells (a constructor's fields).
     pub ret_fresh: Vec<Arc<str>>,
+    /// Paths inside the returned object that hold a fresh cell only when parameter `.1` masked
+    /// by `.2` is non-zero (`.3`) or zero (`!.3`): an optional field, `if (tip) w->tooltip =
+    /// strdup (tip);`. Sorted, none of them in `ret_fresh`.
+    pub ret_fresh_if: Vec<(Arc<str>, usize, i64, bool)>,
     /// Heap effects: (parameter, access path below it, fate), sorted. A path not listed takes the
     /// parameter's `OTHER_PATH_TEXT` entry, and without one `heap_pure` decides.
     /// Shared, because every call site's `Model` carries it.
@@ -217,6 +221,7 @@ impl Summary {
             out_fresh: Vec::new(),
             out_fresh_if: None,
             ret_fresh: Vec::new(),
+            ret_fresh_if: Vec::new(),
             heap: Arc::from([]),
             heap_pure: true,
             heap_families: Arc::from([]),
@@ -983,6 +988,11 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         } else {
             Vec::new()
         },
+        ret_fresh_if: if sums.iter().all(|s| s.allocator == allocator && s.ret_fresh_if == first.ret_fresh_if) {
+            first.ret_fresh_if.clone()
+        } else {
+            Vec::new()
+        },
         heap: if sums.iter().all(|s| s.heap == first.heap) { first.heap.clone() } else { meet_heap(sums, n) },
         heap_pure: sums.iter().all(|s| s.heap_pure && s.heap == first.heap),
         heap_families: if sums.iter().all(|s| s.heap_families == first.heap_families) {
@@ -1125,6 +1135,18 @@ impl<'a> Model<'a> {
             Some((Ok(Some(v)), when)) if v != when => &[],
             _ => &s.out_fresh,
         };
+        // Optional fields of the result: there when the flag argument says so, absent when it
+        // says not; conditional on the caller's test of it (`None` in `.1`: decided here).
+        let ret_paths_if: Vec<(Arc<str>, Option<(usize, i64, bool)>)> = s
+            .ret_fresh_if
+            .iter()
+            .filter_map(|(path, flag, mask, when)| match flag_value(*flag, *mask) {
+                Ok(Some(v)) if v == *when => Some((path.clone(), None)),
+                Ok(None) => Some((path.clone(), Some((*flag, *mask, *when)))),
+                // Not there, or nobody can tell: no cell to follow.
+                _ => None,
+            })
+            .collect();
         let mut args: Vec<(usize, ArgEffect)> = s
             .params
             .iter()
@@ -1180,7 +1202,12 @@ impl<'a> Model<'a> {
             // A struct returned by value (`Summary::ret_fresh` of a function that is no allocator)
             // holds its fresh cells whatever the call returns.
             ret_paths: if matches!(ret, RetEffect::Fresh(_)) || !s.allocator {
-                s.ret_fresh.clone()
+                s.ret_fresh.iter().cloned().chain(ret_paths_if.iter().map(|p| p.0.clone())).collect()
+            } else {
+                Vec::new()
+            },
+            ret_paths_if: if matches!(ret, RetEffect::Fresh(_)) || !s.allocator {
+                ret_paths_if.into_iter().filter_map(|(p, flag)| Some((p, flag?))).collect()
             } else {
                 Vec::new()
             },

@@ -350,6 +350,20 @@ fn flow_site(
                 let ok = guards.lit(*a, true);
                 psrc = guards.and(psrc, ok);
             }
+            // An optional field: only where the caller's flag argument says so.
+            let optional = cx.model(stmt).and_then(|m| m.ret_paths_if.iter().find(|p| p.0 == *path).map(|p| p.1));
+            if let Some((flag, mask, when)) = optional {
+                match cx.flag_atom.get(&(stmt, flag, mask)) {
+                    Some(a) => {
+                        let l = guards.lit(*a, when);
+                        psrc = guards.and(psrc, l);
+                    }
+                    None => {
+                        verdict.escapes.push(EscapeKind::Undecided);
+                        return Prepared::Done(verdict);
+                    }
+                }
+            }
             match dst {
                 Some(d) => cx.result_place_slot(d, path).ok_or(Some(EscapeKind::Heap)),
                 None => Err(None),
@@ -620,7 +634,7 @@ fn judge_site(
         for (atom, flag, mask) in &cx.param_tests {
             let Some(index) = cx.func.params().position(|q| q == *flag) else { continue };
             for when in [true, false] {
-                flag_lits.push((index, *mask, when, guards.lit(*atom, when)));
+                flag_lits.push((index, *mask, when, guards.lit(*atom, when), *atom));
             }
         }
     }
@@ -675,7 +689,7 @@ fn judge_site(
             }
         }
     }
-    for &(index, mask, when, lit) in flag_lits.iter().filter(|_| has_ret) {
+    for &(index, mask, when, lit, _) in flag_lits.iter().filter(|_| has_ret) {
         // Returned only when the flag test holds. A site no feasible path returns is returned
         // only under every test, so the summary's choice is left to the other sites.
         if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (returned_any, true), (lit, false)]) {
@@ -709,17 +723,31 @@ fn judge_site(
         verdict.handed = match to {
             // Inside the returned object: it exists whenever the object is returned, if nothing
             // but allocation successes decide whether the allocation runs (not `if (tooltip)`).
+            // Or if allocation successes and one test of a flag parameter decide it, and the
+            // flag holds wherever it exists: an optional field (`if (tip) w->tooltip =
+            // strdup (tip);`) exists where the caller's flag argument says so (`handed_if`).
             HandTo::Result(_) => {
-                let only_successes =
-                    guards_ro.support(&[psrc]).iter().all(|a| cx.success_atom.values().any(|s| s == a));
-                only_successes.then(|| (to.clone(), crate::libmodel::Success::Always))
+                let support = guards_ro.support(&[psrc]);
+                let is_success = |a: &AtomId| cx.success_atom.values().any(|s| s == a);
+                if support.iter().all(is_success) {
+                    Some((to.clone(), crate::libmodel::Success::Always))
+                } else {
+                    let flag = flag_lits.iter().find(|&&(_, _, _, lit, atom)| {
+                        support.iter().all(|a| *a == atom || is_success(a))
+                            && matches!(solver.check(guards_ro, &[(psrc, true), (lit, false)]), Answer::Unsat)
+                    });
+                    flag.map(|&(index, mask, when, _, _)| {
+                        verdict.handed_if.push((index, mask, when));
+                        (to.clone(), crate::libmodel::Success::Always)
+                    })
+                }
             }
             HandTo::Param(..) => out_success(cx, solver, guards_ro, psrc, stored_any, &rets).map(|s| (to.clone(), s)),
         };
         // Stored for the caller only under a flag: `if (hint) grow(sb, hint);` in git's
         // `strbuf_init (sb, 0)`, which allocates nothing.
         if let Some((HandTo::Param(..), _)) = &verdict.handed {
-            for &(index, mask, when, lit) in &flag_lits {
+            for &(index, mask, when, lit, _) in &flag_lits {
                 if let Answer::Unsat = solver.check(guards_ro, &[(psrc, true), (stored_any, true), (lit, false)]) {
                     verdict.handed_if.push((index, mask, when));
                 }

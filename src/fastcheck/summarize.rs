@@ -183,13 +183,30 @@ pub fn summarize(
             HandTo::Result(_) => None,
         })
         .collect();
-    // Fields of the result only mean something when the function is an allocator.
+    // Fields of the result only mean something when the function is an allocator. Each holds
+    // its cell always, or only under one flag test all the sites stored there share
+    // (`SiteVerdict::handed_if`): a field two sites fill under different tests is left out.
+    let mut ret_cond: std::collections::BTreeMap<std::sync::Arc<str>, Option<Option<(usize, i64, bool)>>> =
+        std::collections::BTreeMap::new();
+    for v in verdicts {
+        let Some((HandTo::Result(path), _)) = &v.handed else { continue };
+        let cond = v.handed_if.first().copied();
+        let agreed = ret_cond.entry(path.clone()).or_insert(Some(cond));
+        if *agreed != Some(cond) {
+            *agreed = None;
+        }
+    }
     let ret_fresh: Vec<std::sync::Arc<str>> = handed
         .iter()
         .filter_map(|(to, _)| match to {
-            HandTo::Result(path) => Some(path.clone()),
-            HandTo::Param(..) => None,
+            HandTo::Result(path) if ret_cond.get(path) == Some(&Some(None)) => Some(path.clone()),
+            _ => None,
         })
+        .collect();
+    let ret_fresh_if: Vec<(std::sync::Arc<str>, usize, i64, bool)> = ret_cond
+        .iter()
+        .filter_map(|(path, cond)| cond.flatten().map(|(i, m, w)| (path.clone(), i, m, w)))
+        .filter(|(path, ..)| handed.iter().any(|(to, _)| matches!(to, HandTo::Result(p) if p == path)))
         .collect();
     let fresh_places: Vec<(usize, std::sync::Arc<str>)> = out_fresh.iter().map(|o| (o.0, o.1.clone())).collect();
     // Hands cells out only under a flag: every handed site is stored only under the same test.
@@ -254,6 +271,11 @@ pub fn summarize(
         // An allocator's are below the pointer it returns (`*.buf`); a function returning a
         // struct by value hands over the cells in the struct itself (`.data`).
         ret_fresh: if allocator { ret_fresh } else { ret_fresh.into_iter().filter(|p| !p.starts_with('*')).collect() },
+        ret_fresh_if: if allocator {
+            ret_fresh_if
+        } else {
+            ret_fresh_if.into_iter().filter(|p| !p.0.starts_with('*')).collect()
+        },
         heap: heap.into(),
         heap_families: heap_families.into(),
         ret_values: if allocator { common_values(&fresh_returns, |v| &v.ret_values) } else { Vec::new() },
