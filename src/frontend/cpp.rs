@@ -1429,12 +1429,14 @@ impl Lowerer<'_, '_, '_> {
         let pointee = clang::canonical(pointee);
         if self.in_template && matches!(pointee.kind, CXType_Unexposed | CXType_Dependent) {
             // A dependent type's destructor (`delete p` of a `T *p`) is the instantiation's, which
-            // may free what the object holds: the object escapes (passing `*p` alone does not
-            // make its members escape), so that a `T` owning blocks makes no false leak.
+            // may free what the object holds: what is below the object escapes, so that a `T`
+            // owning blocks makes no false leak. The object itself it only reads (as an unknown
+            // callee's `const` argument): a destructor does not free its own storage, the
+            // `operator delete` after it does, so `delete p` twice is still freed twice.
             let callee = Callee::Direct {
                 name: "(destructor of a dependent type, not analysed)".to_string(),
                 usr: format!("{OPAQUE}dependent-destructor"),
-                const_args: 0,
+                const_args: 1,
             };
             self.emit(Stmt::Call { dst: None, callee, args: vec![ptr.clone()] }, loc);
         }
