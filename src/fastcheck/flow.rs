@@ -89,6 +89,11 @@ struct State {
     /// The flag says the local holds the slot's *address* (`ci = &L->base_ci`) rather than the
     /// pointer loaded from it.
     derived: Vec<(LocalId, Key, bool)>,
+    /// Pointer locals holding the same value as a slot, from a copy either way (`o.b = b`,
+    /// `b = o->b`) with neither changed since, sorted by local (one slot each): a callee that
+    /// reaches the slot reaches the object the local points to, so what it frees or loses below
+    /// `o->b` is gone below `b` too (`copy_of_slot`, `reachable_slots`).
+    copies: Vec<(LocalId, Key)>,
     /// What is known of the values `cx.facts` follows, each with the guard under which it holds
     /// (`facts::Fact`). A branch whose outcome contradicts a fact cuts those paths.
     facts: Vec<(u32, crate::facts::Fact, GuardId)>,
@@ -137,10 +142,34 @@ impl State {
     /// `l` gets a new value, loaded from slot `from` (or not a load): provenance of `l`, and of
     /// the locals loaded through `l`, changes.
     fn set_derived(&mut self, l: LocalId, from: Option<(Key, bool)>) {
+        // Every new value of a local passes here: neither the local nor slots below it keep
+        // the value a copy saw.
+        self.copies.retain(|c| c.0 != l && c.1.root != l);
         self.derived.retain(|d| d.0 != l && d.1.root != l);
         if let Some((k, addr)) = from.filter(|(k, _)| k.root != l) {
             let i = self.derived.binary_search_by_key(&l, |d| d.0).unwrap_or_else(|i| i);
             self.derived.insert(i, (l, k, addr));
+        }
+    }
+    /// A store into slot `k`: the copies of its old value, or of anything below it, no longer
+    /// hold its value.
+    fn forget_slot(&mut self, cx: &CheckCx, k: Key) {
+        if self.copies.is_empty() {
+            return;
+        }
+        let text = cx.path_text(k.path);
+        let roots = if text.starts_with('*') { self.names_of(k.root) } else { vec![k.root] };
+        self.copies.retain(|c| {
+            let t = cx.path_text(c.1.path);
+            !(roots.contains(&c.1.root)
+                && t.strip_prefix(text).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '['])))
+        });
+    }
+    /// Local `l` now holds the value of slot `k`, or `k` that of `l` (`State::copies`).
+    fn set_copy(&mut self, l: LocalId, k: Key) {
+        match self.copies.binary_search_by_key(&l, |c| c.0) {
+            Ok(i) => self.copies[i].1 = k,
+            Err(i) => self.copies.insert(i, (l, k)),
         }
     }
     /// `y` and the locals known to hold the same address.
@@ -316,6 +345,7 @@ pub(super) fn flow(
                 weak: Vec::new(),
                 alias: Vec::new(),
                 derived: Vec::new(),
+                copies: Vec::new(),
                 facts: facts.map_or(&[][..], |f| f.1).to_vec(),
                 values: crate::equal::Values::start(cx, node0, first_idx),
                 at: (node0.0, first_idx as u32),
@@ -743,6 +773,7 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
             // An alias holds after a merge only if it holds on both sides.
             cur.alias.retain(|a| incoming.alias.binary_search(a).is_ok());
             cur.derived.retain(|d| incoming.derived.binary_search(d).is_ok());
+            cur.copies.retain(|c| incoming.copies.binary_search(c).is_ok());
             cur.values.merge(guards, incoming.values, old_p, incoming.p, new_p);
             for (k, f, g) in incoming.facts {
                 match cur.facts.iter_mut().find(|c| c.0 == k && c.1 == f) {
@@ -949,8 +980,28 @@ fn transfer(
             if let Rvalue::Use(Operand::Place(p)) = src {
                 copy_fields(cx, st, dst, p, events);
             }
+            if let Some(k) = cx.key_of(dst).filter(|k| !k.is_local()) {
+                st.forget_slot(cx, k);
+            }
             if let Some(l) = dst.as_local() {
                 st.set_derived(l, loaded_from);
+            }
+            // One value in a pointer local and a slot (not an array element: all elements are
+            // one slot), by a copy either way.
+            let copy = match (dst, src) {
+                (Place::Local(l), Rvalue::Use(Operand::Place(p))) if !matches!(p, Place::Local(_)) => {
+                    cx.key_of(p).map(|k| (*l, k))
+                }
+                (_, Rvalue::Use(Operand::Place(Place::Local(y)))) if dst.as_local().is_none() => {
+                    cx.key_of(dst).map(|k| (*y, k))
+                }
+                _ => None,
+            };
+            if let Some((l, k)) = copy {
+                let pointer = cx.is_tracked(l) && cx.func.local(l).is_pointer;
+                if pointer && !k.is_local() && k.root != l && !cx.path_text(k.path).contains('[') {
+                    st.set_copy(l, k);
+                }
             }
         }
         Stmt::Call { dst, callee, args } => {
@@ -1213,9 +1264,21 @@ fn transfer(
             }
             // `strcpy(p, s)` is `p`, NULL only when `p` is; `fgets(p, ..)` may be NULL.
             let itself = model.zip(alias).is_some_and(|(m, i)| m.ret_is_arg_itself(i)) && !arg_maybe_null;
+            // The callee may have written any slot its arguments reach.
+            if !st.copies.is_empty() {
+                for a in args {
+                    if let Some((root, _)) = cx.arg_slots(a) {
+                        let roots = st.names_of(root);
+                        st.copies.retain(|c| !roots.contains(&c.1.root));
+                    }
+                }
+            }
             if let Some(d) = dst {
                 if !(hold_globals && hold_in_global(st, d, ret)) {
                     store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
+                }
+                if let Some(k) = cx.key_of(d).filter(|k| !k.is_local()) {
+                    st.forget_slot(cx, k);
                 }
                 if let Some(l) = d.as_local() {
                     st.set_derived(l, None);
@@ -1358,6 +1421,23 @@ fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(K
             continue;
         }
         out.push((*k, format!("*{rest}")));
+    }
+    // The objects of locals that hold the value of a slot the callee reaches (`o.b = b; drop
+    // (&o)` reaches `b->data` as `*.b*.data`).
+    for (l, kd) in &st.copies {
+        if !roots.contains(&kd.root) || roots.contains(l) {
+            continue;
+        }
+        let Some(at) = cx.path_text(kd.path).strip_prefix(&*prefix) else { continue };
+        if !(prefix.is_empty() || at.is_empty() || at.starts_with(['.', '*', '['])) {
+            continue;
+        }
+        for (k, _) in st.h.iter().filter(|e| e.0.root == *l) {
+            let text = cx.path_text(k.path);
+            if text.starts_with('*') && text != crate::model::OTHER_PATH_TEXT {
+                out.push((*k, format!("*{at}{text}")));
+            }
+        }
     }
     out
 }
