@@ -154,22 +154,9 @@ impl State {
     /// A store into slot `k`: the copies of its old value, or of anything below it, no longer
     /// hold its value.
     fn forget_slot(&mut self, cx: &CheckCx, k: Key) {
-        if self.copies.is_empty() {
-            return;
-        }
-        let text = cx.path_text(k.path);
-        let roots = if text.starts_with('*') { self.names_of(k.root) } else { vec![k.root] };
-        self.copies.retain(|c| {
-            let t = cx.path_text(c.1.path);
-            !(roots.contains(&c.1.root)
-                && t.strip_prefix(text).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '['])))
-        });
-    }
-    /// Local `l` now holds the value of slot `k`, or `k` that of `l` (`State::copies`).
-    fn set_copy(&mut self, l: LocalId, k: Key) {
-        match self.copies.binary_search_by_key(&l, |c| c.0) {
-            Ok(i) => self.copies[i].1 = k,
-            Err(i) => self.copies.insert(i, (l, k)),
+        if !self.copies.is_empty() {
+            let roots = if cx.path_text(k.path).starts_with('*') { self.names_of(k.root) } else { vec![k.root] };
+            forget_copies_of(cx, &mut self.copies, &roots, k);
         }
     }
     /// `y` and the locals known to hold the same address.
@@ -986,22 +973,8 @@ fn transfer(
             if let Some(l) = dst.as_local() {
                 st.set_derived(l, loaded_from);
             }
-            // One value in a pointer local and a slot (not an array element: all elements are
-            // one slot), by a copy either way.
-            let copy = match (dst, src) {
-                (Place::Local(l), Rvalue::Use(Operand::Place(p))) if !matches!(p, Place::Local(_)) => {
-                    cx.key_of(p).map(|k| (*l, k))
-                }
-                (_, Rvalue::Use(Operand::Place(Place::Local(y)))) if dst.as_local().is_none() => {
-                    cx.key_of(dst).map(|k| (*y, k))
-                }
-                _ => None,
-            };
-            if let Some((l, k)) = copy {
-                let pointer = cx.is_tracked(l) && cx.func.local(l).is_pointer;
-                if pointer && !k.is_local() && k.root != l && !cx.path_text(k.path).contains('[') {
-                    st.set_copy(l, k);
-                }
+            if let Some(c) = copy_made(cx, dst, src) {
+                set_copy(&mut st.copies, c);
             }
         }
         Stmt::Call { dst, callee, args } => {
@@ -1422,24 +1395,63 @@ fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(K
         }
         out.push((*k, format!("*{rest}")));
     }
-    // The objects of locals that hold the value of a slot the callee reaches (`o.b = b; drop
-    // (&o)` reaches `b->data` as `*.b*.data`).
-    for (l, kd) in &st.copies {
-        if !roots.contains(&kd.root) || roots.contains(l) {
-            continue;
-        }
-        let Some(at) = cx.path_text(kd.path).strip_prefix(&*prefix) else { continue };
-        if !(prefix.is_empty() || at.is_empty() || at.starts_with(['.', '*', '['])) {
-            continue;
-        }
-        for (k, _) in st.h.iter().filter(|e| e.0.root == *l) {
-            let text = cx.path_text(k.path);
-            if text.starts_with('*') && text != crate::model::OTHER_PATH_TEXT {
-                out.push((*k, format!("*{at}{text}")));
-            }
-        }
-    }
+    // The objects of locals that hold the value of a slot the callee reaches.
+    out.extend(copied_reach(cx, &st.copies, st.h.iter().map(|e| e.0), &roots, &prefix));
     out
+}
+
+/// A pointer local and a slot that hold one value after `dst = src`, by a copy either way (`o.b =
+/// b`, `b = o->b`; not an array element: all elements are one slot), for `State::copies`.
+fn copy_made(cx: &CheckCx, dst: &Place, src: &Rvalue) -> Option<(LocalId, Key)> {
+    let (l, k) = match (dst, src) {
+        (Place::Local(l), Rvalue::Use(Operand::Place(p))) if !matches!(p, Place::Local(_)) => (*l, cx.key_of(p)?),
+        (_, Rvalue::Use(Operand::Place(Place::Local(y)))) if dst.as_local().is_none() => (*y, cx.key_of(dst)?),
+        _ => return None,
+    };
+    let pointer = cx.is_tracked(l) && cx.func.local(l).is_pointer;
+    (pointer && !k.is_local() && k.root != l && !cx.path_text(k.path).contains('[')).then_some((l, k))
+}
+
+/// Record copy `c` in a sorted `State::copies` (one slot per local: the latest copy).
+fn set_copy(copies: &mut Vec<(LocalId, Key)>, c: (LocalId, Key)) {
+    match copies.binary_search_by_key(&c.0, |e| e.0) {
+        Ok(i) => copies[i].1 = c.1,
+        Err(i) => copies.insert(i, c),
+    }
+}
+
+/// A store into slot `k`, whose root may also be named by `roots`: the copies of its old value,
+/// or of anything below it, no longer hold its value.
+fn forget_copies_of(cx: &CheckCx, copies: &mut Vec<(LocalId, Key)>, roots: &[LocalId], k: Key) {
+    let text = cx.path_text(k.path);
+    copies.retain(|c| {
+        let t = cx.path_text(c.1.path);
+        !(roots.contains(&c.1.root)
+            && t.strip_prefix(text).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '*', '['])))
+    });
+}
+
+/// The slots below locals that hold the value of a slot a callee reaches through an argument
+/// with slots `(root, prefix)` (`cx.arg_slots`), with the path by which the callee sees each:
+/// `o.b = b; drop (&o)` reaches `b->data` as `*.b*.data`.
+fn copied_reach<'k>(
+    cx: &'k CheckCx,
+    copies: &'k [(LocalId, Key)],
+    held: impl Iterator<Item = Key> + Clone + 'k,
+    roots: &'k [LocalId],
+    prefix: &'k str,
+) -> impl Iterator<Item = (Key, String)> + 'k {
+    copies.iter().filter(|(l, kd)| roots.contains(&kd.root) && !roots.contains(l)).flat_map(move |(l, kd)| {
+        let at = cx
+            .path_text(kd.path)
+            .strip_prefix(prefix)
+            .filter(|at| prefix.is_empty() || at.is_empty() || at.starts_with(['.', '*', '[']));
+        held.clone().filter(move |k| at.is_some() && k.root == *l).filter_map(move |k| {
+            let text = cx.path_text(k.path);
+            (text.starts_with('*') && text != crate::model::OTHER_PATH_TEXT)
+                .then(|| (k, format!("*{}{text}", at.unwrap_or(""))))
+        })
+    })
 }
 
 /// The slot `k` may change outside what this pass sees: whatever it holds escapes there, and it
@@ -2411,6 +2423,13 @@ pub(super) fn walk(
     let mut maybe_null: Vec<LocalId> = Vec::new();
     // Pointer locals holding the same address (from copies), as `State::alias`.
     let mut alias: Vec<(LocalId, LocalId)> = Vec::new();
+    // Pointer locals holding the value of a slot, as `State::copies`.
+    let mut copies: Vec<(LocalId, Key)> = Vec::new();
+    let names = |alias: &[(LocalId, LocalId)], y: LocalId| -> Vec<LocalId> {
+        let mut v = vec![y];
+        v.extend(alias.iter().filter_map(|&(a, b)| (a == y).then_some(b).or((b == y).then_some(a))));
+        v
+    };
     let mut node = node0;
     let mut first = first;
     let mut frees_seen = 0;
@@ -2481,6 +2500,17 @@ pub(super) fn walk(
                         }
                     }
                     holders.extend(copied);
+                    if let Some(k) = cx.key_of(dst).filter(|k| !k.is_local()) {
+                        let roots =
+                            if cx.path_text(k.path).starts_with('*') { names(&alias, k.root) } else { vec![k.root] };
+                        forget_copies_of(cx, &mut copies, &roots, k);
+                    }
+                    if let Some(l) = dst.as_local() {
+                        copies.retain(|c| c.0 != l && c.1.root != l);
+                    }
+                    if let Some(c) = copy_made(cx, dst, src) {
+                        set_copy(&mut copies, c);
+                    }
                     if let Some(l) = dst.as_local() {
                         alias.retain(|&(a, b)| a != l && b != l);
                         if let Rvalue::Use(Operand::Place(Place::Local(y))) = src {
@@ -2558,6 +2588,13 @@ pub(super) fn walk(
                         let summarised = model.filter(|m| !m.lib && goal == WalkGoal::Leak);
                         if let (Some(m), Some((root, prefix))) = (summarised, cx.arg_slots(a)) {
                             let had = holders.len();
+                            // Also below locals holding the value of a slot it reaches.
+                            let roots = [root];
+                            let lost_by_copy: Vec<Key> =
+                                copied_reach(cx, &copies, holders.iter().copied(), &roots, &prefix)
+                                    .filter(|(_, path)| m.path_fate(i, path) == PathFate::Lost)
+                                    .map(|(k, _)| k)
+                                    .collect();
                             holders.retain(|k| {
                                 let rest = (k.root == root && !k.is_local())
                                     .then(|| cx.path_text(k.path).strip_prefix(&*prefix))
@@ -2566,6 +2603,7 @@ pub(super) fn walk(
                                         prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])
                                     });
                                 rest.is_none_or(|rest| m.path_fate(i, &format!("*{rest}")) != PathFate::Lost)
+                                    && !lost_by_copy.contains(k)
                             });
                             if holders.is_empty() && globals.is_empty() && had > 0 {
                                 steps.push(Step::Lost { loc, how: Lost::InCallee(m.name.to_string()) });
@@ -2635,6 +2673,26 @@ pub(super) fn walk(
                                     holders.push(k);
                                 }
                             }
+                        }
+                    }
+                    // The callee may have written any slot its arguments reach.
+                    for a in args {
+                        if let Some((root, _)) = cx.arg_slots(a) {
+                            let roots = names(&alias, root);
+                            copies.retain(|c| !roots.contains(&c.1.root));
+                        }
+                    }
+                    if let Some(d) = dst {
+                        if let Some(k) = cx.key_of(d).filter(|k| !k.is_local()) {
+                            let roots = if cx.path_text(k.path).starts_with('*') {
+                                names(&alias, k.root)
+                            } else {
+                                vec![k.root]
+                            };
+                            forget_copies_of(cx, &mut copies, &roots, k);
+                        }
+                        if let Some(l) = d.as_local() {
+                            copies.retain(|c| c.0 != l && c.1.root != l);
                         }
                     }
                     for k in redefined {
