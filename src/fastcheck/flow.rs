@@ -776,15 +776,23 @@ fn merge_into(guards: &mut Guards, slot: &mut Option<State>, incoming: State) {
 
 /// The guard under which exactly one of `a`, `b` holds the cell, as a pointer local that surely
 /// points to it (not a value that may be NULL or another array element's); the other side is
-/// anything that does not hold it (a constant, a load, an array's address).
+/// anything that does not hold it (a constant, a load, an array's address). Also a slot that
+/// holds the cell against another place (vim's `buf->b_sfname != buf->b_ffname` with the fresh
+/// copy in the first): not against a constant, since what a slot holds may be a pointer into the
+/// cell that is NULL (`o->end = strchr (o->buf, c)`), which the pass does not record for slots.
 fn separated(cx: &CheckCx, guards: &mut Guards, st: &State, a: &Operand, b: &Operand) -> GuardId {
-    let sure =
-        |o: &Operand| o.local().is_some_and(|l| cx.func.local(l).is_pointer) && !st.is_maybe_null(o) && !st.is_weak(o);
+    let sure = |o: &Operand, other: &Operand| match o {
+        Operand::Place(Place::Local(l)) => cx.func.local(*l).is_pointer && !st.is_maybe_null(o) && !st.is_weak(o),
+        Operand::Place(p) => {
+            matches!(other, Operand::Place(_)) && cx.key_of(p).is_some_and(|k| !k.is_local() && !cx.is_weak(k))
+        }
+        _ => false,
+    };
     let (ga, gb) = (value_guard(cx, st, a), value_guard(cx, st, b));
     let mut sep = GuardId::FALSE;
     for (g, other, holder) in [(ga, gb, a), (gb, ga, b)] {
         let object = if std::ptr::eq(holder, a) { b } else { a };
-        if g != GuardId::FALSE && (sure(holder) || (names_object(cx, st, object) && !st.is_weak(holder))) {
+        if g != GuardId::FALSE && (sure(holder, object) || (names_object(cx, st, object) && !st.is_weak(holder))) {
             let n = guards.not(other);
             let only = guards.and(g, n);
             sep = guards.or(sep, only);
