@@ -878,6 +878,11 @@ pub(super) fn out_success(
     match (ok, fail) {
         // A computed result on the storing side: the caller's tests of it say nothing.
         (_, None) if !void_stored => Some(crate::libmodel::Success::Always),
+        // A pointer computed from the cell where it is stored, NULL everywhere else (an aligned
+        // view of the block handed back in `*freeptr`): a non-NULL result says the cell is
+        // there. (A computed result that were NULL too would only hide the cell from the
+        // caller's NULL side.)
+        (None, Some((0, 0))) if void_stored && cx.func.returns_pointer => Some(crate::libmodel::Success::NonNull),
         (Some(ok), Some(fail)) if !void_stored && (fail.1 < ok.0 || ok.1 < fail.0) => {
             Some(crate::libmodel::Success::Range { ok, fail })
         }

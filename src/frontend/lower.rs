@@ -764,6 +764,12 @@ impl<'t, 'i> TuCtx<'t, 'i> {
                 u32::try_from(n).ok()?.checked_sub(1)
             };
             let kind = match name.trim_matches('_') {
+                // GCC's `malloc` promises a result no other pointer aliases; a function that also
+                // hands a block back through a `void **` parameter breaks that promise, and the
+                // block to free is that one (OpenSSL's `CRYPTO_aligned_alloc (n, align,
+                // &freeptr, ..)` returns an aligned pointer into the block it stores in
+                // `*freeptr`). Not a declaration then: its definition's summary decides.
+                "malloc" if args.is_empty() && hands_back_raw_block(decl) => continue,
                 "malloc" if args.is_empty() => AttrKind::Returns,
                 "ownership_returns" => AttrKind::Returns,
                 "ownership_takes" => AttrKind::Takes { arg: index(1).unwrap_or(u32::MAX) },
@@ -2486,4 +2492,16 @@ fn for_parts_by_shape(t: &Tree, parts: &[Cursor]) -> (Option<Cursor>, Option<Cur
         [a, b] => (None, Some(a), Some(b)),
         _ => (None, None, None),
     }
+}
+
+/// A parameter of `decl` is a `void **`: a raw block handed back to the caller (`note_ownership_attrs`).
+fn hands_back_raw_block(decl: Cursor) -> bool {
+    decl.children().into_iter().filter(|c| c.kind() == CXCursor_ParmDecl).any(|p| {
+        let t = clang::canonical(p.ty());
+        if t.kind != CXType_Pointer {
+            return false;
+        }
+        let inner = clang::canonical(clang::pointee(t));
+        inner.kind == CXType_Pointer && clang::canonical(clang::pointee(inner)).kind == CXType_Void
+    })
 }
