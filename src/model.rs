@@ -378,6 +378,14 @@ impl<'a> Model<'a> {
         fate
     }
 
+    /// A summarised callee's heap effects speak of `path` below argument `i` itself: an entry of
+    /// that path, or a `P*?` entry of an object holding it (not the fields nobody names, `*?`).
+    pub fn names_path(&self, i: usize, path: &str) -> bool {
+        self.known
+            && !self.lib
+            && self.heap.iter().any(|h| h.0 == i && (&*h.1 == path || inside_freed_whole(&h.1, path)))
+    }
+
     /// The family of the deallocator that frees the cell below argument `i` at `path`, when
     /// the summary names one (`Summary::heap_families`).
     pub fn heap_family(&self, i: usize, path: &str) -> Option<libmodel::Family> {

@@ -1023,9 +1023,12 @@ fn transfer(
                 let is_out = matches!(effect, Some(ArgEffect::OutFresh(_)));
                 // What the argument lets the callee reach: the callee's summary (or the library
                 // row, or the unknown-callee default) says what happens to each slot below it.
+                let member =
+                    model.filter(|m| !m.lib).and_then(|_| cx.arg_slots(a)).filter(|(_, p)| is_member_prefix(p));
                 for (k, callee_path) in reachable_slots(cx, st, a, model.is_some_and(|m| m.lib)) {
                     let g = st.get_key(k);
-                    match model.map_or(PathFate::Escapes, |m| m.path_fate(i, &callee_path)) {
+                    let container = member.as_ref().filter(|(root, _)| k.root == *root).map(|_| container_path(cx, k));
+                    match model.map_or(PathFate::Escapes, |m| callee_fate(m, i, &callee_path, container.as_deref())) {
                         PathFate::Reads => {}
                         fate @ (PathFate::Frees | PathFate::FreesCleared) => {
                             // Two names of one object hold the same cell: one free, not two.
@@ -1406,6 +1409,35 @@ fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(K
     // The objects of locals that hold the value of a slot the callee reaches.
     out.extend(copied_reach(cx, &st.copies, st.h.iter().map(|e| e.0), &roots, &prefix));
     out
+}
+
+/// Arguments that are the address of a member (`&patch->base`, `&s.f`), whose callee may take
+/// its parameter back to the containing object (`(git_patch_parsed *) p`, `container_of`).
+fn is_member_prefix(prefix: &str) -> bool {
+    prefix.trim_start_matches('*').starts_with('.')
+}
+
+/// The path of slot `k` as a callee sees it when its parameter points to the object `k`'s root
+/// points to (or is, for a local struct): `*.base.delta` for `patch*.base.delta`.
+fn container_path(cx: &CheckCx, k: Key) -> String {
+    let text = cx.path_text(k.path);
+    if text.starts_with('*') {
+        text.to_string()
+    } else {
+        format!("*{text}")
+    }
+}
+
+/// What a summarised callee does to a cell at `path` below argument `i` (`Model::path_fate`); for
+/// an argument that is the address of a member, at `container` instead when the callee's
+/// summary speaks of that path and not of `path`: the callee cast its parameter back to the
+/// containing struct (libgit2's `patch_parsed__free (&patch->base)` frees
+/// `patch->base.delta`, which it names `*.base.delta`).
+fn callee_fate(m: &crate::summary::Model, i: usize, path: &str, container: Option<&str>) -> PathFate {
+    match container {
+        Some(c) if !m.names_path(i, path) && m.names_path(i, c) => m.path_fate(i, c),
+        _ => m.path_fate(i, path),
+    }
 }
 
 /// A pointer local and a slot that hold one value after `dst = src`, by a copy either way (`o.b =
@@ -2603,6 +2635,7 @@ pub(super) fn walk(
                                     .filter(|(_, path)| m.path_fate(i, path) == PathFate::Lost)
                                     .map(|(k, _)| k)
                                     .collect();
+                            let member = is_member_prefix(&prefix);
                             holders.retain(|k| {
                                 let rest = (k.root == root && !k.is_local())
                                     .then(|| cx.path_text(k.path).strip_prefix(&*prefix))
@@ -2610,8 +2643,10 @@ pub(super) fn walk(
                                     .filter(|rest| {
                                         prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])
                                     });
-                                rest.is_none_or(|rest| m.path_fate(i, &format!("*{rest}")) != PathFate::Lost)
-                                    && !lost_by_copy.contains(k)
+                                let container = member.then(|| container_path(cx, *k));
+                                rest.is_none_or(|rest| {
+                                    callee_fate(m, i, &format!("*{rest}"), container.as_deref()) != PathFate::Lost
+                                }) && !lost_by_copy.contains(k)
                             });
                             if holders.is_empty() && globals.is_empty() && had > 0 {
                                 steps.push(Step::Lost { loc, how: Lost::InCallee(m.name.to_string()) });
