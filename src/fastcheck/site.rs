@@ -315,10 +315,16 @@ fn flow_site(
         verdict.category = Category::FreedAlways;
         return Prepared::Done(verdict);
     }
-    // A callee that allocates only under a flag argument: the cell exists only when the
-    // caller's flag says so.
+    // A callee that allocates only under a flag argument (the result, `fresh_if_arg`, or an
+    // optional field of it, `ret_paths_if`): the cell exists only when the caller's flag says so.
     let mut psrc = psrc;
-    if let Some((flag, mask, when)) = cx.model(stmt).and_then(|m| m.fresh_if_arg) {
+    let optional = match slot {
+        SiteSlot::ResultPath(path) => {
+            cx.model(stmt).and_then(|m| m.ret_paths_if.iter().find(|p| p.0 == *path).map(|p| p.1))
+        }
+        _ => None,
+    };
+    for (flag, mask, when) in cx.model(stmt).and_then(|m| m.fresh_if_arg).into_iter().chain(optional) {
         match cx.flag_atom.get(&(stmt, flag, mask)) {
             Some(a) => {
                 let l = guards.lit(*a, when);
@@ -349,20 +355,6 @@ fn flow_site(
             if let Some(a) = cx.success_atom.get(&stmt) {
                 let ok = guards.lit(*a, true);
                 psrc = guards.and(psrc, ok);
-            }
-            // An optional field: only where the caller's flag argument says so.
-            let optional = cx.model(stmt).and_then(|m| m.ret_paths_if.iter().find(|p| p.0 == *path).map(|p| p.1));
-            if let Some((flag, mask, when)) = optional {
-                match cx.flag_atom.get(&(stmt, flag, mask)) {
-                    Some(a) => {
-                        let l = guards.lit(*a, when);
-                        psrc = guards.and(psrc, l);
-                    }
-                    None => {
-                        verdict.escapes.push(EscapeKind::Undecided);
-                        return Prepared::Done(verdict);
-                    }
-                }
             }
             match dst {
                 Some(d) => cx.result_place_slot(d, path).ok_or(Some(EscapeKind::Heap)),
