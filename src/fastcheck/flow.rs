@@ -92,7 +92,7 @@ struct State {
     /// Pointer locals holding the same value as a slot, from a copy either way (`o.b = b`,
     /// `b = o->b`) with neither changed since, sorted by local (one slot each): a callee that
     /// reaches the slot reaches the object the local points to, so what it frees or loses below
-    /// `o->b` is gone below `b` too (`copy_of_slot`, `reachable_slots`).
+    /// `o->b` is gone below `b` too (`copy_made`, `reachable_slots`).
     copies: Vec<(LocalId, Key)>,
     /// What is known of the values `cx.facts` follows, each with the guard under which it holds
     /// (`facts::Fact`). A branch whose outcome contradicts a fact cuts those paths.
