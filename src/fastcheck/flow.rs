@@ -962,6 +962,18 @@ fn transfer(
                 Rvalue::AddrOf(p) => cx.key_of(p).filter(|k| !k.is_local()).map(|k| (k, true)),
                 _ => None,
             };
+            // A pointer in memory given a pointer loaded from memory (`*hbot = (*hbot)->next`,
+            // also through a local loaded so): paths through it name that other object from here
+            // on. Not a call's result, which may be the old object moved (`l = realloc (v->items,
+            // n); v->items = l;` keeps what the items hold).
+            let loaded = match src {
+                Rvalue::Use(Operand::Place(Place::Local(y))) => st.derived_from(*y).is_some_and(|(_, addr)| !addr),
+                Rvalue::Use(Operand::Place(_)) => true,
+                _ => false,
+            };
+            if let Some(k) = cx.key_of(dst).filter(|k| loaded && !k.is_local() && !cx.is_weak(*k)) {
+                retire_below_slot(cx, st, k, events);
+            }
             if hold_globals && hold_in_global(st, dst, g) {
                 for (c, _) in contents {
                     escape_key(st, c, EscapeKind::Heap, events);
@@ -1579,6 +1591,31 @@ fn retire_contents(cx: &CheckCx, st: &mut State, y: LocalId, events: &mut Vec<Ev
             events.push(Event { kind, guard: g, weak: false });
             st.set_key(k, GuardId::FALSE);
         }
+    }
+}
+
+/// Slot `k` (a pointer in memory, not an array element) is overwritten: the paths through it
+/// (`hbot**.data` below `*hbot`) named the object it pointed to, which keeps what it holds
+/// (`Inside` it from here on, as `retire_contents` does for a local; nano's `update_history`
+/// stores into `(*hbot)->data`, moves `*hbot` to a new node and stores into the new node's
+/// `data`, which is not the old one).
+fn retire_below_slot(cx: &CheckCx, st: &mut State, k: Key, events: &mut Vec<Event>) {
+    let text = cx.path_text(k.path);
+    let roots = if text.starts_with('*') { st.names_of(k.root) } else { vec![k.root] };
+    let below: Vec<(Key, GuardId)> = st
+        .h
+        .iter()
+        .filter(|e| {
+            roots.contains(&e.0.root) && cx.path_text(e.0.path).strip_prefix(text).is_some_and(|r| r.starts_with('*'))
+        })
+        .copied()
+        .collect();
+    for (b, g) in below {
+        if !cx.dies_with_frame(b) {
+            let kind = inside(cx, b, st.at);
+            events.push(Event { kind, guard: g, weak: false });
+        }
+        st.set_key(b, GuardId::FALSE);
     }
 }
 
