@@ -444,10 +444,15 @@ pub fn analyze(
         // (provisional ones too: a member's call to another member may write what either does).
         let (written, fields_written, read) =
             crate::summary::written_of_scc(program, &summaries, &scc.members, &summaries.address_taken_globals);
+        let param_written = crate::summary::param_writes_of_scc(program, &summaries, &scc.members);
+        let param_written_of = |i: usize| {
+            scc.members.binary_search(&i).map_or_else(|_| std::sync::Arc::from([]), |at| param_written[at].clone())
+        };
         let check = |i: usize, provisional: &HashMap<usize, Summary>, until: Option<Instant>| {
             check(i, provisional, until).map(|mut fr| {
                 fr.out.summary.globals_written = written.clone();
                 fr.out.summary.fields_written = fields_written.clone();
+                fr.out.summary.param_fields_written = param_written_of(i);
                 fr.out.summary.globals_read = read.clone();
                 fr
             })
@@ -477,6 +482,7 @@ pub fn analyze(
                 let mut s = Summary::plain(program.functions[i].n_params as usize, false);
                 s.globals_written = written.clone();
                 s.fields_written = fields_written.clone();
+                s.param_fields_written = param_written_of(i);
                 s.globals_read = read.clone();
                 (i, without_heap(s))
             })

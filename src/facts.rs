@@ -627,6 +627,7 @@ impl Facts {
         ix.origin = param_origins(cx);
         ix.counts = vec![false; self.keys.len()];
         ix.nonneg = nonneg_locals(cx);
+        ix.contained = contained_locals(cx);
         ix.once = steps_outside_loops(cx.func);
         for &(sid, _, _) in &cx.func.steps {
             if let Stmt::Assign { dst, .. } = cx.func.stmt(sid) {
@@ -888,12 +889,32 @@ impl Facts {
             }
             _ => 0,
         };
+        let param_written = cx.model(sid).filter(|m| !m.lib).map_or(&[][..], |m| &m.param_fields_written[..]);
         for (i, a) in args.iter().enumerate() {
             if i < 64 && lib_const & (1 << i) != 0 {
                 continue;
             }
             let before = out.len();
             self.arg_kills(cx, groups, ix, a, out);
+            // The address of an object of the function's own that only the calls given it
+            // reach: what the callee writes below this parameter is all that changes it, even
+            // inside a cycle whose members write every field (vim's `string_convert (&conv,
+            // ..)` between two tests of `conv.vc_type`).
+            if let (Some(pw), Some(t)) = (param_written.get(i), a.local()) {
+                if let Some(x) = cx.addr_temps.get(&t).and_then(Place::storage_local) {
+                    if ix.contained.get(x.index()).copied().unwrap_or(false) {
+                        let mut j = before;
+                        while j < out.len() {
+                            let (kr, kt) = &self.keys[out[j] as usize];
+                            if *kr == x && !kt.contains('*') && !pw.may_write_path(kt) {
+                                out.swap_remove(j);
+                            } else {
+                                j += 1;
+                            }
+                        }
+                    }
+                }
+            }
             let Some(FieldWrites::Only { through, .. }) = written else { continue };
             // `&x` of a scalar or pointer local: a store through the argument replaces `x`'s
             // value, and with it every object a key below `x` names.
@@ -1513,6 +1534,60 @@ fn fact_locals(cx: &FnCx) -> Vec<bool> {
 /// Pointer locals that only ever hold a block this function allocated (or a constant: NULL) and
 /// whose value is never stored into memory: nothing but them (and the calls they are passed to)
 /// reaches the block.
+/// Per local: an object of the function's own (no pointer, not `static`) whose address goes
+/// only into address temporaries (`FnCx::addr_temps`) that are only given to calls, each of
+/// which says what it writes below that argument (a library row, or a summary whose
+/// `param_fields_written` there is not `All`: a callee that stores the address, or hands it to
+/// one that may, leaves it reachable by later calls). Only the calls given its address reach
+/// such an object (drip's assumption for every argument, made safe here by the check that no
+/// callee keeps it), so `call_kills` may ask each of them what it writes below that parameter.
+fn contained_locals(cx: &FnCx) -> Vec<bool> {
+    use crate::global_writes::FieldWrites;
+    let func = cx.func;
+    let mut ok: Vec<bool> = func.locals.iter().map(|l| !l.is_pointer && !l.is_static).collect();
+    if cx.addr_temps.is_empty() {
+        return ok;
+    }
+    let target = |t: &LocalId| cx.addr_temps.get(t).and_then(Place::storage_local);
+    for (si, st) in func.stmts.iter().enumerate() {
+        match st {
+            Stmt::Assign { dst, src } => {
+                match src {
+                    Rvalue::AddrOf(p) => {
+                        if let Some(x) = p.storage_local() {
+                            if !matches!(dst, Place::Local(t) if cx.addr_temps.contains_key(t)) {
+                                ok[x.index()] = false;
+                            }
+                        }
+                    }
+                    // An address temporary copied on: other names reach the object.
+                    Rvalue::Use(Operand::Place(Place::Local(t))) => {
+                        if let Some(x) = target(t) {
+                            ok[x.index()] = false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Call { args, .. } => {
+                let sid = StmtId::from_usize(si);
+                for (k, a) in args.iter().enumerate() {
+                    let Some(x) = a.local().as_ref().and_then(target) else { continue };
+                    let says = match cx.model(sid) {
+                        Some(m) if m.lib => true,
+                        Some(m) => m.param_fields_written.get(k).is_some_and(|w| !matches!(w, FieldWrites::All)),
+                        None => false,
+                    };
+                    if !says {
+                        ok[x.index()] = false;
+                    }
+                }
+            }
+        }
+    }
+    ok
+}
+
 fn fresh_blocks(cx: &FnCx) -> Vec<bool> {
     let func = cx.func;
     let mut fresh: Vec<bool> = func.locals.iter().map(|l| l.is_pointer && !l.is_static).collect();
@@ -1887,6 +1962,9 @@ struct KeyIndex {
     origin: Vec<Option<LocalId>>,
     /// Per local: it is never negative (`nonneg_locals`).
     nonneg: Vec<bool>,
+    /// Per local: only the calls given its address reach it (`contained_locals`); empty when
+    /// not computed (none).
+    contained: Vec<bool>,
     /// Per statement: a step (`Function::steps`) in no loop of the CFG (`FactGen::Step`).
     once: Vec<bool>,
     /// Per group: the keys (below a local) in the groups reachable from it.
@@ -1905,6 +1983,7 @@ impl KeyIndex {
             fresh: Vec::new(),
             origin: Vec::new(),
             nonneg: Vec::new(),
+            contained: Vec::new(),
             once: Vec::new(),
             below: Default::default(),
         };

@@ -350,6 +350,69 @@ pub fn is_address_taken(taken: &[String], g: &str) -> bool {
     found(g) || g.rsplit_once("::").is_some_and(|(_, var)| found(var))
 }
 
+/// Whether operand `o` of `func` is surely no pointer and no object (a constant, a scalar
+/// local): storing it hands no caller's object to anyone (`summary::param_writes_of_scc`).
+pub fn scalar_operand(func: &Function, o: &Operand) -> bool {
+    match o {
+        Operand::Place(Place::Local(l)) => {
+            let d = func.local(*l);
+            !d.is_pointer && !d.is_aggregate
+        }
+        Operand::Const(_) | Operand::Str | Operand::Func { .. } => true,
+        Operand::Place(_) | Operand::Unknown => false,
+    }
+}
+
+/// Per local of `func`: the parameters (a bit each, the first 64) whose object its value may
+/// point into, flow-insensitively: a parameter itself, copies, addresses below it, pointers
+/// loaded from what it points to, and the result of a call given such a value (unless
+/// `returns_fresh` says call statement `si` returns only fresh blocks). Only pointers and
+/// objects carry it (an `int` read from below a parameter points nowhere).
+pub fn derived_from_params(func: &Function, returns_fresh: &dyn Fn(usize) -> bool) -> Vec<u64> {
+    let mut from = vec![0u64; func.locals.len()];
+    for p in func.params().take(64) {
+        from[p.index()] = 1 << p.index();
+    }
+    if from.iter().all(|&b| b == 0) {
+        return from;
+    }
+    let carries = |l: LocalId| {
+        let d = func.local(l);
+        d.is_pointer || d.is_aggregate
+    };
+    let bits_of = |from: &[u64], o: &Operand| match o {
+        Operand::Place(p) => p.root_local().map_or(0, |r| from[r.index()]),
+        _ => 0,
+    };
+    loop {
+        let mut changed = false;
+        for (si, s) in func.stmts.iter().enumerate() {
+            let (dst, bits) = match s {
+                Stmt::Assign { dst, src } => {
+                    let bits = match src {
+                        Rvalue::Use(o) => bits_of(&from, o),
+                        Rvalue::AddrOf(p) => p.root_local().map_or(0, |r| from[r.index()]),
+                        Rvalue::Opaque(_) => 0,
+                    };
+                    (dst, bits)
+                }
+                Stmt::Call { dst: Some(dst), args, .. } if !returns_fresh(si) => {
+                    (dst, args.iter().fold(0, |b, a| b | bits_of(&from, a)))
+                }
+                Stmt::Call { .. } => continue,
+            };
+            let Some(l) = dst.storage_local() else { continue };
+            if bits != 0 && carries(l) && from[l.index()] | bits != from[l.index()] {
+                from[l.index()] |= bits;
+                changed = true;
+            }
+        }
+        if !changed {
+            return from;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -184,6 +184,9 @@ pub struct Model<'a> {
     /// The fields below its arguments the call may write (`Summary::fields_written`); `All` for
     /// a library row or an unknown callee, whose arguments' objects are taken as written whole.
     pub fields_written: FieldWrites,
+    /// Per parameter, what of `fields_written` may be written below it
+    /// (`Summary::param_fields_written`; empty: ask `fields_written`).
+    pub param_fields_written: Arc<[FieldWrites]>,
     /// The globals the call may read (`Summary::globals_read`; none for a library row, which
     /// reads only what it is handed, all for an unknown callee).
     pub globals_read: GlobalWrites,
@@ -247,6 +250,7 @@ impl<'a> Model<'a> {
             ret_is_arg: matches!(lib.ret, RetEffect::ArgAlias(_)) && libmodel::returns_argument_itself(lib.name),
             globals_written: GlobalWrites::none(),
             fields_written: FieldWrites::All,
+            param_fields_written: Arc::from([]),
             globals_read: GlobalWrites::none(),
             globals_kept: GlobalWrites::none(),
             global_overwrites: Arc::from([]),
@@ -309,6 +313,7 @@ impl<'a> Model<'a> {
             ret_is_arg: false,
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
+            param_fields_written: Arc::from([]),
             globals_read: GlobalWrites::All,
             globals_kept: GlobalWrites::All,
             global_overwrites: Arc::from([]),

@@ -335,6 +335,7 @@ impl<'a> SccReuse<'a> {
                 noreturn_when,
                 globals_written,
                 fields_written,
+                param_fields_written,
                 globals_read,
                 globals_kept,
                 global_overwrites,
@@ -355,7 +356,7 @@ impl<'a> SccReuse<'a> {
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
             (exit_values, param_globals, va_reads, varargs_read, ret_fresh_if).hash(&mut w);
-            (globals_read, globals_kept, global_overwrites, global_fresh).hash(&mut w);
+            (globals_read, globals_kept, global_overwrites, global_fresh, param_fields_written).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {
                 Some(AllocOrigin { loc: Loc { file, line, col }, allocator, usr }) => {

@@ -148,6 +148,11 @@ pub struct Summary {
     /// (`global_writes::FieldWrites`): set by the driver for its whole SCC; `All` in any summary
     /// made elsewhere.
     pub fields_written: FieldWrites,
+    /// Per parameter, what of `fields_written` may be written below it (through what it points
+    /// to, or what is loaded from there), through callees too (`param_writes_of_scc`): set by
+    /// the driver, empty (ask `fields_written`) in any summary made elsewhere. Inside a recursive
+    /// SCC every member's `fields_written` is the SCC's; these still tell its members apart.
+    pub param_fields_written: Arc<[FieldWrites]>,
     /// The globals the function may read, through its callees too (`global_writes::stmt_reads`):
     /// set by the driver for its whole SCC, as `globals_written`; `All` in any summary made
     /// elsewhere. A caller's block held only in a global stays there across a call that cannot
@@ -237,6 +242,7 @@ impl Summary {
             noreturn_when: Vec::new(),
             globals_written: GlobalWrites::All,
             fields_written: FieldWrites::All,
+            param_fields_written: Arc::from([]),
             globals_read: GlobalWrites::All,
             globals_kept: GlobalWrites::All,
             global_overwrites: Arc::from([]),
@@ -1031,6 +1037,14 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         // Any target may be the one called.
         globals_written: GlobalWrites::union(sums.iter().map(|s| &s.globals_written)),
         fields_written: FieldWrites::union(sums.iter().map(|s| &s.fields_written)),
+        // Parameter by parameter, when every target has the same number of parameters.
+        param_fields_written: if sums.iter().all(|s| s.param_fields_written.len() == first.param_fields_written.len()) {
+            (0..first.param_fields_written.len())
+                .map(|k| FieldWrites::union(sums.iter().map(|s| &s.param_fields_written[k])))
+                .collect()
+        } else {
+            Arc::from([])
+        },
         globals_read: GlobalWrites::union(sums.iter().map(|s| &s.globals_read)),
         globals_kept: GlobalWrites::union(sums.iter().map(|s| &s.globals_kept)),
         global_overwrites: common(sums, |s| &s.global_overwrites),
@@ -1228,6 +1242,7 @@ impl<'a> Model<'a> {
             ret_is_arg: s.returns_param_itself && matches!(ret, RetEffect::ArgAlias(_)),
             globals_written: s.globals_written.clone(),
             fields_written: s.fields_written.clone(),
+            param_fields_written: s.param_fields_written.clone(),
             globals_read: s.globals_read.clone(),
             globals_kept: s.globals_kept.clone(),
             global_overwrites: s.global_overwrites.clone(),
@@ -1426,6 +1441,228 @@ pub fn written_of_scc(
         FieldWrites::All
     };
     (globals, written, read)
+}
+
+/// What each member of an SCC (indices, sorted) may write below each of its parameters,
+/// itself or through its callees (`Summary::param_fields_written`): the same rules as
+/// `written_of_scc`'s fields, but only for stores through what a parameter points to (or what
+/// is loaded from there), so that a recursive cycle's members are told apart (vim's
+/// `string_convert` reads `vcp->vc_type`, the cycle's `convert_setup` writes it). A parameter
+/// whose value (or anything below it) is stored into memory, returned into a store, or handed
+/// to a callee that does so or is unknown, may be written by anyone: `All`.
+/// Members' sets are solved together by propagation along the calls between them, from empty
+/// sets up (every step only adds, so it ends).
+pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[usize]) -> Vec<Arc<[FieldWrites]>> {
+    /// A set being built: fields (sorted, unique), `through`, or everything.
+    #[derive(Clone, Default)]
+    struct Acc {
+        fields: Vec<Arc<str>>,
+        through: bool,
+        all: bool,
+    }
+    impl Acc {
+        /// Adds `w`; whether anything changed.
+        fn absorb(&mut self, w: &FieldWrites) -> bool {
+            if self.all {
+                return false;
+            }
+            match w {
+                FieldWrites::All => {
+                    self.all = true;
+                    true
+                }
+                FieldWrites::Only { fields, through } => {
+                    let mut changed = *through && !self.through;
+                    self.through |= *through;
+                    for f in fields.iter() {
+                        if let Err(at) = self.fields.binary_search(f) {
+                            self.fields.insert(at, f.clone());
+                            changed = true;
+                        }
+                    }
+                    if self.fields.len() > crate::global_writes::MAX_NAMES {
+                        self.all = true;
+                    }
+                    changed
+                }
+            }
+        }
+        fn absorb_acc(&mut self, other: &Acc) -> bool {
+            if other.all {
+                let changed = !self.all;
+                self.all = true;
+                return changed;
+            }
+            self.absorb(&FieldWrites::Only { fields: other.fields.clone().into(), through: other.through })
+        }
+        fn done(&self) -> FieldWrites {
+            if self.all {
+                FieldWrites::All
+            } else {
+                FieldWrites::from_parts(self.fields.clone(), self.through)
+            }
+        }
+    }
+    /// Adds `w` to the sets of the parameters in `bits` (the first 64).
+    fn add(acc: &mut [Acc], bits: u64, w: &FieldWrites) {
+        for (b, a) in acc.iter_mut().enumerate().take(64) {
+            if bits & (1 << b) != 0 {
+                a.absorb(w);
+            }
+        }
+    }
+    let slot = |j: usize| members.binary_search(&j).ok();
+    let mut sets: Vec<Vec<Acc>> =
+        members.iter().map(|&m| vec![Acc::default(); program.functions[m].n_params as usize]).collect();
+    // (member slot, parameter) gets what (member slot, parameter) writes.
+    let mut edges: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for (mi, &m) in members.iter().enumerate() {
+        let func = &program.functions[m];
+        let n = (func.n_params as usize).min(64);
+        let returns_fresh = |si: usize| match &func.stmts[si] {
+            Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
+                match summaries.direct_callee(m, si, name, usr) {
+                    Direct::Library(lib) => !matches!(lib.ret, RetEffect::ArgAlias(_)),
+                    Direct::Defined(j) if slot(j).is_none() => {
+                        summaries.get(j).is_some_and(|s| s.allocator && s.always_fresh && s.returns_param.is_none())
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        let from = crate::global_writes::derived_from_params(func, &returns_fresh);
+        let locals = OwnLocals::new(func, |_| (false, false));
+        let pointee_known = |q: LocalId| locals.pointee_known(q);
+        let bits_of = |o: &Operand| match o {
+            Operand::Place(p) => p.root_local().map_or(0, |r| from[r.index()]),
+            _ => 0,
+        };
+        let acc = &mut sets[mi];
+        // What a store into `dst` of a value below parameters `value_bits` adds: those
+        // parameters are reachable by anyone (unless the store is into the function's own
+        // storage), and the fields of `dst` are written below the parameters it is under.
+        let store = |acc: &mut [Acc], dst: &Place, scalar: bool, value_bits: u64| {
+            if dst.storage_local().is_some() {
+                return;
+            }
+            add(acc, value_bits, &FieldWrites::All);
+            let bits = dst.root_local().map_or(0, |r| from[r.index()]);
+            if bits != 0 {
+                let (mut fields, mut through) = (Vec::new(), false);
+                let known = store_field_writes(&pointee_known, dst, scalar, &mut fields, &mut through);
+                add(acc, bits, &if known { FieldWrites::from_parts(fields, through) } else { FieldWrites::All });
+            }
+        };
+        for (si, s) in func.stmts.iter().enumerate() {
+            match s {
+                Stmt::Assign { dst, src } => {
+                    let value_bits = match src {
+                        Rvalue::Use(o) if !crate::global_writes::scalar_operand(func, o) => bits_of(o),
+                        Rvalue::AddrOf(p) => p.root_local().map_or(0, |r| from[r.index()]),
+                        _ => 0,
+                    };
+                    store(acc, dst, crate::global_writes::scalar_value(func, src), value_bits);
+                    // A field whose address is taken may be written through it.
+                    if let Rvalue::AddrOf(p) = src {
+                        if p.storage_local().is_none() {
+                            let bits = p.root_local().map_or(0, |r| from[r.index()]);
+                            let (mut fields, mut through) = (Vec::new(), false);
+                            store_field_writes(&pointee_known, p, true, &mut fields, &mut through);
+                            add(acc, bits, &FieldWrites::from_parts(fields, through));
+                        }
+                    }
+                }
+                Stmt::Call { dst, callee, args } => {
+                    if let Some(d) = dst {
+                        let result_bits =
+                            if returns_fresh(si) { 0 } else { args.iter().fold(0, |b, a| b | bits_of(a)) };
+                        store(acc, d, false, result_bits);
+                    }
+                    let const_args = match callee {
+                        Callee::Direct { const_args, .. } => *const_args,
+                        Callee::Indirect { .. } => 0,
+                    };
+                    for (k, a) in args.iter().enumerate() {
+                        let bits = bits_of(a);
+                        if bits == 0 || (k < 64 && const_args & (1 << k) != 0) {
+                            continue;
+                        }
+                        // What a callee outside the SCC, a library row or an unknown function
+                        // writes below argument `k`; members' parts come by the edges.
+                        let mut outside: Vec<FieldWrites> = Vec::new();
+                        let mut member = |j: usize, outside: &mut Vec<FieldWrites>| match slot(j) {
+                            Some(js) if k < program.functions[j].n_params as usize => {
+                                for b in 0..n {
+                                    if bits & (1 << b) != 0 {
+                                        edges.push((mi, b, js, k));
+                                    }
+                                }
+                            }
+                            // A variadic member's extra argument: whatever any member writes.
+                            Some(_) => outside.push(FieldWrites::All),
+                            None => outside.push(match summaries.get(j) {
+                                Some(s) => s.param_fields_written.get(k).unwrap_or(&s.fields_written).clone(),
+                                None => FieldWrites::All,
+                            }),
+                        };
+                        let library = |name: &str| {
+                            if whole_object_writer(name) {
+                                FieldWrites::All
+                            } else {
+                                FieldWrites::Only { fields: Arc::from([]), through: true }
+                            }
+                        };
+                        match callee {
+                            Callee::Direct { name, usr, .. } => match summaries.direct_callee(m, si, name, usr) {
+                                Direct::Defined(j) => member(j, &mut outside),
+                                Direct::Library(lib) => outside.push(library(lib.name)),
+                                Direct::Undefined if is_builtin(name) => outside.push(library(name)),
+                                Direct::Undefined => outside.push(match a {
+                                    Operand::Func { .. } => FieldWrites::All,
+                                    Operand::Place(Place::Local(l)) if !locals.pointee_known(*l) => FieldWrites::All,
+                                    _ => FieldWrites::Only { fields: Arc::from([]), through: true },
+                                }),
+                            },
+                            Callee::Indirect { sig, field, .. } => {
+                                let targets = summaries.targets(sig, field.as_deref());
+                                let libs = summaries.library_targets(sig, field.as_deref());
+                                if targets.is_empty() && libs.is_empty() {
+                                    outside.push(FieldWrites::All);
+                                }
+                                for lib in libs {
+                                    outside.push(library(lib.name));
+                                }
+                                for &j in targets {
+                                    member(j, &mut outside);
+                                }
+                            }
+                        }
+                        for w in &outside {
+                            add(acc, bits, w);
+                        }
+                    }
+                }
+            }
+        }
+        // Parameters past the 64th are not followed.
+        for a in acc.iter_mut().skip(n) {
+            a.all = true;
+        }
+    }
+    // Propagate along the calls between members until nothing changes.
+    let mut changed = !edges.is_empty();
+    while changed {
+        changed = false;
+        for &(mi, b, js, k) in &edges {
+            if (mi, b) == (js, k) || sets[mi][b].all {
+                continue;
+            }
+            let from = sets[js][k].clone();
+            changed |= sets[mi][b].absorb_acc(&from);
+        }
+    }
+    sets.into_iter().map(|v| v.iter().map(Acc::done).collect()).collect()
 }
 
 /// What a call to a function defined nowhere in the program writes below its arguments

@@ -292,6 +292,7 @@ pub fn summarize(
         // The driver writes the SCC's set (`global_writes::of_scc`).
         globals_written: crate::global_writes::GlobalWrites::All,
         fields_written: crate::global_writes::FieldWrites::All,
+        param_fields_written: std::sync::Arc::from([]),
         globals_read: crate::global_writes::GlobalWrites::All,
         globals_kept: crate::global_writes::GlobalWrites::All,
         global_overwrites: std::sync::Arc::from([]),
