@@ -36,6 +36,9 @@ pub enum PathFate {
     /// elsewhere: an out-parameter allocator that leaves `*out` alone when it fails. Callers
     /// that cannot tie it to the result treat it as `Escapes`.
     KeptOrLost,
+    /// Returned on every path that returns, and gone from the slot (`strbuf_detach`, `char *r
+    /// = *pp; *pp = NULL; return r;`): the caller's cell moves into the call's result.
+    Returned,
     /// Anything else: stored elsewhere, passed on, freed on some paths only.
     Escapes,
 }

@@ -1009,6 +1009,8 @@ fn transfer(
             // Out-parameter slots whose old cell survives a failed call: restored after the
             // redefinition below.
             let mut kept_on_failure: Vec<(Key, GuardId)> = Vec::new();
+            // Cells the callee takes out of their slots and returns (`PathFate::Returned`).
+            let mut detached = GuardId::FALSE;
             for (i, a) in args.iter().enumerate() {
                 // A call the IR could not attach a model to is an unknown callee.
                 let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
@@ -1061,6 +1063,10 @@ fn transfer(
                             st.set_key(k, GuardId::FALSE);
                         }
                         PathFate::Lost => st.set_key(k, GuardId::FALSE),
+                        PathFate::Returned if !cx.is_weak(k) => {
+                            detached = guards.or(detached, g);
+                            st.set_key(k, GuardId::FALSE);
+                        }
                         // `*out` of an out-parameter allocator: overwritten when the call
                         // succeeds, left alone when it fails.
                         PathFate::KeptOrLost if is_out && k.is_local() && cx.success_atom.contains_key(&sid) => {
@@ -1069,7 +1075,9 @@ fn transfer(
                             st.set_key(k, kept);
                             kept_on_failure.push((k, kept));
                         }
-                        PathFate::KeptOrLost | PathFate::Escapes => escape_key(st, k, retained(model, callee), events),
+                        PathFate::KeptOrLost | PathFate::Returned | PathFate::Escapes => {
+                            escape_key(st, k, retained(model, callee), events)
+                        }
                     }
                 }
                 // A local struct passed by value: the callee gets copies of its fields'
@@ -1269,9 +1277,11 @@ fn transfer(
                     }
                 }
             }
+            let maybe_null = ret != GuardId::FALSE && !itself;
+            let ret = guards.or(ret, detached);
             if let Some(d) = dst {
                 if !(hold_globals && hold_in_global(st, d, ret)) {
-                    store(cx, guards, st, d, ret, ret != GuardId::FALSE && !itself, Vec::new(), None, events);
+                    store(cx, guards, st, d, ret, maybe_null, Vec::new(), None, events);
                 }
                 if let Some(k) = cx.key_of(d).filter(|k| !k.is_local()) {
                     st.forget_slot(cx, k);

@@ -1012,8 +1012,10 @@ fn path_precheck(cx: &CheckCx, mentions: &[Vec<u32>], names: &[LocalId], named: 
             }
         }
     }
+    // Returned: moved out to the caller when the path is also overwritten (`strbuf_detach`),
+    // which only the pass can tell (`PathFate::Returned`); shared with the caller otherwise.
     if func.blocks.iter().any(|b| matches!(&b.term, Terminator::Return(Some(op)) if held(op))) {
-        return Some(PathFate::Escapes);
+        return if changes && !other { None } else { Some(PathFate::Escapes) };
     }
     if changes {
         None
@@ -1027,13 +1029,13 @@ fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> P
     let mut freed = GuardId::FALSE;
     let mut kept = GuardId::FALSE;
     let mut ended = GuardId::FALSE;
+    let mut returned = GuardId::FALSE;
     for e in events {
         match e.kind {
-            EventKind::Escape(_)
-            | EventKind::Inside(_)
-            | EventKind::Stored { .. }
-            | EventKind::ReturnedIn(_)
-            | EventKind::Return => return PathFate::Escapes,
+            EventKind::Escape(_) | EventKind::Inside(_) | EventKind::Stored { .. } | EventKind::ReturnedIn(_) => {
+                return PathFate::Escapes
+            }
+            EventKind::Return => returned = guards.or(returned, e.guard),
             EventKind::Free(_) => freed = guards.or(freed, e.guard),
             EventKind::Kept => kept = guards.or(kept, e.guard),
             EventKind::Exit => ended = guards.or(ended, e.guard),
@@ -1043,6 +1045,10 @@ fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> P
         let all = guards.or(g, ended);
         matches!(solver.check(guards, &[(all, false)]), Answer::Unsat)
     };
+    if returned != GuardId::FALSE {
+        let alone = freed == GuardId::FALSE && kept == GuardId::FALSE;
+        return if alone && covered(guards, returned) { PathFate::Returned } else { PathFate::Escapes };
+    }
     match (freed != GuardId::FALSE, kept != GuardId::FALSE) {
         (true, false) if covered(guards, freed) => PathFate::FreesCleared,
         (true, true) if covered(guards, freed) && covered(guards, kept) => PathFate::Frees,
