@@ -286,7 +286,7 @@ pub fn global_candidates(cx: &FnCx, verdicts: &[SiteVerdict], at: &Locator) -> V
         }
         // Also handed to the caller (returned, or left below a parameter: vim's
         // `cts->cts_text_props`, lent to a global only for a `qsort`): the caller owns it.
-        if v.returned || v.stored_out || v.handed.is_some() {
+        if v.returned || v.stored_out || v.handed.is_some() || v.global_borrowed {
             continue;
         }
         let mut named = v.escapes.iter().map(|e| match e {

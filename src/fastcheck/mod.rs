@@ -317,6 +317,10 @@ pub struct SiteVerdict {
     /// or be stored in two places): what the summary says of the places its caller finds a cell
     /// in must hold for this one too (`Summary::out_values`).
     pub stored_out: bool,
+    /// Every path on which the cell goes into a named global also frees it here: the global
+    /// only borrowed it (openssh's progress meter keeps the file name it is shown), so it is
+    /// no `leak-global` candidate.
+    pub global_borrowed: bool,
     /// The allocator family of the cell, when its allocator's is known (`libmodel::Family`).
     pub family: Option<crate::libmodel::Family>,
     /// Deallocations of another family than the cell's, each once, in event order.

@@ -299,6 +299,7 @@ fn flow_site(
         ret_values: Vec::new(),
         out_values: Vec::new(),
         stored_out: false,
+        global_borrowed: false,
         // The result's family, or a library out-parameter's; a summarised callee's cells below
         // its arguments have none.
         family: cx.model(stmt).and_then(|m| match slot {
@@ -622,6 +623,16 @@ fn judge_site(
             returned_any = guards.or(returned_any, e.guard);
         }
     }
+    // Into a named global on these paths, freed on those (`SiteVerdict::global_borrowed`).
+    let mut into_global = GuardId::FALSE;
+    let mut freed_any = GuardId::FALSE;
+    for e in &events {
+        match e.kind {
+            EventKind::Escape(EscapeKind::Global(_)) => into_global = guards.or(into_global, e.guard),
+            EventKind::Free(_) => freed_any = guards.or(freed_any, e.guard),
+            _ => {}
+        }
+    }
     if has_ret || stored_any != GuardId::FALSE {
         for (atom, flag, mask) in &cx.param_tests {
             let Some(index) = cx.func.params().position(|q| q == *flag) else { continue };
@@ -646,6 +657,10 @@ fn judge_site(
     // (and switch constraints), true whatever the query, so they are shared.
     let queries_before = solver.queries;
     let leak = solver.check(guards_ro, &[(psrc, true), (own, true), (any, false)]);
+    if into_global != GuardId::FALSE && freed_any != GuardId::FALSE {
+        verdict.global_borrowed =
+            matches!(solver.check(guards_ro, &[(psrc, true), (into_global, true), (freed_any, false)]), Answer::Unsat);
+    }
     let mut unknown = false;
     let mut leak_model = match leak {
         Answer::Sat(m) => Some(m),

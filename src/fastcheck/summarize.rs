@@ -1416,7 +1416,12 @@ fn param_use_with<'m>(
             let (dst, carries) = match &func.stmts[si as usize] {
                 Stmt::Assign { dst, src: Rvalue::Use(op) } => (Some(dst), is_h(op)),
                 Stmt::Assign { dst, src: Rvalue::AddrOf(place) } => (Some(dst), place.pointee_of_local() == Some(h)),
-                Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => (Some(dst), ops.iter().any(is_h)),
+                // Arithmetic keeps a pointer (`(uintptr_t) p`, `p & ~7`), but not a difference or
+                // comparison of two pointers (nano's `till_x = text - origin`): an integer.
+                Stmt::Assign { dst, src: Rvalue::Opaque(ops) } => {
+                    let pointers = ops.iter().filter(|o| o.local().is_some_and(|l| func.local(l).is_pointer)).count();
+                    (Some(dst), ops.iter().any(is_h) && pointers < 2)
+                }
                 Stmt::Call { dst, args, .. } => {
                     let model = model_of(sid);
                     for (i, a) in args.iter().enumerate() {
