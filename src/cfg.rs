@@ -989,10 +989,11 @@ impl<'a> FnCx<'a> {
                 // Library rows write none of the program's globals (an address passed to them
                 // was taken first, which counts above); a summarised callee writes those its
                 // summary says, and any global whose address is taken (through a pointer); an
-                // unknown callee may write any.
+                // unknown callee may write any, but for the C++ standard library's, which write
+                // what their arguments reach (`summary::hands_code`).
                 match self.model(sid) {
                     Some(m) if m.lib => {}
-                    Some(m) if m.known => {
+                    Some(m) if m.known || !matches!(m.globals_written, crate::global_writes::GlobalWrites::All) => {
                         for (i, t) in self.tested_globals.iter().enumerate() {
                             let g = path_root(t);
                             let taken = self

@@ -231,6 +231,12 @@ pub fn is_builtin(name: &str) -> bool {
     name.starts_with("__builtin_")
 }
 
+/// A function of the C++ standard library (`std::`, libstdc++'s `__gnu_cxx::`), which no
+/// program may define: it touches no global of the program by name.
+pub fn is_std_library(name: &str) -> bool {
+    name.starts_with("std::") || name.starts_with("__gnu_cxx::")
+}
+
 /// The global a place is part of (`g`, `g.f`, `g[i]`), not through a pointer it holds.
 pub fn global_root(p: &Place) -> Option<&str> {
     match p {

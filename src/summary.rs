@@ -678,7 +678,14 @@ impl Summaries {
                         None => Model::unknown(name),
                     },
                     Direct::Library(lib) => Model::from_lib_call(lib, args),
-                    Direct::Undefined => Model::unknown_call(name, *const_args, args.len()),
+                    Direct::Undefined => {
+                        let mut m = Model::unknown_call(name, *const_args, args.len());
+                        if crate::global_writes::is_std_library(name) && !hands_code(caller, args) {
+                            m.globals_written = GlobalWrites::none();
+                            m.globals_read = GlobalWrites::none();
+                        }
+                        m
+                    }
                 }
             }
             Callee::Indirect { sig, field, .. } => {
@@ -1399,8 +1406,12 @@ pub fn written_of_scc(
                                 if fields_known {
                                     fields_known = undefined_call_writes(func, &locals, callee, args, &mut through);
                                 }
-                                globals_all = true;
-                                reads_all = true;
+                                // The C++ standard library is no code of the program: it writes
+                                // and reads only what it is handed, unless it is handed code.
+                                if !crate::global_writes::is_std_library(name) || hands_code(func, args) {
+                                    globals_all = true;
+                                    reads_all = true;
+                                }
                                 true
                             }
                         },
@@ -1663,6 +1674,17 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
         }
     }
     sets.into_iter().map(|v| v.iter().map(Acc::done).collect()).collect()
+}
+
+/// Whether a call of `func` with `args` may hand its callee code of the program to run: a
+/// function, an object that may be a callable (a lambda, a function object), or what the
+/// lowering could not describe. A standard library function given none runs none.
+fn hands_code(func: &Function, args: &[Operand]) -> bool {
+    args.iter().any(|a| match a {
+        Operand::Func { .. } | Operand::Unknown => true,
+        Operand::Place(Place::Local(l)) => func.local(*l).is_aggregate,
+        _ => false,
+    })
 }
 
 /// What a call to a function defined nowhere in the program writes below its arguments

@@ -4,7 +4,7 @@
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
 #        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), nano, and the C++ ones
-#                  tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff
+#                  tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
 #        --rebuild  build the Debian programs again (their tree is otherwise reused)
@@ -24,7 +24,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff jq gmake nano)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell jq gmake nano)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -209,6 +209,12 @@ debian_program() {
       fetch groff groff
       build groff './configure -q --without-x --with-doc=no' \
         make -j2 ACLOCAL=true AUTOMAKE=true AUTOCONF=true AUTOHEADER=true lib/unitypes.h lib/uniwidth.h troff pic ;;
+    hunspell)
+      # Old-style C++ beside C idioms (raw new/delete next to malloc/free, hand-made hash
+      # tables and affix lists): the library and the command-line tool, without its curses UI.
+      apt_need dpkg-dev g++ make
+      fetch hunspell hunspell
+      build hunspell './configure -q --disable-nls --without-ui --without-readline' make -j2 ;;
     jq)
       # As Debian builds it: with Debian's libonig (its patch drops the bundled oniguruma),
       # autoreconf for the patched configure.ac and Makefile.am, the shipped lexer and parser
