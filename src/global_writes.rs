@@ -14,7 +14,8 @@
 //!   itself or any path below it: `conv.vc_type = ..` writes `conv`), directly or through a
 //!   callee; a callee without a summary (defined nowhere, not yet summarised, its check failed)
 //!   or an indirect call with no known target may write every global (`All`). Library rows write
-//!   no global of the program, and neither do compiler builtins (`is_builtin`): what they write
+//!   no global of the program, and neither do compiler builtins (`is_builtin`) nor the C++
+//!   standard library's functions given no code to run (`is_std_library`): what they write
 //!   they are handed a pointer to, and taking a global's address counts below.
 //! - Address-taken globals are left out of the sets: anything that writes through a pointer may
 //!   write them, so a caller takes every call to the program's functions as a write of them
