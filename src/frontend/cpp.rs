@@ -593,7 +593,7 @@ impl Lowerer<'_, '_, '_> {
             }
             _ => {
                 let f = CalleeInfo {
-                    name: "(destructor of a temporary, not analysed)".to_string(),
+                    name: super::stdlib::unfollowed_destructor(ty, "destructor of a temporary"),
                     usr: SCOPE_EXIT_USR.to_string(),
                     noreturn: false,
                     builtin: Builtin::None,

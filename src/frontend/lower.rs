@@ -2072,7 +2072,7 @@ impl Lowerer<'_, '_, '_> {
             let f = match self.cx.destruction(v.ty()) {
                 super::cpp::Death::Runs(f) => f,
                 _ => Rc::new(CalleeInfo {
-                    name: "(destructor at scope exit, not analysed)".to_string(),
+                    name: super::stdlib::unfollowed_destructor(v.ty(), "destructor at scope exit"),
                     usr: super::cpp::SCOPE_EXIT_USR.to_string(),
                     noreturn: false,
                     builtin: Builtin::None,

@@ -97,6 +97,45 @@ pub fn unique_ptr(ty: CXType) -> Option<(CXType, bool)> {
     }
 }
 
+/// Whether destroying an object of type `ty` runs no code of the program: a class of the
+/// standard library (`std::string`, `std::vector<int>`, `std::map<std::string, T *>`) whose
+/// template arguments are each no class (a scalar, a pointer: a container of pointers does not
+/// destroy what they point to) or such a class in turn. Not `std::function` (it destroys the
+/// program's callable), nor a class over a class of the program (`std::vector<Node>` runs
+/// `~Node`). Its destructor, which drip does not follow, then writes no global of the program
+/// (`summary::hands_code`, by its name in `std::`).
+pub fn runs_no_program_code(ty: CXType) -> bool {
+    fn go(ty: CXType, depth: u32) -> bool {
+        let c = clang::canonical(ty);
+        if c.kind != CXType_Record {
+            return true;
+        }
+        let Some(decl) = clang::type_declaration(c) else { return false };
+        if depth > 4 || !in_std(decl) || decl.spelling() == "function" {
+            return false;
+        }
+        // SAFETY: plain FFI on a type value.
+        let n = unsafe { clang_Type_getNumTemplateArguments(c) };
+        (0..n.max(0) as u32).all(|i| {
+            // SAFETY: as above; a non-type argument gives an invalid type, which is no class.
+            let arg = unsafe { clang_Type_getTemplateArgumentAsType(c, i) };
+            go(arg, depth + 1)
+        })
+    }
+    clang::canonical(ty).kind == CXType_Record && go(ty, 0)
+}
+
+/// The name of the unknown call a destroyed object whose destruction drip does not follow
+/// escapes into (`SCOPE_EXIT_USR`): in `std::` when it runs no code of the program
+/// (`runs_no_program_code`), so that it writes no global; `what` otherwise.
+pub fn unfollowed_destructor(ty: CXType, what: &str) -> String {
+    if runs_no_program_code(ty) {
+        format!("std::({what}, not analysed)")
+    } else {
+        format!("({what}, not analysed)")
+    }
+}
+
 /// Whether `ty` (a parameter's type) is a modelled `std::unique_ptr` itself, not a reference to
 /// one: the parameter is the caller's object, passed by address (`lower::declare_local`).
 pub fn owner_by_value(ty: CXType) -> bool {
