@@ -1531,9 +1531,6 @@ fn fact_locals(cx: &FnCx) -> Vec<bool> {
     ok
 }
 
-/// Pointer locals that only ever hold a block this function allocated (or a constant: NULL) and
-/// whose value is never stored into memory: nothing but them (and the calls they are passed to)
-/// reaches the block.
 /// Per local: an object of the function's own (no pointer, not `static`) whose address goes
 /// only into address temporaries (`FnCx::addr_temps`) that are only given to calls, each of
 /// which says what it writes below that argument (a library row, or a summary whose
@@ -1588,6 +1585,9 @@ fn contained_locals(cx: &FnCx) -> Vec<bool> {
     ok
 }
 
+/// Pointer locals that only ever hold a block this function allocated (or a constant: NULL) and
+/// whose value is never stored into memory: nothing but them (and the calls they are passed to)
+/// reaches the block.
 fn fresh_blocks(cx: &FnCx) -> Vec<bool> {
     let func = cx.func;
     let mut fresh: Vec<bool> = func.locals.iter().map(|l| l.is_pointer && !l.is_static).collect();

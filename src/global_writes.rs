@@ -371,8 +371,8 @@ pub fn scalar_operand(func: &Function, o: &Operand) -> bool {
 }
 
 /// Per local of `func`: the parameters (a bit each, the first 64) whose object its value may
-/// point into, flow-insensitively: a parameter itself, copies, addresses below it, pointers
-/// loaded from what it points to, and the result of a call given such a value (unless
+/// point into, flow-insensitively: a parameter itself, copies, arithmetic, addresses below it,
+/// pointers loaded from what it points to, and the result of a call given such a value (unless
 /// `returns_fresh` says call statement `si` returns only fresh blocks). Only pointers and
 /// objects carry it (an `int` read from below a parameter points nowhere).
 pub fn derived_from_params(func: &Function, returns_fresh: &dyn Fn(usize) -> bool) -> Vec<u64> {
@@ -399,7 +399,8 @@ pub fn derived_from_params(func: &Function, returns_fresh: &dyn Fn(usize) -> boo
                     let bits = match src {
                         Rvalue::Use(o) => bits_of(&from, o),
                         Rvalue::AddrOf(p) => p.root_local().map_or(0, |r| from[r.index()]),
-                        Rvalue::Opaque(_) => 0,
+                        // Pointer arithmetic the front end could not simplify, into a pointer.
+                        Rvalue::Opaque(ops) => ops.iter().fold(0, |b, o| b | bits_of(&from, o)),
                     };
                     (dst, bits)
                 }

@@ -100,9 +100,9 @@ pub fn unique_ptr(ty: CXType) -> Option<(CXType, bool)> {
 /// Whether destroying an object of type `ty` runs no code of the program: a class of the
 /// standard library (`std::string`, `std::vector<int>`, `std::map<std::string, T *>`) whose
 /// template arguments are each no class (a scalar, a pointer: a container of pointers does not
-/// destroy what they point to) or such a class in turn. Not `std::function` (it destroys the
-/// program's callable), nor a class over a class of the program (`std::vector<Node>` runs
-/// `~Node`). Its destructor, which drip does not follow, then writes no global of the program
+/// destroy what they point to) or such a class in turn. Not a type-erased owner (`std::function`
+/// destroys the program's callable, `std::shared_ptr` runs its deleter), nor a class over a
+/// class of the program (`std::vector<Node>` runs `~Node`). Its destructor, which drip does not follow, then writes no global of the program
 /// (`summary::hands_code`, by its name in `std::`).
 pub fn runs_no_program_code(ty: CXType) -> bool {
     fn go(ty: CXType, depth: u32) -> bool {
@@ -111,7 +111,10 @@ pub fn runs_no_program_code(ty: CXType) -> bool {
             return true;
         }
         let Some(decl) = clang::type_declaration(c) else { return false };
-        if depth > 4 || !in_std(decl) || decl.spelling() == "function" {
+        // Type-erased owners run code their template arguments do not show: a callable's
+        // destructor, a `shared_ptr`'s deleter.
+        const ERASED: [&str; 6] = ["function", "move_only_function", "any", "shared_ptr", "packaged_task", "thread"];
+        if depth > 4 || !in_std(decl) || ERASED.contains(&decl.spelling().as_str()) {
             return false;
         }
         // SAFETY: plain FFI on a type value.
