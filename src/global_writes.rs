@@ -376,17 +376,17 @@ pub fn scalar_operand(func: &Function, o: &Operand) -> bool {
 /// `returns_fresh` says call statement `si` returns only fresh blocks). Only pointers and
 /// objects carry it (an `int` read from below a parameter points nowhere).
 pub fn derived_from_params(func: &Function, returns_fresh: &dyn Fn(usize) -> bool) -> Vec<u64> {
+    let carries = |l: LocalId| {
+        let d = func.local(l);
+        d.is_pointer || d.is_aggregate
+    };
     let mut from = vec![0u64; func.locals.len()];
-    for p in func.params().take(64) {
+    for p in func.params().take(64).filter(|&p| carries(p)) {
         from[p.index()] = 1 << p.index();
     }
     if from.iter().all(|&b| b == 0) {
         return from;
     }
-    let carries = |l: LocalId| {
-        let d = func.local(l);
-        d.is_pointer || d.is_aggregate
-    };
     let bits_of = |from: &[u64], o: &Operand| match o {
         Operand::Place(p) => p.root_local().map_or(0, |r| from[r.index()]),
         _ => 0,

@@ -1474,37 +1474,34 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
     impl Acc {
         /// Adds `w`; whether anything changed.
         fn absorb(&mut self, w: &FieldWrites) -> bool {
-            if self.all {
-                return false;
-            }
             match w {
-                FieldWrites::All => {
-                    self.all = true;
-                    true
-                }
+                FieldWrites::All => self.absorb_acc(&Acc { all: true, ..Acc::default() }),
                 FieldWrites::Only { fields, through } => {
-                    let mut changed = *through && !self.through;
-                    self.through |= *through;
-                    for f in fields.iter() {
-                        if let Err(at) = self.fields.binary_search(f) {
-                            self.fields.insert(at, f.clone());
-                            changed = true;
-                        }
-                    }
-                    if self.fields.len() > crate::global_writes::MAX_NAMES {
-                        self.all = true;
-                    }
-                    changed
+                    self.absorb_acc(&Acc { fields: fields.to_vec(), through: *through, all: false })
                 }
             }
         }
+        /// Adds `other`; whether anything changed.
         fn absorb_acc(&mut self, other: &Acc) -> bool {
-            if other.all {
-                let changed = !self.all;
-                self.all = true;
-                return changed;
+            if self.all {
+                return false;
             }
-            self.absorb(&FieldWrites::Only { fields: other.fields.clone().into(), through: other.through })
+            if other.all {
+                self.all = true;
+                return true;
+            }
+            let mut changed = other.through && !self.through;
+            self.through |= other.through;
+            for f in &other.fields {
+                if let Err(at) = self.fields.binary_search(f) {
+                    self.fields.insert(at, f.clone());
+                    changed = true;
+                }
+            }
+            if self.fields.len() > crate::global_writes::MAX_NAMES {
+                self.all = true;
+            }
+            changed
         }
         fn done(&self) -> FieldWrites {
             if self.all {
@@ -1617,23 +1614,12 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
                                 None => FieldWrites::All,
                             }),
                         };
-                        let library = |name: &str| {
-                            if whole_object_writer(name) {
-                                FieldWrites::All
-                            } else {
-                                FieldWrites::Only { fields: Arc::from([]), through: true }
-                            }
-                        };
                         match callee {
                             Callee::Direct { name, usr, .. } => match summaries.direct_callee(m, si, name, usr) {
                                 Direct::Defined(j) => member(j, &mut outside),
-                                Direct::Library(lib) => outside.push(library(lib.name)),
-                                Direct::Undefined if is_builtin(name) => outside.push(library(name)),
-                                Direct::Undefined => outside.push(match a {
-                                    Operand::Func { .. } => FieldWrites::All,
-                                    Operand::Place(Place::Local(l)) if !locals.pointee_known(*l) => FieldWrites::All,
-                                    _ => FieldWrites::Only { fields: Arc::from([]), through: true },
-                                }),
+                                Direct::Library(lib) => outside.push(FieldWrites::of_library(lib.name)),
+                                Direct::Undefined if is_builtin(name) => outside.push(FieldWrites::of_library(name)),
+                                Direct::Undefined => outside.push(undefined_arg_writes(func, &locals, a)),
                             },
                             Callee::Indirect { sig, field, .. } => {
                                 let targets = summaries.targets(sig, field.as_deref());
@@ -1642,7 +1628,7 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
                                     outside.push(FieldWrites::All);
                                 }
                                 for lib in libs {
-                                    outside.push(library(lib.name));
+                                    outside.push(FieldWrites::of_library(lib.name));
                                 }
                                 for &j in targets {
                                     member(j, &mut outside);
@@ -1707,23 +1693,35 @@ fn undefined_call_writes(
         if i < 64 && const_args & (1 << i) != 0 {
             continue;
         }
-        match a {
-            Operand::Const(_) | Operand::Str | Operand::Unknown => {}
-            Operand::Func { .. } => return false,
-            Operand::Place(Place::Local(l)) => {
-                let d = func.local(*l);
-                if locals.own_object(a) || (!d.is_pointer && !d.is_aggregate) {
-                    continue;
-                }
-                if !locals.pointee_known(*l) {
-                    return false;
-                }
-                *through = true;
-            }
-            Operand::Place(_) => *through = true,
+        match undefined_arg_writes(func, locals, a) {
+            FieldWrites::All => return false,
+            FieldWrites::Only { through: t, .. } => *through |= t,
         }
     }
     true
+}
+
+/// What a function defined nowhere writes below one (non-`const`) argument `a`
+/// (`undefined_call_writes`): nothing below a scalar, a constant or the caller's own object;
+/// scalars (`through`) below a pointer to scalars or a pointer loaded from memory; anything
+/// below a pointer to an object of unknown type or a function.
+fn undefined_arg_writes(func: &Function, locals: &OwnLocals, a: &Operand) -> FieldWrites {
+    let nothing = FieldWrites::Only { fields: Arc::from([]), through: false };
+    match a {
+        Operand::Const(_) | Operand::Str | Operand::Unknown => nothing,
+        Operand::Func { .. } => FieldWrites::All,
+        Operand::Place(Place::Local(l)) => {
+            let d = func.local(*l);
+            if locals.own_object(a) || (!d.is_pointer && !d.is_aggregate) {
+                nothing
+            } else if !locals.pointee_known(*l) {
+                FieldWrites::All
+            } else {
+                FieldWrites::Only { fields: Arc::from([]), through: true }
+            }
+        }
+        Operand::Place(_) => FieldWrites::Only { fields: Arc::from([]), through: true },
+    }
 }
 
 /// What `written_of_scc` asks of one function's locals: which hold only the function's own
