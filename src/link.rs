@@ -144,15 +144,39 @@ pub fn units(records: &[LinkRecord], cmds: &[CompileCommand]) -> Links {
     for r in records {
         by_output.insert(compdb::normalize(Path::new(&r.output)), r);
     }
+    // A shared library named without its version (`libx.so`, the link-time symlink libtool and
+    // most builds make) is the versioned file the build wrote (`libx.so.0.0.1`).
+    let output_of = |p: &Path| -> Option<PathBuf> {
+        if by_output.contains_key(p) {
+            return Some(p.to_path_buf());
+        }
+        let name = p.file_name()?.to_str()?;
+        if !name.ends_with(".so") {
+            return None;
+        }
+        let versioned = |q: &PathBuf| {
+            q.parent() == p.parent()
+                && q.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_prefix(name)).is_some_and(|v| {
+                    v.strip_prefix('.').is_some_and(|v| !v.is_empty() && v.split('.').all(|d| d.parse::<u32>().is_ok()))
+                })
+                && by_output[q].kind == LinkKind::SharedLibrary
+        };
+        by_output.keys().find(|q| versioned(q)).cloned()
+    };
     let by_name = |name: &str| -> Vec<PathBuf> {
-        by_output.keys().filter(|p| p.file_name().is_some_and(|n| n == name)).cloned().collect()
+        let mut v: Vec<PathBuf> =
+            by_output.keys().filter(|p| p.file_name().is_some_and(|n| n == name)).cloned().collect();
+        if v.is_empty() && name.ends_with(".so") {
+            let dirs: BTreeSet<&Path> = by_output.keys().filter_map(|p| p.parent()).collect();
+            v = dirs.into_iter().filter_map(|d| output_of(&d.join(name))).collect();
+        }
+        v
     };
     // `-lNAME` → the library the build made: in a `-L` directory first, else by file name.
     let library = |r: &LinkRecord, name: &str| -> Option<PathBuf> {
         for file in [format!("lib{name}.so"), format!("lib{name}.a")] {
             for d in &r.search {
-                let p = compdb::normalize(&Path::new(d).join(&file));
-                if by_output.contains_key(&p) {
+                if let Some(p) = output_of(&compdb::normalize(&Path::new(d).join(&file))) {
                     return Some(p);
                 }
             }
@@ -177,6 +201,7 @@ pub fn units(records: &[LinkRecord], cmds: &[CompileCommand]) -> Links {
         };
         push_inputs(root, &mut stack);
         while let Some(p) = stack.pop() {
+            let p = if tus_of.contains_key(&p) { p } else { output_of(&p).unwrap_or(p) };
             if !seen.insert(p.clone()) {
                 continue;
             }

@@ -563,8 +563,9 @@ fn compare(fx: &Fixture, diags: &[Diag], report: &mut Report) {
     }
 }
 
-/// A project's `links.txt` (`NAME: FILE...` lines: the programs and their sources) as the
-/// `drip_links.json` that `drip capture` writes for `cc -o NAME FILE...`; none without it.
+/// A project's `links.txt` (`NAME: FILE...` lines: the programs and their sources, or the
+/// libraries of the project they link) as the `drip_links.json` that `drip capture` writes for
+/// `cc -o NAME FILE...` (`cc -shared` for a NAME with `.so` in it); none without it.
 fn write_links(dir: &Path, project: &Path) -> std::io::Result<()> {
     let out = dir.join("drip_links.json");
     let text = match std::fs::read_to_string(project.join("links.txt")) {
@@ -579,10 +580,16 @@ fn write_links(dir: &Path, project: &Path) -> std::io::Result<()> {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .filter_map(|l| l.split_once(':'))
         .map(|(name, files)| {
-            let inputs: Vec<String> = files.split_whitespace().map(|f| project.join(f).display().to_string()).collect();
+            // A source of the project, else another program's output (a library it links).
+            let inputs: Vec<String> = files
+                .split_whitespace()
+                .map(|f| if project.join(f).exists() { project.join(f) } else { dir.join(f) }.display().to_string())
+                .collect();
+            let name = name.trim();
+            let shared = name.ends_with(".so") || name.contains(".so.");
             serde_json::json!({
-                "output": dir.join(name.trim()).display().to_string(),
-                "kind": "executable",
+                "output": dir.join(name).display().to_string(),
+                "kind": if shared { "shared-library" } else { "executable" },
                 "directory": project.display().to_string(),
                 "inputs": inputs,
             })
