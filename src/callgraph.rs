@@ -51,6 +51,9 @@ pub struct CallGraph {
     /// hierarchy resolves; the method of each other one is in `opaque_cpp`.
     pub virtual_calls: usize,
     pub virtual_resolved: usize,
+    /// Opaque virtual calls (`ir::OPAQUE_VIRTUAL_KEY`) the hierarchy gives targets: ordered
+    /// after them for what they write.
+    pub virtual_opaque_targeted: usize,
 }
 
 /// Functions that call each other (directly or through function pointers), summarised together.
@@ -73,12 +76,18 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
     let mut var_resolved_indirect = 0;
     let mut virtual_calls = 0;
     let mut virtual_resolved = 0;
+    let mut virtual_opaque_targeted = 0;
     for (i, f) in program.functions.iter().enumerate() {
         for (si, s) in f.stmts.iter().enumerate() {
             match s {
                 Stmt::Call { callee: Callee::Direct { name, usr, .. }, .. } => {
                     match summaries.direct_callee(i, si, name, usr) {
                         Direct::Defined(j) => callees[i].push(j),
+                        // Its summary is read for the globals it writes: summarised first.
+                        Direct::Opaque(j) => {
+                            callees[i].push(j);
+                            opaque_cpp.insert(name.clone());
+                        }
                         Direct::Undefined if usr.starts_with(crate::ir::CPP_RESERVED_USR) => {
                             opaque_cpp.insert(name.clone());
                         }
@@ -92,10 +101,16 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
                     if k.starts_with(crate::ir::VIRTUAL_KEY) =>
                 {
                     virtual_calls += 1;
-                    if summaries.resolved_by_field(Some(k)) {
-                        virtual_resolved += 1;
+                    let resolved = summaries.resolved_by_field(Some(k));
+                    if resolved {
                         callees[i].extend_from_slice(summaries.targets(sig, Some(k)));
+                    }
+                    // An opaque one is ordered after its targets only for what they write.
+                    let opaque = k.starts_with(crate::ir::OPAQUE_VIRTUAL_KEY);
+                    if resolved && !opaque {
+                        virtual_resolved += 1;
                     } else {
+                        virtual_opaque_targeted += usize::from(resolved);
                         opaque_cpp.insert(sig[crate::ir::VIRTUAL_KEY.len()..].to_string());
                     }
                 }
@@ -137,6 +152,7 @@ pub fn build(program: &Program, summaries: &Summaries) -> CallGraph {
         var_resolved_indirect,
         virtual_calls,
         virtual_resolved,
+        virtual_opaque_targeted,
     }
 }
 

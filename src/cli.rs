@@ -679,6 +679,7 @@ fn run(args: &Args) -> i32 {
         var_resolved_indirect: out.var_resolved_indirect,
         virtual_calls: out.virtual_calls,
         virtual_resolved: out.virtual_resolved,
+        virtual_opaque_targeted: out.virtual_opaque_targeted,
         undefined_functions: out.undefined_functions.len(),
         library_contracts: out.library_contracts.clone(),
         allocators_library: out.allocators_library,
@@ -1141,6 +1142,7 @@ impl Ending {
                     if let Some(m) = value.as_object_mut() {
                         m.remove("virtual_calls");
                         m.remove("virtual_resolved");
+                        m.remove("virtual_opaque_targeted");
                     }
                 }
                 report::render_json(diags, &value, notes, &mut *sink)?
@@ -1324,10 +1326,12 @@ fn print_stats(s: &Stats) {
     if s.virtual_calls > 0 {
         let _ = writeln!(
             e,
-            "  virtual calls       {} ({} resolved over the class hierarchy, {} opaque)",
+            "  virtual calls       {} ({} resolved over the class hierarchy, {} opaque, {} of them writing only what \
+             their possible targets write)",
             s.virtual_calls,
             s.virtual_resolved,
-            s.virtual_calls - s.virtual_resolved
+            s.virtual_calls - s.virtual_resolved,
+            s.virtual_opaque_targeted
         );
     }
     let _ = writeln!(e, "  irreducible CFGs    {} functions (an edge dropped to bound loops)", s.functions_irreducible);

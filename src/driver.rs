@@ -114,6 +114,10 @@ pub struct Stats {
     pub virtual_calls: usize,
     #[serde(default)]
     pub virtual_resolved: usize,
+    /// Opaque virtual calls whose possible targets the hierarchy still names
+    /// (`ir::OPAQUE_VIRTUAL_KEY`): unknown to the heap, they write what those write.
+    #[serde(default)]
+    pub virtual_opaque_targeted: usize,
     /// Called but defined nowhere and not in the library model.
     pub undefined_functions: usize,
     /// Functions the program defines whose callers see the C library's contract instead
@@ -240,6 +244,7 @@ pub struct AnalysisOutput {
     pub var_resolved_indirect: usize,
     pub virtual_calls: usize,
     pub virtual_resolved: usize,
+    pub virtual_opaque_targeted: usize,
     /// Recursive SCCs whose summaries had not converged when the round budget ran out.
     pub scc_budget_hits: usize,
     /// Called but defined nowhere and not in the library model: unknown callees.
@@ -581,6 +586,7 @@ pub fn analyze(
         var_resolved_indirect: graph.var_resolved_indirect,
         virtual_calls: graph.virtual_calls,
         virtual_resolved: graph.virtual_resolved,
+        virtual_opaque_targeted: graph.virtual_opaque_targeted,
         undefined_functions: graph.undefined.clone(),
         opaque_cpp: graph.opaque_cpp.clone(),
         library_contracts: summaries.contract_kept(),

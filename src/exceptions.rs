@@ -74,6 +74,7 @@ fn split_at(f: &mut Function, b: BlockId, i: usize, u: &Unwind) {
             kind: LocalKind::Temp,
             is_pointer: true,
             is_aggregate: false,
+            may_run_code: false,
             is_static: false,
             pointee_pointer: None,
             loc,

@@ -78,6 +78,13 @@ pub const VAR_KEY: &str = "variable ";
 /// function's type spelling starts with, so a call the hierarchy does not resolve has no target.
 pub const VIRTUAL_KEY: &str = "virtual ";
 
+/// The start of the key of a virtual call through a class whose death drip does not follow:
+/// `virtual (opaque) STATIC-CLASS-USR METHOD-USR`, a `VIRTUAL_KEY` too, so that what holds for
+/// virtual calls holds for it (a failed TU drops its targets, `--stats` counts it). Its targets
+/// are the overriders over the program's classes whatever their death (`virtuals.rs`); the call
+/// stays unknown to the heap and writes the globals and fields they write (`summary::model`).
+pub const OPAQUE_VIRTUAL_KEY: &str = "virtual (opaque) ";
+
 /// The start of the `sig` of a call through a C++ `std::function` field or variable
 /// (`frontend/lambdas.rs`, `std_function_call`), followed by the `std::function`'s type: no
 /// function's type spelling starts with it, so an open field has no target by signature.
@@ -100,6 +107,11 @@ pub struct CppClass {
     /// instantiation, whose death drip knows (`frontend/cpp.rs`, `destruction`). A call through
     /// a class with a subclass that is not known stays opaque.
     pub known: bool,
+    /// drip sees all of its code, whatever its death: outside system headers, no template nor
+    /// a template's instantiation. The targets of an opaque virtual call (`OPAQUE_VIRTUAL_KEY`)
+    /// need only this.
+    #[serde(default)]
+    pub visible: bool,
     /// No object is of exactly this class (a pure virtual method not overridden).
     pub is_abstract: bool,
     /// The function that destroys an object of exactly this class (its destructor, or the one drip
@@ -204,7 +216,14 @@ impl Program {
 /// The USR prefix of a C++ call the lowering leaves opaque (a virtual method, a method of a class
 /// drip does not know how to destroy): no function has it, so the call is an unknown call, but the
 /// callee is defined in the program, and `-v` names it apart from the functions defined nowhere.
+/// Followed by the USR of the one function the call runs, the call keeps that function's
+/// globals and fields written (`summary::Direct::Opaque`): what the heap sees is unknown, but
+/// which globals its body may write is not.
 pub const OPAQUE_CPP_USR: &str = "drip:c++:opaque:";
+/// The USR prefix of an opaque C++ call whose target the object's class chooses at run time (a
+/// virtual call, a `delete` through a virtual destructor, of a class drip does not follow): it
+/// may run any override, so no definition is named after it.
+pub const OPAQUE_DISPATCHED_CPP_USR: &str = "drip:c++:opaque:dispatched:";
 
 /// The field of a standard container of raw pointers (`frontend/stdlib.rs`) whose elements are
 /// its cells (`Place::Index` of it). Not a C++ identifier, so no field of the program shares it;
@@ -493,6 +512,12 @@ pub struct LocalDecl {
     pub is_pointer: bool,
     /// Arrays, structs and unions: the variable is storage, not a scalar value.
     pub is_aggregate: bool,
+    /// An aggregate through which a library function handed it by value may run code of the
+    /// program (`frontend::stdlib::may_run_code`: a lambda, a function object, a class that
+    /// copies itself by its own code), so that the call may write any global
+    /// (`summary::hands_code`); `false` for an iterator or a `std::string`. An aggregate
+    /// temporary whose type the lowering does not give is taken to.
+    pub may_run_code: bool,
     /// `static` locals live for the whole program, like globals.
     pub is_static: bool,
     /// For a declared pointer: it points to pointers (`char **`: `Some(true)`) or to plain

@@ -302,6 +302,7 @@ mod tests {
             kind,
             is_pointer: ptr,
             is_aggregate: false,
+            may_run_code: false,
             is_static: false,
             pointee_pointer: None,
             loc: loc(1),

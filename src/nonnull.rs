@@ -113,7 +113,7 @@ pub fn compute(program: &Program, direct: impl Fn(usize, usize) -> Option<Direct
     let mut sites: Vec<(usize, usize, usize)> = Vec::new(); // (caller, index into calls[caller], callee)
     for (f, fcalls) in calls.iter().enumerate() {
         for (k, c) in fcalls.iter().enumerate() {
-            if let Some(Direct::Defined(g)) = direct(f, c.stmt as usize) {
+            if let Some(Direct::Defined(g) | Direct::Opaque(g)) = direct(f, c.stmt as usize) {
                 called[g] = true;
                 sites.push((f, k, g));
             }

@@ -209,6 +209,10 @@ impl<'a> SccReuse<'a> {
                             Direct::Undefined => {
                                 h.u64(0);
                             }
+                            Direct::Opaque(j) => {
+                                h.u64(3);
+                                self.callee(&mut h, scc, summaries, j, true)?;
+                            }
                         }
                     }
                     Stmt::Call { callee: Callee::Indirect { sig, field, .. }, .. } => {
@@ -518,8 +522,8 @@ pub fn function_digest(f: &Function, files: &[PathBuf]) -> Option<Digest> {
     files.loc(*loc).hash(&mut w);
     w.write_usize(locals.len());
     for d in locals {
-        let LocalDecl { name, kind, is_pointer, is_aggregate, is_static, pointee_pointer, loc } = d;
-        (name, kind, is_pointer, is_aggregate, is_static, pointee_pointer, files.loc(*loc)).hash(&mut w);
+        let LocalDecl { name, kind, is_pointer, is_aggregate, may_run_code, is_static, pointee_pointer, loc } = d;
+        (name, kind, is_pointer, is_aggregate, may_run_code, is_static, pointee_pointer, files.loc(*loc)).hash(&mut w);
     }
     w.write_usize(blocks.len());
     for b in blocks {
@@ -628,6 +632,7 @@ mod tests {
                 kind: LocalKind::Temp,
                 is_pointer: true,
                 is_aggregate: false,
+                may_run_code: false,
                 is_static: false,
                 pointee_pointer: None,
                 loc: loc(a, line),

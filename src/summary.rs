@@ -360,6 +360,10 @@ pub enum Direct {
     Library(&'static libmodel::LibFn),
     /// Defined nowhere and not in the library table.
     Undefined,
+    /// A C++ call the lowering leaves opaque (`ir::OPAQUE_CPP_USR`) to function `.0` of the
+    /// program: an unknown call to the heap, whose globals and fields written are `.0`'s
+    /// (the call graph orders `.0` before its callers for it).
+    Opaque(usize),
 }
 
 impl Summaries {
@@ -508,7 +512,10 @@ impl Summaries {
                 Ok(k) => Direct::Library(self.contract[k].1),
                 Err(_) => Direct::Defined(i),
             },
-            None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+            None => match usr.strip_prefix(crate::ir::OPAQUE_CPP_USR).and_then(|u| self.index_of(u)) {
+                Some(i) => Direct::Opaque(i),
+                None => libmodel::lookup(name).map_or(Direct::Undefined, Direct::Library),
+            },
         }
     }
 
@@ -646,7 +653,7 @@ impl Summaries {
     pub fn possible_callees(&self, callee: &Callee, direct: Option<Direct>) -> Vec<usize> {
         match callee {
             Callee::Direct { .. } => match direct {
-                Some(Direct::Defined(i)) => vec![i],
+                Some(Direct::Defined(i) | Direct::Opaque(i)) => vec![i],
                 _ => Vec::new(),
             },
             Callee::Indirect { sig, field, .. } => self.targets(sig, field.as_deref()).to_vec(),
@@ -678,6 +685,16 @@ impl Summaries {
                         None => Model::unknown(name),
                     },
                     Direct::Library(lib) => Model::from_lib_call(lib, args),
+                    Direct::Opaque(i) => {
+                        let mut m = Model::unknown_call(name, *const_args, args.len());
+                        if let Some(s) = get(i) {
+                            m.globals_written = s.globals_written.clone();
+                            m.globals_read = s.globals_read.clone();
+                            m.fields_written = s.fields_written.clone();
+                            m.param_fields_written = s.param_fields_written.clone();
+                        }
+                        m
+                    }
                     Direct::Undefined => {
                         let mut m = Model::unknown_call(name, *const_args, args.len());
                         if crate::global_writes::is_std_library(name) && !hands_code(caller, args) {
@@ -687,6 +704,17 @@ impl Summaries {
                         m
                     }
                 }
+            }
+            Callee::Indirect { sig, field: Some(k), .. } if k.starts_with(crate::ir::OPAQUE_VIRTUAL_KEY) => {
+                // Unknown to the heap; what its targets' bodies write is known.
+                let mut m = Model::unknown_call(crate::ir::indirect_name(sig), 0, args.len());
+                let sums: Option<Vec<&Summary>> = self.targets(sig, Some(k)).iter().map(|i| get(*i)).collect();
+                if let Some(sums) = sums.filter(|v| !v.is_empty()) {
+                    m.globals_written = GlobalWrites::union(sums.iter().map(|s| &s.globals_written));
+                    m.globals_read = GlobalWrites::union(sums.iter().map(|s| &s.globals_read));
+                    m.fields_written = FieldWrites::union(sums.iter().map(|s| &s.fields_written));
+                }
+                m
             }
             Callee::Indirect { sig, field, .. } => {
                 let targets = self.targets(sig, field.as_deref());
@@ -1335,7 +1363,7 @@ pub fn written_of_scc(
                         let fresh = s.allocator && s.returns_param.is_none();
                         (fresh, fresh && s.always_fresh && s.alloc_if.is_none())
                     }),
-                    Direct::Undefined => (false, false),
+                    Direct::Undefined | Direct::Opaque(_) => (false, false),
                 }
             }
             _ => (false, false),
@@ -1390,7 +1418,8 @@ pub fn written_of_scc(
                     };
                     let known = match callee {
                         Callee::Direct { name, usr, .. } => match summaries.direct_callee(m, si, name, usr) {
-                            Direct::Defined(j) => callee_set(j),
+                            // An opaque call runs `j`'s body, whatever the heap sees of it.
+                            Direct::Defined(j) | Direct::Opaque(j) => callee_set(j),
                             Direct::Library(lib) => {
                                 library(lib.name);
                                 true
@@ -1616,7 +1645,7 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
                         };
                         match callee {
                             Callee::Direct { name, usr, .. } => match summaries.direct_callee(m, si, name, usr) {
-                                Direct::Defined(j) => member(j, &mut outside),
+                                Direct::Defined(j) | Direct::Opaque(j) => member(j, &mut outside),
                                 Direct::Library(lib) => outside.push(FieldWrites::of_library(lib.name)),
                                 Direct::Undefined if is_builtin(name) => outside.push(FieldWrites::of_library(name)),
                                 Direct::Undefined => outside.push(undefined_arg_writes(func, &locals, a)),
@@ -1663,12 +1692,13 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
 }
 
 /// Whether a call of `func` with `args` may hand its callee code of the program to run: a
-/// function, an object that may be a callable (a lambda, a function object), or what the
-/// lowering could not describe. A standard library function given none runs none.
+/// function, an object that may run some (`LocalDecl::may_run_code`: a lambda, a function
+/// object), or what the lowering could not describe. A standard library function given none
+/// runs none.
 fn hands_code(func: &Function, args: &[Operand]) -> bool {
     args.iter().any(|a| match a {
         Operand::Func { .. } | Operand::Unknown => true,
-        Operand::Place(Place::Local(l)) => func.local(*l).is_aggregate,
+        Operand::Place(Place::Local(l)) => func.local(*l).may_run_code,
         _ => false,
     })
 }

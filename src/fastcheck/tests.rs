@@ -44,6 +44,7 @@ impl Build {
             kind: LocalKind::Var,
             is_pointer: true,
             is_aggregate: false,
+            may_run_code: false,
             is_static: false,
             pointee_pointer: None,
             loc: Loc::NONE,

@@ -67,6 +67,7 @@ pub(super) const IMPLICIT_DTOR: &str = "drip:c++:implicit-destructor:";
 pub(super) const OWNER_DTOR: &str = "drip:c++:owner-destructor:";
 /// The USR prefix of an opaque callee: no function has it, so the call is an unknown call.
 const OPAQUE: &str = crate::ir::OPAQUE_CPP_USR;
+const OPAQUE_DISPATCHED: &str = crate::ir::OPAQUE_DISPATCHED_CPP_USR;
 /// The prefix of the lowering notes of what is not analysed (`--stats` counts them by the text
 /// up to the first `;`).
 pub const NOT_ANALYSED: &str = "C++ not analysed: ";
@@ -297,7 +298,7 @@ impl TuCtx<'_, '_> {
                 }
             }
             CXType_Record if !self.owns_resources(c) => Death::Trivial,
-            CXType_Record if super::stdlib::string(c) => Death::Trivial,
+            CXType_Record if super::stdlib::string(c) || super::stdlib::owns_only_storage(c) => Death::Trivial,
             // A `std::function` holds a function, or a closure whose captures drip never follows
             // (a lambda handed to it is not analysed: what it names escapes where it is
             // written), so its death releases nothing drip follows and a class holding one is
@@ -462,10 +463,8 @@ impl TuCtx<'_, '_> {
                 _ => {}
             }
         }
-        let known = !template
-            && !def.is_in_system_header()
-            && def.specialized_template().is_none()
-            && !matches!(self.destruction(def.ty()), Death::Opaque);
+        let visible = !template && !def.is_in_system_header() && def.specialized_template().is_none();
+        let known = visible && !matches!(self.destruction(def.ty()), Death::Opaque);
         let destructor = if known && virtual_destructor(def.ty()) {
             match self.destruction(def.ty()) {
                 Death::Runs(f) => Some(f.usr.clone()),
@@ -481,7 +480,15 @@ impl TuCtx<'_, '_> {
             None
         };
         let is_abstract = !template && def.is_abstract_class();
-        self.classes.push(crate::ir::CppClass { usr: def.usr(), bases, known, is_abstract, destructor, virtuals });
+        self.classes.push(crate::ir::CppClass {
+            usr: def.usr(),
+            bases,
+            known,
+            visible,
+            is_abstract,
+            destructor,
+            virtuals,
+        });
     }
 }
 
@@ -1044,7 +1051,7 @@ impl Lowerer<'_, '_, '_> {
                 }
                 (None, _) => {
                     temporary = true;
-                    let t = self.new_temp(TypeClass::Record, loc);
+                    let t = self.new_temp_of(TypeClass::Record, e.ty(), loc);
                     if let Some(class) = decl.semantic_parent() {
                         if self.full_expr.is_some() && self.self_contained(class.ty()) {
                             temp_known = true;
@@ -1086,14 +1093,12 @@ impl Lowerer<'_, '_, '_> {
         // A virtual call dispatched on the object's class goes to every override of the classes
         // the object may be of, when drip sees them all (`virtuals.rs`); one qualified by a
         // class name, or through a class whose death drip does not know, stays opaque.
-        let dispatched = (has_this && kind != CXCursor_Constructor && decl.is_virtual_method() && e.is_dynamic_call())
-            .then(|| self.dispatch_class(e, decl))
-            .flatten()
-            .filter(|s| self.self_contained(s.ty()))
-            .map(|s| {
-                let method = if kind == CXCursor_Destructor { "~".to_string() } else { info.usr.clone() };
-                virtual_callee(s, &method, &info.name)
-            });
+        let dynamic = has_this && kind != CXCursor_Constructor && decl.is_virtual_method() && e.is_dynamic_call();
+        let dispatch_class = dynamic.then(|| self.dispatch_class(e, decl)).flatten();
+        let dispatched = dispatch_class.filter(|s| self.self_contained(s.ty())).map(|s| {
+            let method = if kind == CXCursor_Destructor { "~".to_string() } else { info.usr.clone() };
+            virtual_callee(s, &method, &info.name)
+        });
         // A method of a class template of the program, or of an implicit instantiation of one,
         // is its pattern's body (`TuCtx::template_member`), whatever the object's death.
         let pattern = !decl.is_defaulted() && self.cx.template_member(decl).is_some_and(|t| !t.is_defaulted());
@@ -1142,7 +1147,18 @@ impl Lowerer<'_, '_, '_> {
         let callee = if let Some(c) = dispatched {
             c
         } else if opaque {
-            Callee::Direct { name: info.name.clone(), usr: format!("{OPAQUE}{}", info.usr), const_args: 0 }
+            match dispatch_class {
+                // Any override may run: the class hierarchy names them (`virtuals.rs`).
+                Some(s) if kind != CXCursor_Destructor => Callee::Indirect {
+                    target: Operand::Unknown,
+                    sig: format!("{}{}", crate::ir::VIRTUAL_KEY, info.name),
+                    field: Some(format!("{}{} {}", crate::ir::OPAQUE_VIRTUAL_KEY, s.usr(), info.usr)),
+                },
+                _ => {
+                    let prefix = if dynamic { OPAQUE_DISPATCHED } else { OPAQUE };
+                    Callee::Direct { name: info.name.clone(), usr: format!("{prefix}{}", info.usr), const_args: 0 }
+                }
+            }
         } else if kind == CXCursor_FunctionDecl {
             Callee::Direct {
                 name: info.name.clone(),
@@ -1177,7 +1193,7 @@ impl Lowerer<'_, '_, '_> {
             }
         } else if e.type_class() == TypeClass::Record && !matches!(want, Want::Into(_)) {
             // An object returned by value and not stored: a temporary.
-            let t = self.new_temp(TypeClass::Record, loc);
+            let t = self.new_temp_of(TypeClass::Record, e.ty(), loc);
             self.emit(Stmt::Call { dst: Some(Place::Local(t)), callee, args }, loc);
             self.temporary_object(t, e.ty(), loc);
             match want {
@@ -1461,7 +1477,12 @@ impl Lowerer<'_, '_, '_> {
                     match def.and_then(|d| d.children().into_iter().find(|c| c.kind() == CXCursor_Destructor)) {
                         Some(d) => {
                             let info = self.cx.callee_info(d);
-                            Some(opaque(info.name.clone(), &info.usr))
+                            if virtual_destructor(pointee) {
+                                let usr = format!("{OPAQUE_DISPATCHED}{}", info.usr);
+                                Some(Callee::Direct { name: info.name.clone(), usr, const_args: 0 })
+                            } else {
+                                Some(opaque(info.name.clone(), &info.usr))
+                            }
                         }
                         // The members' destructors, which drip does not know.
                         None => Some(opaque("(member destructors, not analysed)".to_string(), "member-destructors")),

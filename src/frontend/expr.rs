@@ -108,7 +108,7 @@ impl Lowerer<'_, '_, '_> {
             Some(rv) => {
                 let loc = self.loc(e);
                 let class = if matches!(rv, Rvalue::AddrOf(_)) { TypeClass::Pointer } else { e.type_class() };
-                let t = self.new_temp(class, loc);
+                let t = self.new_temp_of(class, e.ty(), loc);
                 // `i + 2 > size`: the temporary is `i` plus a constant (`Function::offsets`).
                 let offset = self.offset(e, &rv);
                 let id = StmtId::from_usize(self.stmts.len());
@@ -850,7 +850,7 @@ impl Lowerer<'_, '_, '_> {
                     return (Want::Effect, None);
                 }
                 let loc = self.loc(e);
-                let t = self.new_temp(class, loc);
+                let t = self.new_temp_of(class, e.ty(), loc);
                 (Want::Into(Place::Local(t)), Some(self.local_value(t)))
             }
             other => (other, None),
@@ -1124,7 +1124,7 @@ impl Lowerer<'_, '_, '_> {
                 if class == TypeClass::Void {
                     (None, Some(use_(Operand::Unknown)))
                 } else {
-                    let t = self.new_temp(class, loc);
+                    let t = self.new_temp_of(class, e.ty(), loc);
                     (Some(Place::Local(t)), Some(self.local_value(t)))
                 }
             }

@@ -1539,6 +1539,7 @@ impl Lowerer<'_, '_, '_> {
             kind: LocalKind::Param,
             is_pointer: true,
             is_aggregate: false,
+            may_run_code: false,
             is_static: false,
             pointee_pointer: None,
             loc,
@@ -1668,11 +1669,13 @@ impl Lowerer<'_, '_, '_> {
                 _ => None,
             })
             .flatten();
+        let is_aggregate = matches!(class, TypeClass::Array | TypeClass::Record);
         self.locals.push(LocalDecl {
             name,
             kind,
             is_pointer: class == TypeClass::Pointer,
-            is_aggregate: matches!(class, TypeClass::Array | TypeClass::Record),
+            is_aggregate,
+            may_run_code: is_aggregate && super::stdlib::may_run_code(decl.ty()),
             is_static: false,
             pointee_pointer,
             loc,
@@ -1692,12 +1695,23 @@ impl Lowerer<'_, '_, '_> {
             kind: LocalKind::Temp,
             is_pointer: class == TypeClass::Pointer,
             is_aggregate: matches!(class, TypeClass::Array | TypeClass::Record),
+            may_run_code: matches!(class, TypeClass::Array | TypeClass::Record),
             is_static: false,
             pointee_pointer: None,
             loc,
         });
         self.local_is_array.push(class == TypeClass::Array);
         id
+    }
+
+    /// A temporary of class `class` holding a value of type `ty`, which decides whether it
+    /// may run the program's code (`LocalDecl::may_run_code`).
+    pub fn new_temp_of(&mut self, class: TypeClass, ty: CXType, loc: Loc) -> LocalId {
+        let t = self.new_temp(class, loc);
+        if self.locals[t.index()].may_run_code {
+            self.locals[t.index()].may_run_code = super::stdlib::may_run_code(ty);
+        }
+        t
     }
 
     /// The place of a variable declaration referenced from an expression.

@@ -716,7 +716,7 @@ fn lower_pending_lambdas(cx: &mut lower::TuCtx, r: &mut TuResult, path: &std::pa
 
 /// The declarations of a C++ TU that `parse_tu` looks at, in source order: those at the top
 /// level and inside namespaces, `extern "C"` blocks and class definitions (methods defined in
-/// the class), outside system headers, and function templates (lowered once with their
+/// the class, and friend functions defined there), outside system headers, and function templates (lowered once with their
 /// dependent types: libclang shows the instantiations a program uses not at all), and the
 /// methods, constructors and destructors of class templates (in the class or outside it), lowered
 /// once from the pattern in the same way (`TuCtx::template_member`). Member templates of class
@@ -742,6 +742,15 @@ fn cpp_declarations(tu: &clang::Tu, r: &mut TuResult, classes: &mut Vec<clang::C
                 let mut kids = c.children();
                 kids.reverse();
                 stack.extend(kids);
+            }
+            // A friend function defined in its class (`friend bool operator== (..) { .. }`) is
+            // a function of the enclosing namespace, called like any other.
+            CXCursor_FriendDecl => {
+                if !c.is_in_system_header() && !in_template(c) {
+                    let mut kids = c.children();
+                    kids.reverse();
+                    stack.extend(kids.into_iter().filter(|k| k.kind() == CXCursor_FunctionDecl));
+                }
             }
             // A function template's body is lowered once, with its dependent types, and stands
             // for every instantiation (`TuCtx::program_template`).

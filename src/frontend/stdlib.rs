@@ -47,15 +47,21 @@ pub const OWNED: &str = "(owned)";
 /// Whether `decl` is declared in namespace `std` (through inline namespaces such as libc++'s
 /// `__1`) of a system header.
 fn in_std(decl: Cursor) -> bool {
+    in_namespace(decl, &["std"])
+}
+
+/// Whether `decl` is a class of a system header directly inside namespaces only, the outermost
+/// of which is one of `outer`.
+fn in_namespace(decl: Cursor, outer: &[&str]) -> bool {
     if !decl.is_in_system_header() {
         return false;
     }
     let mut p = decl.semantic_parent();
-    let mut std = false;
+    let mut top = false;
     while let Some(c) = p {
         match c.kind() {
-            CXCursor_Namespace => std = c.spelling() == "std",
-            CXCursor_TranslationUnit => return std,
+            CXCursor_Namespace => top = outer.contains(&c.spelling().as_str()),
+            CXCursor_TranslationUnit => return top,
             _ => return false,
         }
         p = c.semantic_parent();
@@ -98,32 +104,131 @@ pub fn unique_ptr(ty: CXType) -> Option<(CXType, bool)> {
 }
 
 /// Whether destroying an object of type `ty` runs no code of the program: a class of the
-/// standard library (`std::string`, `std::vector<int>`, `std::map<std::string, T *>`) whose
-/// template arguments are each no class (a scalar, a pointer: a container of pointers does not
-/// destroy what they point to) or such a class in turn. Not a type-erased owner (`std::function`
-/// destroys the program's callable, `std::shared_ptr` runs its deleter), nor a class over a
-/// class of the program (`std::vector<Node>` runs `~Node`). Its destructor, which drip does not follow, then writes no global of the program
-/// (`summary::hands_code`, by its name in `std::`).
+/// standard library (`std::string`, `std::vector<int>`, `std::map<std::string, T *>`, and
+/// libstdc++'s own `__gnu_cxx::__normal_iterator`) whose template arguments each run none in
+/// turn: no class (a scalar, a pointer: a container of pointers does not destroy what they
+/// point to), such a class, or a class of the program that declares no destructor of its own
+/// (or a defaulted one) and whose bases and fields run none (`std::vector<w_char>` of a
+/// `struct w_char { unsigned char l, h; }`). Not a type-erased owner (`std::function` destroys
+/// the program's callable, `std::shared_ptr` runs its deleter), nor a class over a class whose
+/// destructor the program wrote (`std::vector<Node>` runs `~Node`). Its destructor, which drip
+/// does not follow, then writes no global of the program (`summary::hands_code`, by its name
+/// in `std::`).
 pub fn runs_no_program_code(ty: CXType) -> bool {
-    fn go(ty: CXType, depth: u32) -> bool {
-        let c = clang::canonical(ty);
-        if c.kind != CXType_Record {
-            return true;
-        }
-        let Some(decl) = clang::type_declaration(c) else { return false };
-        // Type-erased owners run code their template arguments do not show: a callable's
-        // destructor, a `shared_ptr`'s deleter.
-        const ERASED: [&str; 6] = ["function", "move_only_function", "any", "shared_ptr", "packaged_task", "thread"];
-        if depth > 4 || !in_std(decl) || ERASED.contains(&decl.spelling().as_str()) {
+    clang::canonical(ty).kind == CXType_Record && plain(ty, 0, false)
+}
+
+/// Whether a library function handed an object of type `ty` by value may run code of the
+/// program through it (`ir::LocalDecl::may_run_code`): unless it is no class, or a class as
+/// `runs_no_program_code` allows whose program classes also write no constructor, assignment
+/// or call operator (`std::string::const_iterator`, `std::vector<w_char>`). A lambda, a
+/// function object, `std::function`, a class of the program that copies itself by its own
+/// code, a template's dependent type may.
+pub fn may_run_code(ty: CXType) -> bool {
+    !plain(ty, 0, true)
+}
+
+/// `runs_no_program_code` (`any`: false) and `!may_run_code` (`any`: true) for a part of depth
+/// `depth`.
+fn plain(ty: CXType, depth: u32, any: bool) -> bool {
+    let c = clang::canonical(ty);
+    if matches!(c.kind, CXType_ConstantArray | CXType_IncompleteArray) {
+        return plain(clang::array_element(c), depth, any);
+    }
+    // A function a class is handed as a template argument (`std::unique_ptr<T, void (*)(T *)>`'s
+    // deleter) is code it may run.
+    let function_pointer = c.kind == CXType_Pointer
+        && matches!(clang::canonical(clang::pointee(c)).kind, CXType_FunctionProto | CXType_FunctionNoProto);
+    if function_pointer || matches!(c.kind, CXType_Unexposed | CXType_Dependent | CXType_MemberPointer) {
+        return false;
+    }
+    if c.kind != CXType_Record {
+        return true;
+    }
+    let Some(decl) = clang::type_declaration(c) else { return false };
+    if depth > 8 {
+        return false;
+    }
+    if !decl.is_in_system_header() {
+        // A class of the program (named: a lambda's is not; not a template's instantiation,
+        // whose members libclang does not list): only its parts' code runs, when it writes none.
+        let Some(def) = decl.definition().filter(|_| decl.specialized_template().is_none()) else {
+            return false;
+        };
+        let name = decl.spelling();
+        if name.is_empty() || name.starts_with('(') || clang::type_spelling(c).starts_with("(lambda") {
             return false;
         }
-        // SAFETY: plain FFI on a type value.
-        let n = unsafe { clang_Type_getNumTemplateArguments(c) };
-        (0..n.max(0) as u32).all(|i| {
-            // SAFETY: as above; a non-type argument gives an invalid type, which is no class.
-            let arg = unsafe { clang_Type_getTemplateArgumentAsType(c, i) };
-            go(arg, depth + 1)
-        })
+        return def.children().into_iter().all(|k| match k.kind() {
+            CXCursor_Destructor => k.is_defaulted(),
+            CXCursor_Constructor if any => k.is_defaulted(),
+            CXCursor_CXXMethod if any => {
+                k.is_defaulted() || !matches!(k.spelling().as_str(), "operator()" | "operator=")
+            }
+            CXCursor_FunctionTemplate if any => !k.spelling().starts_with("operator"),
+            CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl => plain(k.ty(), depth + 1, any),
+            _ => true,
+        });
+    }
+    // Type-erased owners run code their template arguments do not show: a callable's
+    // destructor, a `shared_ptr`'s deleter.
+    const ERASED: [&str; 6] = ["function", "move_only_function", "any", "shared_ptr", "packaged_task", "thread"];
+    if !in_namespace(decl, &["std", "__gnu_cxx"]) || ERASED.contains(&decl.spelling().as_str()) {
+        return false;
+    }
+    // SAFETY: plain FFI on a type value.
+    let n = unsafe { clang_Type_getNumTemplateArguments(c) };
+    (0..n.max(0) as u32).all(|i| {
+        // SAFETY: as above; a non-type argument gives an invalid type, which is no class.
+        let arg = unsafe { clang_Type_getTemplateArgumentAsType(c, i) };
+        plain(arg, depth + 1, any)
+    })
+}
+
+/// Whether `ty` is a class of the standard library over scalars and such classes only
+/// (`std::vector<int>`, `std::map<std::string, long>`, `std::vector<bool>`): like a string
+/// (`string`), it owns only storage the program never sees, so its death releases nothing drip
+/// follows. Not over a pointer (a container of raw pointers is modelled apart, `container`), an
+/// owner (`std::unique_ptr`), a type-erased callable, or any class of the program.
+pub fn owns_only_storage(ty: CXType) -> bool {
+    fn go(ty: CXType, depth: u32) -> bool {
+        let c = clang::canonical(ty);
+        match c.kind {
+            CXType_ConstantArray | CXType_IncompleteArray => go(clang::array_element(c), depth),
+            CXType_Pointer
+            | CXType_MemberPointer
+            | CXType_BlockPointer
+            | CXType_LValueReference
+            | CXType_RValueReference
+            | CXType_Unexposed
+            | CXType_Dependent => false,
+            CXType_Record => {
+                const OWNERS: [&str; 9] = [
+                    "function",
+                    "move_only_function",
+                    "any",
+                    "shared_ptr",
+                    "weak_ptr",
+                    "unique_ptr",
+                    "auto_ptr",
+                    "packaged_task",
+                    "thread",
+                ];
+                let Some(decl) = clang::type_declaration(c) else { return false };
+                if depth > 8 || !in_namespace(decl, &["std", "__gnu_cxx"]) || OWNERS.contains(&decl.spelling().as_str())
+                {
+                    return false;
+                }
+                // SAFETY: plain FFI on a type value.
+                let n = unsafe { clang_Type_getNumTemplateArguments(c) };
+                (0..n.max(0) as u32).all(|i| {
+                    // SAFETY: as above; a non-type argument gives an invalid type, a scalar here.
+                    let arg = unsafe { clang_Type_getTemplateArgumentAsType(c, i) };
+                    go(arg, depth + 1)
+                })
+            }
+            _ => true,
+        }
     }
     clang::canonical(ty).kind == CXType_Record && go(ty, 0)
 }

@@ -27,7 +27,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{Callee, CppClass, Program, Stmt, VIRTUAL_KEY};
+use crate::ir::{Callee, CppClass, Program, Stmt, OPAQUE_VIRTUAL_KEY, VIRTUAL_KEY};
 
 /// Adds `c`, one TU's view of a class, to `classes`. A class is defined alike in every TU that
 /// includes its header; where views differ (`#ifdef`s), the merge keeps what all of them allow.
@@ -39,6 +39,7 @@ pub(super) fn merge_class(classes: &mut HashMap<String, CppClass>, c: CppClass) 
         Some(old) if *old == c => {}
         Some(old) => {
             old.known &= c.known;
+            old.visible &= c.visible;
             old.is_abstract &= c.is_abstract;
             if old.destructor != c.destructor {
                 old.destructor = None;
@@ -81,8 +82,13 @@ pub(super) fn resolve(prog: &mut Program) {
     let defined: HashSet<&str> = prog.functions.iter().map(|f| f.usr.as_str()).collect();
     let mut rows = Vec::new();
     for key in keys {
-        let Some((class, method)) = key[VIRTUAL_KEY.len()..].split_once(' ') else { continue };
-        if let Some(targets) = h.targets(class, method) {
+        // An opaque call needs only the overriders' code, not their classes' deaths.
+        let (rest, opaque) = match key.strip_prefix(OPAQUE_VIRTUAL_KEY) {
+            Some(rest) => (rest, true),
+            None => (&key[VIRTUAL_KEY.len()..], false),
+        };
+        let Some((class, method)) = rest.split_once(' ') else { continue };
+        if let Some(targets) = h.targets(class, method, opaque) {
             if targets.iter().all(|t| defined.contains(t.as_str())) {
                 rows.extend(targets.into_iter().map(|t| (key.to_string(), t)));
             }
@@ -117,8 +123,12 @@ impl<'p> Hierarchy<'p> {
     }
 
     /// The possible targets of a call of `method` through class `class`, sorted; `None` when
-    /// drip does not see every class the object may be of.
-    fn targets(&self, class: &str, method: &str) -> Option<Vec<String>> {
+    /// drip does not see every class the object may be of (`opaque`: their code, whatever
+    /// their death; a destructor is then no target, as no function destroys such an object).
+    fn targets(&self, class: &str, method: &str, opaque: bool) -> Option<Vec<String>> {
+        if opaque && method == "~" {
+            return None;
+        }
         let mut seen: HashSet<&str> = HashSet::new();
         let mut todo = vec![class];
         let mut out = Vec::new();
@@ -126,7 +136,7 @@ impl<'p> Hierarchy<'p> {
             if !seen.insert(d) {
                 continue;
             }
-            let c = self.by_usr.get(d).filter(|c| c.known)?;
+            let c = self.by_usr.get(d).filter(|c| if opaque { c.visible } else { c.known })?;
             todo.extend(self.derived.get(d).into_iter().flatten().copied());
             if c.is_abstract {
                 continue;
@@ -189,6 +199,7 @@ mod tests {
             usr: usr.to_string(),
             bases: bases.iter().map(|b| b.to_string()).collect(),
             known: true,
+            visible: true,
             is_abstract,
             destructor: Some(format!("~{usr}")),
             virtuals: virtuals
@@ -207,21 +218,32 @@ mod tests {
             class("D", &["A"], &[("D::f", &["A::f"]), ("D::g", &["A::g"])], false),
         ];
         let h = Hierarchy::new(&classes);
-        assert_eq!(h.targets("A", "A::f"), Some(vec!["B::f".into(), "C::f".into(), "D::f".into()]));
+        assert_eq!(h.targets("A", "A::f", false), Some(vec!["B::f".into(), "C::f".into(), "D::f".into()]));
         // Through B, D is not a possible class; C inherits nothing of B's `g`.
-        assert_eq!(h.targets("B", "A::f"), Some(vec!["B::f".into(), "C::f".into()]));
-        assert_eq!(h.targets("B", "A::g"), Some(vec!["A::g".into()]));
-        assert_eq!(h.targets("A", "~"), Some(vec!["~B".into(), "~C".into(), "~D".into()]));
+        assert_eq!(h.targets("B", "A::f", false), Some(vec!["B::f".into(), "C::f".into()]));
+        assert_eq!(h.targets("B", "A::g", false), Some(vec!["A::g".into()]));
+        assert_eq!(h.targets("A", "~", false), Some(vec!["~B".into(), "~C".into(), "~D".into()]));
         // An unknown subclass, or a base the program does not define, leaves the call opaque.
         let mut with_template = classes.clone();
-        with_template.push(CppClass { known: false, ..class("T", &["B"], &[], false) });
+        with_template.push(CppClass { known: false, visible: false, ..class("T", &["B"], &[], false) });
         let h = Hierarchy::new(&with_template);
-        assert_eq!(h.targets("A", "A::f"), None);
-        assert_eq!(h.targets("D", "A::f"), Some(vec!["D::f".into()]));
+        assert_eq!(h.targets("A", "A::f", false), None);
+        assert_eq!(h.targets("D", "A::f", false), Some(vec!["D::f".into()]));
+        // An opaque call needs the code of every class, not their deaths; never a destructor.
+        assert_eq!(h.targets("A", "A::f", true), None);
+        let mut with_opaque_death = classes.clone();
+        with_opaque_death.push(CppClass { known: false, ..class("O", &["B"], &[("O::f", &["B::f"])], false) });
+        let h = Hierarchy::new(&with_opaque_death);
+        assert_eq!(h.targets("A", "A::f", false), None);
+        assert_eq!(
+            h.targets("A", "A::f", true),
+            Some(vec!["B::f".into(), "C::f".into(), "D::f".into(), "O::f".into()])
+        );
+        assert_eq!(h.targets("A", "~", true), None);
         let classes = vec![class("E", &["std::base"], &[], false)];
-        assert_eq!(Hierarchy::new(&classes).targets("E", "std::base::f"), None);
+        assert_eq!(Hierarchy::new(&classes).targets("E", "std::base::f", false), None);
         // An abstract class with no subclass has no object to call through.
         let classes = vec![class("P", &[], &[("P::f", &[])], true)];
-        assert_eq!(Hierarchy::new(&classes).targets("P", "P::f"), None);
+        assert_eq!(Hierarchy::new(&classes).targets("P", "P::f", false), None);
     }
 }
