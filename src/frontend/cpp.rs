@@ -437,6 +437,25 @@ impl TuCtx<'_, '_> {
 }
 
 impl TuCtx<'_, '_> {
+    /// The unknown call an object of type `ty` whose destruction drip does not follow escapes
+    /// into where it dies (`what`: "destructor at scope exit"): named in `std::` when its death
+    /// runs no code of the program (`stdlib::unfollowed_destructor`); an opaque call of its own
+    /// destructor when that is the only code of the program it runs (`stdlib::own_destructor_only`:
+    /// hunspell's `entries_container` deletes the `AffEntry *`s of its `std::vector`), which
+    /// then writes the globals that destructor writes (`summary::Direct::Opaque`).
+    pub fn unfollowed_death(&mut self, ty: CXType, what: &str) -> CalleeInfo {
+        let usr = match super::stdlib::own_destructor_only(ty) {
+            Some(d) => format!("{OPAQUE}{}", self.callee_info(d).usr),
+            None => SCOPE_EXIT_USR.to_string(),
+        };
+        CalleeInfo {
+            name: super::stdlib::unfollowed_destructor(ty, what),
+            usr,
+            noreturn: false,
+            builtin: Builtin::None,
+        }
+    }
+
     /// Adds the class definition or class template `def` to the TU's hierarchy table
     /// (`ir::CppClass`, `virtuals.rs`): its bases, its virtual methods and what each overrides,
     /// and, for a class with a virtual destructor whose death drip knows, the function that
@@ -599,12 +618,7 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             _ => {
-                let f = CalleeInfo {
-                    name: super::stdlib::unfollowed_destructor(ty, "destructor of a temporary"),
-                    usr: SCOPE_EXIT_USR.to_string(),
-                    noreturn: false,
-                    builtin: Builtin::None,
-                };
+                let f = self.cx.unfollowed_death(ty, "destructor of a temporary");
                 self.destroy_at(Rvalue::AddrOf(Place::Local(t)), &f, loc);
             }
         }
@@ -618,10 +632,11 @@ impl Lowerer<'_, '_, '_> {
         let Operand::Place(Place::Local(t)) = op else { return };
         let Some(temps) = self.full_expr.as_mut() else { return };
         let Some(i) = temps.iter().position(|(l, _)| l == t) else { return };
-        temps.remove(i);
+        let (_, dtor) = temps.remove(i);
+        // Its destructor runs later, in the callee or after it: the globals it writes are its.
         let f = CalleeInfo {
             name: "(temporary passed by value, not analysed)".to_string(),
-            usr: SCOPE_EXIT_USR.to_string(),
+            usr: format!("{OPAQUE}{}", dtor.usr),
             noreturn: false,
             builtin: Builtin::None,
         };
@@ -1069,12 +1084,17 @@ impl Lowerer<'_, '_, '_> {
             args.push(obj);
         }
         let n = e.num_args().max(0) as u32;
+        // The function objects of the program a library function is handed, with their call
+        // operators: the calls it may make of them are written after it (`stdlib::functor_calls`).
+        let library = crate::global_writes::is_std_library(&info.name);
+        let mut functors: Vec<(Operand, Vec<Cursor>)> = Vec::new();
         for i in first_arg..n {
             let Some(a) = e.arg(i) else {
                 args.push(Operand::Unknown);
                 continue;
             };
             let a = self.cx.tree.among_kids(e, a);
+            let calls = library.then(|| super::stdlib::functor_calls(a.ty())).flatten();
             let pty = clang::param_type(fn_ty, i - first_arg);
             if pty.is_some_and(|t| clang::is_reference(t) || super::stdlib::owner_by_value(t)) {
                 // A reference parameter receives the address of its argument; so does a
@@ -1082,10 +1102,17 @@ impl Lowerer<'_, '_, '_> {
                 // C++ ABI passes it), destroyed by the caller after the call.
                 let rv = self.addr_of(a);
                 let op = self.rvalue_operand(rv, loc);
+                if let Some(calls) = calls {
+                    functors.push((op.clone(), calls));
+                }
                 args.push(op);
             } else {
                 let op = self.expr(a);
                 self.hand_over(&op, loc);
+                if let (Some(calls), Operand::Place(p)) = (calls, &op) {
+                    let addr = self.rvalue_operand(Rvalue::AddrOf(p.clone()), loc);
+                    functors.push((addr, calls));
+                }
                 args.push(op);
             }
         }
@@ -1154,6 +1181,12 @@ impl Lowerer<'_, '_, '_> {
                     sig: format!("{}{}", crate::ir::VIRTUAL_KEY, info.name),
                     field: Some(format!("{}{} {}", crate::ir::OPAQUE_VIRTUAL_KEY, s.usr(), info.usr)),
                 },
+                // What the compiler writes for a class whose parts run no code of the program
+                // (`Entries() = default` over a `std::vector<int *>`) runs none either.
+                _ if decl.is_defaulted() && class_ty.is_some_and(super::stdlib::parts_run_no_code) => {
+                    let name = format!("std::({}, written by the compiler)", info.name);
+                    Callee::Direct { name, usr: format!("{OPAQUE}{}", info.usr), const_args: 0 }
+                }
                 _ => {
                     let prefix = if dynamic { OPAQUE_DISPATCHED } else { OPAQUE };
                     Callee::Direct { name: info.name.clone(), usr: format!("{prefix}{}", info.usr), const_args: 0 }
@@ -1206,6 +1239,16 @@ impl Lowerer<'_, '_, '_> {
         if !in_new && may_throw(decl, &info.usr) {
             if let Some(call) = (mark..self.stmts.len()).find(|&i| matches!(self.stmts[i], Stmt::Call { .. })) {
                 self.may_throw_at(StmtId::from_usize(call));
+            }
+        }
+        // Unknown to the heap (the object escaped into the call), but the operator's body is
+        // the code that runs (`summary::Direct::Opaque`).
+        for (obj, calls) in functors {
+            for op in calls {
+                let op = self.cx.callee_info(op);
+                let name = format!("{} (called by {})", op.name, info.name);
+                let callee = Callee::Direct { name, usr: format!("{OPAQUE}{}", op.usr), const_args: 0 };
+                self.emit(Stmt::Call { dst: None, callee, args: vec![obj.clone()] }, loc);
             }
         }
         if info.noreturn {

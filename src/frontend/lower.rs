@@ -2085,12 +2085,7 @@ impl Lowerer<'_, '_, '_> {
             // that such an owner never looks like a leak.
             let f = match self.cx.destruction(v.ty()) {
                 super::cpp::Death::Runs(f) => f,
-                _ => Rc::new(CalleeInfo {
-                    name: super::stdlib::unfollowed_destructor(v.ty(), "destructor at scope exit"),
-                    usr: super::cpp::SCOPE_EXIT_USR.to_string(),
-                    noreturn: false,
-                    builtin: Builtin::None,
-                }),
+                _ => Rc::new(self.cx.unfollowed_death(v.ty(), "destructor at scope exit")),
             };
             match self.scopes.last_mut() {
                 Some(sc) => sc.vars.push((id, f)),

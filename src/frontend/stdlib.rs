@@ -115,25 +115,85 @@ pub fn unique_ptr(ty: CXType) -> Option<(CXType, bool)> {
 /// does not follow, then writes no global of the program (`summary::hands_code`, by its name
 /// in `std::`).
 pub fn runs_no_program_code(ty: CXType) -> bool {
-    clang::canonical(ty).kind == CXType_Record && plain(ty, 0, false)
+    clang::canonical(ty).kind == CXType_Record && plain(ty, 0, false, false)
+}
+
+/// The destructor of a class of the program that its death runs and nothing else of the
+/// program: its bases and members run none (`runs_no_program_code`: a `std::vector<T *>` of
+/// which it deletes the elements by hand), and it wrote one. `None` otherwise.
+pub fn own_destructor_only(ty: CXType) -> Option<Cursor> {
+    let c = clang::canonical(ty);
+    if c.kind != CXType_Record {
+        return None;
+    }
+    let decl = clang::type_declaration(c)?;
+    if decl.is_in_system_header() || decl.specialized_template().is_some() {
+        return None;
+    }
+    let kids = decl.definition()?.children();
+    let own = kids.iter().copied().find(|k| k.kind() == CXCursor_Destructor && !k.is_defaulted())?;
+    kids.iter()
+        .filter(|k| matches!(k.kind(), CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl))
+        .all(|k| plain(k.ty(), 1, false, false))
+        .then_some(own)
+}
+
+/// Whether the bases and members of class `ty` (of the program) run no code of the program
+/// when constructed, copied, assigned or destroyed (`may_run_code`): the special members the
+/// compiler writes for it then run none either.
+pub fn parts_run_no_code(ty: CXType) -> bool {
+    let c = clang::canonical(ty);
+    let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return false };
+    c.kind == CXType_Record
+        && !def.is_in_system_header()
+        && def.specialized_template().is_none()
+        && def
+            .children()
+            .into_iter()
+            .filter(|k| matches!(k.kind(), CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl))
+            .all(|k| plain(k.ty(), 1, true, false))
 }
 
 /// Whether a library function handed an object of type `ty` by value may run code of the
 /// program through it (`ir::LocalDecl::may_run_code`): unless it is no class, or a class as
-/// `runs_no_program_code` allows whose program classes also write no constructor, assignment
-/// or call operator (`std::string::const_iterator`, `std::vector<w_char>`). A lambda, a
-/// function object, `std::function`, a class of the program that copies itself by its own
-/// code, a template's dependent type may.
+/// `runs_no_program_code` allows whose program classes also write no copy, move or default
+/// constructor, assignment or call operator (`std::string::const_iterator`,
+/// `std::vector<w_char>`). A lambda, `std::function`, a class of the program that copies
+/// itself by its own code, a template's dependent type may. A function object of the program
+/// whose only such code is its call operators (`functor_calls`) may not: the lowering writes
+/// the calls of them a library function may make.
 pub fn may_run_code(ty: CXType) -> bool {
-    !plain(ty, 0, true)
+    !plain(ty, 0, true, false) && functor_calls(ty).is_none()
+}
+
+/// The call operators of a function object of the program (`struct is_any_of { bool operator()
+/// (char c) const; .. }`) whose other parts run no code of the program (`may_run_code`): a
+/// library function handed it runs those and nothing else of the program. `None` for any other
+/// type, a lambda's, and one whose call operator is a template.
+pub fn functor_calls(ty: CXType) -> Option<Vec<Cursor>> {
+    let c = clang::canonical(ty);
+    if c.kind != CXType_Record {
+        return None;
+    }
+    let decl = clang::type_declaration(c)?;
+    if decl.is_in_system_header() || decl.specialized_template().is_some() {
+        return None;
+    }
+    let calls: Vec<Cursor> = decl
+        .definition()?
+        .children()
+        .into_iter()
+        .filter(|k| k.kind() == CXCursor_CXXMethod && !k.is_defaulted() && k.spelling() == "operator()")
+        .collect();
+    (!calls.is_empty() && plain(ty, 0, true, true)).then_some(calls)
 }
 
 /// `runs_no_program_code` (`any`: false) and `!may_run_code` (`any`: true) for a part of depth
-/// `depth`.
-fn plain(ty: CXType, depth: u32, any: bool) -> bool {
+/// `depth`; `call_ok`: the class's own call operators do not count (`functor_calls`).
+fn plain(ty: CXType, depth: u32, any: bool, call_ok: bool) -> bool {
     let c = clang::canonical(ty);
     if matches!(c.kind, CXType_ConstantArray | CXType_IncompleteArray) {
-        return plain(clang::array_element(c), depth, any);
+        return plain(clang::array_element(c), depth, any, call_ok);
     }
     // A function a class is handed as a template argument (`std::unique_ptr<T, void (*)(T *)>`'s
     // deleter) is code it may run.
@@ -161,12 +221,18 @@ fn plain(ty: CXType, depth: u32, any: bool) -> bool {
         }
         return def.children().into_iter().all(|k| match k.kind() {
             CXCursor_Destructor => k.is_defaulted(),
-            CXCursor_Constructor if any => k.is_defaulted(),
-            CXCursor_CXXMethod if any => {
-                k.is_defaulted() || !matches!(k.spelling().as_str(), "operator()" | "operator=")
+            // The library copies, moves and default-constructs; a converting constructor ran
+            // where the program wrote it.
+            CXCursor_Constructor if any => {
+                k.is_defaulted() || !(k.is_copy_constructor() || k.is_move_constructor() || k.num_args() == 0)
             }
+            CXCursor_CXXMethod if any => match k.spelling().as_str() {
+                "operator()" => call_ok || k.is_defaulted(),
+                "operator=" => k.is_defaulted(),
+                _ => true,
+            },
             CXCursor_FunctionTemplate if any => !k.spelling().starts_with("operator"),
-            CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl => plain(k.ty(), depth + 1, any),
+            CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl => plain(k.ty(), depth + 1, any, false),
             _ => true,
         });
     }
@@ -181,7 +247,7 @@ fn plain(ty: CXType, depth: u32, any: bool) -> bool {
     (0..n.max(0) as u32).all(|i| {
         // SAFETY: as above; a non-type argument gives an invalid type, which is no class.
         let arg = unsafe { clang_Type_getTemplateArgumentAsType(c, i) };
-        plain(arg, depth + 1, any)
+        plain(arg, depth + 1, any, false)
     })
 }
 
