@@ -685,16 +685,7 @@ impl Summaries {
                         None => Model::unknown(name),
                     },
                     Direct::Library(lib) => Model::from_lib_call(lib, args),
-                    Direct::Opaque(i) => {
-                        let mut m = Model::unknown_call(name, *const_args, args.len());
-                        if let Some(s) = get(i) {
-                            m.globals_written = s.globals_written.clone();
-                            m.globals_read = s.globals_read.clone();
-                            m.fields_written = s.fields_written.clone();
-                            m.param_fields_written = s.param_fields_written.clone();
-                        }
-                        m
-                    }
+                    Direct::Opaque(i) => opaque_model(name, *const_args, args.len(), get(i).map(|s| vec![s])),
                     Direct::Undefined => {
                         let mut m = Model::unknown_call(name, *const_args, args.len());
                         if crate::global_writes::is_std_library(name) && !hands_code(caller, args) {
@@ -706,15 +697,8 @@ impl Summaries {
                 }
             }
             Callee::Indirect { sig, field: Some(k), .. } if k.starts_with(crate::ir::OPAQUE_VIRTUAL_KEY) => {
-                // Unknown to the heap; what its targets' bodies write is known.
-                let mut m = Model::unknown_call(crate::ir::indirect_name(sig), 0, args.len());
                 let sums: Option<Vec<&Summary>> = self.targets(sig, Some(k)).iter().map(|i| get(*i)).collect();
-                if let Some(sums) = sums.filter(|v| !v.is_empty()) {
-                    m.globals_written = GlobalWrites::union(sums.iter().map(|s| &s.globals_written));
-                    m.globals_read = GlobalWrites::union(sums.iter().map(|s| &s.globals_read));
-                    m.fields_written = FieldWrites::union(sums.iter().map(|s| &s.fields_written));
-                }
-                m
+                opaque_model(crate::ir::indirect_name(sig), 0, args.len(), sums)
             }
             Callee::Indirect { sig, field, .. } => {
                 let targets = self.targets(sig, field.as_deref());
@@ -1689,6 +1673,22 @@ pub fn param_writes_of_scc(program: &Program, summaries: &Summaries, members: &[
         }
     }
     sets.into_iter().map(|v| v.iter().map(Acc::done).collect()).collect()
+}
+
+/// The model of an opaque C++ call (`Direct::Opaque`, `ir::OPAQUE_VIRTUAL_KEY`): an unknown
+/// call to the heap, which writes and reads what the bodies it may run (`sums`, when every one
+/// is summarised) write and read.
+fn opaque_model<'a>(name: &'a str, const_args: u64, n_args: usize, sums: Option<Vec<&Summary>>) -> Model<'a> {
+    let mut m = Model::unknown_call(name, const_args, n_args);
+    if let Some(sums) = sums.filter(|v| !v.is_empty()) {
+        m.globals_written = GlobalWrites::union(sums.iter().map(|s| &s.globals_written));
+        m.globals_read = GlobalWrites::union(sums.iter().map(|s| &s.globals_read));
+        m.fields_written = FieldWrites::union(sums.iter().map(|s| &s.fields_written));
+        if let [s] = sums[..] {
+            m.param_fields_written = s.param_fields_written.clone();
+        }
+    }
+    m
 }
 
 /// Whether a call of `func` with `args` may hand its callee code of the program to run: a

@@ -122,6 +122,21 @@ pub fn runs_no_program_code(ty: CXType) -> bool {
 /// program: its bases and members run none (`runs_no_program_code`: a `std::vector<T *>` of
 /// which it deletes the elements by hand), and it wrote one. `None` otherwise.
 pub fn own_destructor_only(ty: CXType) -> Option<Cursor> {
+    let def = program_class(ty)?;
+    let own = def.children().into_iter().find(|k| k.kind() == CXCursor_Destructor && !k.is_defaulted())?;
+    parts_plain(def, false).then_some(own)
+}
+
+/// Whether the bases and members of class `ty` (of the program) run no code of the program
+/// when constructed, copied, assigned or destroyed (`may_run_code`): the special members the
+/// compiler writes for it then run none either.
+pub fn parts_run_no_code(ty: CXType) -> bool {
+    program_class(ty).is_some_and(|def| parts_plain(def, true))
+}
+
+/// The definition of `ty` when it is a class of the program: outside system headers, and not a
+/// template's instantiation, whose members libclang does not list.
+fn program_class(ty: CXType) -> Option<Cursor> {
     let c = clang::canonical(ty);
     if c.kind != CXType_Record {
         return None;
@@ -130,28 +145,15 @@ pub fn own_destructor_only(ty: CXType) -> Option<Cursor> {
     if decl.is_in_system_header() || decl.specialized_template().is_some() {
         return None;
     }
-    let kids = decl.definition()?.children();
-    let own = kids.iter().copied().find(|k| k.kind() == CXCursor_Destructor && !k.is_defaulted())?;
-    kids.iter()
-        .filter(|k| matches!(k.kind(), CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl))
-        .all(|k| plain(k.ty(), 1, false, false))
-        .then_some(own)
+    decl.definition()
 }
 
-/// Whether the bases and members of class `ty` (of the program) run no code of the program
-/// when constructed, copied, assigned or destroyed (`may_run_code`): the special members the
-/// compiler writes for it then run none either.
-pub fn parts_run_no_code(ty: CXType) -> bool {
-    let c = clang::canonical(ty);
-    let Some(def) = clang::type_declaration(c).and_then(|d| d.definition()) else { return false };
-    c.kind == CXType_Record
-        && !def.is_in_system_header()
-        && def.specialized_template().is_none()
-        && def
-            .children()
-            .into_iter()
-            .filter(|k| matches!(k.kind(), CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl))
-            .all(|k| plain(k.ty(), 1, true, false))
+/// Whether the bases and members of class definition `def` are `plain` (`any`: as there).
+fn parts_plain(def: Cursor, any: bool) -> bool {
+    def.children()
+        .into_iter()
+        .filter(|k| matches!(k.kind(), CXCursor_CXXBaseSpecifier | CXCursor_FieldDecl))
+        .all(|k| plain(k.ty(), 1, any, false))
 }
 
 /// Whether a library function handed an object of type `ty` by value may run code of the
@@ -171,16 +173,7 @@ pub fn may_run_code(ty: CXType) -> bool {
 /// library function handed it runs those and nothing else of the program. `None` for any other
 /// type, a lambda's, and one whose call operator is a template.
 pub fn functor_calls(ty: CXType) -> Option<Vec<Cursor>> {
-    let c = clang::canonical(ty);
-    if c.kind != CXType_Record {
-        return None;
-    }
-    let decl = clang::type_declaration(c)?;
-    if decl.is_in_system_header() || decl.specialized_template().is_some() {
-        return None;
-    }
-    let calls: Vec<Cursor> = decl
-        .definition()?
+    let calls: Vec<Cursor> = program_class(ty)?
         .children()
         .into_iter()
         .filter(|k| k.kind() == CXCursor_CXXMethod && !k.is_defaulted() && k.spelling() == "operator()")
@@ -210,11 +203,9 @@ fn plain(ty: CXType, depth: u32, any: bool, call_ok: bool) -> bool {
         return false;
     }
     if !decl.is_in_system_header() {
-        // A class of the program (named: a lambda's is not; not a template's instantiation,
-        // whose members libclang does not list): only its parts' code runs, when it writes none.
-        let Some(def) = decl.definition().filter(|_| decl.specialized_template().is_none()) else {
-            return false;
-        };
+        // A class of the program (named: a lambda's is not): only its parts' code runs, when it
+        // writes none.
+        let Some(def) = program_class(c) else { return false };
         let name = decl.spelling();
         if name.is_empty() || name.starts_with('(') || clang::type_spelling(c).starts_with("(lambda") {
             return false;
