@@ -1451,7 +1451,7 @@ fn unknown_callee_notes(undefined: &[String], opaque_cpp: &[String]) {
     }
     if !opaque_cpp.is_empty() {
         eprintln!(
-            "drip: note: {} C++ methods are called opaquely, as unknown callees (virtual with an override drip cannot see, or of a class drip does not know how to destroy): {}",
+            "drip: note: {} C++ methods are called opaquely, as unknown callees (virtual with an override drip cannot see, or of a class drip does not know how to destroy; what they are given escapes, and those whose body drip sees write only the globals it writes): {}",
             opaque_cpp.len(),
             opaque_cpp.join(", ")
         );
