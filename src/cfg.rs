@@ -932,6 +932,30 @@ impl<'a> FnCx<'a> {
         Some(LocalId::from_usize(self.func.locals.len() + i))
     }
 
+    /// The fact-key root of a tested scalar global whose address is never taken
+    /// (`unaliased_global`): its reaching-definition slot (`global_slot`). Only stores to it and
+    /// calls whose callee may write it (`written_global_slots`) change it, so facts can follow
+    /// it as they follow a local (`facts::raw_key`): hunspell's `dmax = 1; while (..) dmax++;`
+    /// before `for (i = 0; i < dmax; i++) delete pMS[i]`.
+    pub fn global_key_root(&self, p: &Place) -> Option<LocalId> {
+        match p {
+            Place::Global(g) if self.unaliased_global(g) => self.global_slot(p),
+            _ => None,
+        }
+    }
+
+    /// Slot `l` stands for a tested global (`tested_globals`), not a local of the function.
+    pub fn is_global_slot(&self, l: LocalId) -> bool {
+        let first = self.func.locals.len();
+        (first..first + self.tested_globals.len()).contains(&l.index())
+    }
+
+    /// The locals and then the tested globals' slots: what per-slot tables over keys' roots
+    /// cover (`facts::Groups`).
+    pub fn local_and_global_slots(&self) -> usize {
+        self.func.locals.len() + self.tested_globals.len()
+    }
+
     /// The reaching-definition slot of a tested memory place (`tested_places`).
     fn place_slot(&self, p: &Place) -> Option<LocalId> {
         if self.tested_places.is_empty() {
@@ -958,7 +982,7 @@ impl<'a> FnCx<'a> {
     }
 
     /// The slots of the tested globals statement `sid` may write (`tested_globals`).
-    fn written_global_slots(&self, sid: StmtId, out: &mut Vec<LocalId>) {
+    pub fn written_global_slots(&self, sid: StmtId, out: &mut Vec<LocalId>) {
         let first = self.func.locals.len();
         // Every tested path of global `root` (`conv`, `conv.vc_type`).
         let of_root = |root: &str, out: &mut Vec<LocalId>| {

@@ -2,8 +2,9 @@
 //! pass: `if (rc == SQLITE_OK)`, `if (p->rc) return;`, `owned = 1`, `cnt > 1`.
 //!
 //! Input: a completed `FnCx` (its DAG and its callee models). Output: `Facts`, the per-function
-//! table the passes of `fastcheck` read: which values are followed ("fact keys": a local, or an
-//! access path below one, `p->rc`, `*pRc`) and which branch tests which of them against a
+//! table the passes of `fastcheck` read: which values are followed ("fact keys": a local, an
+//! access path below one, `p->rc`, `*pRc`, or a tested scalar global whose address is never
+//! taken, `dmax`, keyed by its slot after the locals: `FnCx::global_key_root`) and which branch tests which of them against a
 //! constant (or bounds one from below by a comparison with a local that has a floor: `i + 2 >
 //! size`, `KeyTest::Bound`); and, built only for a pass that follows facts, `Followed`: what each statement does
 //! to them, and where each is live (some later test or return may use it before anything may
@@ -16,6 +17,9 @@
 //!   reaches what its pointer arguments point to and everything loaded through them (`below`),
 //!   and a store to another object's field of the same name may alias (field-name aliasing);
 //!   a store of a pointer through a pointer to pointers writes no plain scalar (`s[2]`, `*rc`).
+//!   A global's key is written by stores to it and by calls whose callee may write it
+//!   (`FnCx::written_global_slots`), and is unknown past a header copy that jumps to the loop
+//!   body's exits (the later iteration may have written it; `Dag::exit_kills` names locals).
 //!   An element at a constant index (`s[2]`) is a key of its own, which a write of an element
 //!   of unknown index kills. An equality between two keys (`Fact::Same`, from a copy) dies with
 //!   either side.
@@ -431,7 +435,7 @@ impl Facts {
             // Only a test after some site can be decided by a site's pass; earlier ones can
             // still teach (`must_at_entry`) what a later test of the same key is.
             let after_site = cx.dag.order[bi] >= first_site;
-            if k.1.is_empty() && cx.is_tracked(k.0) {
+            if k.1.is_empty() && !cx.is_global_slot(k.0) && cx.is_tracked(k.0) {
                 let node = DagNode(bi as u32);
                 let idx = cx.stmts_of(node).len();
                 let set = cx.reaching_set(k.0, node, idx);
@@ -629,6 +633,7 @@ impl Facts {
         ix.nonneg = nonneg_locals(cx);
         ix.contained = contained_locals(cx);
         ix.once = steps_outside_loops(cx.func);
+        ix.globals = self.keys.iter().any(|k| cx.is_global_slot(k.0));
         for &(sid, _, _) in &cx.func.steps {
             if let Stmt::Assign { dst, .. } = cx.func.stmt(sid) {
                 if let Some(k) = raw_key(cx, &fact_local, dst).and_then(|k| self.index.get(&k)) {
@@ -658,7 +663,7 @@ impl Facts {
         let mut copies: Vec<(u32, u32)> = Vec::new();
         // The key a place names, looked up only where its root has keys at all.
         let key_of = |p: &Place| {
-            let root = p.root_local()?;
+            let root = p.root_local().or_else(|| cx.global_key_root(p))?;
             if !ix.by_root.contains_key(&root) {
                 return None;
             }
@@ -795,10 +800,13 @@ impl Facts {
 
     /// Keys a store to `dst` may change.
     fn store_kills(&self, cx: &FnCx, groups: &Groups, ix: &KeyIndex, dst: &Place, out: &mut Vec<u32>) {
-        // A scalar global whose address is never taken is no object a key (rooted at a local)
-        // reaches: `didset = TRUE` changes nothing a pointer leads to.
+        // A scalar global whose address is never taken is no object a key rooted at a local
+        // reaches: `didset = TRUE` changes nothing a pointer leads to, only its own key.
         if let Place::Global(g) = dst {
             if cx.unaliased_global(g) {
+                if let Some(ks) = cx.global_key_root(dst).and_then(|r| ix.by_root.get(&r)) {
+                    out.extend_from_slice(ks);
+                }
                 return;
             }
         }
@@ -890,6 +898,16 @@ impl Facts {
             _ => 0,
         };
         let param_written = cx.model(sid).filter(|m| !m.lib).map_or(&[][..], |m| &m.param_fields_written[..]);
+        // The tested globals the callee may write (the slots `FnCx`'s reaching definitions use).
+        if ix.globals {
+            let mut slots = Vec::new();
+            cx.written_global_slots(sid, &mut slots);
+            for r in slots {
+                if let Some(ks) = ix.by_root.get(&r) {
+                    out.extend_from_slice(ks);
+                }
+            }
+        }
         for (i, a) in args.iter().enumerate() {
             if i < 64 && lib_const & (1 << i) != 0 {
                 continue;
@@ -1167,7 +1185,13 @@ impl Followed {
             for (t, _) in &cx.dag.succs[nd.index()] {
                 // Locals a later loop iteration redefined (`Dag::kills`) lose their facts.
                 let kills = cx.dag.kills(*nd, *t);
-                let killed = |k: u32| kills.contains(&facts.keys[k as usize].0);
+                // A copy that jumps to the body's exits skips what the later iteration it stands
+                // for wrote on the way: `Dag::exit_kills` names the locals it surely defines, and
+                // any tested global may have been written (`FnCx::global_key_root`).
+                let later = cx.dag.later.contains_key(&nd.0);
+                let killed = |k: u32| {
+                    kills.contains(&facts.keys[k as usize].0) || (later && cx.is_global_slot(facts.keys[k as usize].0))
+                };
                 let mut out: Vec<(u32, Fact)> = tagged
                     .iter()
                     .filter(|f| match f.1 {
@@ -1186,8 +1210,7 @@ impl Followed {
                 }
                 out.sort_unstable();
                 out.dedup();
-                let mut vac: Vec<u32> =
-                    vacuous.iter().copied().filter(|k| !kills.contains(&facts.keys[*k as usize].0)).collect();
+                let mut vac: Vec<u32> = vacuous.iter().copied().filter(|k| !killed(*k)).collect();
                 if let Some((block, below)) = &null_side {
                     if cx.dag.block[t.index()] == *block {
                         vac.extend(below.iter().copied());
@@ -1720,8 +1743,10 @@ fn param_origins(cx: &FnCx) -> Vec<Option<LocalId>> {
 /// The key a place names, if facts can be about it: a local that `fact_locals` allows, or an
 /// access path below one (not through an array: all its elements are one place).
 fn raw_key(cx: &FnCx, fact_local: &[bool], place: &Place) -> Option<(LocalId, String)> {
-    if let Place::Local(l) = place {
-        return fact_local[l.index()].then(|| (*l, String::new()));
+    match place {
+        Place::Local(l) => return fact_local[l.index()].then(|| (*l, String::new())),
+        Place::Global(_) => return cx.global_key_root(place).map(|g| (g, String::new())),
+        _ => {}
     }
     let (root, text) = raw_path(place)?;
     key_of_path(cx, root, text)
@@ -1967,6 +1992,8 @@ struct KeyIndex {
     contained: Vec<bool>,
     /// Per statement: a step (`Function::steps`) in no loop of the CFG (`FactGen::Step`).
     once: Vec<bool>,
+    /// Some key is a tested global's (`FnCx::global_key_root`): calls may write it.
+    globals: bool,
     /// Per group: the keys (below a local) in the groups reachable from it.
     below: std::cell::RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -1985,6 +2012,7 @@ impl KeyIndex {
             nonneg: Vec::new(),
             contained: Vec::new(),
             once: Vec::new(),
+            globals: false,
             below: Default::default(),
         };
         for (i, (root, text)) in keys.iter().enumerate() {
@@ -2128,7 +2156,8 @@ struct Groups {
 impl Groups {
     fn new(cx: &FnCx) -> Groups {
         let func = cx.func;
-        let n = func.locals.len();
+        // Tested globals' slots follow the locals, each a group of its own: no local names them.
+        let n = cx.local_and_global_slots();
         let mut g = Groups { parent: (0..n as u32).collect(), edges: HashMap::new() };
         let mut below: Vec<(LocalId, LocalId)> = Vec::new();
         // Temporaries holding the address of a local (`&t`): as a call's argument, the slot the

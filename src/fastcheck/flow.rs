@@ -679,6 +679,12 @@ pub(super) fn flow(
                     out.facts.push((k, f, p));
                 }
             }
+            // Leaving a copy through the body's exits: the later iteration it stands for may
+            // have written any tested global on the way (as `Dag::exit_kills` for locals).
+            if cx.dag.later.contains_key(&nd.0) {
+                let global = |k: u32| cx.facts.keys.get(k as usize).is_some_and(|key| cx.is_global_slot(key.0));
+                out.facts.retain(|(k, f, _)| !global(*k) && !matches!(f, crate::facts::Fact::Same(q) if global(*q)));
+            }
             out.values.along(cx, guards, here, l, *nd, *t);
             // Killed locals the later iteration made copies of a local holding the cell, on
             // every path to this exit: they hold it after the kills.
