@@ -82,9 +82,9 @@ pub(super) struct Inline {
 /// The capture list as written: the default (`Some(true)`: `&`, `Some(false)`: `=`), and the
 /// variables named, each with whether it is by reference. `None` for what drip does not
 /// resolve (init captures, `*this`, packs).
-struct Intro {
-    default: Option<bool>,
-    named: Vec<(String, bool)>,
+pub(super) struct Intro {
+    pub(super) default: Option<bool>,
+    pub(super) named: Vec<(String, bool)>,
 }
 
 fn is_ident(s: &str) -> bool {
@@ -93,7 +93,7 @@ fn is_ident(s: &str) -> bool {
 }
 
 /// The capture list at the start of a lambda's text (`[&, p]`).
-fn parse_intro(text: &[u8]) -> Option<Intro> {
+pub(super) fn parse_intro(text: &[u8]) -> Option<Intro> {
     if text.first() != Some(&b'[') {
         return None;
     }

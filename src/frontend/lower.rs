@@ -938,6 +938,65 @@ impl<'t, 'i> TuCtx<'t, 'i> {
         })
     }
 
+    /// The init, condition and increment of the `for` `s` among `parts` (its children but the
+    /// body; libclang omits absent parts), placed by the offsets of the header's two `;`. `None`
+    /// when the header comes from a macro or does not read as one.
+    pub(super) fn for_header(
+        &self,
+        s: Cursor,
+        parts: &[Cursor],
+        body: Cursor,
+    ) -> Option<(Option<Cursor>, Option<Cursor>, Option<Cursor>)> {
+        if s.in_macro() {
+            return None;
+        }
+        let (file, start, _) = s.file_span()?;
+        let (bfile, bstart, _) = body.file_span()?;
+        if !clang::same_file(file, bfile) || bstart <= start {
+            return None;
+        }
+        // The header is not in a macro, so where its extent starts is where it is written; so is
+        // the body's start unless that comes from a macro. Making locations from file offsets
+        // costs libclang a search through every macro expansion of the TU.
+        let (a, b) = if body.in_macro() {
+            let tu = self.tu;
+            (tu.location_for_offset(file, start), tu.location_for_offset(file, bstart))
+        } else {
+            (s.extent_start(), body.extent_start())
+        };
+        let toks = self.tu.punct_tokens(a, b);
+        let mut depth = 0i32;
+        let mut semis = Vec::new();
+        for (c, off) in toks {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b';' if depth == 1 => semis.push(off),
+                _ => {}
+            }
+        }
+        let [s1, s2] = semis[..] else { return None };
+        let mut slots: [Option<Cursor>; 3] = [None, None, None];
+        for p in parts {
+            let (pf, off, _) = p.file_span()?;
+            if !clang::same_file(pf, file) || off < start || off > bstart {
+                return None;
+            }
+            let slot = if off < s1 {
+                0
+            } else if off < s2 {
+                1
+            } else {
+                2
+            };
+            if slots[slot].is_some() {
+                return None;
+            }
+            slots[slot] = Some(*p);
+        }
+        Some((slots[0], slots[1], slots[2]))
+    }
+
     /// Source text of a cursor's extent (file locations, so a macro argument gives the text the
     /// user wrote: `!p` inside `unlikely(!p)`), whitespace collapsed, shortened for messages.
     pub fn text_of(&self, c: Cursor) -> Option<String> {
@@ -2298,54 +2357,7 @@ impl Lowerer<'_, '_, '_> {
         parts: &[Cursor],
         body: Cursor,
     ) -> Option<(Option<Cursor>, Option<Cursor>, Option<Cursor>)> {
-        if s.in_macro() {
-            return None;
-        }
-        let (file, start, _) = s.file_span()?;
-        let (bfile, bstart, _) = body.file_span()?;
-        if !clang::same_file(file, bfile) || bstart <= start {
-            return None;
-        }
-        // The header is not in a macro, so where its extent starts is where it is written; so is
-        // the body's start unless that comes from a macro. Making locations from file offsets
-        // costs libclang a search through every macro expansion of the TU.
-        let (a, b) = if body.in_macro() {
-            let tu = self.cx.tu;
-            (tu.location_for_offset(file, start), tu.location_for_offset(file, bstart))
-        } else {
-            (s.extent_start(), body.extent_start())
-        };
-        let toks = self.cx.tu.punct_tokens(a, b);
-        let mut depth = 0i32;
-        let mut semis = Vec::new();
-        for (c, off) in toks {
-            match c {
-                b'(' => depth += 1,
-                b')' => depth -= 1,
-                b';' if depth == 1 => semis.push(off),
-                _ => {}
-            }
-        }
-        let [s1, s2] = semis[..] else { return None };
-        let mut slots: [Option<Cursor>; 3] = [None, None, None];
-        for p in parts {
-            let (pf, off, _) = p.file_span()?;
-            if !clang::same_file(pf, file) || off < start || off > bstart {
-                return None;
-            }
-            let slot = if off < s1 {
-                0
-            } else if off < s2 {
-                1
-            } else {
-                2
-            };
-            if slots[slot].is_some() {
-                return None;
-            }
-            slots[slot] = Some(*p);
-        }
-        Some((slots[0], slots[1], slots[2]))
+        self.cx.for_header(s, parts, body)
     }
 
     fn switch_stmt(&mut self, s: Cursor) {
