@@ -7,52 +7,97 @@
 //! escapes), so the owners are followed here, where their operations are visible, and the
 //! checkers only render what is found.
 //!
-//! The walk reads the body in source order as one path, over an abstract heap:
+//! The walk follows the paths of the body in source order, each over its own abstract heap:
 //! - a *block* for each `std::make_shared<T>(..)` and `std::shared_ptr<T>(new T(..))` whose
 //!   result goes into a local `shared_ptr`, a `shared_ptr` member of a block, or a container of
-//!   `shared_ptr`s that is a member of a block;
+//!   `shared_ptr`s that is a member of a block (each run of the allocation on a path is a block
+//!   of its own);
 //! - what each local `shared_ptr` holds: a block, nothing, or something unknown;
-//! - the owning links, (block, member) to the blocks a `shared_ptr` member or a container member
-//!   holds, and the weak links of `weak_ptr` members;
+//! - the blocks each local container of `shared_ptr`s (`std::vector<std::shared_ptr<T>> v`)
+//!   was given: an owner that dies with the function, so giving it a block is no escape;
+//! - the owning links, (block, member) to the blocks a `shared_ptr` member, a container member,
+//!   or a `std::function` member holding a lambda that copied `shared_ptr`s holds, and the weak
+//!   links of `weak_ptr` members;
 //! - the escaped blocks, which something outside the function may own.
 //!
-//! When the function ends (or at a `return` outside every branch) its locals are gone; the
+//! When a path ends (at the end of the function or at a `return`) its locals are gone; the
 //! blocks reachable from an escaped one over owning and weak links (whoever holds a block can
 //! lock its weak members) are alive; a cycle of owning links among the others is a leak.
 //!
-//! Invariants (no finding without a cycle built on the one path that reaches the end):
+//! Paths: an `if` forks the heap in two, a loop is taken 0, 1 or 2 times (a `do` 1 or 2) with
+//! its `break`s and `continue`s, a `return` ends its path. A ring found on any path is reported
+//! (once per allocation, at the first path that finds it). A `switch`, a `try` or a label is a
+//! *conditional part* (a `?:`, `&&` or `||` inside an expression is a use of what it names),
+//! walked as one path that links nothing: an owning store of a block there escapes the block, a
+//! local assigned or reset there escapes what it held and holds something unknown after; what
+//! breaks a link (`reset()`, `= nullptr`, another value, `clear()`) breaks it there too, and a
+//! weak link made there counts. So a conditional part may hide a ring, never make one. A path
+//! that would take a loop a third time is not followed: it may hide a ring, not make one.
+//!
+//! A path is only as good as its conditions, so the walk forks only on conditions it can take
+//! as independent of the path so far, and treats any other `if` or loop as a conditional part:
+//! - a condition that reads a variable the function writes (assigns, steps, takes the address
+//!   of, binds to a reference, calls a non-`const` method on, names in a lambda) is not forked
+//!   on: a flag set beside a link (`linked = true`) says what the path did;
+//! - a condition met again on the path (the same text, `!` and parentheses aside) follows the
+//!   outcome taken before when it reads only such unwritten locals and parameters through
+//!   operators; one that reads memory, globals or calls is not forked on the second time;
+//! - a condition that reads a variable an earlier condition of the path read with another
+//!   text (`k > 0`, then `k == 0`) is not forked on;
+//! - a loop is unrolled only when its trip count is the caller's (its test reads parameters the
+//!   function does not write, and otherwise only counters its header declares; a range `for`
+//!   over such a parameter), or when its test is constant (`for (;;)`, `do .. while (0)`).
+//!   Other loops (a constant count, a test on the loop's own state, parameters an earlier
+//!   condition of the path read) are conditional parts: the walk cannot tell which trip counts
+//!   are possible. Later conditions on the parameters a loop's test read are not forked on.
+//!
+//! Conditions that differ in text but not in value (`if (a->ready())`, then `if (b->ready())`
+//! on a shared flag) are taken as independent: such a pair can make a ring on a path that does
+//! not run.
+//!
+//! Invariants (no finding without a cycle built on a path that reaches its end):
 //! - A use of a block the walk does not recognise (passed to a call, stored into a parameter's
-//!   object, a global or a local container, returned, captured, a method called on it, `get()`)
-//!   escapes it with everything it reaches then and at the end. A read of a scalar, pointer or
-//!   string member of a block is no use of the block.
-//! - Inside a branch, loop, `switch`, `try` or label (a *conditional* part) nothing is linked:
-//!   an owning store of a block there escapes the block, and a local assigned or reset there
-//!   escapes what it held and holds something unknown after. What breaks a link (`reset()`,
-//!   `= nullptr`, another value, `clear()`) breaks it there too, and a weak link made there
-//!   counts. So a cycle built in a loop or on one branch is missed, never invented.
+//!   object, a global or a local container used otherwise than by `push_back` and the like,
+//!   returned, captured by a lambda that is not stored in a block's member, a method called on
+//!   it, `get()`) escapes it with everything it reaches then and at the end. A read of a
+//!   scalar, pointer or string member of a block is no use of the block.
 //! - A local holding something unknown holds only escaped blocks or blocks the walk did not
 //!   create, so forgetting what it holds loses no owner.
-//! - A function with a `goto` is not looked at (a jump may skip what the walk takes as done),
-//!   nor one that calls a function that does not return outside every branch (the process
-//!   ends with the blocks still owned). Templates' patterns and lambda bodies are not looked at
-//!   (`lower.rs` calls this only for the other functions).
+//! - A call of a function that does not return ends its path without a finding (the process
+//!   ends with the blocks still owned); inside a conditional part it is not followed.
+//! - A function with a `goto` is not looked at (a jump may skip what the walk takes as done).
+//!   Templates' patterns and lambda bodies are not looked at (`lower.rs` calls this only for
+//!   the other functions).
+//! - At most `MAX_STATES` paths are live: an `if` or a loop that would leave more is walked
+//!   again as a conditional part (the paths that ended inside it keep their findings); a
+//!   function whose walk takes more than `MAX_STEPS` statement visits is not looked at.
 //! - Each cycle (a strongly connected set of blocks) is reported once, at its block created
-//!   first in source order; links are kept in ordered maps, so the result depends on the body
-//!   only.
+//!   first in source order; links are kept in ordered maps and paths in walk order, so the
+//!   result depends on the body only.
 
 #![allow(non_upper_case_globals)]
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use clang_sys::*;
 
 use super::clang::{self, Cursor, TypeClass};
+use super::lambdas;
 use super::lower::TuCtx;
 use super::stdlib::{self, Shared};
-use crate::ir::{Loc, OwnerCycle};
+use crate::ir::{FileId, Loc, OwnerCycle};
+
+/// The most paths followed at once.
+const MAX_STATES: usize = 64;
+/// How many times a loop is taken on a path, at most.
+const MAX_TRIPS: usize = 2;
+/// The most statement visits (summed over paths) for one function.
+const MAX_STEPS: usize = 200_000;
+/// The key `State::tested` gives the variables a loop's test reads: no condition's text.
+const LOOP_TEST: &str = "";
 
 /// What a local `shared_ptr` holds.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Val {
     Empty,
     Block(usize),
@@ -70,20 +115,145 @@ struct Block {
 /// A (block, member) key of the links.
 type Slot = (usize, String);
 
-struct Walk<'a, 't, 'i> {
-    cx: &'a mut TuCtx<'t, 'i>,
-    blocks: Vec<Block>,
-    escaped: Vec<bool>,
-    /// Local `shared_ptr`s by declaration key: what each holds, and its name.
-    vars: HashMap<usize, (Val, String)>,
+/// The abstract heap of one path, and what the path learnt from its conditions.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct State {
+    /// Local `shared_ptr`s by declaration key: what each holds.
+    vars: BTreeMap<usize, Val>,
+    /// Local containers of `shared_ptr`s by declaration key: the blocks each was given.
+    lists: BTreeMap<usize, Vec<usize>>,
     /// Owning links; a slot absent holds something unknown (escaped or not created here).
     owns: BTreeMap<Slot, Vec<usize>>,
     weak: BTreeMap<Slot, Vec<usize>>,
+    escaped: BTreeSet<usize>,
+    /// The outcome of each condition forked on, by text (`Test::key`).
+    decided: BTreeMap<String, bool>,
+    /// The variables the conditions forked on read, each with the condition's text.
+    tested: BTreeMap<usize, String>,
+    /// A call that does not return ended the path.
+    dead: bool,
+}
+
+impl State {
+    fn same_heap(&self, o: &State) -> bool {
+        self.vars == o.vars
+            && self.lists == o.lists
+            && self.owns == o.owns
+            && self.weak == o.weak
+            && self.escaped == o.escaped
+    }
+
+    /// Take `o`, a path with the same heap, into this one: what either path did not learn is
+    /// not known.
+    fn join(&mut self, o: State) {
+        self.decided.retain(|k, v| o.decided.get(k) == Some(v));
+        for (v, key) in o.tested {
+            let mine = self.tested.entry(v).or_insert_with(|| key.clone());
+            if *mine != key {
+                *mine = LOOP_TEST.to_string();
+            }
+        }
+    }
+
+    /// Take the branch `taken` of the `if` tested by `t`.
+    fn learn(&mut self, t: &Test, taken: bool) {
+        self.decided.insert(t.key.clone(), taken != t.negated);
+        for &v in &t.vars {
+            self.tested.insert(v, t.key.clone());
+        }
+    }
+}
+
+/// Paths with the same heap joined into one, in walk order.
+fn merge(states: Vec<State>) -> Vec<State> {
+    let mut out: Vec<State> = Vec::new();
+    for s in states {
+        match out.iter_mut().find(|o| o.same_heap(&s)) {
+            Some(o) => o.join(s),
+            None => out.push(s),
+        }
+    }
+    out
+}
+
+/// A condition the walk may fork on.
+struct Test {
+    /// Its text without `!`s and parentheses, and whether those negate it.
+    key: String,
+    negated: bool,
+    /// The variables it reads (declaration keys).
+    vars: BTreeSet<usize>,
+    /// It reads only locals and parameters the function never writes, through operators: the
+    /// same text has the same value wherever the path meets it.
+    stable: bool,
+}
+
+/// What a path does at an `if` whose condition is `t`.
+enum Decision {
+    Take(bool),
+    Fork,
+    /// The outcome may depend on the path so far: a conditional part.
+    Unsure,
+}
+
+fn decide(st: &State, t: &Test) -> Decision {
+    if let Some(&v) = st.decided.get(&t.key) {
+        return if t.stable { Decision::Take(v != t.negated) } else { Decision::Unsure };
+    }
+    if t.vars.iter().any(|v| st.tested.get(v).is_some_and(|k| *k != t.key)) {
+        return Decision::Unsure;
+    }
+    Decision::Fork
+}
+
+/// The test at the head of a loop the walk unrolls.
+enum Header {
+    /// Constant true (or absent): the loop is left only by `break` or `return`.
+    Always,
+    /// Constant false.
+    Never,
+    /// Reads the caller's parameters (these).
+    Params(BTreeSet<usize>),
+}
+
+/// The parts of a loop the walk unrolls.
+struct Loop {
+    body: Cursor,
+    /// What runs once before the first test: a `for`'s init, a range `for`'s range.
+    init: Vec<Cursor>,
+    test: Option<Cursor>,
+    /// A `for`'s increment.
+    step: Option<Cursor>,
+    /// A range `for`'s variable.
+    var: Option<Cursor>,
+    /// A `do`: the first trip is taken without a test.
+    first_trip_free: bool,
+}
+
+/// The paths that leave a loop by `break`, and that go on by `continue`.
+#[derive(Default)]
+struct Exits {
+    breaks: Vec<State>,
+    conts: Vec<State>,
+}
+
+struct Walk<'a, 't, 'i> {
+    cx: &'a mut TuCtx<'t, 'i>,
+    blocks: Vec<Block>,
+    /// Names of the local `shared_ptr`s by declaration key.
+    names: HashMap<usize, String>,
+    /// Variables the function writes (`written`).
+    written: HashSet<usize>,
+    /// The path being walked.
+    st: State,
     /// How many conditional parts are around the cursor being walked.
     cond: u32,
-    /// The `return` outside every branch that ended the path.
-    ended: Option<Loc>,
-    /// A `goto`, or a call of a function that does not return outside every branch: no finding.
+    /// The loops around, innermost last, each with the paths that left it or went on.
+    loops: Vec<Exits>,
+    /// The cycles found, by the place they are reported at.
+    found: BTreeMap<(FileId, u32, u32), OwnerCycle>,
+    steps: usize,
+    /// A `goto`, or too long a walk: no finding.
     given_up: bool,
 }
 
@@ -91,33 +261,68 @@ struct Walk<'a, 't, 'i> {
 pub(super) fn find(cx: &mut TuCtx, body: Cursor, end: Loc) -> Vec<OwnerCycle> {
     // A cycle is built through a local `shared_ptr`; most functions have none (the tree holds
     // the whole top-level declaration, which is enough to say no).
-    let any = cx
-        .tree
-        .descendants()
-        .iter()
-        .any(|d| d.kind() == CXCursor_VarDecl && stdlib::shared(d.ty()) == Some(Shared::Owner));
+    let owner = |d: Cursor| d.kind() == CXCursor_VarDecl && stdlib::shared(d.ty()) == Some(Shared::Owner);
+    let mut any = cx.tree.descendants().iter().any(|&d| owner(d));
+    if cx.tree.descendants().is_empty() {
+        // The tree gave up on the declaration (`Tree::rebuild`): ask libclang.
+        body.visit_descendants(&mut |d| any |= owner(d));
+    }
     if !any {
         return Vec::new();
     }
+    let mut written = HashSet::new();
+    writes(cx, body, None, false, &mut written);
     let mut w = Walk {
         cx,
         blocks: Vec::new(),
-        escaped: Vec::new(),
-        vars: HashMap::new(),
-        owns: BTreeMap::new(),
-        weak: BTreeMap::new(),
+        names: HashMap::new(),
+        written,
+        st: State::default(),
         cond: 0,
-        ended: None,
+        loops: Vec::new(),
+        found: BTreeMap::new(),
+        steps: 0,
         given_up: false,
     };
-    w.stmt(body);
+    let left = w.paths(body, vec![State::default()]);
+    for st in left {
+        w.st = st;
+        w.report(end);
+    }
     if w.given_up {
         return Vec::new();
     }
-    let lost = w.ended.unwrap_or(end);
-    w.cycles(lost)
+    w.found.into_values().collect()
 }
 
+/// Add to `out` the variables `c` (whose parent is `parent`) may write: a variable named other
+/// than as a value read (libclang wraps a read in an implicit conversion), through a member
+/// access or a `const` method aside; every variable a lambda names.
+fn writes(cx: &TuCtx, c: Cursor, parent: Option<Cursor>, in_lambda: bool, out: &mut HashSet<usize>) {
+    let in_lambda = in_lambda || c.kind() == CXCursor_LambdaExpr;
+    if matches!(c.kind(), CXCursor_DeclRefExpr | CXCursor_VariableRef) {
+        if let Some(v) = c.referenced().filter(|v| matches!(v.kind(), CXCursor_VarDecl | CXCursor_ParmDecl)) {
+            let read = match parent.map(|p| (p.kind(), p)) {
+                _ if in_lambda => false,
+                Some((CXCursor_UnexposedExpr, _)) => true,
+                Some((CXCursor_MemberRefExpr, p)) => match p.referenced() {
+                    Some(m) if m.kind() == CXCursor_CXXMethod => {
+                        // SAFETY: plain FFI on a method's cursor.
+                        unsafe { clang_CXXMethod_isConst(m.0) != 0 }
+                    }
+                    _ => true,
+                },
+                _ => false,
+            };
+            if !read {
+                out.insert(v.decl_key());
+            }
+        }
+    }
+    for k in cx.kids(c) {
+        writes(cx, k, Some(c), in_lambda, out);
+    }
+}
 impl Walk<'_, '_, '_> {
     fn kids(&self, c: Cursor) -> Vec<Cursor> {
         self.cx.kids(c).into_iter().collect()
@@ -127,10 +332,382 @@ impl Walk<'_, '_, '_> {
         self.cx.loc(c.location())
     }
 
-    // ---- statements ----
+    // ---- paths ----
+
+    /// Walk `s` from each of `states` along its paths: the paths that come out at its end.
+    fn paths(&mut self, s: Cursor, states: Vec<State>) -> Vec<State> {
+        if states.is_empty() || self.given_up {
+            return states;
+        }
+        match s.kind() {
+            CXCursor_CompoundStmt => {
+                let mut states = states;
+                for k in self.kids(s) {
+                    states = self.paths(k, states);
+                }
+                states
+            }
+            CXCursor_IfStmt => self.if_paths(s, states),
+            CXCursor_WhileStmt | CXCursor_DoStmt | CXCursor_ForStmt | CXCursor_CXXForRangeStmt => {
+                self.loop_paths(s, states)
+            }
+            CXCursor_ReturnStmt => {
+                let kids = self.kids(s);
+                let at = self.loc(s);
+                for st in self.each(states, |w| kids.iter().for_each(|&k| w.scan(k))) {
+                    self.st = st;
+                    self.report(at);
+                }
+                Vec::new()
+            }
+            CXCursor_BreakStmt | CXCursor_ContinueStmt => match self.loops.last_mut() {
+                Some(exits) if s.kind() == CXCursor_BreakStmt => {
+                    exits.breaks.extend(states);
+                    Vec::new()
+                }
+                Some(exits) => {
+                    exits.conts.extend(states);
+                    Vec::new()
+                }
+                None => states,
+            },
+            _ => self.each(states, |w| w.stmt(s)),
+        }
+    }
+
+    /// Run `f` on each of `states` as the path walked: the paths that go on after it.
+    fn each(&mut self, states: Vec<State>, mut f: impl FnMut(&mut Self)) -> Vec<State> {
+        self.steps += states.len();
+        if self.steps > MAX_STEPS {
+            self.given_up = true;
+        }
+        let mut out = Vec::with_capacity(states.len());
+        for st in states {
+            self.st = st;
+            f(self);
+            let st = std::mem::take(&mut self.st);
+            if !st.dead {
+                out.push(st);
+            }
+        }
+        out
+    }
+
+    /// Walk `parts` of a statement as a conditional part.
+    fn conditional(&mut self, parts: &[Cursor]) {
+        self.cond += 1;
+        for &p in parts {
+            self.stmt(p);
+        }
+        self.cond -= 1;
+    }
+
+    /// The loops' paths that left or went on so far, to walk a part again.
+    fn exits_mark(&self) -> Vec<(usize, usize)> {
+        self.loops.iter().map(|l| (l.breaks.len(), l.conts.len())).collect()
+    }
+
+    fn exits_reset(&mut self, mark: &[(usize, usize)]) {
+        for (l, &(b, c)) in self.loops.iter_mut().zip(mark) {
+            l.breaks.truncate(b);
+            l.conts.truncate(c);
+        }
+    }
+
+    fn if_paths(&mut self, s: Cursor, states: Vec<State>) -> Vec<State> {
+        let kids = self.kids(s);
+        let (c, then_s, else_s) = match kids[..] {
+            [c, t] => (c, t, None),
+            [c, t, e] => (c, t, Some(e)),
+            _ => return self.each(states, |w| w.stmt(s)),
+        };
+        // An `if` with an initializer or a condition variable.
+        if !c.is_expression() {
+            return self.each(states, |w| w.stmt(s));
+        }
+        let states = self.each(states, |w| w.scan(c));
+        let test = self.test(c);
+        let branches: Vec<Cursor> = [then_s].into_iter().chain(else_s).collect();
+        let before = (states.clone(), self.exits_mark());
+        let (mut yes, mut no, mut unsure) = (Vec::new(), Vec::new(), Vec::new());
+        for mut st in states {
+            match test.as_ref().map_or(Decision::Unsure, |t| decide(&st, t)) {
+                Decision::Take(true) => yes.push(st),
+                Decision::Take(false) => no.push(st),
+                Decision::Fork => {
+                    let Some(t) = test.as_ref() else { continue };
+                    let mut other = st.clone();
+                    other.learn(t, true);
+                    st.learn(t, false);
+                    yes.push(other);
+                    no.push(st);
+                }
+                Decision::Unsure => unsure.push(st),
+            }
+        }
+        if yes.len() + no.len() + unsure.len() <= MAX_STATES {
+            let mut out = self.each(unsure, |w| w.conditional(&branches));
+            out.extend(self.paths(then_s, yes));
+            out.extend(match else_s {
+                Some(e) => self.paths(e, no),
+                None => no,
+            });
+            let out = merge(out);
+            if out.len() <= MAX_STATES {
+                return out;
+            }
+        }
+        let (states, mark) = before;
+        self.exits_reset(&mark);
+        self.each(states, |w| w.conditional(&branches))
+    }
+
+    fn loop_paths(&mut self, s: Cursor, states: Vec<State>) -> Vec<State> {
+        let kids = self.kids(s);
+        let mut lp = Loop { body: s, init: Vec::new(), test: None, step: None, var: None, first_trip_free: false };
+        let mut counters = BTreeSet::new();
+        let header = match (s.kind(), &kids[..]) {
+            (CXCursor_WhileStmt, [t, body]) => {
+                lp.body = *body;
+                lp.test = Some(*t);
+                self.header(lp.test, &counters)
+            }
+            (CXCursor_DoStmt, [body, t]) => {
+                lp.body = *body;
+                lp.test = Some(*t);
+                lp.first_trip_free = true;
+                self.header(lp.test, &counters)
+            }
+            (CXCursor_ForStmt, [parts @ .., body]) => {
+                lp.body = *body;
+                let (i, t, step) = match parts {
+                    [] => (None, None, None),
+                    [a, b, c] => (Some(*a), Some(*b), Some(*c)),
+                    _ => self.cx.for_header(s, parts, *body).unwrap_or((None, None, None)),
+                };
+                if parts.len() != usize::from(i.is_some()) + usize::from(t.is_some()) + usize::from(step.is_some()) {
+                    None
+                } else {
+                    if let Some(i) = i {
+                        for d in self.kids(i) {
+                            if d.kind() == CXCursor_VarDecl {
+                                counters.insert(d.decl_key());
+                            }
+                        }
+                        lp.init.push(i);
+                    }
+                    lp.test = t;
+                    lp.step = step;
+                    self.header(lp.test, &counters)
+                }
+            }
+            // A range `for`: the loop variable, the range, the body.
+            (CXCursor_CXXForRangeStmt, [v, r, body]) if v.kind() == CXCursor_VarDecl && r.is_expression() => {
+                lp.body = *body;
+                lp.var = Some(*v);
+                lp.init.push(*r);
+                self.params_only(*r, &counters)
+            }
+            _ => None,
+        };
+        match header {
+            Some(h) => self.unroll(s, lp, h, states),
+            None => self.each(states, |w| w.stmt(s)),
+        }
+    }
+
+    /// Take the loop `s` (its parts `lp`) 0 to `MAX_TRIPS` times from each of `states`, as a
+    /// conditional part when too many paths come out.
+    fn unroll(&mut self, s: Cursor, lp: Loop, header: Header, states: Vec<State>) -> Vec<State> {
+        let Loop { body, init, test, step, var, first_trip_free } = lp;
+        // The caller's parameters the test reads: a path that tested them already may know
+        // something of the trip count.
+        let params = match &header {
+            Header::Params(p) => p.clone(),
+            _ => BTreeSet::new(),
+        };
+        if states.iter().any(|st| params.iter().any(|p| st.tested.contains_key(p))) {
+            return self.each(states, |w| w.stmt(s));
+        }
+        let before = (states.clone(), self.exits_mark());
+        let mut cur = states;
+        for &i in &init {
+            cur = self.each(cur, |w| w.stmt(i));
+        }
+        let (may_leave, may_enter) = match header {
+            Header::Always => (false, true),
+            Header::Never => (true, false),
+            Header::Params(_) => (true, true),
+        };
+        let mut left = Vec::new();
+        let mut trips = 0;
+        loop {
+            if !(first_trip_free && trips == 0) {
+                if let Some(t) = test {
+                    cur = self.each(cur, |w| w.scan(t));
+                }
+                if may_leave {
+                    left.extend(cur.iter().cloned());
+                }
+                if !may_enter || trips == MAX_TRIPS {
+                    // The paths that would take the loop once more are not followed.
+                    break;
+                }
+            }
+            if let Some(v) = var {
+                let key = v.decl_key();
+                let name = v.spelling();
+                cur = self.each(cur, |w| {
+                    if stdlib::shared(v.ty()) == Some(Shared::Owner) {
+                        // An element of the caller's range.
+                        w.names.insert(key, name.clone());
+                        w.st.vars.insert(key, Val::Unknown);
+                    }
+                });
+            }
+            self.loops.push(Exits::default());
+            cur = self.paths(body, cur);
+            let exits = self.loops.pop().unwrap_or_default();
+            left.extend(exits.breaks);
+            cur.extend(exits.conts);
+            if let Some(t) = step {
+                cur = self.each(cur, |w| w.stmt(t));
+            }
+            cur = merge(cur);
+            trips += 1;
+            if cur.len() + left.len() > MAX_STATES {
+                break;
+            }
+        }
+        let mut out = merge(left);
+        if cur.len() + out.len() <= MAX_STATES {
+            for st in out.iter_mut() {
+                for &p in &params {
+                    st.tested.insert(p, LOOP_TEST.to_string());
+                }
+            }
+            return out;
+        }
+        let (states, mark) = before;
+        self.exits_reset(&mark);
+        out = self.each(states, |w| w.stmt(s));
+        out
+    }
+
+    // ---- conditions ----
+
+    /// `c` as a condition to fork on; `None` when it reads what the function writes (or is too
+    /// long to be told from another by its text).
+    fn test(&mut self, c: Cursor) -> Option<Test> {
+        let mut c = self.cx.strip(c);
+        let mut negated = false;
+        while c.kind() == CXCursor_UnaryOperator && c.unop() == CXUnaryOperator_LNot {
+            let operand = self.kids(c).into_iter().find(|k| k.is_expression())?;
+            c = self.cx.strip(operand);
+            negated = !negated;
+        }
+        let key = self.cx.text_of(c).filter(|t| !t.ends_with('…'))?;
+        let mut vars = BTreeSet::new();
+        let mut plain = true;
+        self.reads(c, &mut vars, &mut plain);
+        if vars.iter().any(|v| self.written.contains(v)) {
+            return None;
+        }
+        Some(Test { key, negated, vars, stable: plain })
+    }
+
+    /// Add to `vars` the variables `e` reads; clear `plain` if it reads anything but unwritten
+    /// locals and parameters (not references) through operators.
+    fn reads(&self, e: Cursor, vars: &mut BTreeSet<usize>, plain: &mut bool) {
+        match e.kind() {
+            CXCursor_DeclRefExpr => match e.referenced() {
+                Some(v) if matches!(v.kind(), CXCursor_VarDecl | CXCursor_ParmDecl) => {
+                    vars.insert(v.decl_key());
+                    if v.has_global_storage() || clang::is_reference(v.ty()) {
+                        *plain = false;
+                    }
+                }
+                Some(k) if k.kind() == CXCursor_EnumConstantDecl => {}
+                _ => *plain = false,
+            },
+            CXCursor_UnaryOperator => {
+                if !matches!(
+                    e.unop(),
+                    CXUnaryOperator_LNot | CXUnaryOperator_Minus | CXUnaryOperator_Not | CXUnaryOperator_Plus
+                ) {
+                    *plain = false;
+                }
+            }
+            CXCursor_IntegerLiteral
+            | CXCursor_CharacterLiteral
+            | CXCursor_CXXBoolLiteralExpr
+            | CXCursor_CXXNullPtrLiteralExpr
+            | CXCursor_UnexposedExpr
+            | CXCursor_ParenExpr
+            | CXCursor_BinaryOperator
+            | CXCursor_CStyleCastExpr => {}
+            _ => *plain = false,
+        }
+        for k in self.kids(e) {
+            self.reads(k, vars, plain);
+        }
+    }
+
+    /// The head of a `while`, `do` or `for` whose test is `t` and whose header declares
+    /// `counters`; `None` when the walk cannot tell which trip counts are possible.
+    fn header(&mut self, t: Option<Cursor>, counters: &BTreeSet<usize>) -> Option<Header> {
+        let Some(t) = t else { return Some(Header::Always) };
+        if !t.is_expression() {
+            return None;
+        }
+        if let Some(v) = self.cx.strip(t).eval_int() {
+            return Some(if v != 0 { Header::Always } else { Header::Never });
+        }
+        self.params_only(t, counters)
+    }
+
+    /// `Header::Params` when `e` reads the caller's parameters (at least one, none the function
+    /// writes), besides `counters` only.
+    fn params_only(&mut self, e: Cursor, counters: &BTreeSet<usize>) -> Option<Header> {
+        let mut params = BTreeSet::new();
+        let mut cursors = Vec::new();
+        self.var_refs(e, &mut cursors);
+        for v in cursors {
+            let key = v.decl_key();
+            if counters.contains(&key) {
+                continue;
+            }
+            if v.kind() != CXCursor_ParmDecl || self.written.contains(&key) {
+                return None;
+            }
+            params.insert(key);
+        }
+        (!params.is_empty()).then_some(Header::Params(params))
+    }
+
+    /// The declarations of the variables `e` names.
+    fn var_refs(&self, e: Cursor, out: &mut Vec<Cursor>) {
+        if e.kind() == CXCursor_DeclRefExpr {
+            if let Some(v) = e.referenced().filter(|v| matches!(v.kind(), CXCursor_VarDecl | CXCursor_ParmDecl)) {
+                out.push(v);
+            }
+        }
+        for k in self.kids(e) {
+            self.var_refs(k, out);
+        }
+    }
+
+    /// The path ends at `lost`: its lost cycles are found.
+    fn report(&mut self, lost: Loc) {
+        for c in self.cycles(lost) {
+            self.found.entry((c.at.file, c.at.line, c.at.col)).or_insert(c);
+        }
+    }
+
+    // ---- statements of one path ----
 
     fn stmt(&mut self, s: Cursor) {
-        if self.ended.is_some() || self.given_up {
+        if self.given_up || self.st.dead {
             return;
         }
         match s.kind() {
@@ -141,12 +718,10 @@ impl Walk<'_, '_, '_> {
             }
             CXCursor_VarDecl => self.var_decl(s),
             CXCursor_NullStmt => {}
+            // Inside a conditional part: the path may go on after it.
             CXCursor_ReturnStmt => {
                 for k in self.kids(s) {
                     self.scan(k);
-                }
-                if self.cond == 0 {
-                    self.ended = Some(self.loc(s));
                 }
             }
             CXCursor_GotoStmt | CXCursor_IndirectGotoStmt => self.given_up = true,
@@ -161,10 +736,18 @@ impl Walk<'_, '_, '_> {
             }
         }
     }
-
     fn var_decl(&mut self, v: Cursor) {
         let init = v.var_initializer().map(|i| self.cx.tree.among_kids(v, i));
-        if v.has_global_storage() || stdlib::shared(v.ty()) != Some(Shared::Owner) {
+        let shared = if v.has_global_storage() { None } else { stdlib::shared(v.ty()) };
+        if shared == Some(Shared::Owners) {
+            // What it starts with escapes: only what it is given later is followed.
+            if let Some(i) = init {
+                self.scan(i);
+            }
+            self.st.lists.insert(v.decl_key(), Vec::new());
+            return;
+        }
+        if shared != Some(Shared::Owner) {
             if let Some(i) = init {
                 self.scan(i);
             }
@@ -178,7 +761,8 @@ impl Walk<'_, '_, '_> {
             None => Val::Empty,
         };
         self.name(val, || name.clone());
-        self.vars.insert(v.decl_key(), (val, name));
+        self.st.vars.insert(v.decl_key(), val);
+        self.names.insert(v.decl_key(), name);
     }
 
     /// An expression statement.
@@ -211,9 +795,9 @@ impl Walk<'_, '_, '_> {
         if let Some(k) = self.var_key(l) {
             if self.cond == 0 {
                 let val = self.value(r);
-                let name = self.vars[&k].1.clone();
+                let name = self.names.get(&k).cloned().unwrap_or_default();
                 self.name(val, || name);
-                self.vars.entry(k).and_modify(|v| v.0 = val);
+                self.st.vars.insert(k, val);
             } else {
                 self.scan(r);
                 self.forget(k);
@@ -221,31 +805,34 @@ impl Walk<'_, '_, '_> {
             return true;
         }
         let Some((a, m, ty)) = self.arrow_member(l) else { return false };
+        if lambdas::is_std_function(self.cx, ty) {
+            return self.store_callable(a, m, r);
+        }
         match stdlib::shared(ty) {
             Some(Shared::Owner) if self.cond == 0 => {
                 match self.value(r) {
                     Val::Block(b) => {
                         let holder = self.display(a);
                         self.name(Val::Block(b), || format!("{holder}->{m}"));
-                        self.owns.insert((a, m), vec![b]);
+                        self.st.owns.insert((a, m), vec![b]);
                     }
                     Val::Empty => {
-                        self.owns.insert((a, m), Vec::new());
+                        self.st.owns.insert((a, m), Vec::new());
                     }
                     Val::Unknown => {
-                        self.owns.remove(&(a, m));
+                        self.st.owns.remove(&(a, m));
                     }
                 }
                 true
             }
             Some(Shared::Owner) => {
                 self.scan(r);
-                self.owns.remove(&(a, m));
+                self.st.owns.remove(&(a, m));
                 true
             }
             Some(Shared::Weak) => {
                 let val = self.value(r);
-                let links = self.weak.entry((a, m)).or_default();
+                let links = self.st.weak.entry((a, m)).or_default();
                 if self.cond == 0 {
                     links.clear();
                 }
@@ -262,13 +849,16 @@ impl Walk<'_, '_, '_> {
     fn method(&mut self, name: &str, obj: Cursor, e: Cursor) -> bool {
         let obj = self.peel(obj);
         let args = e.num_args();
+        if let Some(k) = self.list_key(obj) {
+            return self.list_method(k, name, e);
+        }
         if let Some(k) = self.var_key(obj) {
             if name != "reset" || args != 0 {
                 return false;
             }
             match self.cond {
                 0 => {
-                    self.vars.entry(k).and_modify(|v| v.0 = Val::Empty);
+                    self.st.vars.insert(k, Val::Empty);
                 }
                 _ => self.forget(k),
             }
@@ -277,15 +867,15 @@ impl Walk<'_, '_, '_> {
         let Some((a, m, ty)) = self.arrow_member(obj) else { return false };
         match (stdlib::shared(ty), name, args) {
             (Some(Shared::Owner), "reset", 0) => {
-                self.owns.insert((a, m), Vec::new());
+                self.st.owns.insert((a, m), Vec::new());
                 true
             }
             (Some(Shared::Weak), "reset", 0) => {
-                self.weak.insert((a, m), Vec::new());
+                self.st.weak.insert((a, m), Vec::new());
                 true
             }
             (Some(Shared::Owners), "clear", 0) => {
-                self.owns.insert((a, m), Vec::new());
+                self.st.owns.insert((a, m), Vec::new());
                 true
             }
             (Some(Shared::Owners), "size" | "empty", 0) => true,
@@ -303,12 +893,115 @@ impl Walk<'_, '_, '_> {
                     let holder = self.display(a);
                     self.name(Val::Block(b), || format!("an element of {holder}->{m}"));
                     // A slot holding something unknown keeps it: the new link is one more.
-                    self.owns.entry((a, m)).or_default().push(b);
+                    self.st.owns.entry((a, m)).or_default().push(b);
                 }
                 true
             }
             _ => false,
         }
+    }
+
+    /// A call of method `name` on the local container `k`; false when it is nothing the walk
+    /// follows.
+    fn list_method(&mut self, k: usize, name: &str, e: Cursor) -> bool {
+        match (name, e.num_args()) {
+            ("size" | "empty", 0) => true,
+            // In a conditional part it may not run, and what the container held may escape
+            // through a later use.
+            ("clear", 0) => {
+                if self.cond == 0 {
+                    self.st.lists.insert(k, Vec::new());
+                }
+                true
+            }
+            ("push_back" | "emplace_back" | "push_front" | "emplace_front" | "insert" | "emplace", 1) => {
+                let Some(r) = e.arg(0).map(|r| self.cx.tree.among_kids(e, r)) else { return false };
+                if let Val::Block(b) = self.value(r) {
+                    self.st.lists.entry(k).or_default().push(b);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `a->m = r` into a `std::function` member: the lambda `r` owns the blocks of the
+    /// `shared_ptr`s it copies, and the member owns the lambda. Anything else stored there
+    /// (`nullptr`, another function, a lambda whose captures the walk does not read) replaces
+    /// what the member held with something unknown, what `r` names escaping.
+    fn store_callable(&mut self, a: usize, m: String, r: Cursor) -> bool {
+        match self.captured(r) {
+            Some(held) if self.cond == 0 => {
+                self.st.owns.insert((a, m), held);
+            }
+            _ => {
+                self.scan(r);
+                self.st.owns.remove(&(a, m));
+            }
+        }
+        true
+    }
+
+    /// The blocks the lambda `r` (converted to a `std::function`) holds through its captures:
+    /// those of the local `shared_ptr`s it copies. `None` unless it names each capture, by
+    /// copy, and copies no local container the walk follows.
+    fn captured(&mut self, r: Cursor) -> Option<Vec<usize>> {
+        let l = self.lambda_of(r)?;
+        if l.in_macro() {
+            return None;
+        }
+        let (file, start, end) = l.file_span()?;
+        let text = self.cx.file_text(file)?.get(start as usize..end as usize)?;
+        let intro = lambdas::parse_intro(text)?;
+        if intro.default.is_some() || intro.named.iter().any(|&(_, by_ref)| by_ref) {
+            return None;
+        }
+        let mut held = Vec::new();
+        for k in self.kids(l) {
+            if k.kind() != CXCursor_VariableRef {
+                continue;
+            }
+            let key = k.referenced()?.decl_key();
+            if self.st.lists.contains_key(&key) {
+                return None;
+            }
+            if let Some(&Val::Block(b)) = self.st.vars.get(&key) {
+                held.push(b);
+            }
+        }
+        Some(held)
+    }
+
+    /// The lambda `e` is, through conversions and the `std::function` built from it.
+    fn lambda_of(&mut self, mut e: Cursor) -> Option<Cursor> {
+        loop {
+            e = self.cx.strip(e);
+            e = match e.kind() {
+                CXCursor_LambdaExpr => return Some(e),
+                CXCursor_UnexposedExpr => {
+                    let kids: Vec<Cursor> = self.kids(e).into_iter().filter(|c| c.is_expression()).collect();
+                    match kids[..] {
+                        [only] => only,
+                        _ => return None,
+                    }
+                }
+                CXCursor_CallExpr
+                    if e.num_args() == 1 && e.referenced().is_some_and(|d| d.kind() == CXCursor_Constructor) =>
+                {
+                    self.cx.tree.among_kids(e, e.arg(0)?)
+                }
+                _ => return None,
+            };
+        }
+    }
+
+    /// The local container of `shared_ptr`s `e` names, if the walk follows it.
+    fn list_key(&self, e: Cursor) -> Option<usize> {
+        if e.kind() != CXCursor_DeclRefExpr {
+            return None;
+        }
+        let k = e.referenced()?.decl_key();
+        self.st.lists.contains_key(&k).then_some(k)
     }
 
     // ---- expressions ----
@@ -321,13 +1014,13 @@ impl Walk<'_, '_, '_> {
             CXCursor_CXXNullPtrLiteralExpr | CXCursor_GNUNullExpr => return Val::Empty,
             CXCursor_DeclRefExpr => {
                 if let Some(k) = self.var_key(r) {
-                    return self.vars[&k].0;
+                    return self.st.vars.get(&k).copied().unwrap_or(Val::Unknown);
                 }
             }
             CXCursor_MemberRefExpr => {
                 if let Some((a, m, ty)) = self.arrow_member(r) {
                     if stdlib::shared(ty) == Some(Shared::Owner) {
-                        return match self.owns.get(&(a, m)).map(Vec::as_slice) {
+                        return match self.st.owns.get(&(a, m)).map(Vec::as_slice) {
                             Some([]) => Val::Empty,
                             Some(&[b]) => Val::Block(b),
                             // Set by the block's constructor or by unknown code: not a block of
@@ -393,7 +1086,7 @@ impl Walk<'_, '_, '_> {
     fn resolve(&mut self, x: Cursor) -> Option<usize> {
         let x = self.peel(x);
         if let Some(k) = self.var_key(x) {
-            return match self.vars[&k].0 {
+            return match self.st.vars.get(&k).copied().unwrap_or(Val::Unknown) {
                 Val::Block(b) => Some(b),
                 _ => None,
             };
@@ -402,7 +1095,7 @@ impl Walk<'_, '_, '_> {
         if stdlib::shared(ty) != Some(Shared::Owner) {
             return None;
         }
-        match self.owns.get(&(a, m)).map(Vec::as_slice) {
+        match self.st.owns.get(&(a, m)).map(Vec::as_slice) {
             Some(&[b]) => Some(b),
             _ => None,
         }
@@ -485,7 +1178,7 @@ impl Walk<'_, '_, '_> {
             return None;
         }
         let k = e.referenced()?.decl_key();
-        self.vars.contains_key(&k).then_some(k)
+        self.st.vars.contains_key(&k).then_some(k)
     }
 
     /// Any use of what `e` names that the walk does not follow: the blocks it names escape.
@@ -493,7 +1186,10 @@ impl Walk<'_, '_, '_> {
         match e.kind() {
             CXCursor_DeclRefExpr | CXCursor_VariableRef => {
                 if let Some(k) = e.referenced().map(|d| d.decl_key()) {
-                    if let Some(&(Val::Block(b), _)) = self.vars.get(&k) {
+                    if let Some(&Val::Block(b)) = self.st.vars.get(&k) {
+                        self.escape(b);
+                    }
+                    for b in self.st.lists.get(&k).cloned().unwrap_or_default() {
                         self.escape(b);
                     }
                 }
@@ -516,7 +1212,7 @@ impl Walk<'_, '_, '_> {
                     .filter(|d| d.kind() == CXCursor_FunctionDecl)
                     .is_some_and(|d| self.cx.callee_info(d).noreturn);
                 if noreturn {
-                    self.given_up = true;
+                    self.st.dead = true;
                 }
             }
             _ => {}
@@ -530,7 +1226,6 @@ impl Walk<'_, '_, '_> {
 
     fn new_block(&mut self, at: Loc, allocator: &'static str) -> Val {
         self.blocks.push(Block { at, allocator, name: None });
-        self.escaped.push(false);
         Val::Block(self.blocks.len() - 1)
     }
 
@@ -551,17 +1246,17 @@ impl Walk<'_, '_, '_> {
     /// A conditional part changed the local `k`: what it held escapes, since it may still hold
     /// it after.
     fn forget(&mut self, k: usize) {
-        if let Val::Block(b) = self.vars[&k].0 {
+        if let Some(&Val::Block(b)) = self.st.vars.get(&k) {
             self.escape(b);
         }
-        self.vars.entry(k).and_modify(|v| v.0 = Val::Unknown);
+        self.st.vars.insert(k, Val::Unknown);
     }
 
     /// Something outside may own `b` now: so it may own everything `b` reaches now.
     fn escape(&mut self, b: usize) {
-        let mut seen = std::mem::take(&mut self.escaped);
+        let mut seen = vec![false; self.blocks.len()];
         self.reach(&mut seen, [b]);
-        self.escaped = seen;
+        self.st.escaped.extend((0..seen.len()).filter(|&c| seen[c]));
     }
 
     /// Mark in `seen` every block reachable from `from` over owning and weak links.
@@ -571,7 +1266,7 @@ impl Walk<'_, '_, '_> {
             seen[b] = true;
         }
         while let Some(b) = work.pop() {
-            for links in [&self.owns, &self.weak] {
+            for links in [&self.st.owns, &self.st.weak] {
                 for (_, held) in links.range((b, String::new())..).take_while(|((h, _), _)| *h == b) {
                     for &c in held {
                         if !seen[c] {
@@ -594,7 +1289,8 @@ impl Walk<'_, '_, '_> {
 
     /// The owning links from `b` to blocks `keep` accepts: (member, held).
     fn links_from(&self, b: usize, keep: &[bool]) -> Vec<(&str, usize)> {
-        self.owns
+        self.st
+            .owns
             .range((b, String::new())..)
             .take_while(|((h, _), _)| *h == b)
             .flat_map(|((_, m), held)| held.iter().filter(|&&c| keep[c]).map(move |&c| (m.as_str(), c)))
@@ -605,7 +1301,7 @@ impl Walk<'_, '_, '_> {
     fn cycles(&self, lost: Loc) -> Vec<OwnerCycle> {
         let n = self.blocks.len();
         let mut alive = vec![false; n];
-        let escaped: Vec<usize> = (0..n).filter(|&b| self.escaped[b]).collect();
+        let escaped: Vec<usize> = self.st.escaped.iter().copied().collect();
         self.reach(&mut alive, escaped);
         let dead: Vec<bool> = alive.iter().map(|a| !a).collect();
         // Blocks reachable from `b` over owning links among the dead ones (`b` itself only
