@@ -1695,7 +1695,7 @@ fn opaque_model<'a>(name: &'a str, const_args: u64, n_args: usize, sums: Option<
 /// function, an object that may run some (`LocalDecl::may_run_code`: a lambda, a function
 /// object), or what the lowering could not describe. A standard library function given none
 /// runs none.
-fn hands_code(func: &Function, args: &[Operand]) -> bool {
+pub fn hands_code(func: &Function, args: &[Operand]) -> bool {
     args.iter().any(|a| match a {
         Operand::Func { .. } | Operand::Unknown => true,
         Operand::Place(Place::Local(l)) => func.local(*l).may_run_code,

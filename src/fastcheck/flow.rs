@@ -1017,6 +1017,12 @@ fn transfer(
             let mut kept_on_failure: Vec<(Key, GuardId)> = Vec::new();
             // Cells the callee takes out of their slots and returns (`PathFate::Returned`).
             let mut detached = GuardId::FALSE;
+            // A C++ standard library function with no row, given no program code to run, reaches
+            // only the member whose address it gets (`this->marks_.push_back (v)`), never the
+            // object around it (C's `container_of`, which an unknown C callee may do).
+            let std_member_only = !model.is_some_and(|m| m.known)
+                && matches!(callee, Callee::Direct { name, .. } if crate::global_writes::is_std_library(name))
+                && !crate::summary::hands_code(cx.func, args);
             for (i, a) in args.iter().enumerate() {
                 // A call the IR could not attach a model to is an unknown callee.
                 let effect = model.map_or(Some(ArgEffect::Keeps), |m| m.arg_effect(i));
@@ -1045,7 +1051,8 @@ fn transfer(
                 // row, or the unknown-callee default) says what happens to each slot below it.
                 let member =
                     model.filter(|m| !m.lib).and_then(|_| cx.arg_slots(a)).filter(|(_, p)| is_member_prefix(p));
-                for (k, callee_path) in reachable_slots(cx, st, a, model.is_some_and(|m| m.lib)) {
+                let lib = model.is_some_and(|m| m.lib);
+                for (k, callee_path) in reachable_slots(cx, st, a, lib, std_member_only) {
                     let g = st.get_key(k);
                     let container = member.as_ref().filter(|(root, _)| k.root == *root).map(|_| container_path(cx, k));
                     match model.map_or(PathFate::Escapes, |m| callee_fate(m, i, &callee_path, container.as_deref())) {
@@ -1407,7 +1414,7 @@ fn moves_at(
 /// aliases reach the same object. Out-parameter arguments reach nothing here: their slot is
 /// redefined by the call. A library function (`lib`), whose effects are documented, also reaches
 /// the object a pointer loaded from a slot points to: `free(s.data)` loses what `s.data[i]` holds.
-fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(Key, String)> {
+fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool, member_only: bool) -> Vec<(Key, String)> {
     let loaded = match arg {
         Operand::Place(place @ (Place::Field(..) | Place::Deref(_) | Place::Index(_))) if lib => {
             cx.pointee_prefix(place).map(|(root, prefix)| (root, std::borrow::Cow::Owned(prefix)))
@@ -1423,8 +1430,11 @@ fn reachable_slots(cx: &CheckCx, st: &State, arg: &Operand, lib: bool) -> Vec<(K
         }
         let text = cx.path_text(k.path);
         if text == crate::model::OTHER_PATH_TEXT {
-            // What a summary's subject calls "the fields nobody names" is that for the callee too.
-            out.push((*k, text.to_string()));
+            // What a summary's subject calls "the fields nobody names" is that for the callee too,
+            // unless the callee reaches only the member it is given.
+            if !(member_only && is_member_prefix(&prefix)) {
+                out.push((*k, text.to_string()));
+            }
             continue;
         }
         let Some(rest) = text.strip_prefix(&*prefix) else { continue };
