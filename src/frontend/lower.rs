@@ -142,6 +142,9 @@ pub(super) struct TuCtx<'t, 'i> {
     /// lowered (`fields.rs`, `lambda_function`): `lower_lambda` writes each while the tree is
     /// still rooted at the declaration holding it.
     pub(super) pending_lambdas: Vec<(Cursor, String)>,
+    /// What the calls of this TU's functions do to the `shared_ptr` owners they are given
+    /// (`owner_cycles`, `Summaries`), computed when a walk first meets a call.
+    pub(super) owner_summaries: super::owner_cycles::Summaries,
 }
 
 /// The raw encodings of the locations in one file: `start + offset` for each byte offset up to
@@ -225,6 +228,7 @@ impl<'t, 'i> TuCtx<'t, 'i> {
             deaths: HashMap::new(),
             pending_dtors: Vec::new(),
             pending_lambdas: Vec::new(),
+            owner_summaries: Default::default(),
         }
     }
 

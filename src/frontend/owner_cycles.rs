@@ -55,8 +55,33 @@
 //! on a shared flag) are taken as independent: such a pair can make a ring on a path that does
 //! not run.
 //!
+//! Calls: a call made as a statement of a function or method whose body is in this TU does what
+//! the callee's *summary* says (`summary`, kept per callee in `TuCtx::owner_summaries`). The
+//! summary is the same walk over the callee's body, with a symbolic block for what each
+//! `shared_ptr` parameter (by value or by reference) and `this` hold (a method's members
+//! named without `this->` are `this`'s; libclang shows no cursor for that `this`): for each
+//! owning member of a symbolic block some path sets, the symbolic blocks it holds when every
+//! path ends with the same ones, else *not known* with the symbolic blocks it may hold; for
+//! each weak member, the symbolic blocks it may refer to. The call site evaluates the arguments
+//! and the object, and puts the links between the blocks they hold (the same block given twice
+//! gets the links of both parameters; two that set one member differently leave it not known).
+//! A member left not known escapes what it held and may hold, as a conditional part's link
+//! would; in a conditional part every member the call sets is so; weak links only add. A
+//! member given to an object the walk does not follow escapes what it is given. A call falls
+//! back to unknown code (what it is given escapes) when the callee has no summary: its body is
+//! not in this TU (the front end runs per TU: other TUs' bodies are not visible here), it is
+//! virtual, a template's pattern or specialization, an operator, in a system header; a path of
+//! its walk lets a symbolic block escape, reads a member of one that it did not set (the caller
+//! knows what it holds, the summary cannot say it), adds to a container member of one it did
+//! not clear, or rebinds a reference parameter; it has a `goto` or runs past `MAX_STEPS`; or it
+//! is already being summarised (recursion), `MAX_DEPTH` summaries are open, or the TU spent
+//! `MAX_SUMMARIES` walks. A summary that read a link it made is not used when the call gives
+//! one block for two parameters (it may have read the other's). A summary refused for
+//! recursion or depth is not kept, nor any summary being computed around it, so a kept
+//! summary depends on the callee's and its callees' bodies only.
+//!
 //! Invariants (no finding without a cycle built on a path that reaches its end):
-//! - A use of a block the walk does not recognise (passed to a call, stored into a parameter's
+//! - A use of a block the walk does not recognise (passed to a call that is not followed, stored into a parameter's
 //!   object, a global or a local container used otherwise than by `push_back` and the like,
 //!   returned, captured by a lambda that is not stored in a block's member, a method called on
 //!   it, `get()`) escapes it with everything it reaches then and at the end. A read of a
@@ -73,11 +98,13 @@
 //!   function whose walk takes more than `MAX_STEPS` statement visits is not looked at.
 //! - Each cycle (a strongly connected set of blocks) is reported once, at its block created
 //!   first in source order; links are kept in ordered maps and paths in walk order, so the
-//!   result depends on the body only.
+//!   result depends on the body and the TU's bodies of its callees only (and, past
+//!   `MAX_SUMMARIES`, on the order the TU's functions are lowered in).
 
 #![allow(non_upper_case_globals)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
 use clang_sys::*;
 
@@ -93,6 +120,10 @@ const MAX_STATES: usize = 64;
 const MAX_TRIPS: usize = 2;
 /// The most statement visits (summed over paths) for one function.
 const MAX_STEPS: usize = 200_000;
+/// The most summaries being computed at once (a callee's walk meeting a call of its own).
+const MAX_DEPTH: usize = 4;
+/// The most summary walks for one TU.
+const MAX_SUMMARIES: usize = 2_000;
 /// The key `State::tested` gives the variables a loop's test reads: no condition's text.
 const LOOP_TEST: &str = "";
 
@@ -255,6 +286,17 @@ struct Walk<'a, 't, 'i> {
     steps: usize,
     /// A `goto`, or too long a walk: no finding.
     given_up: bool,
+    /// Summary walks (`summarize`): blocks `0..syms` stand for the blocks the caller gives.
+    syms: usize,
+    /// The block standing for `this` in a summary walk of a method.
+    this: Option<usize>,
+    /// Summary walks: the states the paths end with, instead of their findings.
+    ends: Option<Vec<State>>,
+    /// A summary walk read a link of a given block that it made itself: it may have read
+    /// another one, had two of the given blocks been the same.
+    read_links: bool,
+    /// Summary walks: the owning members of given blocks some path sets (`touch`).
+    touched: BTreeSet<Slot>,
 }
 
 /// The cycles of `shared_ptr` owners `body` builds and loses; `end`: its closing brace.
@@ -283,6 +325,11 @@ pub(super) fn find(cx: &mut TuCtx, body: Cursor, end: Loc) -> Vec<OwnerCycle> {
         found: BTreeMap::new(),
         steps: 0,
         given_up: false,
+        syms: 0,
+        this: None,
+        ends: None,
+        read_links: false,
+        touched: BTreeSet::new(),
     };
     let left = w.paths(body, vec![State::default()]);
     for st in left {
@@ -293,6 +340,186 @@ pub(super) fn find(cx: &mut TuCtx, body: Cursor, end: Loc) -> Vec<OwnerCycle> {
         return Vec::new();
     }
     w.found.into_values().collect()
+}
+
+/// What a member of a given block holds after a call (`Summary::owns`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum After {
+    /// These given blocks (their parameters' indices), on every path of the callee.
+    Holds(Vec<usize>),
+    /// Not known: what it held, these given blocks or something else.
+    Unknown(BTreeSet<usize>),
+}
+
+/// What a call of a function of the TU does to the owners it is given, from the function's
+/// body: parameters `0..params` are its declared ones, `params` is `this`. A parameter that
+/// is no `shared_ptr` (and `this` of a function that is no method) gives no block.
+#[derive(Debug)]
+pub(super) struct Summary {
+    params: usize,
+    /// The `shared_ptr` parameters, by value or by reference.
+    owners: Vec<bool>,
+    /// A method's: the object it is called on gives `this`.
+    this: bool,
+    /// The owning members of given blocks the call sets.
+    owns: BTreeMap<(usize, String), After>,
+    /// The given blocks the call may make weak members of given blocks refer to.
+    weak: BTreeMap<(usize, String), BTreeSet<usize>>,
+    /// The callee read a link it made between given blocks (see `Walk::read_links`).
+    read_links: bool,
+}
+
+/// The summaries of a TU's functions, by their definition (`Cursor::decl_key`); `None` when a
+/// call of the function escapes what it is given.
+#[derive(Default)]
+pub(super) struct Summaries {
+    done: BTreeMap<usize, Option<Rc<Summary>>>,
+    /// The functions whose summary is being computed, outermost first.
+    open: Vec<usize>,
+    /// A summary was refused for recursion or depth while the open ones were computed: theirs
+    /// depend on where the walk came from, so they are not kept.
+    cut: bool,
+    walks: usize,
+}
+
+/// The summary of the function a call names (`decl`), if the walk can make one: its body is in
+/// this TU, it is neither virtual nor a template's, and its walk ends within the limits.
+fn summary(cx: &mut TuCtx, decl: Cursor) -> Option<Rc<Summary>> {
+    let def = decl.definition()?;
+    let method = def.kind() == CXCursor_CXXMethod;
+    if !(def.kind() == CXCursor_FunctionDecl || method)
+        || def.is_in_system_header()
+        || (method && def.is_virtual_method())
+        || def.specialized_template().is_some()
+        || super::is_class_template_member(def)
+        || def.spelling().starts_with("operator")
+    {
+        return None;
+    }
+    let key = def.decl_key();
+    if let Some(s) = cx.owner_summaries.done.get(&key) {
+        return s.clone();
+    }
+    let sums = &mut cx.owner_summaries;
+    if sums.open.contains(&key) || sums.open.len() >= MAX_DEPTH || sums.walks >= MAX_SUMMARIES {
+        sums.cut = true;
+        return None;
+    }
+    sums.walks += 1;
+    sums.open.push(key);
+    let outer_cut = std::mem::take(&mut sums.cut);
+    let s = summarize(cx, def).map(Rc::new);
+    let sums = &mut cx.owner_summaries;
+    sums.open.pop();
+    if !sums.cut {
+        sums.done.insert(key, s.clone());
+    }
+    sums.cut |= outer_cut;
+    s
+}
+
+/// Walk the body of `def` with a block standing for what each `shared_ptr` parameter and
+/// `this` hold: the links its paths end with among those blocks. `None` when a path lets one
+/// of them escape, reads a link it did not make, or rebinds a parameter passed by reference.
+fn summarize(cx: &mut TuCtx, def: Cursor) -> Option<Summary> {
+    let body = cx.kids(def).into_iter().rev().find(|c| c.kind() == CXCursor_CompoundStmt)?;
+    let params: Vec<Cursor> = (0..u32::try_from(def.num_args()).ok()?).map(|i| def.arg(i)).collect::<Option<_>>()?;
+    // A `shared_ptr` by value, or a reference to the caller's (`pointee` gives what a
+    // reference refers to).
+    let owner = |t: CXType| stdlib::shared(if clang::is_reference(t) { clang::pointee(t) } else { t });
+    let owners: Vec<bool> = params.iter().map(|p| owner(p.ty()) == Some(Shared::Owner)).collect();
+    let has_this = def.kind() == CXCursor_CXXMethod && !def.is_static_method();
+    let mut written = HashSet::new();
+    writes(cx, body, None, false, &mut written);
+    let mut w = Walk {
+        cx,
+        blocks: Vec::new(),
+        names: HashMap::new(),
+        written,
+        st: State::default(),
+        cond: 0,
+        loops: Vec::new(),
+        found: BTreeMap::new(),
+        steps: 0,
+        given_up: false,
+        syms: 0,
+        this: None,
+        ends: Some(Vec::new()),
+        read_links: false,
+        touched: BTreeSet::new(),
+    };
+    // Block `sym[i]` stands for parameter `i`'s.
+    let mut sym_of: Vec<usize> = Vec::new();
+    let mut by_ref = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        if !owners[i] {
+            continue;
+        }
+        let at = w.loc(*p);
+        let Val::Block(b) = w.new_block(at, "a parameter") else { return None };
+        sym_of.push(i);
+        w.st.vars.insert(p.decl_key(), Val::Block(b));
+        if clang::is_reference(p.ty()) {
+            by_ref.push((p.decl_key(), b));
+        }
+    }
+    if has_this {
+        let at = w.loc(def);
+        let Val::Block(b) = w.new_block(at, "this") else { return None };
+        sym_of.push(params.len());
+        w.this = Some(b);
+    }
+    w.syms = sym_of.len();
+    let left = w.paths(body, vec![w.st.clone()]);
+    let end = w.loc(def);
+    for st in left {
+        w.st = st;
+        w.report(end);
+    }
+    let ends = w.ends.take().unwrap_or_default();
+    if w.given_up || ends.is_empty() {
+        return None;
+    }
+    let syms = w.syms;
+    let sym = |b: usize| (b < syms).then(|| sym_of[b]);
+    for st in &ends {
+        if st.escaped.iter().any(|&b| b < syms) {
+            return None;
+        }
+        // A parameter bound to the caller's `shared_ptr` still holds what it was given.
+        if by_ref.iter().any(|&(k, b)| st.vars.get(&k) != Some(&Val::Block(b))) {
+            return None;
+        }
+    }
+    let mut owns = BTreeMap::new();
+    for slot @ (holder, m) in &w.touched {
+        // A path that left the member holding something unknown (or, not setting it, what
+        // it held) gives `None`.
+        let held: Vec<Option<&Vec<usize>>> = ends.iter().map(|st| st.owns.get(slot)).collect();
+        let after = match held[..] {
+            [Some(first), ..] if held.iter().all(|h| *h == Some(first)) && first.iter().all(|&b| b < syms) => {
+                After::Holds(first.iter().map(|&b| sym_of[b]).collect())
+            }
+            _ => After::Unknown(held.iter().flatten().flat_map(|v| v.iter()).filter_map(|&b| sym(b)).collect()),
+        };
+        owns.insert((sym_of[*holder], m.clone()), after);
+    }
+    // A weak member may refer to what it did before and to any given block a path left in it.
+    let mut weak: BTreeMap<(usize, String), BTreeSet<usize>> = BTreeMap::new();
+    for st in &ends {
+        for ((holder, m), held) in st.weak.range((0, String::new())..(syms, String::new())) {
+            let given: Vec<usize> = held.iter().filter_map(|&b| sym(b)).collect();
+            if !given.is_empty() {
+                weak.entry((sym_of[*holder], m.clone())).or_default().extend(given);
+            }
+        }
+    }
+    Some(Summary { params: params.len(), owners, this: has_this, owns, weak, read_links: w.read_links })
+}
+
+/// The blocks among `vals`.
+fn blocks_of(vals: &[Val]) -> Vec<usize> {
+    vals.iter().filter_map(|v| if let Val::Block(b) = v { Some(*b) } else { None }).collect()
 }
 
 /// Add to `out` the variables `c` (whose parent is `parent`) may write: a variable named other
@@ -697,8 +924,12 @@ impl Walk<'_, '_, '_> {
         }
     }
 
-    /// The path ends at `lost`: its lost cycles are found.
+    /// The path ends at `lost`: its lost cycles are found (a summary walk keeps its state).
     fn report(&mut self, lost: Loc) {
+        if let Some(ends) = self.ends.as_mut() {
+            ends.push(self.st.clone());
+            return;
+        }
         for c in self.cycles(lost) {
             self.found.entry((c.at.file, c.at.line, c.at.col)).or_insert(c);
         }
@@ -785,8 +1016,164 @@ impl Walk<'_, '_, '_> {
                     return;
                 }
             }
+            if self.call(e) {
+                return;
+            }
         }
         self.scan(e);
+    }
+
+    /// A call of a function of the TU whose summary is known: the links it makes and breaks
+    /// among the blocks it is given, put between the blocks its arguments (and the object of a
+    /// method) hold; false when the walk does not follow it (what it is given then escapes).
+    fn call(&mut self, e: Cursor) -> bool {
+        let Some(decl) = e.referenced() else { return false };
+        if !matches!(decl.kind(), CXCursor_FunctionDecl | CXCursor_CXXMethod) {
+            return false;
+        }
+        let Ok(n) = u32::try_from(e.num_args()) else { return false };
+        let Some(args) = (0..n).map(|i| e.arg(i).map(|a| self.cx.tree.among_kids(e, a))).collect::<Option<Vec<_>>>()
+        else {
+            return false;
+        };
+        let Some(sum) = summary(self.cx, decl) else { return false };
+        if args.len() < sum.params {
+            return false;
+        }
+        // What each parameter (then `this`) is given.
+        let mut given = Vec::with_capacity(sum.params + 1);
+        for (i, &a) in args.iter().enumerate() {
+            if i < sum.params && sum.owners[i] {
+                given.push(self.value(a));
+            } else {
+                self.scan(a);
+                if i < sum.params {
+                    given.push(Val::Unknown);
+                }
+            }
+        }
+        given.push(match self.object_block(e) {
+            Some(b) if sum.this => Val::Block(b),
+            _ => {
+                if let Some(callee) = self.kids(e).first().copied() {
+                    self.scan(callee);
+                }
+                Val::Unknown
+            }
+        });
+        let blocks: Vec<usize> =
+            given.iter().filter_map(|v| if let Val::Block(b) = v { Some(*b) } else { None }).collect();
+        if sum.read_links && blocks.iter().collect::<BTreeSet<_>>().len() < blocks.len() {
+            // The callee read a link it made: had it been given one block twice, it may have
+            // read another. As an unknown call.
+            for b in blocks {
+                self.escape(b);
+            }
+            return true;
+        }
+        // What each member of a given block holds after the call: `None` when not known, with
+        // the blocks it may hold. Two parameters given one block that say different things of
+        // one member leave it not known.
+        let mut sets: BTreeMap<Slot, (Option<Vec<usize>>, Vec<usize>)> = BTreeMap::new();
+        let mut lost: Vec<usize> = Vec::new();
+        for ((p, m), after) in &sum.owns {
+            let (held, may) = match after {
+                After::Holds(ps) => {
+                    let vals: Vec<Val> = ps.iter().map(|&q| given[q]).collect();
+                    let held: Option<Vec<usize>> = vals
+                        .iter()
+                        .filter(|v| **v != Val::Empty)
+                        .map(|v| if let Val::Block(b) = v { Some(*b) } else { None })
+                        .collect();
+                    (held, blocks_of(&vals))
+                }
+                After::Unknown(ps) => (None, blocks_of(&ps.iter().map(|&q| given[q]).collect::<Vec<_>>())),
+            };
+            let Val::Block(a) = given[*p] else {
+                // Stored into an object the walk does not follow.
+                lost.extend(may);
+                continue;
+            };
+            match sets.get_mut(&(a, m.clone())) {
+                Some(set) => {
+                    if set.0 != held {
+                        set.0 = None;
+                    }
+                    set.1.extend(may);
+                }
+                None => {
+                    sets.insert((a, m.clone()), (held, may));
+                }
+            }
+        }
+        for b in lost {
+            self.escape(b);
+        }
+        for (slot, (held, may)) in sets {
+            self.touch(slot.0, &slot.1);
+            match held {
+                Some(held) if self.cond == 0 => {
+                    self.st.owns.insert(slot, held);
+                }
+                // In a conditional part the call may not run: the member may hold what it did
+                // or what the call left, as a member holding something unknown.
+                _ => {
+                    for b in self.st.owns.remove(&slot).unwrap_or_default().into_iter().chain(may) {
+                        self.escape(b);
+                    }
+                }
+            }
+        }
+        for ((p, m), refs) in &sum.weak {
+            let refs = blocks_of(&refs.iter().map(|&q| given[q]).collect::<Vec<_>>());
+            match given[*p] {
+                Val::Block(a) => self.st.weak.entry((a, m.clone())).or_default().extend(refs),
+                _ => refs.into_iter().for_each(|b| self.escape(b)),
+            }
+        }
+        true
+    }
+
+    /// The block the object of the method call `e` is, when the walk knows it: `x->f()` with
+    /// `x` holding it, `this->f()` and `f()` in a summary walk of a method. Looked at only.
+    fn object_block(&mut self, e: Cursor) -> Option<usize> {
+        match self.method_object(e) {
+            Some(obj) => {
+                let obj = self.peel(obj);
+                if obj.kind() == CXCursor_CXXThisExpr {
+                    return self.this;
+                }
+                let x = self.arrow_base(obj)?;
+                self.resolve(x)
+            }
+            None => {
+                let callee = self.kids(e).first().map(|k| self.cx.strip(*k))?;
+                if self.implicit_this(callee) {
+                    self.this
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// A member `m` of a method's own object, named without `this->` (libclang shows no cursor
+    /// for the implicit `this`).
+    fn implicit_this(&self, e: Cursor) -> bool {
+        e.kind() == CXCursor_MemberRefExpr
+            && !self.kids(e).iter().any(|c| c.is_expression())
+            && e.referenced().is_some_and(|d| match d.kind() {
+                CXCursor_FieldDecl | CXCursor_FunctionTemplate | CXCursor_ConversionFunction => true,
+                CXCursor_CXXMethod => !d.is_static_method(),
+                _ => false,
+            })
+    }
+
+    /// Record that a path sets the owning member `m` of `a` (a summary walk's `touched`).
+    fn touch(&mut self, a: usize, m: &str) {
+        if a < self.syms {
+            self.touched.insert((a, m.to_string()));
+        }
     }
 
     /// `l = r`; false when `l` is nothing the walk follows.
@@ -814,12 +1201,15 @@ impl Walk<'_, '_, '_> {
                     Val::Block(b) => {
                         let holder = self.display(a);
                         self.name(Val::Block(b), || format!("{holder}->{m}"));
+                        self.touch(a, &m);
                         self.st.owns.insert((a, m), vec![b]);
                     }
                     Val::Empty => {
+                        self.touch(a, &m);
                         self.st.owns.insert((a, m), Vec::new());
                     }
                     Val::Unknown => {
+                        self.touch(a, &m);
                         self.st.owns.remove(&(a, m));
                     }
                 }
@@ -827,6 +1217,7 @@ impl Walk<'_, '_, '_> {
             }
             Some(Shared::Owner) => {
                 self.scan(r);
+                self.touch(a, &m);
                 self.st.owns.remove(&(a, m));
                 true
             }
@@ -867,6 +1258,7 @@ impl Walk<'_, '_, '_> {
         let Some((a, m, ty)) = self.arrow_member(obj) else { return false };
         match (stdlib::shared(ty), name, args) {
             (Some(Shared::Owner), "reset", 0) => {
+                self.touch(a, &m);
                 self.st.owns.insert((a, m), Vec::new());
                 true
             }
@@ -875,6 +1267,7 @@ impl Walk<'_, '_, '_> {
                 true
             }
             (Some(Shared::Owners), "clear", 0) => {
+                self.touch(a, &m);
                 self.st.owns.insert((a, m), Vec::new());
                 true
             }
@@ -886,6 +1279,13 @@ impl Walk<'_, '_, '_> {
             ) => {
                 let Some(r) = e.arg(0).map(|r| self.cx.tree.among_kids(e, r)) else { return false };
                 if self.cond > 0 {
+                    self.scan(r);
+                    return true;
+                }
+                if a < self.syms && !self.st.owns.contains_key(&(a, m.clone())) {
+                    // A summary walk: one more element of a container the caller filled is
+                    // no link a summary says.
+                    self.escape(a);
                     self.scan(r);
                     return true;
                 }
@@ -930,6 +1330,7 @@ impl Walk<'_, '_, '_> {
     /// (`nullptr`, another function, a lambda whose captures the walk does not read) replaces
     /// what the member held with something unknown, what `r` names escaping.
     fn store_callable(&mut self, a: usize, m: String, r: Cursor) -> bool {
+        self.touch(a, &m);
         match self.captured(r) {
             Some(held) if self.cond == 0 => {
                 self.st.owns.insert((a, m), held);
@@ -1020,6 +1421,15 @@ impl Walk<'_, '_, '_> {
             CXCursor_MemberRefExpr => {
                 if let Some((a, m, ty)) = self.arrow_member(r) {
                     if stdlib::shared(ty) == Some(Shared::Owner) {
+                        if a < self.syms {
+                            if !self.st.owns.contains_key(&(a, m.clone())) {
+                                // A summary walk reads what the caller left in a given block:
+                                // what it does with it is no link a summary says.
+                                self.escape(a);
+                                return Val::Unknown;
+                            }
+                            self.read_links = true;
+                        }
                         return match self.st.owns.get(&(a, m)).map(Vec::as_slice) {
                             Some([]) => Val::Empty,
                             Some(&[b]) => Val::Block(b),
@@ -1072,10 +1482,7 @@ impl Walk<'_, '_, '_> {
             },
             // `x->shared_from_this()`: another owner of the block `x` holds.
             CXCursor_CXXMethod if decl.spelling() == "shared_from_this" && r.num_args() == 0 => {
-                let obj = self.method_object(r)?;
-                let obj = self.peel(obj);
-                let b = self.arrow_base(obj).and_then(|x| self.resolve(x))?;
-                Some(Val::Block(b))
+                self.object_block(r).map(Val::Block)
             }
             _ => None,
         }
@@ -1096,7 +1503,10 @@ impl Walk<'_, '_, '_> {
             return None;
         }
         match self.st.owns.get(&(a, m)).map(Vec::as_slice) {
-            Some(&[b]) => Some(b),
+            Some(&[b]) => {
+                self.read_links |= a < self.syms;
+                Some(b)
+            }
             _ => None,
         }
     }
@@ -1108,9 +1518,19 @@ impl Walk<'_, '_, '_> {
             return None;
         }
         let field = e.referenced().filter(|f| f.kind() == CXCursor_FieldDecl)?;
-        let base = self.kids(e).into_iter().find(|c| c.is_expression())?;
-        let x = self.arrow_base(self.cx.strip(base))?;
-        let a = self.resolve(x)?;
+        let a = match self.kids(e).into_iter().find(|c| c.is_expression()) {
+            Some(base) => {
+                let base = self.cx.strip(base);
+                if base.kind() == CXCursor_CXXThisExpr {
+                    self.this?
+                } else {
+                    let x = self.arrow_base(base)?;
+                    self.resolve(x)?
+                }
+            }
+            // `m` in a method: `this->m`.
+            None => self.this?,
+        };
         Some((a, field.spelling(), field.ty()))
     }
 
@@ -1203,6 +1623,14 @@ impl Walk<'_, '_, '_> {
                     if plain {
                         return;
                     }
+                }
+                if let Some(t) = self.this.filter(|_| self.implicit_this(e)) {
+                    self.escape(t);
+                }
+            }
+            CXCursor_CXXThisExpr => {
+                if let Some(t) = self.this {
+                    self.escape(t);
                 }
             }
             CXCursor_GotoStmt | CXCursor_IndirectGotoStmt => self.given_up = true,
