@@ -386,6 +386,10 @@ pub(super) struct Summaries {
 /// this TU, it is neither virtual nor a template's, and its walk ends within the limits.
 fn summary(cx: &mut TuCtx, decl: Cursor) -> Option<Rc<Summary>> {
     let def = decl.definition()?;
+    let key = def.decl_key();
+    if let Some(s) = cx.owner_summaries.done.get(&key) {
+        return s.clone();
+    }
     let method = def.kind() == CXCursor_CXXMethod;
     if !(def.kind() == CXCursor_FunctionDecl || method)
         || def.is_in_system_header()
@@ -394,11 +398,8 @@ fn summary(cx: &mut TuCtx, decl: Cursor) -> Option<Rc<Summary>> {
         || super::is_class_template_member(def)
         || def.spelling().starts_with("operator")
     {
+        cx.owner_summaries.done.insert(key, None);
         return None;
-    }
-    let key = def.decl_key();
-    if let Some(s) = cx.owner_summaries.done.get(&key) {
-        return s.clone();
     }
     let sums = &mut cx.owner_summaries;
     if sums.open.contains(&key) || sums.open.len() >= MAX_DEPTH || sums.walks >= MAX_SUMMARIES {
