@@ -77,8 +77,8 @@
 //! is already being summarised (recursion), `MAX_DEPTH` summaries are open, or the TU spent
 //! `MAX_SUMMARIES` walks. A summary that read a link it made is not used when the call gives
 //! one block for two parameters (it may have read the other's). A summary refused for
-//! recursion or depth is not kept, nor any summary being computed around it, so a kept
-//! summary depends on the callee's and its callees' bodies only.
+//! recursion, depth or the TU's budget is not kept, nor any summary being computed around it,
+//! so a kept summary depends on the callee's and its callees' bodies only.
 //!
 //! Invariants (no finding without a cycle built on a path that reaches its end):
 //! - A use of a block the walk does not recognise (passed to a call that is not followed, stored into a parameter's
