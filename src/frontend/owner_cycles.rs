@@ -312,25 +312,7 @@ pub(super) fn find(cx: &mut TuCtx, body: Cursor, end: Loc) -> Vec<OwnerCycle> {
     if !any {
         return Vec::new();
     }
-    let mut written = HashSet::new();
-    writes(cx, body, None, false, &mut written);
-    let mut w = Walk {
-        cx,
-        blocks: Vec::new(),
-        names: HashMap::new(),
-        written,
-        st: State::default(),
-        cond: 0,
-        loops: Vec::new(),
-        found: BTreeMap::new(),
-        steps: 0,
-        given_up: false,
-        syms: 0,
-        this: None,
-        ends: None,
-        read_links: false,
-        touched: BTreeSet::new(),
-    };
+    let mut w = Walk::new(cx, body, None);
     let left = w.paths(body, vec![State::default()]);
     for st in left {
         w.st = st;
@@ -430,25 +412,7 @@ fn summarize(cx: &mut TuCtx, def: Cursor) -> Option<Summary> {
     let owner = |t: CXType| stdlib::shared(if clang::is_reference(t) { clang::pointee(t) } else { t });
     let owners: Vec<bool> = params.iter().map(|p| owner(p.ty()) == Some(Shared::Owner)).collect();
     let has_this = def.kind() == CXCursor_CXXMethod && !def.is_static_method();
-    let mut written = HashSet::new();
-    writes(cx, body, None, false, &mut written);
-    let mut w = Walk {
-        cx,
-        blocks: Vec::new(),
-        names: HashMap::new(),
-        written,
-        st: State::default(),
-        cond: 0,
-        loops: Vec::new(),
-        found: BTreeMap::new(),
-        steps: 0,
-        given_up: false,
-        syms: 0,
-        this: None,
-        ends: Some(Vec::new()),
-        read_links: false,
-        touched: BTreeSet::new(),
-    };
+    let mut w = Walk::new(cx, body, Some(Vec::new()));
     // Block `sym[i]` stands for parameter `i`'s.
     let mut sym_of: Vec<usize> = Vec::new();
     let mut by_ref = Vec::new();
@@ -551,6 +515,31 @@ fn writes(cx: &TuCtx, c: Cursor, parent: Option<Cursor>, in_lambda: bool, out: &
         writes(cx, k, Some(c), in_lambda, out);
     }
 }
+impl<'a, 't, 'i> Walk<'a, 't, 'i> {
+    /// A walk of `body` from nothing known; `ends`: `Some` for a summary walk (`summarize`).
+    fn new(cx: &'a mut TuCtx<'t, 'i>, body: Cursor, ends: Option<Vec<State>>) -> Self {
+        let mut written = HashSet::new();
+        writes(cx, body, None, false, &mut written);
+        Walk {
+            cx,
+            blocks: Vec::new(),
+            names: HashMap::new(),
+            written,
+            st: State::default(),
+            cond: 0,
+            loops: Vec::new(),
+            found: BTreeMap::new(),
+            steps: 0,
+            given_up: false,
+            syms: 0,
+            this: None,
+            ends,
+            read_links: false,
+            touched: BTreeSet::new(),
+        }
+    }
+}
+
 impl Walk<'_, '_, '_> {
     fn kids(&self, c: Cursor) -> Vec<Cursor> {
         self.cx.kids(c).into_iter().collect()
