@@ -404,7 +404,8 @@ pub struct FnCx<'a> {
     /// sorted. Each has a slot after the locals (`LocalId(locals + i)`) in the reaching
     /// definitions, defined by every statement that may write it: a store into its global or
     /// taking the global's address, a call whose callee may write the global (its summary's
-    /// `globals_written`, or any call to the program's functions for an address-taken global).
+    /// `globals_written`, and for an address-taken global its `fields_written` too: a store
+    /// through a pointer to the global names its field, or is a store through a pointer).
     /// Two tests of a global with the same reaching definitions share an atom (`if (verbose)`
     /// twice).
     tested_globals: Vec<String>,
@@ -1023,7 +1024,11 @@ impl<'a> FnCx<'a> {
                             let taken = self
                                 .address_taken_globals
                                 .is_none_or(|taken| crate::global_writes::is_address_taken(taken, g));
-                            if taken || m.globals_written.may_write(g) {
+                            // An address-taken global is also written by a store through a
+                            // pointer to it, which the callee's field writes name as below an
+                            // argument: `conv.vc_type` as `*.vc_type`, `verbose` as `*`.
+                            let through = || m.fields_written.may_write_path(&format!("*{}", &t[g.len()..]));
+                            if m.globals_written.may_write(g) || (taken && through()) {
                                 out.push(LocalId::from_usize(first + i));
                             }
                         }

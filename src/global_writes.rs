@@ -17,9 +17,10 @@
 //!   no global of the program, and neither do compiler builtins (`is_builtin`) nor the C++
 //!   standard library's functions given no code to run (`is_std_library`): what they write
 //!   they are handed a pointer to, and taking a global's address counts below.
-//! - Address-taken globals are left out of the sets: anything that writes through a pointer may
-//!   write them, so a caller takes every call to the program's functions as a write of them
-//!   (`is_address_taken`), as before the summaries existed.
+//! - A global's set holds the globals stored into by name and those whose address is taken
+//!   (what is done with the address is not followed: `gettimeofday (&tv, ..)`). An address-taken
+//!   global may also be written through a pointer taken elsewhere: a caller asks the fields too,
+//!   its test of `conv.vc_type` as the field writes' `*.vc_type` (`cfg::FnCx`).
 //! - Fields are told apart by name only, as `facts` tells apart the stores of one function: a
 //!   store to `x->f` may write any field `f`; a store of a scalar or pointer through a pointer
 //!   (`*q = v`, `a[i] = v`, a library call filling a buffer) may write any object reached through
@@ -46,7 +47,7 @@ pub const MAX_NAMES: usize = 256;
 pub enum GlobalWrites {
     /// Any global: an unknown callee, or more than `MAX_NAMES` names.
     All,
-    /// The storage of these globals (by name, sorted, unique), address-taken ones left out.
+    /// The storage of these globals (by name, sorted, unique): stored into, or address taken.
     Only(Arc<[Arc<str>]>),
 }
 

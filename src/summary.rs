@@ -1328,11 +1328,16 @@ pub fn written_of_scc(
     let mut callee_fields: Vec<&FieldWrites> = Vec::new();
     let mut globals_all = false;
     let mut reads_all = false;
+    // Address-taken globals too: a caller asks the field writes only for what a store through
+    // a pointer may reach (`cfg::FnCx::written_global_slots`).
     let direct = |p: &Place, names: &mut Vec<Arc<str>>| {
-        if let Some(g) = global_root(p).filter(|g| !is_address_taken(taken, g)) {
+        if let Some(g) = global_root(p) {
             names.push(Arc::from(g));
         }
     };
+    // A store into a global whose address is never taken writes nothing any pointer reaches:
+    // its name says it all (a caller's `*p` may be an address-taken global's storage).
+    let unreached_global = |p: &Place| global_root(p).is_some_and(|g| !is_address_taken(taken, g));
     for &m in members {
         let func = &program.functions[m];
         // Whether call `si` returns a fresh block (or NULL): `(sometimes, always)`.
@@ -1361,7 +1366,12 @@ pub fn written_of_scc(
             match s {
                 Stmt::Assign { dst, src } => {
                     direct(dst, &mut names);
-                    if fields_known && !locals.in_own_object(dst) {
+                    // Taking a global's address may be to write it (`gettimeofday (&tv, ..)`
+                    // fills fields no store of the program names).
+                    if let Rvalue::AddrOf(p) = src {
+                        direct(p, &mut names);
+                    }
+                    if fields_known && !locals.in_own_object(dst) && !unreached_global(dst) {
                         let scalar = crate::global_writes::scalar_value(func, src);
                         fields_known = store_field_writes(&pointee_known, dst, scalar, &mut fields, &mut through);
                         // A field whose address the function takes may be written through it.
@@ -1375,7 +1385,7 @@ pub fn written_of_scc(
                 Stmt::Call { dst, callee, args } => {
                     if let Some(d) = dst {
                         direct(d, &mut names);
-                        if fields_known && !locals.in_own_object(d) {
+                        if fields_known && !locals.in_own_object(d) && !unreached_global(d) {
                             fields_known = store_field_writes(&pointee_known, d, false, &mut fields, &mut through);
                         }
                     }
@@ -1393,10 +1403,21 @@ pub fn written_of_scc(
                             None => false,
                         }
                     };
+                    // A library row fills the buffers it is handed: none when every argument is
+                    // a scalar, a constant, `const` or the caller's own object (`strlen ("x")`).
+                    let const_args = match callee {
+                        Callee::Direct { const_args, .. } => *const_args,
+                        Callee::Indirect { .. } => 0,
+                    };
+                    let is_const = |i: usize| i < 64 && const_args & (1 << i) != 0;
+                    let hands_buffer = args.iter().enumerate().any(|(i, a)| {
+                        let writes = undefined_arg_writes(func, &locals, a);
+                        !is_const(i) && !matches!(writes, FieldWrites::Only { through: false, .. })
+                    });
                     let mut library = |name: &str| {
                         if whole_object_writer(name) && !args.first().is_some_and(|a| locals.own_object(a)) {
                             fields_known = false;
-                        } else {
+                        } else if hands_buffer {
                             through = true;
                         }
                     };
