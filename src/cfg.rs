@@ -21,7 +21,8 @@
 use crate::global_writes::global_root;
 use crate::guard::AtomId;
 use crate::ir::{
-    BlockId, Callee, CmpOp, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId, Terminator,
+    BlockId, Callee, CmpOp, Cond, CondKind, Function, LocalId, LocalKind, Operand, Place, Rvalue, Stmt, StmtId,
+    Terminator,
 };
 use crate::libmodel::{ArgEffect, RetEffect, Success};
 use crate::model::{Model, OTHER_PATH_TEXT};
@@ -1137,6 +1138,9 @@ impl<'a> FnCx<'a> {
         // such local is compared with (and classify the branches once).
         let mut switch_universe: HashMap<TestKey, Vec<i64>> = HashMap::new();
         let mut classes: Vec<Option<CondClass>> = Vec::with_capacity(n_nodes);
+        // Tests of a variable that keeps another branch's truth (`FnCx::flag_of_branch`): their
+        // edges take that branch's labels once it has them.
+        let mut flags: Vec<(DagNode, Flag)> = Vec::new();
         for ni in 0..n_nodes {
             let node = DagNode(ni as u32);
             let class = match &self.func.block(self.dag.block[ni]).term {
@@ -1144,6 +1148,12 @@ impl<'a> FnCx<'a> {
                 Terminator::Switch { on, cases, .. } => {
                     let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                     switch_universe.entry(key).or_default().extend(cases.iter().map(|c| c.0));
+                    None
+                }
+                Terminator::Branch { cond, .. } if correlate && self.flag_of_branch(cond, node).is_some() => {
+                    if let Some(flag) = self.flag_of_branch(cond, node) {
+                        flags.push((node, flag));
+                    }
                     None
                 }
                 Terminator::Branch { cond, .. } => {
@@ -1293,6 +1303,9 @@ impl<'a> FnCx<'a> {
                 }
                 continue;
             }
+            if flags.iter().any(|(m, _)| *m == node) {
+                continue;
+            }
             let block = self.dag.block[ni];
             let func = self.func;
             match &func.block(block).term {
@@ -1422,7 +1435,92 @@ impl<'a> FnCx<'a> {
                 _ => {}
             }
         }
+        self.label_flag_tests(&mut flags);
         self.mark_invariant(&reads);
+    }
+
+    /// A branch of `node` that tests a variable whose only reaching definitions are the two
+    /// constants the two sides of one earlier branch store (`on_heap = n > 10` lowers so, as
+    /// `ok = p && q` does): it goes the way that branch went, as one of the sides says.
+    fn flag_of_branch(&self, cond: &Cond, node: DagNode) -> Option<Flag> {
+        let (x, op, k) = match &cond.kind {
+            CondKind::Truthy(Operand::Place(Place::Local(x))) => (*x, CmpOp::Ne, 0),
+            CondKind::Cmp(op, Operand::Place(Place::Local(x)), Operand::Const(k)) => (*x, *op, *k),
+            CondKind::Cmp(op, Operand::Const(k), Operand::Place(Place::Local(x))) => (*x, op.swapped(), *k),
+            _ => return None,
+        };
+        if self.func.local(x).kind == LocalKind::Temp || !self.is_tracked(x) || !self.const_assigned[x.index()] {
+            return None;
+        }
+        let defs = self.reaching_defs(x, node, self.stmts_of(node).len());
+        let [Def::At { node: d1, idx: i1 }, Def::At { node: d2, idx: i2 }] = defs[..] else { return None };
+        let value = |d: DagNode, i: u32| match self.func.stmt(self.stmts_of(d)[i as usize]) {
+            Stmt::Assign { src: Rvalue::Use(Operand::Const(c)), .. } => Some(*c),
+            _ => None,
+        };
+        let (v1, v2) = (value(d1, i1)?, value(d2, i2)?);
+        // Each side entered only from the branch.
+        let [b] = self.dag.preds[d1.index()][..] else { return None };
+        if self.dag.preds[d2.index()][..] != [b] || self.dag.is_copy(b) {
+            return None;
+        }
+        let Terminator::Branch { then_, else_, .. } = &self.func.block(self.dag.block[b.index()]).term else {
+            return None;
+        };
+        let (on_then, on_else) = if self.dag.block[d1.index()] == *then_ && self.dag.block[d2.index()] == *else_ {
+            (v1, v2)
+        } else if self.dag.block[d2.index()] == *then_ && self.dag.block[d1.index()] == *else_ {
+            (v2, v1)
+        } else {
+            return None;
+        };
+        Some(Flag { branch: b, then_holds: op.eval(on_then, k), else_holds: op.eval(on_else, k) })
+    }
+
+    /// Gives each flag test (`flag_of_branch`) the labels of its branch's edges: the `then_`
+    /// edge's where the test holds on that side, the `else_` edge's where it holds on the other,
+    /// both or neither where it holds on both or neither. A flag of a flag waits for its branch.
+    fn label_flag_tests(&mut self, flags: &mut Vec<(DagNode, Flag)>) {
+        while !flags.is_empty() {
+            let before = flags.len();
+            let mut i = 0;
+            while i < flags.len() {
+                let (m, flag) = flags[i];
+                if flags.iter().any(|(n, _)| *n == flag.branch) {
+                    i += 1;
+                    continue;
+                }
+                let b = flag.branch.index();
+                let Terminator::Branch { then_, .. } = self.func.block(self.dag.block[b]).term else { continue };
+                let side = |goes_then: bool| {
+                    self.dag.succs[b]
+                        .iter()
+                        .find(|(t, _)| (self.dag.block[t.index()] == then_) == goes_then)
+                        .map_or(EdgeLabel::True, |e| e.1.clone())
+                };
+                let (when_then, when_else) = (side(true), side(false));
+                let label = |holds_then: bool, holds_else: bool| match (holds_then, holds_else) {
+                    (true, true) => EdgeLabel::True,
+                    (false, false) => EdgeLabel::Any(Box::new([])),
+                    (true, false) => when_then.clone(),
+                    (false, true) => when_else.clone(),
+                };
+                let (test_true, test_false) =
+                    (label(flag.then_holds, flag.else_holds), label(!flag.then_holds, !flag.else_holds));
+                let Terminator::Branch { then_: m_then, .. } = self.func.block(self.dag.block[m.index()]).term else {
+                    continue;
+                };
+                let Dag { succs, block: blocks, .. } = &mut self.dag;
+                for (target, label) in succs[m.index()].iter_mut() {
+                    *label = if blocks[target.index()] == m_then { test_true.clone() } else { test_false.clone() };
+                }
+                flags.swap_remove(i);
+            }
+            if flags.len() == before {
+                // A cycle of flags cannot be: each one's branch comes before it.
+                break;
+            }
+        }
     }
 
     /// Which tests of each loop's later iteration go the way the first iteration's went
@@ -2427,6 +2525,15 @@ fn value_test(key: &TestKey) -> Option<(TestKey, i64, bool)> {
         } => Some((TestKey::Switch { on: *x, defs: *defs }, *k, *op == CmpOp::Eq)),
         _ => None,
     }
+}
+
+/// A test that goes the way an earlier branch went (`FnCx::flag_of_branch`): whether it holds
+/// on that branch's `then_` side and on its `else_` side.
+#[derive(Clone, Copy)]
+struct Flag {
+    branch: DagNode,
+    then_holds: bool,
+    else_holds: bool,
 }
 
 /// What makes two tests of one function go the same way, so they share an atom.

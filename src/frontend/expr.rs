@@ -67,6 +67,19 @@ fn strip_step(t: &Tree, e: Cursor) -> Option<Cursor> {
 }
 
 /// Arithmetic, bitwise and comparison nodes whose operands can be flattened into one `Opaque`.
+/// A comparison or a logical operator: its value is 0 or 1.
+fn is_truth_value(s: Cursor) -> bool {
+    match s.kind() {
+        CXCursor_BinaryOperator => {
+            let op = s.binop();
+            (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op)
+                || matches!(op, CXBinaryOperator_LAnd | CXBinaryOperator_LOr)
+        }
+        CXCursor_UnaryOperator => s.unop() == CXUnaryOperator_LNot,
+        _ => false,
+    }
+}
+
 fn is_arith_node(s: Cursor) -> bool {
     match s.kind() {
         CXCursor_BinaryOperator => {
@@ -331,6 +344,13 @@ impl Lowerer<'_, '_, '_> {
                 self.lower(r, want)
             }
             CXBinaryOperator_LAnd | CXBinaryOperator_LOr => self.logical(e, want),
+            // `on_heap = n > 10`, `int failed = p == NULL`: a variable that keeps a comparison's
+            // truth is set on the two sides of a branch on it, as `&&` sets its value, so that
+            // its later tests and the comparison's own go the same way (`Opaque` would lose the
+            // operator). Temporaries (`f (a < b)`, `return a < b`) stay arithmetic.
+            op if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op) && self.keeps_truth(&want) => {
+                self.logical(e, want)
+            }
             _ => self.arith(e, want),
         }
     }
@@ -640,6 +660,23 @@ impl Lowerer<'_, '_, '_> {
     /// `l op= r` (a compound assignment's operator), lowered into `l`'s place.
     fn update(&mut self, l: Cursor, r: Cursor, op: CXBinaryOperatorKind, loc: Loc) -> Place {
         let p = self.place(l);
+        // `lose |= p == NULL` on a variable: sets bit 0 on the side of a branch where the
+        // condition holds, so that a later `if (lose)` goes with the test (`keeps_truth`).
+        if op == CXBinaryOperator_OrAssign && is_truth_value(self.strip(r)) {
+            if let Place::Local(x) = p {
+                if self.keeps_truth(&Want::Into(p.clone())) {
+                    let set = self.new_block();
+                    let join = self.new_block();
+                    self.cond(r, set, join);
+                    self.enter(set, loc);
+                    let src = Rvalue::Opaque(vec![Operand::Place(p.clone()), Operand::Const(1)]);
+                    self.assign_bits(p.clone(), src, Bits::or(Bits::local(x), Bits::constant(1)), loc);
+                    self.goto(join, loc);
+                    self.enter(join, loc);
+                    return p;
+                }
+            }
+        }
         let v = self.expr(r);
         let ptr_step = matches!(op, CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign)
             && l.type_class() == TypeClass::Pointer;
@@ -826,6 +863,12 @@ impl Lowerer<'_, '_, '_> {
                 None
             }
         }
+    }
+
+    /// `want` stores into a variable or parameter of the function (not a temporary, not
+    /// memory).
+    fn keeps_truth(&self, want: &Want) -> bool {
+        matches!(want, Want::Into(Place::Local(x)) if self.locals[x.index()].kind != LocalKind::Temp)
     }
 
     fn bool_into(&mut self, dst: Place, e: Cursor, loc: Loc) {
