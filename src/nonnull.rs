@@ -313,12 +313,16 @@ impl Pass<'_> {
         match rv {
             Rvalue::Use(op) => self.operand(op, cur),
             // `&*q` is `q`; the address of an object of the function's own (`&buf`, `&s.f`) or
-            // a global is never NULL. An address inside what a pointer points to is not
-            // claimed: `&p->list` with `p` NULL is common enough in offset tricks.
+            // a global is never NULL. An address inside what a pointer points to is claimed
+            // only where the pointer is known not to be NULL (`&m->pool` after `if (!m)
+            // return`): `&p->list` with `p` NULL is common enough in offset tricks.
             Rvalue::AddrOf(Place::Deref(inner)) => match &**inner {
                 Place::Local(l) => self.slot_of(*l).map_or(Value::Unknown, |s| cur[s]),
                 _ => Value::Unknown,
             },
+            Rvalue::AddrOf(p) if field_of_pointee(p).is_some() => {
+                field_of_pointee(p).and_then(|l| self.slot_of(l)).map_or(Value::Unknown, |s| cur[s])
+            }
             Rvalue::AddrOf(p) if p.pointee_of_local().is_none() && !through_deref(p) => Value::NonNull,
             Rvalue::AddrOf(_) | Rvalue::Opaque(_) => Value::Unknown,
         }
@@ -458,6 +462,18 @@ fn reverse_postorder(func: &Function) -> Vec<BlockId> {
     }
     post.reverse();
     post
+}
+
+/// The pointer local whose pointee a field place is in (`p` of `&p->f`, `&p->s.f`).
+fn field_of_pointee(p: &Place) -> Option<LocalId> {
+    let mut at = p;
+    while let Place::Field(inner, _) = at {
+        at = inner;
+    }
+    match at {
+        Place::Deref(inner) if !std::ptr::eq(at, p) => inner.as_local(),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -15,15 +15,19 @@
 //! parameter `i` is the constant `c`), `ret_const_when` (every reachable `return` returns one
 //! constant when parameter `i` is `c`), an allocator's `null_when` (every reachable `return`
 //! returns NULL then) and `noreturn_when` (no `return` is reachable then, of a function that may
-//! end the program and returns without a precondition).
+//! end the program and returns without a precondition), and `ret_const` (every reachable
+//! `return` returns one constant given only what every caller passes: libgit2's argument checks
+//! of `&m->pool`).
 //!
 //! How: a forward constant propagation over the CFG (loops to a fixpoint), whose values per local
 //! are a constant, "not zero", "a fresh block, maybe NULL" and "a fresh block, not NULL"; branches
 //! on those values take only the side they allow and refine the tested local on each side, and a
 //! call with a `*_when` row whose argument holds its constant gives the callee's preconditioned
-//! answer. Invariants: a local whose address is taken is never given a value (a store through a
-//! pointer could change it); the analysis gives up (answers nothing) past a fixed amount of work;
-//! without a precondition an unreachable `return` is one no path reaches at all.
+//! answer. The parameters every caller passes non-NULL (`nonnull`) start as "not zero", and no
+//! precondition makes one of them 0. Invariants: a local whose address is taken is never given
+//! a value (a store through a pointer could change it); the analysis gives up (answers nothing)
+//! past a fixed amount of work; without a precondition an unreachable `return` is one no path
+//! reaches at all.
 
 use crate::ir::{BlockId, CmpOp, CondKind, Function, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::{RetEffect, Success};
@@ -92,10 +96,12 @@ struct Cx<'f, M> {
     func: &'f Function,
     model: M,
     addressed: Vec<bool>,
+    /// Parameters every caller passes non-NULL (bit `i`: `cfg::FnCx::nonnull_params`).
+    nonnull: u64,
 }
 
 impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
-    fn new(func: &'f Function, model: M) -> Self {
+    fn new(func: &'f Function, model: M, nonnull: u64) -> Self {
         let mut addressed = vec![false; func.locals.len()];
         for s in &func.stmts {
             if let Stmt::Assign { src: Rvalue::AddrOf(p), .. } = s {
@@ -104,7 +110,7 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
                 }
             }
         }
-        Cx { func, model, addressed }
+        Cx { func, model, addressed, nonnull }
     }
 
     fn value(&self, s: &State, op: &Operand) -> Option<Val> {
@@ -316,6 +322,12 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
         let n = self.func.blocks.len();
         let mut at: Vec<Option<State>> = vec![None; n];
         let mut entry = State::new();
+        // What every caller passes (libgit2's `GIT_ASSERT_ARG (pool)` of `&m->pool`).
+        for (i, p) in self.func.params().enumerate().take(64) {
+            if self.nonnull >> i & 1 == 1 && !self.addressed[p.index()] {
+                set(&mut entry, p, Some(Val::NonZero));
+            }
+        }
         if let Some((i, c)) = pre {
             let p = self.func.params().nth(i)?;
             if self.addressed[p.index()] {
@@ -391,7 +403,10 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
                 }
             }
         }
-        out.retain(|&(p, _)| !self.addressed[p]);
+        // A parameter every caller passes non-NULL is never 0.
+        let never_zero = |p: usize| p < 64 && self.nonnull >> p & 1 == 1;
+        let impossible = |p: usize, c: i64| self.addressed[p] || (c == 0 && never_zero(p));
+        out.retain(|&(p, c)| !impossible(p, c));
         out.sort_unstable();
         out.dedup();
         out.truncate(MAX_CANDIDATES);
@@ -442,6 +457,10 @@ fn all_null(rets: &[Option<Val>]) -> bool {
 
 /// Facts about a function's results, with and without a precondition on a parameter.
 pub struct Returns {
+    /// Every reachable `return` returns this constant, with no precondition but what every
+    /// caller passes (`nonnull`): libgit2's `git_vector_init`-style argument checks that no
+    /// caller fails.
+    pub ret_const: Option<i64>,
     pub never_null: bool,
     pub never_null_when: Option<(usize, i64)>,
     pub ret_const_when: Option<(usize, i64, i64)>,
@@ -454,14 +473,17 @@ pub struct Returns {
 
 /// The facts of `func` (whose calls have `model`). `allocator`: the function may return a fresh
 /// block (only then is "never NULL" asked); `ret_const`: every return is already one constant
-/// (then no precondition is asked for it).
+/// (then no precondition is asked for it); `nonnull`: the parameters every caller passes
+/// non-NULL (bit `i`), taken as such on every path.
 pub fn returns<'f, 'm: 'f>(
     func: &'f Function,
     model: impl Fn(StmtId) -> Option<&'f Model<'m>>,
     allocator: bool,
     ret_const: bool,
+    nonnull: u64,
 ) -> Returns {
     let mut out = Returns {
+        ret_const: None,
         never_null: false,
         never_null_when: None,
         ret_const_when: None,
@@ -479,7 +501,7 @@ pub fn returns<'f, 'm: 'f>(
     if !has_return && !may_end {
         return out;
     }
-    let cx = Cx::new(func, model);
+    let cx = Cx::new(func, model, nonnull);
     if may_end && cx.returns(None).is_some_and(|r| !r.is_empty()) {
         for (p, c) in cx.candidates() {
             if cx.returns(Some((p, c))).is_some_and(|r| r.is_empty()) {
@@ -500,6 +522,18 @@ pub fn returns<'f, 'm: 'f>(
     let want_const = !allocator && !ret_const && may_return_constant(func, &cx.model);
     if !want_null && !want_const {
         return out;
+    }
+    // Only worth a propagation when a test of a parameter every caller passes non-NULL
+    // returns early: otherwise `ret_const` already said all there is.
+    if want_const && nonnull != 0 {
+        if let Some(rets) = cx.returns(None) {
+            if let Some(Some(Val::Const(k))) = rets.first() {
+                if rets.iter().all(|v| *v == Some(Val::Const(*k))) {
+                    out.ret_const = Some(*k);
+                    return out;
+                }
+            }
+        }
     }
     for (p, c) in cx.candidates() {
         let Some(rets) = cx.returns(Some((p, c))) else { continue };
@@ -567,7 +601,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        returns(f, |s| models[s.index()].as_ref(), true, false)
+        returns(f, |s| models[s.index()].as_ref(), true, false, 0)
     }
 
     const HEAD: &str =
@@ -607,7 +641,7 @@ mod tests {
         let program = lower(&src);
         let f = program.functions.iter().find(|f| f.name == "g").expect("g");
         let none = |_: StmtId| -> Option<&Model> { None };
-        assert_eq!(returns(f, none, false, false).ret_const_when, Some((1, 0, 0)));
+        assert_eq!(returns(f, none, false, false, 0).ret_const_when, Some((1, 0, 0)));
     }
 
     #[test]

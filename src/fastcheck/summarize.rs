@@ -241,6 +241,7 @@ pub fn summarize(
     // its allocations, and answers under a constant parameter.
     let pre = if sure_never_null {
         crate::precond::Returns {
+            ret_const: None,
             never_null: true,
             never_null_when: None,
             ret_const_when: None,
@@ -248,7 +249,7 @@ pub fn summarize(
             noreturn_when: Vec::new(),
         }
     } else {
-        crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some())
+        crate::precond::returns(func, |s| cx.model(s), fresh_only, ret_const.is_some(), cx.nonnull_params)
     };
     // Over every site that may be left below a parameter, handed or not: the caller cannot tell
     // which one it finds there.
@@ -283,7 +284,7 @@ pub fn summarize(
         exit_values: crate::exits::exit_values(func, |s| cx.model(s)),
         heap_pure: touches_no_heap(func, |s| cx.model(s)),
         writes,
-        ret_const,
+        ret_const: ret_const.or(pre.ret_const.filter(|_| !allocator)),
         never_null: fresh_only && pre.never_null,
         never_null_when: pre.never_null_when.filter(|_| fresh_only),
         ret_const_when: pre.ret_const_when.filter(|_| !allocator),
@@ -495,7 +496,7 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
     let noreturn = never_returns(func, |s| cx.ends_path(s));
     let writes = crate::alias::writes(cx, &[], &[]).into();
     let ret_const = returned_constant(func);
-    let pre = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some());
+    let pre = crate::precond::returns(func, |s| cx.model(s), false, ret_const.is_some(), cx.nonnull_params);
     let va = crate::varargs::va_reads(func, |s| cx.model(s));
     // Nothing fresh: a global it stores into holds no cell of its own.
     let (global_overwrites, _) = crate::global_stores::global_stores(func, |s| cx.model(s), cx.address_taken_globals);
