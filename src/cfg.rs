@@ -1143,17 +1143,19 @@ impl<'a> FnCx<'a> {
         let mut flags: Vec<(DagNode, Flag)> = Vec::new();
         for ni in 0..n_nodes {
             let node = DagNode(ni as u32);
-            let class = match &self.func.block(self.dag.block[ni]).term {
+            let term = &self.func.block(self.dag.block[ni]).term;
+            if let (true, Terminator::Branch { cond, .. }) = (correlate && !self.dag.is_copy(node), term) {
+                if let Some(flag) = self.flag_of_branch(cond, node) {
+                    flags.push((node, flag));
+                    classes.push(None);
+                    continue;
+                }
+            }
+            let class = match term {
                 _ if self.dag.is_copy(node) => None,
                 Terminator::Switch { on, cases, .. } => {
                     let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                     switch_universe.entry(key).or_default().extend(cases.iter().map(|c| c.0));
-                    None
-                }
-                Terminator::Branch { cond, .. } if correlate && self.flag_of_branch(cond, node).is_some() => {
-                    if let Some(flag) = self.flag_of_branch(cond, node) {
-                        flags.push((node, flag));
-                    }
                     None
                 }
                 Terminator::Branch { cond, .. } => {
@@ -1490,6 +1492,7 @@ impl<'a> FnCx<'a> {
                     i += 1;
                     continue;
                 }
+                flags.swap_remove(i);
                 let b = flag.branch.index();
                 let Terminator::Branch { then_, .. } = self.func.block(self.dag.block[b]).term else { continue };
                 let side = |goes_then: bool| {
@@ -1514,7 +1517,6 @@ impl<'a> FnCx<'a> {
                 for (target, label) in succs[m.index()].iter_mut() {
                     *label = if blocks[target.index()] == m_then { test_true.clone() } else { test_false.clone() };
                 }
-                flags.swap_remove(i);
             }
             if flags.len() == before {
                 // A cycle of flags cannot be: each one's branch comes before it.
