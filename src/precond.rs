@@ -17,7 +17,8 @@
 //! returns NULL then) and `noreturn_when` (no `return` is reachable then, of a function that may
 //! end the program and returns without a precondition), and `ret_const` (every reachable
 //! `return` returns one constant given only what every caller passes: libgit2's argument checks
-//! of `&m->pool`).
+//! of `&m->pool`) and `ret_const_checked` (the same when the pointer parameters it tests for
+//! NULL are not, for the calls whose arguments pass those checks).
 //!
 //! How: a forward constant propagation over the CFG (loops to a fixpoint), whose values per local
 //! are a constant, "not zero", "a fresh block, maybe NULL" and "a fresh block, not NULL"; branches
@@ -319,12 +320,17 @@ impl<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>> Cx<'f, M> {
     /// The value of every `return` some path reaches (`None` inside: anything, or no operand)
     /// when parameter `pre.0` holds `pre.1` on entry; `None` past the work budget.
     fn returns(&self, pre: Option<(usize, i64)>) -> Option<Vec<Option<Val>>> {
+        self.returns_assuming(pre, 0)
+    }
+
+    /// `returns`, with the parameters of `assume` (bit `i`) non-NULL on entry as well.
+    fn returns_assuming(&self, pre: Option<(usize, i64)>, assume: u64) -> Option<Vec<Option<Val>>> {
         let n = self.func.blocks.len();
         let mut at: Vec<Option<State>> = vec![None; n];
         let mut entry = State::new();
         // What every caller passes (libgit2's `GIT_ASSERT_ARG (pool)` of `&m->pool`).
         for (i, p) in self.func.params().enumerate().take(64) {
-            if self.nonnull >> i & 1 == 1 && !self.addressed[p.index()] {
+            if (self.nonnull | assume) >> i & 1 == 1 && !self.addressed[p.index()] {
                 set(&mut entry, p, Some(Val::NonZero));
             }
         }
@@ -461,6 +467,10 @@ pub struct Returns {
     /// caller passes (`nonnull`): libgit2's `git_vector_init`-style argument checks that no
     /// caller fails.
     pub ret_const: Option<i64>,
+    /// Every reachable `return` returns `.2` when the pointer parameters of `.0` (bit `i`) are
+    /// not NULL and, with `.1`, parameter `.1.0` is the constant `.1.1`: an answer for the calls
+    /// whose arguments pass the function's argument checks.
+    pub ret_const_checked: Option<(u64, Option<(usize, i64)>, i64)>,
     pub never_null: bool,
     pub never_null_when: Option<(usize, i64)>,
     pub ret_const_when: Option<(usize, i64, i64)>,
@@ -484,6 +494,7 @@ pub fn returns<'f, 'm: 'f>(
 ) -> Returns {
     let mut out = Returns {
         ret_const: None,
+        ret_const_checked: None,
         never_null: false,
         never_null_when: None,
         ret_const_when: None,
@@ -556,7 +567,36 @@ pub fn returns<'f, 'm: 'f>(
             break;
         }
     }
+    if want_const {
+        out.ret_const_checked = checked_answer(&cx);
+    }
     out
+}
+
+/// The constant every reachable `return` of `cx`'s function returns when the pointer parameters
+/// it tests for NULL are not (`Summary::ret_const_checked`), alone or with one constant
+/// parameter: libgit2's `git_pool_init (pool, item_size)` fails only on its argument checks.
+fn checked_answer<'f, 'm: 'f, M: Fn(StmtId) -> Option<&'f Model<'m>>>(
+    cx: &Cx<'f, M>,
+) -> Option<(u64, Option<(usize, i64)>, i64)> {
+    let pointer = |p: usize| cx.func.params().nth(p).is_some_and(|l| cx.func.local(l).is_pointer);
+    let candidates = cx.candidates();
+    let checked =
+        candidates.iter().filter(|&&(p, c)| c == 0 && p < 64 && pointer(p)).fold(0u64, |m, &(p, _)| m | 1 << p);
+    if checked == 0 {
+        return None;
+    }
+    let one = |rets: Option<Vec<Option<Val>>>| match rets?.as_slice() {
+        [Some(Val::Const(k)), rest @ ..] if rest.iter().all(|v| *v == Some(Val::Const(*k))) => Some(*k),
+        _ => None,
+    };
+    if let Some(k) = one(cx.returns_assuming(None, checked)) {
+        return Some((checked, None, k));
+    }
+    candidates
+        .into_iter()
+        .filter(|&(p, c)| !(c == 0 && p < 64 && checked >> p & 1 == 1))
+        .find_map(|(p, c)| one(cx.returns_assuming(Some((p, c)), checked)).map(|k| (checked, Some((p, c)), k)))
 }
 
 #[cfg(test)]

@@ -335,6 +335,7 @@ impl<'a> SccReuse<'a> {
                 never_null,
                 never_null_when,
                 ret_const_when,
+                ret_const_checked,
                 null_when,
                 noreturn_when,
                 globals_written,
@@ -359,7 +360,7 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
-            (exit_values, param_globals, va_reads, varargs_read, ret_fresh_if).hash(&mut w);
+            (exit_values, param_globals, va_reads, varargs_read, ret_fresh_if, ret_const_checked).hash(&mut w);
             (globals_read, globals_kept, global_overwrites, global_fresh, param_fields_written).hash(&mut w);
             let mut h = Hasher::new("drip summary");
             match origin {

@@ -131,6 +131,12 @@ pub struct Summary {
     /// (`precond`): `memory_limit_check(size, gentle)` returns -1 only when `gentle` is set. A
     /// call whose argument there is that literal sees `ret_const`.
     pub ret_const_when: Option<(usize, i64, i64)>,
+    /// Every `return` a path reaches returns `.2` when the pointer parameters of `.0` (bit `i`)
+    /// are not NULL and, with `.1`, parameter `.1.0` is the constant `.1.1` (`precond`): the
+    /// answer of a function whose only failures are its argument checks (libgit2's
+    /// `git_pool_init (&m->pool, 1)`), for a call whose arguments are known to pass them
+    /// (`nonnull`'s per-call arguments, a literal).
+    pub ret_const_checked: Option<(u64, Option<(usize, i64)>, i64)>,
     /// An allocator that returns NULL on every path when parameter `.0` is the constant `.1`
     /// (`precond`): vim's `ExpandOne_start (mode, ..)` allocates only when `mode` is not
     /// `WILD_LONGEST` (or two other modes). A call passing that literal allocates nothing; at
@@ -238,6 +244,7 @@ impl Summary {
             never_null: false,
             never_null_when: None,
             ret_const_when: None,
+            ret_const_checked: None,
             null_when: Vec::new(),
             noreturn_when: Vec::new(),
             globals_written: GlobalWrites::All,
@@ -1046,6 +1053,7 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         never_null: allocator && sums.iter().all(|s| s.never_null),
         never_null_when: first.never_null_when.filter(|w| sums.iter().all(|s| s.never_null_when == Some(*w))),
         ret_const_when: first.ret_const_when.filter(|w| sums.iter().all(|s| s.ret_const_when == Some(*w))),
+        ret_const_checked: first.ret_const_checked.filter(|w| sums.iter().all(|s| s.ret_const_checked == Some(*w))),
         null_when: first.null_when.iter().copied().filter(|w| sums.iter().all(|s| s.null_when.contains(w))).collect(),
         noreturn_when: first
             .noreturn_when
@@ -1161,6 +1169,10 @@ impl<'a> Model<'a> {
         let passes = |i: usize, c: i64| call_args.get(i) == Some(&Operand::Const(c));
         let never_null_when = s.never_null_when.is_some_and(|w| passes(w.0, w.1));
         let ret_const_when = s.ret_const_when.filter(|w| passes(w.0, w.1)).map(|w| w.2);
+        let ret_const_checked = s
+            .ret_const_checked
+            .filter(|(mask, when, _)| nonnull_args & mask == *mask && when.is_none_or(|w| passes(w.0, w.1)))
+            .map(|c| c.2);
         // Cells handed out below the arguments: none when the flag argument says so. A flag
         // only the caller's tests can tell is taken as handing them out (as before flags were
         // known here).
@@ -1251,7 +1263,7 @@ impl<'a> Model<'a> {
             heap_pure: s.heap_pure,
             heap_families: s.heap_families.clone(),
             writes: s.writes.clone(),
-            ret_const: s.ret_const.or(ret_const_when).or(null_here.then_some(0)),
+            ret_const: s.ret_const.or(ret_const_when).or(ret_const_checked).or(null_here.then_some(0)),
             never_null: (s.never_null || never_null_when)
                 && fresh_if_arg.is_none()
                 && matches!(ret, RetEffect::Fresh(_)),

@@ -242,6 +242,7 @@ pub fn summarize(
     let pre = if sure_never_null {
         crate::precond::Returns {
             ret_const: None,
+            ret_const_checked: None,
             never_null: true,
             never_null_when: None,
             ret_const_when: None,
@@ -288,6 +289,7 @@ pub fn summarize(
         never_null: fresh_only && pre.never_null,
         never_null_when: pre.never_null_when.filter(|_| fresh_only),
         ret_const_when: pre.ret_const_when.filter(|_| !allocator),
+        ret_const_checked: pre.ret_const_checked.filter(|_| !allocator),
         null_when: if fresh_only { pre.null_when } else { Vec::new() },
         noreturn_when: pre.noreturn_when,
         // The driver writes the SCC's set (`global_writes::of_scc`).
@@ -509,6 +511,7 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
         exit_values: crate::exits::exit_values(func, |s| cx.model(s)),
         ret_const,
         ret_const_when: pre.ret_const_when,
+        ret_const_checked: pre.ret_const_checked,
         noreturn_when: pre.noreturn_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: pure_value(func, |s| cx.model(s)),
