@@ -348,7 +348,9 @@ impl Lowerer<'_, '_, '_> {
             // truth is set on the two sides of a branch on it, as `&&` sets its value, so that
             // its later tests and the comparison's own go the same way (`Opaque` would lose the
             // operator). Temporaries (`f (a < b)`, `return a < b`) stay arithmetic.
-            op if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op) && self.keeps_truth(&want) => {
+            op if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op)
+                && matches!(&want, Want::Into(p) if self.truth_variable(p).is_some()) =>
+            {
                 self.logical(e, want)
             }
             _ => self.arith(e, want),
@@ -661,21 +663,18 @@ impl Lowerer<'_, '_, '_> {
     fn update(&mut self, l: Cursor, r: Cursor, op: CXBinaryOperatorKind, loc: Loc) -> Place {
         let p = self.place(l);
         // `lose |= p == NULL` on a variable: sets bit 0 on the side of a branch where the
-        // condition holds, so that a later `if (lose)` goes with the test (`keeps_truth`).
-        if op == CXBinaryOperator_OrAssign && is_truth_value(self.strip(r)) {
-            if let Place::Local(x) = p {
-                if self.keeps_truth(&Want::Into(p.clone())) {
-                    let set = self.new_block();
-                    let join = self.new_block();
-                    self.cond(r, set, join);
-                    self.enter(set, loc);
-                    let src = Rvalue::Opaque(vec![Operand::Place(p.clone()), Operand::Const(1)]);
-                    self.assign_bits(p.clone(), src, Bits::or(Bits::local(x), Bits::constant(1)), loc);
-                    self.goto(join, loc);
-                    self.enter(join, loc);
-                    return p;
-                }
-            }
+        // condition holds, so that a later `if (lose)` goes with the test (`truth_variable`).
+        let truth = op == CXBinaryOperator_OrAssign && is_truth_value(self.strip(r));
+        if let Some(x) = self.truth_variable(&p).filter(|_| truth) {
+            let set = self.new_block();
+            let join = self.new_block();
+            self.cond(r, set, join);
+            self.enter(set, loc);
+            let src = Rvalue::Opaque(vec![Operand::Place(p.clone()), Operand::Const(1)]);
+            self.assign_bits(p.clone(), src, Bits::or(Bits::local(x), Bits::constant(1)), loc);
+            self.goto(join, loc);
+            self.enter(join, loc);
+            return p;
         }
         let v = self.expr(r);
         let ptr_step = matches!(op, CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign)
@@ -865,10 +864,13 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
-    /// `want` stores into a variable or parameter of the function (not a temporary, not
-    /// memory).
-    fn keeps_truth(&self, want: &Want) -> bool {
-        matches!(want, Want::Into(Place::Local(x)) if self.locals[x.index()].kind != LocalKind::Temp)
+    /// The variable or parameter of the function that `p` is (not a temporary, not memory): one
+    /// that may keep a test's truth.
+    fn truth_variable(&self, p: &Place) -> Option<LocalId> {
+        match p {
+            Place::Local(x) if self.locals[x.index()].kind != LocalKind::Temp => Some(*x),
+            _ => None,
+        }
     }
 
     fn bool_into(&mut self, dst: Place, e: Cursor, loc: Loc) {
