@@ -429,6 +429,11 @@ pub struct FnCx<'a> {
     /// included): two tests of one place with the same reaching definitions share their atoms,
     /// as two tests of one local do.
     tested_places: Vec<(LocalId, String)>,
+    /// The reaching-definition slot after the tested places' that stands for all memory, when
+    /// the function calls a library reader (`libmodel::reads_only`): every statement that may
+    /// store to memory defines it (`writes_memory`), so two reader calls with the same
+    /// arguments and the same definitions of it return the same value.
+    memory_slot: Option<LocalId>,
 }
 
 /// Lists of items for indices `0..n`, all in one vector: building the lists of every block and
@@ -536,6 +541,7 @@ impl<'a> FnCx<'a> {
             address_taken_globals: None,
             nonnull_params: 0,
             tested_places: Vec::new(),
+            memory_slot: None,
         };
         cx.field_aggregates = field_aggregates(func, &cx.addr_temps);
         cx.stepped = vec![false; func.locals.len()];
@@ -557,6 +563,9 @@ impl<'a> FnCx<'a> {
         let (places, place_writes) = tested_places;
         self.tested_places = places;
         let first_place = func.locals.len() + self.tested_globals.len();
+        let readers = (0..func.stmts.len()).any(|si| self.reader_call(StmtId::from_usize(si)));
+        let memory = LocalId::from_usize(first_place + self.tested_places.len());
+        self.memory_slot = readers.then_some(memory);
         let mut buf = Vec::new();
         let mut defs: Vec<(LocalId, u32)> = Vec::with_capacity(func.stmts.len());
         let mut at: Vec<u32> = Vec::with_capacity(func.blocks.len() + 1);
@@ -571,12 +580,15 @@ impl<'a> FnCx<'a> {
                 if let Some(ks) = place_writes.get(sid.index()) {
                     buf.extend(ks.iter().map(|k| LocalId::from_usize(first_place + *k as usize)));
                 }
+                if readers && self.writes_memory(*sid) {
+                    buf.push(memory);
+                }
                 defs.extend(buf.iter().map(|l| (*l, i as u32)));
             }
         }
         at.push(defs.len() as u32);
         // One entry per (local, block), counted first, then filled in block order.
-        let n = first_place + self.tested_places.len();
+        let n = first_place + self.tested_places.len() + usize::from(readers);
         let mut last_block = vec![u32::MAX; n];
         let mut local_at = vec![0u32; n + 1];
         for b in 0..func.blocks.len() {
@@ -757,6 +769,56 @@ impl<'a> FnCx<'a> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Statement `sid` calls a reader: a library row or a program function whose result
+    /// depends on its arguments and the memory alone, and which writes no memory
+    /// (`Model::reads_only`).
+    fn reader_call(&self, sid: StmtId) -> bool {
+        matches!(self.func.stmt(sid), Stmt::Call { callee: Callee::Direct { .. }, .. })
+            && self.model(sid).is_some_and(|m| m.reads_only)
+    }
+
+    /// Statement `sid` may store to memory a library reader could read (`memory_slot`): any
+    /// store but to a tracked local (whose address no pointer holds); a call whose result goes
+    /// to memory; a library row handed a pointer it may write through (not a `const T *`
+    /// parameter, not a pointer it only frees: reading a freed block is undefined, so a free
+    /// changes no value a valid read sees); a program function that writes a global or
+    /// through a pointer (`Model::globals_written`, `fields_written`); any other call.
+    fn writes_memory(&self, sid: StmtId) -> bool {
+        let plain_local = |p: &Place| matches!(p, Place::Local(l) if self.is_tracked(*l));
+        match self.func.stmt(sid) {
+            Stmt::Assign { dst, .. } => !plain_local(dst),
+            Stmt::Call { dst, callee, args } => {
+                if dst.as_ref().is_some_and(|d| !plain_local(d)) {
+                    return true;
+                }
+                let (Callee::Direct { const_args, .. }, Some(m)) = (callee, self.model(sid)) else { return true };
+                if m.reads_only || m.pure_value || (m.lib && crate::libmodel::writes_only_streams(m.name)) {
+                    return false;
+                }
+                if !m.lib {
+                    let nothing =
+                        crate::global_writes::FieldWrites::Only { fields: Default::default(), through: false };
+                    return m.globals_written != crate::global_writes::GlobalWrites::none()
+                        || m.fields_written != nothing;
+                }
+                args.iter().enumerate().any(|(i, a)| {
+                    let handed = match a {
+                        Operand::Const(_) | Operand::Str | Operand::Unknown => false,
+                        Operand::Func { .. } => true,
+                        Operand::Place(Place::Local(l)) => {
+                            let d = self.func.local(*l);
+                            d.is_pointer || d.is_aggregate
+                        }
+                        Operand::Place(_) => true,
+                    };
+                    let read_only = i < 64 && const_args >> i & 1 == 1;
+                    let frees = m.args.iter().any(|(j, e)| *j == i && matches!(e, ArgEffect::Frees));
+                    handed && !read_only && !frees
+                })
             }
         }
     }
@@ -1194,7 +1256,7 @@ impl<'a> FnCx<'a> {
                     let class = match (bits, text_key) {
                         _ if fixed.is_some() => CondClass::Const(fixed == Some(true)),
                         (Some(t), _) => CondClass::Bits(t),
-                        (None, Some(key)) => CondClass::Text(key, true),
+                        (None, Some((key, holds))) => CondClass::Text(key, holds),
                         (None, None) if correlate => self.classify_cond(&cond.kind, node, idx),
                         (None, None) => CondClass::Opaque,
                     };
@@ -2137,41 +2199,49 @@ impl<'a> FnCx<'a> {
 
     /// The key of a branch on a temporary the front end computed from locals and constants by an
     /// expression it could not break down (`tmp = opaque(flags, 4); branch tmp`, from
-    /// `(flags & 4) != 0`), or by a call to a function whose result depends on its arguments
-    /// alone: the same source text over locals with the same reaching definitions at the
-    /// expression is the same value, whatever temporary holds it. Expressions that read memory
-    /// or call anything else have no such key.
-    fn text_key(&self, cond: &crate::ir::Cond, node: DagNode, idx: usize) -> Option<TestKey> {
-        let CondKind::Truthy(Operand::Place(Place::Local(t))) = &cond.kind else { return None };
-        if self.func.local(*t).kind != LocalKind::Temp || !self.is_tracked(*t) || cond.text.is_empty() {
-            return None;
-        }
-        let defs = self.reaching_defs(*t, node, idx);
-        let [Def::At { node: dn, idx: di }] = defs.as_ref() else { return None };
-        let sid = self.stmts_of(*dn)[*di as usize];
-        // An expression, or a call whose result depends on the argument values alone
-        // (`Summary::pure_value`: `is_fixup (command)` twice).
-        let ops = match self.func.stmt(sid) {
-            Stmt::Assign { src: Rvalue::Opaque(ops), .. } => ops,
-            Stmt::Call { callee: crate::ir::Callee::Direct { .. }, args, .. }
-                if self.model(sid).is_some_and(|m| m.pure_value) =>
-            {
-                args
-            }
+    /// `(flags & 4) != 0`), or by a call whose result depends on its arguments alone
+    /// (`Summary::pure_value`), or on them and the memory they point to (a library reader,
+    /// `libmodel::reads_only`), tested for truth or compared with a constant or a local
+    /// (`strcmp (s, t) == 0`, `strlen (s) > n`): the same source text over locals with the same
+    /// reaching definitions (and, for a reader, the same definitions of `memory_slot`) is the same
+    /// value, whatever temporary holds it. Also whether the branch goes `then_` when the text's
+    /// truth (`text_truth`) holds. Expressions that read memory otherwise, or call anything
+    /// else, have no such key.
+    fn text_key(&self, cond: &crate::ir::Cond, node: DagNode, idx: usize) -> Option<(TestKey, bool)> {
+        let (t, other) = match &cond.kind {
+            CondKind::Truthy(Operand::Place(Place::Local(t))) => (*t, None),
+            CondKind::Cmp(_, Operand::Place(Place::Local(t)), other) => (*t, Some(other)),
             _ => return None,
         };
-        let mut locals = Vec::with_capacity(ops.len());
-        for op in ops {
+        if self.func.local(t).kind != LocalKind::Temp || !self.is_tracked(t) || cond.text.is_empty() {
+            return None;
+        }
+        let defs = self.reaching_defs(t, node, idx);
+        let [Def::At { node: dn, idx: di }] = defs.as_ref() else { return None };
+        let (dn, di) = (*dn, *di as usize);
+        let sid = self.stmts_of(dn)[di];
+        let (ops, reader) = match self.func.stmt(sid) {
+            // An expression's comparisons are the front end's to break down (`facts` reasons
+            // about `n > 0`); only its truth is keyed here.
+            Stmt::Assign { src: Rvalue::Opaque(ops), .. } if other.is_none() => (ops, false),
+            Stmt::Call { callee: Callee::Direct { .. }, args, .. } if self.model(sid).is_some_and(|m| m.pure_value) => {
+                (args, false)
+            }
+            Stmt::Call { args, .. } if self.reader_call(sid) => (args, true),
+            _ => return None,
+        };
+        let mut locals = Vec::with_capacity(ops.len() + 2);
+        let read = |op: &Operand, node: DagNode, idx: usize, locals: &mut Vec<(LocalId, u32)>| -> Option<()> {
             match op {
                 Operand::Const(_) | Operand::Str => {}
                 // A global or a field of one (`State & F`), unchanged where no statement may
                 // write it (`tested_globals`).
-                Operand::Place(p @ (Place::Global(_) | Place::Field(..))) => {
+                Operand::Place(p @ (Place::Global(_) | Place::Field(..))) if self.global_slot(p).is_some() => {
                     let slot = self.global_slot(p)?;
-                    locals.push((slot, self.reaching_set(slot, *dn, *di as usize)));
+                    locals.push((slot, self.reaching_set(slot, node, idx)));
                 }
                 Operand::Place(Place::Local(l)) if self.is_tracked(*l) => {
-                    let set = self.reaching_set(*l, *dn, *di as usize);
+                    let set = self.reaching_set(*l, node, idx);
                     if self.func.local(*l).kind != LocalKind::Param
                         && self.rd_memo.borrow().0.sets[set as usize].contains(&Def::Entry)
                     {
@@ -2179,13 +2249,33 @@ impl<'a> FnCx<'a> {
                     }
                     locals.push((*l, set));
                 }
+                // A reader's argument loaded from memory (`strcmp (cs->name, "x")`): the
+                // memory's definitions below cover the load, the pointer's its own.
+                Operand::Place(p) if reader && self.memory_slot.is_some() => {
+                    if let Some(r) = p.root_local().filter(|r| self.is_tracked(*r)) {
+                        locals.push((r, self.reaching_set(r, node, idx)));
+                    }
+                }
                 _ => return None,
             }
+            Some(())
+        };
+        for op in ops {
+            read(op, dn, di, &mut locals)?;
+        }
+        if reader {
+            let memory = self.memory_slot?;
+            locals.push((memory, self.reaching_set(memory, dn, di)));
+        }
+        // The other side of a comparison, where the branch reads it.
+        if let Some(o) = other {
+            read(o, node, idx, &mut locals)?;
         }
         if locals.is_empty() {
             return None;
         }
-        Some(TestKey::Text { text: truth_text(&cond.text, cond.text_on_else)?.to_string(), locals })
+        let (text, holds) = text_truth(&cond.text, cond.text_on_else);
+        Some((TestKey::Text { text: text.to_string(), locals }, holds))
     }
 
     /// The value of `op` before statement `idx` of `node` when it is the same in every loop
@@ -2572,28 +2662,70 @@ enum PureArg {
     Local(LocalId, u32),
 }
 
-/// The text of the expression whose truth a branch on a temporary tests, from the condition's
-/// source text: `!X` when lowering swapped the targets (`text_on_else`) is `X`, `X != 0` is `X`,
-/// and outer parentheses go, so `!(flags & 4)`, `(flags & 4)` and `(flags & 4) != 0` agree.
-/// `None` when the text says when the value is zero in a form other than `!X` (`x == 0`): the
-/// same text elsewhere may be a value's truth, so it names nothing here.
-fn truth_text(text: &str, on_else: bool) -> Option<&str> {
+/// The text of the expression whose truth a branch tests, from the condition's source text, and
+/// whether the branch goes `then_` when that truth holds: the text holds on `then_` unless
+/// lowering swapped the targets (`text_on_else`); `!X`, `X == 0` and `X == NULL` are `X` on the
+/// other side, `X != 0` and `X != NULL` are `X`, and outer parentheses go. So `!(flags & 4)`,
+/// `(flags & 4)` and `(flags & 4) != 0` agree, and so do `!strcmp (a, b)` and
+/// `strcmp (a, b) == 0`. `X` is stripped only when it is one operand (`postfix_operand`):
+/// `a & b != 0` is `a & (b != 0)`, not `a & b`.
+fn text_truth(text: &str, on_else: bool) -> (&str, bool) {
     let mut t = text.trim();
-    if on_else {
-        t = t.strip_prefix('!')?.trim();
-    }
+    let mut holds = !on_else;
     loop {
         let before = t;
-        if let Some(rest) = t.strip_suffix("!= 0") {
-            t = rest.trim_end();
+        if let Some(rest) = t.strip_prefix('!').map(str::trim_start) {
+            if !rest.starts_with('=') && postfix_operand(rest) {
+                t = rest;
+                holds = !holds;
+            }
+        }
+        for (suffix, zero) in [("!= 0", false), ("== 0", true), ("!= NULL", false), ("== NULL", true)] {
+            if let Some(rest) = t.strip_suffix(suffix).map(str::trim_end) {
+                if postfix_operand(rest) {
+                    t = rest;
+                    holds ^= zero;
+                }
+            }
         }
         if t.starts_with('(') && t.ends_with(')') && encloses(t) {
             t = t[1..t.len() - 1].trim();
         }
         if t == before {
-            return Some(t);
+            return (t, holds);
         }
     }
+}
+
+/// `t` is one operand a unary `!` or a comparison applies to whole: names, member accesses,
+/// calls, subscripts and parenthesised groups, with no operator outside the brackets
+/// (`strcmp (a, b)`, `p->f[i]`, `(a & 1)`, `(char *) p`).
+fn postfix_operand(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            // A literal's brackets and operators are not the expression's.
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            _ if depth > 0 => {}
+            b'-' if b.get(i + 1) == Some(&b'>') => i += 1,
+            c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b' ' | b':') => {}
+            _ => return false,
+        }
+        i += 1;
+    }
+    !t.is_empty() && depth == 0
 }
 
 /// `t` starts with `(` and that parenthesis closes at its last character.
@@ -3230,19 +3362,34 @@ pub fn raw_path(place: &Place) -> Option<(LocalId, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::truth_text;
+    use super::text_truth;
 
     #[test]
     fn spellings_of_one_truth_agree() {
-        for (text, on_else) in
-            [("(flags & 4) != 0", false), ("(flags & 4)", false), ("!(flags & 4)", true), ("flags & 4", false)]
-        {
-            assert_eq!(truth_text(text, on_else), Some("flags & 4"), "{text} {on_else}");
+        for (text, on_else, holds) in [
+            ("(flags & 4) != 0", false, true),
+            ("(flags & 4)", false, true),
+            ("!(flags & 4)", true, true),
+            ("!(flags & 4)", false, false),
+            ("flags & 4", false, true),
+            ("(flags & 4) == 0", true, true),
+        ] {
+            assert_eq!(text_truth(text, on_else), ("flags & 4", holds), "{text} {on_else}");
         }
-        // Parentheses that do not enclose the whole text stay; a negation is its own value.
-        assert_eq!(truth_text("(a & 1) | (b & 2)", false), Some("(a & 1) | (b & 2)"));
-        assert_eq!(truth_text("!(a & 1)", false), Some("!(a & 1)"));
-        // The text of the zero side in another form names no truth.
-        assert_eq!(truth_text("(a & 1) == 0", true), None);
+        for (text, on_else, holds) in [
+            ("strcmp (a, b) == 0", true, true),
+            ("!strcmp (a, b)", false, false),
+            ("strcmp (a, b)", false, true),
+            ("strcmp (a, b) != 0", false, true),
+        ] {
+            assert_eq!(text_truth(text, on_else), ("strcmp (a, b)", holds), "{text} {on_else}");
+        }
+        assert_eq!(text_truth("strchr (p->s, ')') == NULL", true), ("strchr (p->s, ')')", true));
+        // Parentheses that do not enclose the whole text stay, and so does a comparison with
+        // zero of more than one operand (`a & (b != 0)`).
+        assert_eq!(text_truth("(a & 1) | (b & 2)", false), ("(a & 1) | (b & 2)", true));
+        assert_eq!(text_truth("a & b != 0", false), ("a & b != 0", true));
+        assert_eq!(text_truth("!a && b", true), ("!a && b", false));
+        assert_eq!(text_truth("n > 3", true), ("n > 3", false));
     }
 }

@@ -254,6 +254,71 @@ pub fn copies_from(name: &str) -> Option<usize> {
     }
 }
 
+/// Rows whose result depends only on their argument values and the memory those arguments
+/// point to, and which write nothing (`strcmp`, `strlen`, `strchr`): two calls with the same
+/// arguments and no store to memory between them give the same result, so two tests of
+/// `strcmp (s, t) == 0` go the same way (`cfg::FnCx::text_key`). Not the functions that read
+/// other state (`getenv`, the locale of `strcoll`, `errno` of `strtol`).
+pub fn reads_only(name: &str) -> bool {
+    let base = name.strip_prefix("__builtin_").unwrap_or(name);
+    matches!(
+        base,
+        "memchr"
+            | "memcmp"
+            | "memrchr"
+            | "rawmemchr"
+            | "strcasecmp"
+            | "strcasestr"
+            | "strchr"
+            | "strchrnul"
+            | "strcmp"
+            | "strcspn"
+            | "strlen"
+            | "strncasecmp"
+            | "strncmp"
+            | "strnlen"
+            | "strpbrk"
+            | "strrchr"
+            | "strspn"
+            | "strstr"
+            | "wcschr"
+            | "wcscmp"
+            | "wcslen"
+            | "wcsncmp"
+            | "wcsrchr"
+            | "wcsstr"
+            | "wmemchr"
+            | "wmemcmp"
+    )
+}
+
+/// Rows that write only to a stream (`printf`, `fputs`, `fwrite`, `write`): the stream's
+/// buffer is no object the program reads through a pointer of its own, so for the program's
+/// memory (`cfg::FnCx::writes_memory`) they write nothing. `%n` is left out.
+pub fn writes_only_streams(name: &str) -> bool {
+    let base = name.trim_start_matches('_');
+    let base = base.strip_suffix("_chk").unwrap_or(base);
+    let base = base.strip_suffix("_unlocked").unwrap_or(base);
+    matches!(
+        base,
+        "dprintf"
+            | "fflush"
+            | "fprintf"
+            | "fputc"
+            | "fputs"
+            | "fwrite"
+            | "perror"
+            | "printf"
+            | "putc"
+            | "putchar"
+            | "puts"
+            | "vdprintf"
+            | "vfprintf"
+            | "vprintf"
+            | "write"
+    )
+}
+
 /// Rows that return twice (`setjmp` and its spellings): 0 when called, non-zero when a later
 /// `longjmp` comes back to them. The second return resumes after calls this function made in
 /// between, which the path through it does not show.

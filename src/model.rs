@@ -208,6 +208,9 @@ pub struct Model<'a> {
     pub returns_twice: bool,
     /// The result depends on the argument values alone (`Summary::pure_value`).
     pub pure_value: bool,
+    /// The result depends on the argument values and the memory alone, and the call writes no
+    /// memory (`Summary::reads_only`, `libmodel::reads_only`).
+    pub reads_only: bool,
     /// The allocator family of the fresh result (and, for a library row, of its out-parameter
     /// cells): `None` when unknown (`libmodel::Family`).
     pub alloc_family: Option<libmodel::Family>,
@@ -261,6 +264,7 @@ impl<'a> Model<'a> {
             ret_addr: None,
             returns_twice: libmodel::returns_twice(lib.name),
             pure_value: false,
+            reads_only: libmodel::reads_only(lib.name),
             alloc_family: libmodel::family(lib),
             free_family: libmodel::family(lib),
             param_globals: Arc::from([]),
@@ -324,6 +328,7 @@ impl<'a> Model<'a> {
             ret_addr: None,
             returns_twice: false,
             pure_value: false,
+            reads_only: false,
             alloc_family: None,
             free_family: None,
             param_globals: Arc::from([]),

@@ -347,6 +347,7 @@ impl<'a> SccReuse<'a> {
                 global_fresh,
                 ret_addr,
                 pure_value,
+                reads_only,
                 alloc_family,
                 free_family,
                 param_globals,
@@ -358,7 +359,8 @@ impl<'a> SccReuse<'a> {
                 .hash(&mut w);
             (out_fresh, out_fresh_if, ret_fresh, heap, heap_pure, ret_values, writes, ret_const, never_null)
                 .hash(&mut w);
-            (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value).hash(&mut w);
+            (globals_written, out_values, ret_addr, never_null_when, ret_const_when, pure_value, reads_only)
+                .hash(&mut w);
             (alloc_family, free_family, fields_written, null_when, heap_families, noreturn_when).hash(&mut w);
             (exit_values, param_globals, va_reads, varargs_read, ret_fresh_if, ret_const_checked).hash(&mut w);
             (globals_read, globals_kept, global_overwrites, global_fresh, param_fields_written).hash(&mut w);

@@ -188,6 +188,12 @@ pub struct Summary {
     /// (`is_fixup (command)`: `command == FIXUP || command == SQUASH`). Two calls with the same
     /// arguments give the same result, so the caller's two tests of them agree (`cfg`).
     pub pure_value: bool,
+    /// The result is a function of the argument values and the memory: the function writes
+    /// nothing but its locals and calls only such functions and library readers
+    /// (`libmodel::reads_only`): `longer_than (s, n)` returning `strlen (s) > n`. Two calls with
+    /// the same arguments and no store to memory in between give the same result (`cfg`).
+    /// Implied by `pure_value`.
+    pub reads_only: bool,
     /// For an allocator: the family of every fresh cell it returns (`xmalloc` wrapping `malloc`
     /// is `Malloc`), `None` when its sites disagree or one is unknown.
     pub alloc_family: Option<libmodel::Family>,
@@ -256,6 +262,7 @@ impl Summary {
             global_fresh: Arc::from([]),
             ret_addr: None,
             pure_value: false,
+            reads_only: false,
             alloc_family: None,
             free_family: None,
             param_globals: Arc::from([]),
@@ -1079,6 +1086,7 @@ fn meet_all(sums: &[&Summary]) -> Summary {
         ret_addr: first.ret_addr.clone().filter(|a| sums.iter().all(|s| s.ret_addr.as_ref() == Some(a))),
         // Which target runs is not known at the call, so two calls may differ.
         pure_value: false,
+        reads_only: false,
         // The target called is not known: a family only when every target has it.
         alloc_family: libmodel::Family::meet(sums.iter().map(|s| s.alloc_family)),
         free_family: libmodel::Family::meet(sums.iter().map(|s| s.free_family)),
@@ -1281,6 +1289,7 @@ impl<'a> Model<'a> {
             ret_addr: s.ret_addr.clone(),
             returns_twice: false,
             pure_value: s.pure_value,
+            reads_only: s.reads_only,
             alloc_family: if fresh_result { s.alloc_family } else { None },
             free_family: s.free_family,
             param_globals: s.param_globals.clone(),

@@ -302,6 +302,7 @@ pub fn summarize(
         global_fresh: std::sync::Arc::from([]),
         ret_addr: ret_addr.map(|(i, p)| (i, p.into())),
         pure_value: !allocator && pure_value(func, |s| cx.model(s)),
+        reads_only: !allocator && reads_only(func, |s| cx.model(s)),
         alloc_family: crate::libmodel::Family::meet(fresh_returns.iter().map(|v| v.family)),
         free_family: crate::libmodel::Family::meet(free_families.into_iter()),
         param_globals: std::sync::Arc::from([]),
@@ -515,6 +516,7 @@ pub fn summarize_without_flow(cx: &CheckCx, heap_needed: bool) -> Option<Summary
         noreturn_when: pre.noreturn_when,
         ret_addr: crate::interior::returned_address(func, &cx.addr_temps).map(|(i, p)| (i, p.into())),
         pure_value: pure_value(func, |s| cx.model(s)),
+        reads_only: reads_only(func, |s| cx.model(s)),
         param_globals: param_globals(cx, &params),
         va_reads: va.params,
         varargs_read: va.extras,
@@ -592,6 +594,41 @@ fn pure_value<'m>(func: &Function, model: impl Fn(StmtId) -> Option<&'m crate::m
             dst.as_ref().is_none_or(plain)
                 && args.iter().all(operand)
                 && model(StmtId::from_usize(si)).is_some_and(|m| m.pure_value)
+        }
+        Stmt::Call { callee: Callee::Indirect { .. }, .. } => false,
+    }) && func.blocks.iter().all(|b| match &b.term {
+        Terminator::Branch { cond, .. } => match &cond.kind {
+            CondKind::Truthy(a) => operand(a),
+            CondKind::Cmp(_, a, b) => operand(a) && operand(b),
+            CondKind::Opaque => false,
+        },
+        Terminator::Switch { on, .. } => operand(on),
+        Terminator::Return(Some(op)) => operand(op),
+        Terminator::Return(None) | Terminator::Goto(_) | Terminator::NoReturn => true,
+    })
+}
+
+/// The function's result depends on its argument values and the memory alone, and it writes
+/// nothing its callers see (`Summary::reads_only`): it stores only into its own locals, and
+/// calls only functions of which the same holds (library readers included). What the lowering
+/// could not describe may do anything.
+fn reads_only<'m>(func: &Function, model: impl Fn(StmtId) -> Option<&'m crate::model::Model<'m>>) -> bool {
+    fn operand(op: &Operand) -> bool {
+        !matches!(op, Operand::Func { .. } | Operand::Unknown)
+    }
+    func.stmts.iter().enumerate().all(|(si, st)| match st {
+        Stmt::Assign { dst, src } => {
+            matches!(dst, Place::Local(_))
+                && match src {
+                    Rvalue::Use(op) => operand(op),
+                    Rvalue::Opaque(ops) => ops.iter().all(operand),
+                    Rvalue::AddrOf(_) => true,
+                }
+        }
+        Stmt::Call { dst, callee: Callee::Direct { .. }, args } => {
+            dst.as_ref().is_none_or(|d| matches!(d, Place::Local(_)))
+                && args.iter().all(operand)
+                && model(StmtId::from_usize(si)).is_some_and(|m| m.pure_value || m.reads_only)
         }
         Stmt::Call { callee: Callee::Indirect { .. }, .. } => false,
     }) && func.blocks.iter().all(|b| match &b.term {
