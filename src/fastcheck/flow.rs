@@ -1052,6 +1052,10 @@ fn transfer(
                 let member =
                     model.filter(|m| !m.lib).and_then(|_| cx.arg_slots(a)).filter(|(_, p)| is_member_prefix(p));
                 let lib = model.is_some_and(|m| m.lib);
+                // The address of one element of many (`init (&s->modes[1])` after `[0]`; indices
+                // are one place): what the callee loses below it is one element's, and the
+                // others keep what they held.
+                let one_element = !lib && cx.arg_slots(a).is_some_and(|(_, p)| p.contains('['));
                 for (k, callee_path) in reachable_slots(cx, st, a, lib, std_member_only) {
                     let g = st.get_key(k);
                     let container = member.as_ref().filter(|(root, _)| k.root == *root).map(|_| container_path(cx, k));
@@ -1075,6 +1079,7 @@ fn transfer(
                             events.push(Event { kind, guard: g, weak: false });
                             st.set_key(k, GuardId::FALSE);
                         }
+                        PathFate::Lost if one_element => {}
                         PathFate::Lost => st.set_key(k, GuardId::FALSE),
                         PathFate::Returned if !cx.is_weak(k) => {
                             detached = guards.or(detached, g);
@@ -1229,8 +1234,10 @@ fn transfer(
                     st.set_key(k, GuardId::FALSE);
                 }
             }
+            // A slot of one element of many (`init (&s->modes[1])` after `[0]`) is a weak
+            // update, as a store there is: the cell an element held stays.
             if let Some(ok) = out_keys.filter(|ok| !ok.paths.is_empty()) {
-                st.h.retain(|e| e.0.is_local() || ok.paths.binary_search(&e.0).is_err());
+                st.h.retain(|e| e.0.is_local() || cx.is_weak(e.0) || ok.paths.binary_search(&e.0).is_err());
             }
             for (k, g) in kept_on_failure {
                 st.set_key(k, g);
@@ -2707,9 +2714,10 @@ pub(super) fn walk(
                                         prefix.is_empty() || rest.is_empty() || rest.starts_with(['.', '*', '['])
                                     });
                                 let container = member.then(|| container_path(cx, *k));
-                                rest.is_none_or(|rest| {
-                                    callee_fate(m, i, &format!("*{rest}"), container.as_deref()) != PathFate::Lost
-                                }) && !lost_by_copy.contains(k)
+                                prefix.contains('[')
+                                    || rest.is_none_or(|rest| {
+                                        callee_fate(m, i, &format!("*{rest}"), container.as_deref()) != PathFate::Lost
+                                    }) && !lost_by_copy.contains(k)
                             });
                             if holders.is_empty() && globals.is_empty() && had > 0 {
                                 steps.push(Step::Lost { loc, how: Lost::InCallee(m.name.to_string()) });
