@@ -3,7 +3,8 @@
 # hand-made triage tables in bench/precision/triage/ (real or false, with a one-line reason).
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
-#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), nano, and the C++ ones
+#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), nano, htop, screen,
+#                  and the C++ ones
 #                  tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
 #                  corpora); default: all
@@ -24,7 +25,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell jq gmake nano)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell jq gmake nano htop screen)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -239,6 +240,18 @@ debian_program() {
       fetch nano nano
       build nano './configure -q --disable-nls --disable-libmagic' \
         sh -c 'make -C lib -j2 && make -C src -j2 nano' ;;
+    htop)
+      # htop 3.2 on Linux (ncursesw, its own xMalloc/xStrdup wrappers that die on failure),
+      # without the optional sensors, capabilities and delay accounting.
+      apt_need dpkg-dev gcc make autoconf automake libncurses-dev pkg-config
+      fetch htop htop
+      build htop './autogen.sh >/dev/null 2>&1 && ./configure -q --disable-sensors --disable-capabilities --disable-delayacct --disable-unwind' make -j2 ;;
+    screen)
+      # GNU screen 4.9, an older C code base (hand-made lists and buffers, malloc beside its
+      # own wrappers), without PAM or utempter.
+      apt_need dpkg-dev gcc make autoconf automake libncurses-dev
+      fetch screen screen
+      build screen './autogen.sh >/dev/null 2>&1; ./configure -q --disable-pam --disable-socket-dir' make -j2 screen ;;
   esac
 }
 
