@@ -1154,25 +1154,32 @@ impl Followed {
     /// what holds on both sides (`Fact::hull`: `t = c ? 1 : 2` is between 1 and 2). A place below
     /// a pointer parameter does not exist on the side of a test that finds the parameter NULL
     /// (`if (es) es->subtype = 1;`): there it is vacuous, and a join takes the other side's fact.
+    /// A join also keeps what each side knows under a branch literal the other side's paths never
+    /// take (`Conditional`): after `if (p) *existed = 1; else *existed = 0;`, a second test of
+    /// `p` (the same atom) knows `*existed` on each of its edges.
     pub fn must_at_entry(&self, facts: &Facts, cx: &FnCx) -> Vec<Option<Vec<(u32, Fact)>>> {
         let n = cx.dag.len();
-        // Per node: the facts, and the keys that are vacuous on every path in.
-        type At = (Vec<(u32, Fact)>, Vec<u32>);
-        let mut at: Vec<Option<At>> = vec![None; n];
-        at[cx.func.entry.index()] = Some((Vec::new(), Vec::new()));
+        let mut at: Vec<Option<MustAt>> = vec![None; n];
+        at[cx.func.entry.index()] = Some(MustAt::default());
         for nd in &cx.dag.topo {
             // Past the budget, nothing is known anywhere: a node whose predecessors were not
             // all seen would keep facts that do not hold on every path.
             if cx.budget.tick() {
                 return vec![None; n];
             }
-            let Some((mut st, mut vacuous)) = at[nd.index()].clone() else { continue };
-            let mut tagged: Vec<(u32, Fact, ())> = st.drain(..).map(|(k, f)| (k, f, ())).collect();
+            let Some(MustAt { facts: st, mut vacuous, lits, cond }) = at[nd.index()].clone() else { continue };
+            let tag =
+                |v: Vec<(u32, Fact)>| -> Vec<(u32, Fact, ())> { v.into_iter().map(|(k, f)| (k, f, ())).collect() };
+            let mut tagged = tag(st);
+            let mut cond: Vec<(Lit, Vec<(u32, Fact, ())>)> = cond.into_iter().map(|(l, v)| (l, tag(v))).collect();
             for sid in cx.stmts_of(*nd) {
                 if let Some(fs) = self.stmts.get(sid.index()).and_then(|s| s.as_ref()) {
                     vacuous.retain(|k| fs.kills.binary_search(k).is_err());
                 }
                 self.apply(*sid, &mut tagged, ());
+                for (_, c) in &mut cond {
+                    self.apply(*sid, c, ());
+                }
             }
             let copy = cx.dag.is_copy(*nd);
             let test = if copy { None } else { facts.tests[cx.dag.block[nd.index()].index()] };
@@ -1182,7 +1189,7 @@ impl Followed {
                 }
                 _ => None,
             };
-            for (t, _) in &cx.dag.succs[nd.index()] {
+            for (t, label) in &cx.dag.succs[nd.index()] {
                 // Locals a later loop iteration redefined (`Dag::kills`) lose their facts.
                 let kills = cx.dag.kills(*nd, *t);
                 // A copy that jumps to the body's exits skips what the later iteration it stands
@@ -1192,14 +1199,24 @@ impl Followed {
                 let killed = |k: u32| {
                     kills.contains(&facts.keys[k as usize].0) || (later && cx.is_global_slot(facts.keys[k as usize].0))
                 };
-                let mut out: Vec<(u32, Fact)> = tagged
-                    .iter()
-                    .filter(|f| match f.1 {
-                        Fact::Same(q) => (self.live(*t, f.0) || self.live(*t, q)) && !killed(f.0) && !killed(q),
-                        _ => self.live(*t, f.0) && !killed(f.0),
-                    })
-                    .map(|f| (f.0, f.1))
-                    .collect();
+                let keep = |f: &&(u32, Fact, ())| match f.1 {
+                    Fact::Same(q) => (self.live(*t, f.0) || self.live(*t, q)) && !killed(f.0) && !killed(q),
+                    _ => self.live(*t, f.0) && !killed(f.0),
+                };
+                let mut out: Vec<(u32, Fact)> = tagged.iter().filter(keep).map(|f| (f.0, f.1)).collect();
+                let lit = match label {
+                    crate::cfg::EdgeLabel::Lit { atom, positive } => Some((*atom, *positive)),
+                    _ => None,
+                };
+                // What the paths that take this edge's literal knew besides.
+                if let Some((_, known)) = lit.and_then(|l| cond.iter().find(|c| c.0 == l)) {
+                    for f in known.iter().filter(keep) {
+                        match out.iter_mut().find(|o| o.0 == f.0 && !matches!(o.1, Fact::Same(_))) {
+                            Some(o) if !matches!(f.1, Fact::Same(_)) => o.1 = o.1.meet(f.1),
+                            _ => out.push((f.0, f.1)),
+                        }
+                    }
+                }
                 if let Some(test) = test {
                     let edge = test.edge(cx.func.block(cx.dag.block[nd.index()]), cx.dag.block[t.index()]);
                     if let Some(f) = edge.learned() {
@@ -1218,33 +1235,30 @@ impl Followed {
                         vac.dedup();
                     }
                 }
+                let mut t_lits = lits.clone();
+                if let Some(l) = lit {
+                    t_lits.retain(|x| x.0 != l.0);
+                    t_lits.push(l);
+                    if t_lits.len() > MUST_LITS {
+                        t_lits.remove(0);
+                    }
+                }
+                let t_cond: Vec<(Lit, Vec<(u32, Fact)>)> = cond
+                    .iter()
+                    .map(|(l, v)| (*l, v.iter().filter(keep).map(|f| (f.0, f.1)).collect::<Vec<_>>()))
+                    .filter(|(_, v)| !v.is_empty())
+                    .collect();
                 if cx.budget.grow(std::mem::size_of_val(&out[..])) {
                     return vec![None; n];
                 }
+                let arriving = MustAt { facts: out, vacuous: vac, lits: t_lits, cond: t_cond };
                 match &mut at[t.index()] {
-                    slot @ None => *slot = Some((out, vac)),
-                    Some((cur, cur_vac)) => {
-                        let mut joined: Vec<(u32, Fact)> = Vec::new();
-                        for a in cur.iter() {
-                            if vac.binary_search(&a.0).is_ok() {
-                                joined.push(*a);
-                            }
-                            for b in out.iter().filter(|b| b.0 == a.0) {
-                                if let Some(h) = a.1.hull(b.1) {
-                                    joined.push((a.0, h));
-                                }
-                            }
-                        }
-                        joined.extend(out.iter().filter(|b| cur_vac.binary_search(&b.0).is_ok()));
-                        joined.sort_unstable();
-                        joined.dedup();
-                        *cur = joined;
-                        cur_vac.retain(|k| vac.binary_search(k).is_ok());
-                    }
+                    slot @ None => *slot = Some(arriving),
+                    Some(cur) => *cur = cur.join(arriving),
                 }
             }
         }
-        at.into_iter().map(|a| a.map(|(f, _)| f)).collect()
+        at.into_iter().map(|a| a.map(|a| a.facts)).collect()
     }
 
     /// For a branch that tests a pointer parameter's entry value against NULL: the block of the
@@ -2289,6 +2303,97 @@ impl Groups {
             }
         }
         seen
+    }
+}
+
+/// A branch literal: an atom and the side taken.
+type Lit = (crate::guard::AtomId, bool);
+
+/// At most this many literals are remembered per node (the latest branches on the way): the
+/// set only ever says less than every path knows.
+const MUST_LITS: usize = 8;
+
+/// What `Followed::must_at_entry` knows at the start of a node: the facts of every path in, the
+/// keys vacuous on every path in, the branch literals every path in takes, and per literal, the
+/// facts of the paths in that take it (beside `facts`).
+#[derive(Clone, Default)]
+struct MustAt {
+    facts: Vec<(u32, Fact)>,
+    vacuous: Vec<u32>,
+    lits: Vec<Lit>,
+    cond: Vec<(Lit, Vec<(u32, Fact)>)>,
+}
+
+impl MustAt {
+    /// The paths of `self` and of `other` together.
+    fn join(&self, other: MustAt) -> MustAt {
+        let (cur, cur_vac, out, vac) = (&self.facts, &self.vacuous, &other.facts, &other.vacuous);
+        let mut joined: Vec<(u32, Fact)> = Vec::new();
+        for a in cur.iter() {
+            if vac.binary_search(&a.0).is_ok() {
+                joined.push(*a);
+            }
+            for b in out.iter().filter(|b| b.0 == a.0) {
+                if let Some(h) = a.1.hull(b.1) {
+                    joined.push((a.0, h));
+                }
+            }
+        }
+        joined.extend(out.iter().filter(|b| cur_vac.binary_search(&b.0).is_ok()));
+        joined.sort_unstable();
+        joined.dedup();
+        let vacuous: Vec<u32> = cur_vac.iter().copied().filter(|k| vac.binary_search(k).is_ok()).collect();
+        let lits: Vec<Lit> = self.lits.iter().copied().filter(|l| other.lits.contains(l)).collect();
+        // Per literal either side's paths may take: what they know where they take it (`None`:
+        // no path of that side takes it).
+        let side = |s: &MustAt, l: Lit| -> Option<Vec<(u32, Fact)>> {
+            if s.lits.contains(&(l.0, !l.1)) {
+                return None;
+            }
+            let mut v = s.facts.clone();
+            if let Some((_, c)) = s.cond.iter().find(|c| c.0 == l) {
+                v.extend(c.iter().copied());
+            }
+            Some(v)
+        };
+        let mut universe: Vec<Lit> = Vec::new();
+        for l in self
+            .lits
+            .iter()
+            .chain(&other.lits)
+            .chain(self.cond.iter().map(|c| &c.0))
+            .chain(other.cond.iter().map(|c| &c.0))
+        {
+            universe.push(*l);
+            universe.push((l.0, !l.1));
+        }
+        universe.sort_unstable();
+        universe.dedup();
+        let mut cond: Vec<(Lit, Vec<(u32, Fact)>)> = Vec::new();
+        for l in universe {
+            let known = match (side(self, l), side(&other, l)) {
+                (None, None) => continue,
+                (Some(a), None) | (None, Some(a)) => a,
+                (Some(a), Some(b)) => {
+                    let mut h = Vec::new();
+                    for x in &a {
+                        for y in b.iter().filter(|y| y.0 == x.0) {
+                            if let Some(f) = x.1.hull(y.1) {
+                                h.push((x.0, f));
+                            }
+                        }
+                    }
+                    h
+                }
+            };
+            let mut extra: Vec<(u32, Fact)> = known.into_iter().filter(|f| !joined.contains(f)).collect();
+            extra.sort_unstable();
+            extra.dedup();
+            if !extra.is_empty() && cond.len() < MUST_LITS {
+                cond.push((l, extra));
+            }
+        }
+        MustAt { facts: joined, vacuous, lits, cond }
     }
 }
 

@@ -344,12 +344,14 @@ impl Lowerer<'_, '_, '_> {
                 self.lower(r, want)
             }
             CXBinaryOperator_LAnd | CXBinaryOperator_LOr => self.logical(e, want),
-            // `on_heap = n > 10`, `int failed = p == NULL`: a variable that keeps a comparison's
-            // truth is set on the two sides of a branch on it, as `&&` sets its value, so that
-            // its later tests and the comparison's own go the same way (`Opaque` would lose the
-            // operator). Temporaries (`f (a < b)`, `return a < b`) stay arithmetic.
+            // `on_heap = n > 10`, `int failed = p == NULL`, `*existed = p != NULL`: a variable
+            // or a place in memory that keeps a comparison's truth is set on the two sides of a
+            // branch on it, as `&&` sets its value, so that its later tests and the comparison's
+            // own go the same way (`Opaque` would lose the operator), and a caller learns the
+            // constant a callee left in `*existed` where its result is fresh. Temporaries
+            // (`f (a < b)`, `return a < b`) stay arithmetic.
             op if (CXBinaryOperator_LT..=CXBinaryOperator_NE).contains(&op)
-                && matches!(&want, Want::Into(p) if self.truth_variable(p).is_some()) =>
+                && matches!(&want, Want::Into(p) if self.keeps_truth(p)) =>
             {
                 self.logical(e, want)
             }
@@ -871,6 +873,12 @@ impl Lowerer<'_, '_, '_> {
             Place::Local(x) if self.locals[x.index()].kind != LocalKind::Temp => Some(*x),
             _ => None,
         }
+    }
+
+    /// `p` is a variable (`truth_variable`) or a place in memory: not a temporary, whose one
+    /// use is the expression it was made for.
+    fn keeps_truth(&self, p: &Place) -> bool {
+        !matches!(p, Place::Local(x) if self.locals[x.index()].kind == LocalKind::Temp)
     }
 
     fn bool_into(&mut self, dst: Place, e: Cursor, loc: Loc) {
