@@ -570,65 +570,37 @@ fn param_globals(cx: &CheckCx, params: &[ParamFate]) -> std::sync::Arc<[(usize, 
 /// reads and writes no memory but its own locals' (whose address it never takes), no global,
 /// and calls only functions of which the same holds.
 fn pure_value<'m>(func: &Function, model: impl Fn(StmtId) -> Option<&'m crate::model::Model<'m>>) -> bool {
-    fn plain(p: &Place) -> bool {
-        matches!(p, Place::Local(_))
-    }
-    fn operand(op: &Operand) -> bool {
-        match op {
-            Operand::Place(p) => plain(p),
-            Operand::Const(_) | Operand::Str => true,
-            // What the lowering could not describe may read memory.
-            Operand::Func { .. } | Operand::Unknown => false,
-        }
-    }
+    result_of_inputs(func, |s| model(s).is_some_and(|m| m.pure_value), false)
+}
+
+/// The function's result depends on its argument values and the memory alone, and it writes
+/// nothing its callers see (`Summary::reads_only`): it stores only into its own locals, and
+/// calls only functions of which the same holds (library readers included).
+fn reads_only<'m>(func: &Function, model: impl Fn(StmtId) -> Option<&'m crate::model::Model<'m>>) -> bool {
+    result_of_inputs(func, |s| model(s).is_some_and(|m| m.pure_value || m.reads_only), true)
+}
+
+/// Every statement stores only into the function's locals, every call is to a function
+/// `callee_ok` accepts, and, unless `reads_memory`, nothing reads memory or takes an address.
+/// What the lowering could not describe may do anything.
+fn result_of_inputs(func: &Function, callee_ok: impl Fn(StmtId) -> bool, reads_memory: bool) -> bool {
+    let plain = |p: &Place| matches!(p, Place::Local(_));
+    let operand = |op: &Operand| match op {
+        Operand::Place(p) => reads_memory || plain(p),
+        Operand::Const(_) | Operand::Str => true,
+        Operand::Func { .. } | Operand::Unknown => false,
+    };
     func.stmts.iter().enumerate().all(|(si, st)| match st {
         Stmt::Assign { dst, src } => {
             plain(dst)
                 && match src {
                     Rvalue::Use(op) => operand(op),
                     Rvalue::Opaque(ops) => ops.iter().all(operand),
-                    Rvalue::AddrOf(_) => false,
+                    Rvalue::AddrOf(_) => reads_memory,
                 }
         }
         Stmt::Call { dst, callee: Callee::Direct { .. }, args } => {
-            dst.as_ref().is_none_or(plain)
-                && args.iter().all(operand)
-                && model(StmtId::from_usize(si)).is_some_and(|m| m.pure_value)
-        }
-        Stmt::Call { callee: Callee::Indirect { .. }, .. } => false,
-    }) && func.blocks.iter().all(|b| match &b.term {
-        Terminator::Branch { cond, .. } => match &cond.kind {
-            CondKind::Truthy(a) => operand(a),
-            CondKind::Cmp(_, a, b) => operand(a) && operand(b),
-            CondKind::Opaque => false,
-        },
-        Terminator::Switch { on, .. } => operand(on),
-        Terminator::Return(Some(op)) => operand(op),
-        Terminator::Return(None) | Terminator::Goto(_) | Terminator::NoReturn => true,
-    })
-}
-
-/// The function's result depends on its argument values and the memory alone, and it writes
-/// nothing its callers see (`Summary::reads_only`): it stores only into its own locals, and
-/// calls only functions of which the same holds (library readers included). What the lowering
-/// could not describe may do anything.
-fn reads_only<'m>(func: &Function, model: impl Fn(StmtId) -> Option<&'m crate::model::Model<'m>>) -> bool {
-    fn operand(op: &Operand) -> bool {
-        !matches!(op, Operand::Func { .. } | Operand::Unknown)
-    }
-    func.stmts.iter().enumerate().all(|(si, st)| match st {
-        Stmt::Assign { dst, src } => {
-            matches!(dst, Place::Local(_))
-                && match src {
-                    Rvalue::Use(op) => operand(op),
-                    Rvalue::Opaque(ops) => ops.iter().all(operand),
-                    Rvalue::AddrOf(_) => true,
-                }
-        }
-        Stmt::Call { dst, callee: Callee::Direct { .. }, args } => {
-            dst.as_ref().is_none_or(|d| matches!(d, Place::Local(_)))
-                && args.iter().all(operand)
-                && model(StmtId::from_usize(si)).is_some_and(|m| m.pure_value || m.reads_only)
+            dst.as_ref().is_none_or(plain) && args.iter().all(operand) && callee_ok(StmtId::from_usize(si))
         }
         Stmt::Call { callee: Callee::Indirect { .. }, .. } => false,
     }) && func.blocks.iter().all(|b| match &b.term {
