@@ -2216,6 +2216,11 @@ impl<'a> FnCx<'a> {
         if self.func.local(t).kind != LocalKind::Temp || !self.is_tracked(t) || cond.text.is_empty() {
             return None;
         }
+        // A call that returns one constant (`Summary::ret_const`) is that constant: the test
+        // takes one side (`classify_cond`), which an atom would not say.
+        if self.invariant_constant(&Operand::Place(Place::Local(t)), node, idx).is_some() {
+            return None;
+        }
         let defs = self.reaching_defs(t, node, idx);
         let [Def::At { node: dn, idx: di }] = defs.as_ref() else { return None };
         let (dn, di) = (*dn, *di as usize);
