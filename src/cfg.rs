@@ -2669,8 +2669,8 @@ enum PureArg {
 
 /// The text of the expression whose truth a branch tests, from the condition's source text, and
 /// whether the branch goes `then_` when that truth holds: the text holds on `then_` unless
-/// lowering swapped the targets (`text_on_else`); `!X`, `X == 0` and `X == NULL` are `X` on the
-/// other side, `X != 0` and `X != NULL` are `X`, and outer parentheses go. So `!(flags & 4)`,
+/// lowering swapped the targets (`text_on_else`); `!X`, `X == 0` and `X == NULL` (or `nullptr`)
+/// are `X` on the other side, `X != 0` and `X != NULL` are `X`, and outer parentheses go. So `!(flags & 4)`,
 /// `(flags & 4)` and `(flags & 4) != 0` agree, and so do `!strcmp (a, b)` and
 /// `strcmp (a, b) == 0`. `X` is stripped only when it is one operand (`postfix_operand`):
 /// `a & b != 0` is `a & (b != 0)`, not `a & b`.
@@ -2685,7 +2685,14 @@ fn text_truth(text: &str, on_else: bool) -> (&str, bool) {
                 holds = !holds;
             }
         }
-        for (suffix, zero) in [("!= 0", false), ("== 0", true), ("!= NULL", false), ("== NULL", true)] {
+        for (suffix, zero) in [
+            ("!= 0", false),
+            ("== 0", true),
+            ("!= NULL", false),
+            ("== NULL", true),
+            ("!= nullptr", false),
+            ("== nullptr", true),
+        ] {
             if let Some(rest) = t.strip_suffix(suffix).map(str::trim_end) {
                 if postfix_operand(rest) {
                     t = rest;
@@ -3390,6 +3397,7 @@ mod tests {
             assert_eq!(text_truth(text, on_else), ("strcmp (a, b)", holds), "{text} {on_else}");
         }
         assert_eq!(text_truth("strchr (p->s, ')') == NULL", true), ("strchr (p->s, ')')", true));
+        assert_eq!(text_truth("s.find (c) != nullptr", false), ("s.find (c)", true));
         // Parentheses that do not enclose the whole text stay, and so does a comparison with
         // zero of more than one operand (`a & (b != 0)`).
         assert_eq!(text_truth("(a & 1) | (b & 2)", false), ("(a & 1) | (b & 2)", true));

@@ -258,12 +258,16 @@ pub fn copies_from(name: &str) -> Option<usize> {
 /// point to, and which write nothing (`strcmp`, `strlen`, `strchr`): two calls with the same
 /// arguments and no store to memory between them give the same result, so two tests of
 /// `strcmp (s, t) == 0` go the same way (`cfg::FnCx::text_key`). Not the functions that read
-/// other state (`getenv`, the locale of `strcoll`, `errno` of `strtol`).
+/// other state (`getenv`, the locale of `strcoll`, `errno` and the end pointer of `strtol`;
+/// `atoi` sets neither).
 pub fn reads_only(name: &str) -> bool {
     let base = name.strip_prefix("__builtin_").unwrap_or(name);
     matches!(
         base,
-        "memchr"
+        "atoi"
+            | "atol"
+            | "atoll"
+            | "memchr"
             | "memcmp"
             | "memrchr"
             | "rawmemchr"
