@@ -800,10 +800,7 @@ impl<'a> FnCx<'a> {
                     return false;
                 }
                 if !m.lib {
-                    let nothing =
-                        crate::global_writes::FieldWrites::Only { fields: Default::default(), through: false };
-                    return m.globals_written != crate::global_writes::GlobalWrites::none()
-                        || m.fields_written != nothing;
+                    return !m.globals_written.is_empty() || !m.fields_written.is_empty();
                 }
                 args.iter().enumerate().any(|(i, a)| {
                     let handed = match a {

@@ -57,6 +57,11 @@ impl GlobalWrites {
         GlobalWrites::Only(Arc::from([]))
     }
 
+    /// Writes no global.
+    pub fn is_empty(&self) -> bool {
+        matches!(self, GlobalWrites::Only(v) if v.is_empty())
+    }
+
     /// Whether global `g` (a name, not a path) may be written.
     pub fn may_write(&self, g: &str) -> bool {
         match self {
@@ -107,6 +112,11 @@ impl FieldWrites {
         } else {
             FieldWrites::Only { fields: Arc::from([]), through: true }
         }
+    }
+
+    /// Writes nothing below any argument.
+    pub fn is_empty(&self) -> bool {
+        matches!(self, FieldWrites::Only { fields, through: false } if fields.is_empty())
     }
 
     /// Whether the value a `facts` key names at path `text` below an argument (`*.vc_type`,
