@@ -12,7 +12,9 @@
 //!   analysis cannot tell two dynamic instances of one test apart). For a header with no exit
 //!   of its own, the copy's edges go to the body's exits, and `Dag::later` describes the later
 //!   iteration those edges skip (its nodes and which of its tests the loop cannot change), which
-//!   `fastcheck` follows for the cell (ARCHITECTURE.md, `src/cfg.rs`).
+//!   `fastcheck` follows for the cell (ARCHITECTURE.md, `src/cfg.rs`). For a header with exits,
+//!   `Dag::again` describes the iteration the loop may run instead of leaving, with an atom of
+//!   its own (`runs_again`), for `fastcheck` to ask whether it overwrites a local holding the cell.
 //! - Every DAG node is either an original block (`DagNode(b)` = `BlockId(b)`) or a header copy
 //!   (index ≥ number of blocks). `topo` lists all nodes so that every edge goes forward.
 //! - Atoms are created here, site-independently; `fastcheck` only folds the success atom of the
@@ -71,6 +73,11 @@ pub struct Dag {
     /// Header copy → the later iteration it stands for, for loops whose header has no exit of
     /// its own (the copy then jumps to the body's exits): `LaterIteration`.
     pub later: HashMap<u32, LaterIteration>,
+    /// Header copy → the later iteration it stands for, for loops whose header has exits of
+    /// its own (the copy leaves through them, so no path skips the body's statements): only
+    /// asked whether that iteration may redefine a local still holding the cell before it
+    /// touches it (`fastcheck::flow::Later::overwrites`), the loop running again.
+    pub again: HashMap<u32, LaterIteration>,
 }
 
 /// The statements a header copy's exit skips: the nodes of one loop's body (original blocks,
@@ -90,6 +97,11 @@ pub struct LaterIteration {
     /// The locals some call of the body may free or keep (`Model::releases_arg`), themselves or
     /// through a copy (sorted): only they can be handed off on the way to an exit.
     pub released: Box<[LocalId]>,
+    /// The locals some statement of the body (the header included) defines (sorted).
+    pub defined: Box<[LocalId]>,
+    /// `Dag::again` only: the atom that says the loop runs again from this copy rather than
+    /// leaving (a free choice: how many iterations run is not known).
+    pub runs_again: Option<AtomId>,
 }
 
 impl Dag {
@@ -105,6 +117,7 @@ impl Dag {
             n_blocks: 0,
             exit_kills: HashMap::new(),
             later: HashMap::new(),
+            again: HashMap::new(),
         }
     }
 
@@ -1592,10 +1605,10 @@ impl<'a> FnCx<'a> {
         let mut defined: Vec<LocalId> = Vec::new();
         let mut freed: Vec<LocalId> = Vec::new();
         let mut released: Vec<LocalId> = Vec::new();
-        let Dag { later, n_blocks, .. } = &mut self.dag;
+        let Dag { later, again, n_blocks, .. } = &mut self.dag;
         // Plain copies `d = y` anywhere in the body, (d, y).
         let mut copies: Vec<(LocalId, LocalId)> = Vec::new();
-        for it in later.values_mut() {
+        for it in later.values_mut().chain(again.values_mut()) {
             defined.clear();
             freed.clear();
             released.clear();
@@ -1661,6 +1674,16 @@ impl<'a> FnCx<'a> {
                 invariant.push(r.is_some_and(|r| r.iter().all(|x| defined.binary_search(x).is_err())));
             }
             it.invariant = invariant.into();
+            it.defined = defined.as_slice().into();
+        }
+        // In the copies' order, so atom numbers do not depend on the map's.
+        let mut copies: Vec<u32> = self.dag.again.keys().copied().collect();
+        copies.sort_unstable();
+        for c in copies {
+            let atom = self.new_atom();
+            if let Some(it) = self.dag.again.get_mut(&c) {
+                it.runs_again = Some(atom);
+            }
         }
     }
 
@@ -3180,6 +3203,7 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
     }
     let mut exit_kills: HashMap<(u32, u32), Box<[LocalId]>> = HashMap::new();
     let mut later: HashMap<u32, Vec<DagNode>> = HashMap::new();
+    let mut again: HashMap<u32, Vec<DagNode>> = HashMap::new();
     // Loop bodies are marked with their header's position in `headers`, plus one.
     let mut body_mark = vec![0usize; n];
     let mut body: Vec<usize> = Vec::new();
@@ -3239,11 +3263,15 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
                     .filter(move |&p| body_mark[p] == mark && back.binary_search(&(p, b)).is_err())
             };
             defined_before = Some(must_defined(func, h, &body, forward_preds));
-            let mut nodes: Vec<DagNode> = body.iter().map(|&b| DagNode(b as u32)).collect();
-            nodes.extend(
-                body.iter().filter(|&&b| b != h && copy_of[b] != usize::MAX).map(|&b| DagNode(copy_of[b] as u32)),
-            );
+        }
+        // The later iteration: skipped by the copy's exits (`later`), or run instead of
+        // leaving through the header's own (`again`).
+        let mut nodes: Vec<DagNode> = body.iter().map(|&b| DagNode(b as u32)).collect();
+        nodes.extend(body.iter().filter(|&&b| b != h && copy_of[b] != usize::MAX).map(|&b| DagNode(copy_of[b] as u32)));
+        if defined_before.is_some() {
             later.insert(c as u32, nodes);
+        } else {
+            again.insert(c as u32, nodes);
         }
         for (u, s) in exits {
             let t = DagNode(target_of(u, s) as u32);
@@ -3329,15 +3357,25 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
     exit_kills.retain(|_, k| !k.is_empty());
     // In topological order (the header comes first: every other node of the body is reached
     // from it by forward edges); invariance is filled in once the edges have their atoms.
-    let later = later
-        .into_iter()
-        .map(|(c, mut nodes)| {
-            nodes.sort_unstable_by_key(|v| order[v.index()]);
-            let invariant = vec![false; nodes.len()].into();
-            (c, LaterIteration { nodes: nodes.into(), invariant, freed: Box::new([]), released: Box::new([]) })
-        })
-        .collect();
-    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later }
+    let iterations = |map: HashMap<u32, Vec<DagNode>>| -> HashMap<u32, LaterIteration> {
+        map.into_iter()
+            .map(|(c, mut nodes)| {
+                nodes.sort_unstable_by_key(|v| order[v.index()]);
+                let invariant = vec![false; nodes.len()].into();
+                let it = LaterIteration {
+                    nodes: nodes.into(),
+                    invariant,
+                    freed: Box::new([]),
+                    released: Box::new([]),
+                    defined: Box::new([]),
+                    runs_again: None,
+                };
+                (c, it)
+            })
+            .collect()
+    };
+    let (later, again) = (iterations(later), iterations(again));
+    Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later, again }
 }
 
 /// (root local, path text) of a place below a local, whatever the local.

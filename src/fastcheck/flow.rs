@@ -546,6 +546,14 @@ pub(super) fn flow(
             .get(&nd.0)
             .filter(|_| !st.h.is_empty() || !st.globals.is_empty())
             .map(|it| Later::new(cx, guards, &st, *nd, it, fold));
+        // A header copy that leaves through the header's own exits: the loop may instead run
+        // again and overwrite a local that still holds the cell.
+        let overwritten: Vec<(LocalId, GuardId)> = match cx.dag.again.get(&nd.0) {
+            Some(it) if st.h.iter().any(|(k, _)| k.is_local() && it.defined.binary_search(&k.root).is_ok()) => {
+                Later::new(cx, guards, &st, *nd, it, fold).overwrites(cx, guards, &st)
+            }
+            _ => Vec::new(),
+        };
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if let Some(later) = &later {
@@ -718,6 +726,13 @@ pub(super) fn flow(
             }
             for (l, g) in restored {
                 out.set(l, g);
+            }
+            // Only the local itself: an object it pointed to still holds what was stored in it.
+            for &(x, lost) in &overwritten {
+                let kept = guards.not(lost);
+                let g = out.get(x);
+                let g = guards.and(g, kept);
+                out.set(x, g);
             }
             if waiting_at[t.index()] == 0 {
                 waiting.push(None);
@@ -1717,6 +1732,8 @@ impl<'c> Later<'c> {
         let mut exits: hashbrown::HashMap<u32, GuardId> = hashbrown::HashMap::new();
         // Local → the first position after the header whose statements define it.
         let mut first_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
+        // Local → the first position after the header whose statements touch it (`touch`).
+        let mut first_touch: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
         // The locals held at the copy, and those the body has assigned a copy of a local so
         // far (in the nodes before this one, and this one's statements): only they can hold a
         // held local's value from the copy (`held_copy`).
@@ -1747,9 +1764,27 @@ impl<'c> Later<'c> {
                         CondKind::Truthy(Operand::Place(Place::Local(y))) => Some((*y, *then_, true)),
                         CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
                             let keep = if *op == CmpOp::Ne { *then_ } else { *else_ };
+                            // A pointer loaded from memory is not the block while only locals
+                            // hold it and the iteration has not touched the local since the
+                            // header (`if (best != stored->bitmap) free (best)`).
+                            let mut loaded = |o: &Operand, y: LocalId| {
+                                matches!(o, Operand::Place(p) if !matches!(p, Place::Local(_)))
+                                    && st.h.iter().all(|(k, _)| k.is_local())
+                                    && *first_touch.entry(y).or_insert_with(|| {
+                                        (1..it.nodes.len())
+                                            .find(|&j| touch(cx, it.nodes[j], y) != Touch::None)
+                                            .unwrap_or(usize::MAX)
+                                    }) > i
+                            };
                             match (a.local(), b.local()) {
                                 (Some(y), _) if names_object(cx, st, b) => Some((y, keep, false)),
                                 (_, Some(y)) if names_object(cx, st, a) => Some((y, keep, false)),
+                                (Some(y), None) if cx.func.local(y).is_pointer && loaded(b, y) => {
+                                    Some((y, keep, false))
+                                }
+                                (None, Some(y)) if cx.func.local(y).is_pointer && loaded(a, y) => {
+                                    Some((y, keep, false))
+                                }
                                 _ => None,
                             }
                         }
@@ -2004,6 +2039,131 @@ impl<'c> Later<'c> {
         back
     }
 
+    /// The loop runs again (`Dag::again`): the held locals that a path of the later iteration
+    /// redefines before anything reads them, each with the guard under which that happens and
+    /// it holds the cell. Such a path loses what this iteration left in the local, whatever the
+    /// loop does after: `for (..) if (match) last = strdup (name);` keeps only the last match.
+    /// The iteration's tests go as `new` says, except that one the earlier iteration decides
+    /// (`decided`: `if (!found)`, `if (i == 0)`, `if (fd == -1)` before a call that sets `fd`)
+    /// is followed neither way: the DAG does not show which way that iteration left it.
+    fn overwrites(&self, cx: &CheckCx, guards: &mut Guards, st: &State) -> Vec<(LocalId, GuardId)> {
+        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+        held.retain(|x| {
+            cx.is_tracked(*x)
+                && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false)
+                && self.it.defined.binary_search(x).is_ok()
+        });
+        held.dedup();
+        let mut out = Vec::new();
+        if held.is_empty() {
+            return out;
+        }
+        let n = self.it.nodes.len();
+        let decided: Vec<bool> =
+            self.it.nodes.iter().enumerate().map(|(i, v)| !self.it.invariant[i] && self.decided(cx, *v)).collect();
+        for x in held {
+            let mut clean = vec![GuardId::FALSE; n];
+            clean[0] = GuardId::TRUE;
+            let mut lost = GuardId::FALSE;
+            for (i, v) in self.it.nodes.iter().enumerate() {
+                if clean[i] == GuardId::FALSE {
+                    continue;
+                }
+                guards.tick();
+                // The header's statements ran in the copy.
+                if i > 0 {
+                    match touch(cx, *v, x) {
+                        Touch::Defines if !harmless_redefinition(cx, *v, x) => {
+                            lost = guards.or(lost, clean[i]);
+                            continue;
+                        }
+                        Touch::Defines | Touch::Uses => continue,
+                        Touch::None => {}
+                    }
+                }
+                if decided[i] {
+                    continue;
+                }
+                for (t, e, _) in &self.edges[i] {
+                    if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
+                        let g = guards.and(clean[i], *e);
+                        clean[j] = guards.or(clean[j], g);
+                    }
+                }
+            }
+            let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
+            let g = guards.and_all([lost, st.get(x), again]);
+            if g != GuardId::FALSE {
+                out.push((x, g));
+            }
+        }
+        out
+    }
+
+    /// Whether node `v`'s test of a local against a constant (its truth, `== -1`, `< 3`, a
+    /// `switch`) reads the value the earlier iteration left: no definition of the local on the
+    /// way from the header reaches it (`found = 1` after `if (!found)`, `i++` in the increment,
+    /// `fd` set through `&fd` by the call the test guards). Address-taken locals have no
+    /// definitions of their own here, so every test of one is such a test.
+    fn decided(&self, cx: &CheckCx, v: DagNode) -> bool {
+        if cx.dag.is_copy(v) {
+            return false;
+        }
+        let tested = match &cx.func.block(cx.dag.block[v.index()]).term {
+            Terminator::Branch { cond, .. } => match &cond.kind {
+                CondKind::Truthy(y) => Some(y),
+                CondKind::Cmp(_, y, Operand::Const(_)) | CondKind::Cmp(_, Operand::Const(_), y) => Some(y),
+                _ => None,
+            },
+            Terminator::Switch { on, .. } => Some(on),
+            _ => None,
+        };
+        if let Some(Operand::Place(Place::Global(g))) = tested {
+            return self.guards_own_global(cx, v, g);
+        }
+        // A pointer's NULL test is `new`'s to decide where it holds the cell.
+        let Some(y) = tested.and_then(|y| y.local()).filter(|y| !cx.func.local(*y).is_pointer) else { return false };
+        let in_body = |n: DagNode| self.pos.contains_key(&n.0);
+        cx.reaching_defs(y, v, cx.stmts_of(v).len()).iter().all(|d| match *d {
+            Def::At { node, .. } | Def::Later { copy: node } => !in_body(node),
+            Def::Entry => true,
+        })
+    }
+
+    /// `decided` for a test of global `g` at node `v`: the body sets `g` itself (a store, or its
+    /// address handed to a call: `if (remin == -1) conn = connect (.., &remin)`) only after
+    /// the test, on none of the ways from the header to it. Calls that may write it through a
+    /// pointer are not asked: a global the loop sets by name is what this is about.
+    fn guards_own_global(&self, cx: &CheckCx, v: DagNode, g: &str) -> bool {
+        let Some(&at) = self.pos.get(&v.0) else { return false };
+        let sets = |u: DagNode| {
+            cx.stmts_of(u).iter().any(|sid| {
+                let (dst, addr) = match cx.func.stmt(*sid) {
+                    Stmt::Assign { dst, src: Rvalue::AddrOf(p) } => (Some(dst), Some(p)),
+                    Stmt::Assign { dst, .. } => (Some(dst), None),
+                    Stmt::Call { dst, .. } => (dst.as_ref(), None),
+                };
+                let named = |p: &Place| crate::global_writes::global_root(p) == Some(g);
+                dst.is_some_and(named) || addr.is_some_and(named)
+            })
+        };
+        // The nodes from which the header's paths reach `v` (the header included: the copy
+        // ran it, so a store there is this iteration's), and those after it.
+        let mut before = vec![false; self.it.nodes.len()];
+        before[at] = true;
+        for i in (0..at).rev() {
+            let u = self.it.nodes[i];
+            before[i] = self.edges[i].iter().any(|(t, _, _)| self.pos.get(&t.0).is_some_and(|&j| j > i && before[j]));
+            if before[i] && sets(u) {
+                return false;
+            }
+        }
+        if sets(v) {
+            return false;
+        }
+        self.it.nodes.iter().enumerate().skip(at + 1).any(|(i, u)| !before[i] && sets(*u))
+    }
+
     /// Leaving the loop to `t`: a local that still holds the cell and that every path of the
     /// later iteration to `t` frees before it redefines it is freed there; one every such path
     /// redefines no longer holds the cell (the unconditional case is `Dag::exit_kills`, applied
@@ -2064,13 +2224,76 @@ impl<'c> Later<'c> {
     }
 }
 
+/// What the statements of node `v` do to local `x` first, for `Later::overwrites`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Touch {
+    /// Nothing: `x` is neither read nor written.
+    None,
+    /// A plain redefinition that does not read it (`x = strdup (..)`).
+    Defines,
+    /// Anything else: `x` is read (an argument, a copy, a load through it, a store into its
+    /// object), so the cell may be freed, kept or handed on there.
+    Uses,
+}
+
+fn touch(cx: &CheckCx, v: DagNode, x: LocalId) -> Touch {
+    let mentions = |op: &Operand| matches!(op, Operand::Place(p) if p.root_local() == Some(x));
+    let place_reads = |p: &Place| !matches!(p, Place::Local(_)) && p.root_local() == Some(x);
+    // `x = grow (x, n)`: a redefinition from its own value.
+    let mentioned = |s: &Stmt| match s {
+        Stmt::Call { args, .. } => args.iter().any(mentions),
+        Stmt::Assign { .. } => false,
+    };
+    for sid in cx.stmts_of(v) {
+        let (dst, reads) = match cx.func.stmt(*sid) {
+            Stmt::Assign { dst, src } => {
+                let reads = match src {
+                    Rvalue::Use(op) => mentions(op),
+                    Rvalue::AddrOf(p) => p.root_local() == Some(x),
+                    Rvalue::Opaque(ops) => ops.iter().any(mentions),
+                };
+                (Some(dst), reads)
+            }
+            Stmt::Call { dst, callee, args } => {
+                // An argument the callee only reads (`puts (x)`, `strcmp (x, ..)`, a `const`
+                // parameter of a function without a body) leaves the cell where it was.
+                let model = cx.model(*sid);
+                let hands = |i: usize| model.is_none_or(|m| m.arg_effect(i).is_some() || m.ret_is_arg);
+                let target = matches!(callee, Callee::Indirect { target, .. } if mentions(target));
+                (dst.as_ref(), target || args.iter().enumerate().any(|(i, a)| mentions(a) && hands(i)))
+            }
+        };
+        let defines = dst.is_some_and(|d| *d == Place::Local(x));
+        if reads || dst.is_some_and(place_reads) || (defines && mentioned(cx.func.stmt(*sid))) {
+            return Touch::Uses;
+        }
+        if defines {
+            return Touch::Defines;
+        }
+    }
+    Touch::None
+}
+
 /// A definition of `x` in node `v` of a later iteration that cannot take the cell from `x`: the
 /// node frees `x` first (`vim_free (remain); remain = cpy;`, `VIM_CLEAR (remain)`), or it is
 /// entered only from the NULL side of a test of `x` itself (`if (remain == NULL) remain =
-/// vim_strsave (..)`), which a local holding the cell never takes. Either way a later NULL test
-/// of `x` still finds the cell in it or finds it freed, as when `x` was not redefined at all.
+/// vim_strsave (..)`), which a local holding the cell never takes; or it only steps `x` (`*p++ =
+/// c`), which leaves it inside the block. Either way a later NULL test of `x` still finds the
+/// cell in it or finds it freed, as when `x` was not redefined at all.
 fn harmless_redefinition(cx: &CheckCx, v: DagNode, x: LocalId) -> bool {
     if later_effect(cx, v, x, Effect::Frees) == Some(true) {
+        return true;
+    }
+    // Only steps of itself (`*p++ = c`: pointer arithmetic is a copy here): still into the
+    // block, still not NULL.
+    let stmts = cx.stmts_of(v);
+    let mut defs = cx.block_defs_of(v).iter().filter(|d| d.0 == x).peekable();
+    let steps = defs.peek().is_some()
+        && defs.all(|d| {
+            matches!(stmts.get(d.1 as usize).map(|sid| cx.func.stmt(*sid)),
+            Some(Stmt::Assign { src: Rvalue::Use(Operand::Place(Place::Local(y))), .. }) if *y == x)
+        });
+    if steps && !cx.dag.is_copy(v) {
         return true;
     }
     let [p] = cx.dag.preds[v.index()][..] else { return false };
@@ -2939,10 +3162,40 @@ pub(super) fn walk(
                 holders.retain(|h| h.root != l);
                 if before > 0 && holders.is_empty() {
                     if goal == WalkGoal::Leak {
-                        let loc = later_def_loc(cx, node, l).unwrap_or(block.term_loc);
+                        let loc =
+                            cx.dag.later.get(&node.0).and_then(|it| later_def_loc(cx, it, l)).unwrap_or(block.term_loc);
                         steps.push(Step::Lost { loc, how: Lost::NextIteration(cx.key_text(Key::local(l))) });
                     }
                     return steps;
+                }
+            }
+            // The loop runs again and overwrites a local still holding the cell, as the flow
+            // decided with `Later::overwrites`, asked again with this model's atoms.
+            let again = cx.dag.again.get(&node.0).filter(|it| {
+                it.runs_again.is_some_and(atom_value)
+                    && holders.iter().any(|h| h.is_local() && it.defined.binary_search(&h.root).is_ok())
+            });
+            if let Some(it) = again {
+                let mut h: Vec<(Key, GuardId)> = holders.iter().map(|k| (*k, GuardId::TRUE)).collect();
+                h.sort_unstable();
+                h.dedup();
+                let mut maybe_null = maybe_null.clone();
+                maybe_null.sort_unstable();
+                maybe_null.dedup();
+                let st = State { p: GuardId::TRUE, h, maybe_null, ..State::default() };
+                let mut guards = Guards::with_capacity(WALK_GUARD_NODES, 0);
+                let later = Later::new(cx, &mut guards, &st, node, it, fold);
+                for (x, g) in later.overwrites(cx, &mut guards, &st) {
+                    if !guards.over_budget() && holds(&guards, g, &atom_value) {
+                        holders.retain(|h| *h != Key::local(x));
+                        if holders.is_empty() {
+                            if goal == WalkGoal::Leak {
+                                let loc = later_def_loc(cx, it, x).unwrap_or(block.term_loc);
+                                steps.push(Step::Lost { loc, how: Lost::NextIteration(cx.key_text(Key::local(x))) });
+                            }
+                            return steps;
+                        }
+                    }
                 }
             }
         }
@@ -2952,10 +3205,38 @@ pub(super) fn walk(
     steps
 }
 
-/// Where the later iteration of the loop whose header copy is `copy` first assigns `l` (in the
-/// body's order), for a path that leaves from the copy.
-fn later_def_loc(cx: &CheckCx, copy: DagNode, l: LocalId) -> Option<Loc> {
-    let it = cx.dag.later.get(&copy.0)?;
+/// The guard nodes `walk` may make to ask `Later::overwrites` again (a loop body's worth).
+const WALK_GUARD_NODES: usize = 200_000;
+
+/// Whether guard `g` holds where the atoms have the values `value` gives (each shared node
+/// evaluated once: guards are DAGs).
+fn holds(guards: &Guards, g: GuardId, value: &impl Fn(AtomId) -> bool) -> bool {
+    fn go(
+        guards: &Guards,
+        g: GuardId,
+        value: &impl Fn(AtomId) -> bool,
+        memo: &mut hashbrown::HashMap<GuardId, bool>,
+    ) -> bool {
+        if let Some(v) = memo.get(&g) {
+            return *v;
+        }
+        let v = match guards.node(g) {
+            crate::guard::Node::False => false,
+            crate::guard::Node::True => true,
+            crate::guard::Node::Lit { atom, positive } => value(atom) == positive,
+            crate::guard::Node::And(kids) => kids.iter().all(|k| go(guards, *k, value, memo)),
+            crate::guard::Node::Or(kids) => kids.iter().any(|k| go(guards, *k, value, memo)),
+            crate::guard::Node::Not(k) => !go(guards, k, value, memo),
+        };
+        memo.insert(g, v);
+        v
+    }
+    go(guards, g, value, &mut hashbrown::HashMap::new())
+}
+
+/// Where later iteration `it` of a loop first assigns `l` (in the body's order), for a path
+/// that leaves from the header's copy.
+fn later_def_loc(cx: &CheckCx, it: &LaterIteration, l: LocalId) -> Option<Loc> {
     it.nodes.iter().filter(|v| !cx.dag.is_copy(**v)).find_map(|v| {
         let i = cx.first_def(*v, l)?;
         cx.stmts_of(*v).get(i as usize).map(|sid| cx.func.stmt_loc(*sid))
