@@ -2059,8 +2059,9 @@ impl<'c> Later<'c> {
             return out;
         }
         let n = self.it.nodes.len();
-        let decided: Vec<bool> =
-            self.it.nodes.iter().enumerate().map(|(i, v)| !self.it.invariant[i] && self.decided(cx, *v)).collect();
+        // Per position, asked the first time a path reaches it (most of a body is not reached
+        // clean, and the question reads reaching definitions).
+        let mut decided: Vec<Option<bool>> = vec![None; n];
         for x in held {
             let mut clean = vec![GuardId::FALSE; n];
             clean[0] = GuardId::TRUE;
@@ -2081,7 +2082,7 @@ impl<'c> Later<'c> {
                         Touch::None => {}
                     }
                 }
-                if decided[i] {
+                if *decided[i].get_or_insert_with(|| !self.it.invariant[i] && self.decided(cx, *v)) {
                     continue;
                 }
                 for (t, e, _) in &self.edges[i] {
