@@ -1613,7 +1613,18 @@ impl<'a> FnCx<'a> {
             freed.clear();
             released.clear();
             copies.clear();
+            // Nested loops make this quadratic in the nesting: past the budget the iterations
+            // left know nothing (no invariant test, nothing defined), and the function is over
+            // its budget anyway.
+            if self.budget.tick() {
+                break;
+            }
+            let mut cut = false;
             for v in it.nodes.iter().filter(|v| v.index() < *n_blocks) {
+                if self.budget.tick() {
+                    cut = true;
+                    break;
+                }
                 defined.extend(self.block_defs.of(v.index()).iter().map(|d| d.0));
                 // Temporaries of the block → the local they copy (as `later_effect` follows them).
                 let mut copy_of: smallvec::SmallVec<[(LocalId, LocalId); 4]> = smallvec::SmallVec::new();
@@ -1646,6 +1657,9 @@ impl<'a> FnCx<'a> {
                         copy_of.push((*d, y));
                     }
                 }
+            }
+            if cut {
+                break;
             }
             // A local copied into one the body frees (`old = stack; .. stack = grown; ..
             // free (old)`, in other nodes) may have its value freed too: `later_effect` decides
@@ -3374,7 +3388,10 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
             })
             .collect()
     };
-    let (later, again) = (iterations(later), iterations(again));
+    let later = iterations(later);
+    // Sorting each body is quadratic in the nesting of loops: past the budget the loops get no
+    // `again` at all (the function is over its budget anyway, and none is the same at any -j).
+    let again = if again.keys().any(|_| budget.tick()) { HashMap::new() } else { iterations(again) };
     Dag { block, succs, preds: dpreds, order, topo, dropped_edges: dropped, n_blocks: n, exit_kills, later, again }
 }
 
