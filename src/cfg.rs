@@ -1613,9 +1613,8 @@ impl<'a> FnCx<'a> {
             freed.clear();
             released.clear();
             copies.clear();
-            // Nested loops make this quadratic in the nesting: past the budget the iterations
-            // left know nothing (no invariant test, nothing defined), and the function is over
-            // its budget anyway.
+            // Nested loops make this quadratic in the nesting: past the budget no iteration
+            // knows anything (below), and the function is over its budget anyway.
             if self.budget.tick() {
                 break;
             }
@@ -1689,6 +1688,15 @@ impl<'a> FnCx<'a> {
             }
             it.invariant = invariant.into();
             it.defined = defined.as_slice().into();
+        }
+        if self.budget.over() {
+            // All of them, whichever the map's order reached: no invariant test, nothing freed,
+            // released or defined, and no `again`.
+            for it in self.dag.later.values_mut() {
+                it.invariant = vec![false; it.nodes.len()].into();
+                (it.freed, it.released, it.defined) = (Box::new([]), Box::new([]), Box::new([]));
+            }
+            self.dag.again.clear();
         }
         // In the copies' order, so atom numbers do not depend on the map's.
         let mut copies: Vec<u32> = self.dag.again.keys().copied().collect();
