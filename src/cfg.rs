@@ -13,8 +13,9 @@
 //!   of its own, the copy's edges go to the body's exits, and `Dag::later` describes the later
 //!   iteration those edges skip (its nodes and which of its tests the loop cannot change), which
 //!   `fastcheck` follows for the cell (ARCHITECTURE.md, `src/cfg.rs`). For a header with exits,
-//!   `Dag::again` describes the iteration the loop may run instead of leaving, with an atom of
-//!   its own (`runs_again`), for `fastcheck` to ask whether it overwrites a local holding the cell.
+//!   `Dag::again` describes the iteration the loop may run instead of leaving. Both have an
+//!   atom of their own (`runs_again`), for `fastcheck` to ask whether one more iteration
+//!   overwrites or frees again a local holding the cell.
 //! - Every DAG node is either an original block (`DagNode(b)` = `BlockId(b)`) or a header copy
 //!   (index ≥ number of blocks). `topo` lists all nodes so that every edge goes forward.
 //! - Atoms are created here, site-independently; `fastcheck` only folds the success atom of the
@@ -99,8 +100,9 @@ pub struct LaterIteration {
     pub released: Box<[LocalId]>,
     /// The locals some statement of the body (the header included) defines (sorted).
     pub defined: Box<[LocalId]>,
-    /// `Dag::again` only: the atom that says the loop runs again from this copy rather than
-    /// leaving (a free choice: how many iterations run is not known).
+    /// The atom that says the loop runs again from this copy rather than leaving (`again`), or
+    /// before the iteration that leaves (`later`): a free choice, how many iterations run is
+    /// not known.
     pub runs_again: Option<AtomId>,
 }
 
@@ -1698,12 +1700,12 @@ impl<'a> FnCx<'a> {
             }
             self.dag.again.clear();
         }
-        // In the copies' order, so atom numbers do not depend on the map's.
-        let mut copies: Vec<u32> = self.dag.again.keys().copied().collect();
+        // In the copies' order, so atom numbers do not depend on the maps'.
+        let mut copies: Vec<u32> = self.dag.again.keys().chain(self.dag.later.keys()).copied().collect();
         copies.sort_unstable();
         for c in copies {
             let atom = self.new_atom();
-            if let Some(it) = self.dag.again.get_mut(&c) {
+            if let Some(it) = self.dag.again.get_mut(&c).or(self.dag.later.get_mut(&c)) {
                 it.runs_again = Some(atom);
             }
         }

@@ -648,9 +648,13 @@ fn notes(func: &Function, steps: &[Step], at: &Locator, allocator: &str) -> Vec<
                 loc: at.src(*loc),
                 message: format!("'{}' fails and returns NULL; the old block is still allocated", callee(func, *stmt)),
             },
-            Step::Free { loc, .. } => {
+            Step::Free { loc, again } => {
                 frees += 1;
-                let message = if frees == 1 { "freed here".to_string() } else { "freed again here".to_string() };
+                let message = match (frees, again) {
+                    (_, true) => "the loop runs again and frees it again here".to_string(),
+                    (1, false) => "freed here".to_string(),
+                    _ => "freed again here".to_string(),
+                };
                 Note { kind: NoteKind::Free, loc: at.src(*loc), message }
             }
             Step::Lost { loc, how } => {

@@ -29,6 +29,10 @@ pub(super) enum EventKind {
     /// argument's own block passed to a library deallocator or a summarised one), for the
     /// `mismatched-deallocation` rule.
     Free(Option<(StmtId, crate::libmodel::Family)>),
+    /// Freed by the iteration the loop runs instead of leaving from a header copy
+    /// (`Later::frees_again`): a double free with a free before it on the path, but not with
+    /// one after it, since the path goes on from the copy as if that iteration had not run.
+    FreedAgain,
     Return,
     /// At a return, the cell is in the object parameter `param` points to, at `path` (`*` for
     /// `*out`, `*.buf` for `p->buf`): handed to the caller through it.
@@ -545,15 +549,33 @@ pub(super) fn flow(
             .later
             .get(&nd.0)
             .filter(|_| !st.h.is_empty() || !st.globals.is_empty())
-            .map(|it| Later::new(cx, guards, &st, *nd, it, fold));
+            .map(|it| Later::new(cx, guards, &st, *nd, it, fold, node0));
         // A header copy that leaves through the header's own exits: the loop may instead run
-        // again and overwrite a local that still holds the cell.
-        let overwritten: Vec<(LocalId, GuardId)> = match cx.dag.again.get(&nd.0) {
-            Some(it) if st.h.iter().any(|(k, _)| k.is_local() && it.defined.binary_search(&k.root).is_ok()) => {
-                Later::new(cx, guards, &st, *nd, it, fold).overwrites(cx, guards, &st)
+        // again, and overwrite a local that still holds the cell, or free it again.
+        let mut overwritten: Vec<(LocalId, GuardId)> = Vec::new();
+        // A loop without exits of its own (`for (;;)`) may run again too, before the later
+        // iteration that leaves (one that overwrites `last` on a match, then one that breaks).
+        if let Some(later) = later
+            .as_ref()
+            .filter(|l| st.h.iter().any(|(k, _)| k.is_local() && l.it.defined.binary_search(&k.root).is_ok()))
+        {
+            overwritten = later.overwrites(cx, guards, &st);
+        }
+        if let Some(it) = cx.dag.again.get(&nd.0) {
+            let holds = |set: &[LocalId]| st.h.iter().any(|(k, _)| k.is_local() && set.binary_search(&k.root).is_ok());
+            let (defines, frees) = (holds(&it.defined), holds(&it.freed));
+            if defines || frees {
+                let again = Later::new(cx, guards, &st, *nd, it, fold, node0);
+                if defines {
+                    overwritten = again.overwrites(cx, guards, &st);
+                }
+                if frees {
+                    for (_, g) in again.frees_again(cx, guards, &st) {
+                        events.push(Event { kind: EventKind::FreedAgain, guard: g, weak: false });
+                    }
+                }
             }
-            _ => Vec::new(),
-        };
+        }
         for (ei, (t, label)) in succs.iter().enumerate() {
             let mut l = label_guard(guards, label, fold);
             if let Some(later) = &later {
@@ -1695,6 +1717,8 @@ fn holder_of(cx: &CheckCx, k: Key, at: (u32, u32)) -> Option<Holder> {
 struct Later<'c> {
     copy: DagNode,
     it: &'c LaterIteration,
+    /// Where the pass started: the allocation, for a site (`once_edges`).
+    origin: DagNode,
     /// DAG node → its position in `it.nodes`.
     pos: hashbrown::HashMap<u32, usize>,
     /// Per position, its out edges (target, guard that the later iteration takes it, the local
@@ -1721,6 +1745,7 @@ impl<'c> Later<'c> {
         copy: DagNode,
         it: &'c LaterIteration,
         fold: Option<(AtomId, bool)>,
+        origin: DagNode,
     ) -> Later<'c> {
         let pos: hashbrown::HashMap<u32, usize> = it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
         let mut reach = vec![GuardId::FALSE; it.nodes.len()];
@@ -1732,6 +1757,8 @@ impl<'c> Later<'c> {
         let mut exits: hashbrown::HashMap<u32, GuardId> = hashbrown::HashMap::new();
         // Local → the first position after the header whose statements define it.
         let mut first_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
+        // Local → the first position after the header whose statements define it in any way.
+        let mut first_any_def: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
         // Local → the first position after the header whose statements touch it (`touch`).
         let mut first_touch: hashbrown::HashMap<LocalId, usize> = hashbrown::HashMap::new();
         // The locals held at the copy, and those the body has assigned a copy of a local so
@@ -1776,7 +1803,23 @@ impl<'c> Later<'c> {
                                             .unwrap_or(usize::MAX)
                                     }) > i
                             };
+                            // Another pointer local that does not hold the cell at the copy
+                            // and keeps that value so far (`if (mlo == mhi)` of two distinct
+                            // blocks): not the block either.
+                            let mut other = |z: LocalId| {
+                                cx.func.local(z).is_pointer
+                                    && cx.is_tracked(z)
+                                    && st.get(z) == GuardId::FALSE
+                                    && copied.binary_search(&z).is_err()
+                                    && *first_any_def.entry(z).or_insert_with(|| {
+                                        (1..it.nodes.len())
+                                            .find(|&j| later_effect(cx, it.nodes[j], z, Effect::Defines).is_some())
+                                            .unwrap_or(usize::MAX)
+                                    }) > i
+                            };
                             match (a.local(), b.local()) {
+                                (Some(y), Some(z)) if cx.func.local(y).is_pointer && other(z) => Some((y, keep, false)),
+                                (Some(z), Some(y)) if cx.func.local(y).is_pointer && other(z) => Some((y, keep, false)),
                                 (Some(y), _) if names_object(cx, st, b) => Some((y, keep, false)),
                                 (_, Some(y)) if names_object(cx, st, a) => Some((y, keep, false)),
                                 (Some(y), None) if cx.func.local(y).is_pointer && loaded(b, y) => {
@@ -1876,7 +1919,7 @@ impl<'c> Later<'c> {
             }
             edges.push(out);
         }
-        Later { copy, it, pos, edges, plain, exits, memo: Default::default() }
+        Later { copy, it, origin, pos, edges, plain, exits, memo: Default::default() }
     }
 
     /// Leaving the loop to `t`: the locals among `kills` (those every path of the later
@@ -1975,6 +2018,19 @@ impl<'c> Later<'c> {
     /// to local `x` after the header: `what` it does (`Effect`), before any statement defines
     /// it when that is a free or a release.
     fn surely(&self, cx: &CheckCx, guards: &mut Guards, x: LocalId, what: Effect) -> hashbrown::HashMap<u32, GuardId> {
+        self.surely_from(cx, guards, x, what, false)
+    }
+
+    /// `surely`; with `enters`, only for the paths that enter the body (the header's own exits
+    /// are the loop not running again).
+    fn surely_from(
+        &self,
+        cx: &CheckCx,
+        guards: &mut Guards,
+        x: LocalId,
+        what: Effect,
+        enters: bool,
+    ) -> hashbrown::HashMap<u32, GuardId> {
         let frees = what != Effect::Defines;
         // Per position, for the paths into it so far: all of them have done it (`done`), and
         // (`frees` only) none of them defined `x` first (`clean`), as guards; the same per exit.
@@ -2003,6 +2059,7 @@ impl<'c> Later<'c> {
                 let to = match self.pos.get(&u.0) {
                     Some(&j) if j > i => &mut into[j],
                     Some(_) => continue,
+                    None if enters && i == 0 => continue,
                     None => at_exit.entry(u.0).or_insert((GuardId::TRUE, GuardId::TRUE)),
                 };
                 let skipped = guards.not(*e);
@@ -2062,6 +2119,7 @@ impl<'c> Later<'c> {
         // Per position, asked the first time a path reaches it (most of a body is not reached
         // clean, and the question reads reaching definitions).
         let mut decided: Vec<Option<bool>> = vec![None; n];
+        let once = self.once_edges(cx);
         for x in held {
             let mut clean = vec![GuardId::FALSE; n];
             clean[0] = GuardId::TRUE;
@@ -2085,7 +2143,11 @@ impl<'c> Later<'c> {
                 if *decided[i].get_or_insert_with(|| !self.it.invariant[i] && self.decided(cx, *v)) {
                     continue;
                 }
+                let side = self.own_test_side(cx, st, i, x);
                 for (t, e, _) in &self.edges[i] {
+                    if once.contains(&(i, *t)) || side.is_some_and(|b| cx.dag.block[t.index()] != b) {
+                        continue;
+                    }
                     if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
                         let g = guards.and(clean[i], *e);
                         clean[j] = guards.or(clean[j], g);
@@ -2094,6 +2156,183 @@ impl<'c> Later<'c> {
             }
             let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
             let g = guards.and_all([lost, st.get(x), again]);
+            if g != GuardId::FALSE {
+                out.push((x, g));
+            }
+        }
+        out
+    }
+
+    /// The side node `i`'s test of held local `x` itself takes on a path of the later iteration
+    /// that has not touched `x` since the header, where `x` still holds the cell: its NULL test
+    /// the non-NULL way (unless the cell came back from a call that returns its argument), and
+    /// its comparison with a named object or with another pointer local that did not hold the
+    /// cell and that the body has not defined so far (gnulib's `result == resultbuf`) the
+    /// "different" way. `new` cuts these only while no path has redefined `x`; this is per path.
+    fn own_test_side(&self, cx: &CheckCx, st: &State, i: usize, x: LocalId) -> Option<crate::ir::BlockId> {
+        let v = self.it.nodes[i];
+        if i == 0 || cx.dag.is_copy(v) {
+            return None;
+        }
+        let Terminator::Branch { cond, then_, else_ } = &cx.func.block(cx.dag.block[v.index()]).term else {
+            return None;
+        };
+        let is_x = |o: &Operand| o.local() == Some(x);
+        match &cond.kind {
+            CondKind::Truthy(o) if is_x(o) && !st.maybe_null.contains(&x) => Some(*then_),
+            CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) if is_x(a) || is_x(b) => {
+                let o = if is_x(a) { b } else { a };
+                let apart = names_object(cx, st, o)
+                    || o.local().is_some_and(|z| {
+                        z != x
+                            && cx.func.local(z).is_pointer
+                            && cx.is_tracked(z)
+                            && st.get(z) == GuardId::FALSE
+                            && (1..i).all(|j| later_effect(cx, self.it.nodes[j], z, Effect::Defines).is_none())
+                    });
+                apart.then_some(if *op == CmpOp::Ne { *then_ } else { *else_ })
+            }
+            _ => None,
+        }
+    }
+
+    /// The edges (position, target) of the later iteration that the pass's origin, an
+    /// allocation in the body, lies behind, and that a counter equal to a constant takes: the
+    /// earlier iteration took such an edge to allocate, and the counter, which every iteration
+    /// steps up, is past that constant now (bash's `nsemi++; switch (nsemi) { case 1: init =
+    /// ..; case 2: test = ..; }` fills each only once). Empty unless the origin is in the body.
+    fn once_edges(&self, cx: &CheckCx) -> Vec<(usize, DagNode)> {
+        let mut out = Vec::new();
+        let Some(&at) = self.pos.get(&self.origin.0).filter(|_| !cx.dag.is_copy(self.origin)) else { return out };
+        for (i, v) in self.it.nodes.iter().enumerate().take(at) {
+            if cx.dag.is_copy(*v) {
+                continue;
+            }
+            // (counter, the block its equality with a constant goes to)
+            let taken = match &cx.func.block(cx.dag.block[v.index()]).term {
+                Terminator::Switch { on: Operand::Place(Place::Local(n)), cases, default } => {
+                    let mut once: Vec<crate::ir::BlockId> =
+                        cases.iter().map(|c| c.1).filter(|b| b != default).collect();
+                    once.sort_unstable();
+                    let mut single = Vec::new();
+                    for (k, b) in once.iter().enumerate() {
+                        if (k == 0 || once[k - 1] != *b) && once.get(k + 1) != Some(b) {
+                            single.push((*n, *b));
+                        }
+                    }
+                    single
+                }
+                Terminator::Branch { cond, then_, else_ } if then_ != else_ => match &cond.kind {
+                    CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
+                        let n = match (a, b) {
+                            (Operand::Place(Place::Local(n)), Operand::Const(_))
+                            | (Operand::Const(_), Operand::Place(Place::Local(n))) => Some(*n),
+                            _ => None,
+                        };
+                        n.map(|n| vec![(n, if *op == CmpOp::Eq { *then_ } else { *else_ })]).unwrap_or_default()
+                    }
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            };
+            for (n, b) in taken {
+                let Some(t) = cx.dag.succs[v.index()].iter().map(|e| e.0).find(|t| cx.dag.block[t.index()] == b) else {
+                    continue;
+                };
+                if self.behind(i, t, at) && self.counter(cx, n) {
+                    out.push((i, t));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether every way from the header to position `at` takes the edge from position `i`
+    /// to `t`.
+    fn behind(&self, i: usize, t: DagNode, at: usize) -> bool {
+        let mut reached = vec![false; self.it.nodes.len()];
+        reached[0] = true;
+        for k in 0..at {
+            if !reached[k] {
+                continue;
+            }
+            for (u, _, _) in &self.edges[k] {
+                if k == i && *u == t {
+                    continue;
+                }
+                if let Some(&j) = self.pos.get(&u.0).filter(|j| **j > k) {
+                    reached[j] = true;
+                }
+            }
+        }
+        !reached[at]
+    }
+
+    /// Whether local `n` is a counter of the loop: an integer only stepped up by constants in
+    /// the body, and stepped on every way round (from the header back to it), so that it is
+    /// larger in every iteration than in the one before.
+    fn counter(&self, cx: &CheckCx, n: LocalId) -> bool {
+        if !cx.is_tracked(n) || cx.func.local(n).is_pointer {
+            return false;
+        }
+        // Per node: Some(true) it steps `n` up, Some(false) it defines it otherwise.
+        let defines = |v: DagNode| -> Option<bool> {
+            let stmts = cx.stmts_of(v);
+            let mut defs = cx.block_defs_of(v).iter().filter(|d| d.0 == n).peekable();
+            defs.peek()?;
+            Some(
+                defs.all(|d| stmts.get(d.1 as usize).and_then(|sid| cx.func.step_of(*sid)).is_some_and(|(k, _)| k > 0)),
+            )
+        };
+        let nodes = &self.it.nodes;
+        if nodes.iter().any(|v| defines(*v) == Some(false)) {
+            return false;
+        }
+        // Per position, whether every way into it from the header has stepped (None: unreached).
+        let mut stepped: Vec<Option<bool>> = vec![None; nodes.len()];
+        stepped[0] = Some(false);
+        for (i, v) in nodes.iter().enumerate() {
+            let Some(s) = stepped[i] else { continue };
+            let s = s || defines(*v).is_some();
+            for (t, _, _) in &self.edges[i] {
+                match self.pos.get(&t.0) {
+                    Some(&j) if j > i => stepped[j] = Some(stepped[j].map_or(s, |x| x && s)),
+                    Some(_) => {}
+                    None if *t == self.copy && !s => return false,
+                    None => {}
+                }
+            }
+        }
+        true
+    }
+
+    /// The loop runs again (`Dag::again`): the held locals that every path of the later
+    /// iteration frees before it redefines them, each with the guard under which that happens
+    /// and it holds the cell. A cell this iteration freed and left in the local is freed twice
+    /// then (`for (..) { ..; free (scratch); }`). Every path, not some: the later iteration's
+    /// tests may go either way, so a free under one of them (`if (i == n - 1) free (buf)`) is
+    /// no proof; one under a loop-invariant test keeps its atom.
+    fn frees_again(&self, cx: &CheckCx, guards: &mut Guards, st: &State) -> Vec<(LocalId, GuardId)> {
+        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+        held.retain(|x| {
+            cx.is_tracked(*x)
+                && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false)
+                && self.it.freed.binary_search(x).is_ok()
+        });
+        held.dedup();
+        let mut out = Vec::new();
+        for x in held {
+            let mut every: Vec<(u32, GuardId)> =
+                self.surely_from(cx, guards, x, Effect::Frees, true).into_iter().collect();
+            if every.is_empty() {
+                continue;
+            }
+            every.sort_unstable_by_key(|e| e.0);
+            let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
+            let mut g = guards.and(st.get(x), again);
+            for (_, done) in every {
+                g = guards.and(g, done);
+            }
             if g != GuardId::FALSE {
                 out.push((x, g));
             }
@@ -2953,13 +3192,13 @@ pub(super) fn walk(
                         }
                         match effect {
                             Some(ArgEffect::Frees) => {
-                                steps.push(Step::Free { loc });
+                                steps.push(Step::Free { loc, again: false });
                                 frees_seen += 1;
                             }
                             Some(ArgEffect::FreesWhen { on_success, .. }) => {
                                 let ok = cx.success_atom.get(sid).is_none_or(|a| value(*a).unwrap_or(true));
                                 if ok == on_success {
-                                    steps.push(Step::Free { loc });
+                                    steps.push(Step::Free { loc, again: false });
                                     frees_seen += 1;
                                 } else if on_success {
                                     steps.push(Step::CallFails { stmt: *sid, loc });
@@ -2968,7 +3207,7 @@ pub(super) fn walk(
                             Some(ArgEffect::FreesIfArg { flag, when }) => {
                                 let set = cx.flag_atom.get(&(*sid, flag, -1)).and_then(|a| value(*a));
                                 if set == Some(when) {
-                                    steps.push(Step::Free { loc });
+                                    steps.push(Step::Free { loc, again: false });
                                     frees_seen += 1;
                                 }
                             }
@@ -3170,22 +3409,34 @@ pub(super) fn walk(
                     return steps;
                 }
             }
+            // The loop runs again and frees a local still holding the freed cell, as the flow
+            // decided with `Later::frees_again`, asked again with this model's atoms.
+            let again = cx.dag.again.get(&node.0).filter(|it| {
+                it.runs_again.is_some_and(atom_value)
+                    && holders.iter().any(|h| h.is_local() && it.freed.binary_search(&h.root).is_ok())
+            });
+            if let Some(it) = again.filter(|_| goal == WalkGoal::SecondFree && frees_seen > 0) {
+                let st = walk_state(&holders, &maybe_null);
+                let mut guards = Guards::with_capacity(WALK_GUARD_NODES, 0);
+                let later = Later::new(cx, &mut guards, &st, node, it, fold, node0);
+                for (x, g) in later.frees_again(cx, &mut guards, &st) {
+                    if !guards.over_budget() && holds(&guards, g, &atom_value) {
+                        let loc = later_free_loc(cx, it, x).unwrap_or(block.term_loc);
+                        steps.push(Step::Free { loc, again: true });
+                        return steps;
+                    }
+                }
+            }
             // The loop runs again and overwrites a local still holding the cell, as the flow
             // decided with `Later::overwrites`, asked again with this model's atoms.
-            let again = cx.dag.again.get(&node.0).filter(|it| {
+            let again = cx.dag.again.get(&node.0).or(cx.dag.later.get(&node.0)).filter(|it| {
                 it.runs_again.is_some_and(atom_value)
                     && holders.iter().any(|h| h.is_local() && it.defined.binary_search(&h.root).is_ok())
             });
             if let Some(it) = again {
-                let mut h: Vec<(Key, GuardId)> = holders.iter().map(|k| (*k, GuardId::TRUE)).collect();
-                h.sort_unstable();
-                h.dedup();
-                let mut maybe_null = maybe_null.clone();
-                maybe_null.sort_unstable();
-                maybe_null.dedup();
-                let st = State { p: GuardId::TRUE, h, maybe_null, ..State::default() };
+                let st = walk_state(&holders, &maybe_null);
                 let mut guards = Guards::with_capacity(WALK_GUARD_NODES, 0);
-                let later = Later::new(cx, &mut guards, &st, node, it, fold);
+                let later = Later::new(cx, &mut guards, &st, node, it, fold, node0);
                 for (x, g) in later.overwrites(cx, &mut guards, &st) {
                     if !guards.over_budget() && holds(&guards, g, &atom_value) {
                         holders.retain(|h| *h != Key::local(x));
@@ -3208,6 +3459,32 @@ pub(super) fn walk(
 
 /// The guard nodes `walk` may make to ask `Later::overwrites` again (a loop body's worth).
 const WALK_GUARD_NODES: usize = 200_000;
+
+/// The flow's state for the walk's holders (each surely), to ask `Later` again at a copy.
+fn walk_state(holders: &[Key], maybe_null: &[LocalId]) -> State {
+    let mut h: Vec<(Key, GuardId)> = holders.iter().map(|k| (*k, GuardId::TRUE)).collect();
+    h.sort_unstable();
+    h.dedup();
+    let mut maybe_null = maybe_null.to_vec();
+    maybe_null.sort_unstable();
+    maybe_null.dedup();
+    State { p: GuardId::TRUE, h, maybe_null, ..State::default() }
+}
+
+/// Where later iteration `it` of a loop first frees `l` (in the body's order, after the header
+/// the copy ran): the call that passes it to a deallocator.
+fn later_free_loc(cx: &CheckCx, it: &LaterIteration, l: LocalId) -> Option<Loc> {
+    it.nodes.iter().skip(1).filter(|v| !cx.dag.is_copy(**v)).find_map(|v| {
+        cx.stmts_of(*v).iter().find_map(|sid| {
+            let Stmt::Call { args, .. } = cx.func.stmt(*sid) else { return None };
+            let m = cx.model(*sid)?;
+            let frees = args.iter().enumerate().any(|(i, a)| {
+                a.local() == Some(l) && matches!(m.arg_effect(i), Some(ArgEffect::Frees | ArgEffect::FreesWhen { .. }))
+            });
+            frees.then(|| cx.func.stmt_loc(*sid))
+        })
+    })
+}
 
 /// Whether guard `g` holds where the atoms have the values `value` gives (each shared node
 /// evaluated once: guards are DAGs).

@@ -221,32 +221,16 @@ pub enum HandTo {
 pub enum Step {
     /// The branch ending `block` goes to its `then_` side (`taken`) or not; `atom` is its
     /// (possibly shared) condition.
-    Branch {
-        block: BlockId,
-        taken: bool,
-        loc: Loc,
-        atom: AtomId,
-    },
+    Branch { block: BlockId, taken: bool, loc: Loc, atom: AtomId },
     /// The switch ending `block` goes to `target`.
-    Case {
-        block: BlockId,
-        target: BlockId,
-        loc: Loc,
-        atom: AtomId,
-    },
+    Case { block: BlockId, target: BlockId, loc: Loc, atom: AtomId },
     /// An allocating call (`realloc`) fails and returns NULL, leaving its argument alive.
-    CallFails {
-        stmt: StmtId,
-        loc: Loc,
-    },
-    Free {
-        loc: Loc,
-    },
+    CallFails { stmt: StmtId, loc: Loc },
+    /// Freed at `loc`; `again`: by the iteration the loop runs instead of leaving (the path's
+    /// last step, `EventKind::FreedAgain`).
+    Free { loc: Loc, again: bool },
     /// The last reference is lost.
-    Lost {
-        loc: Loc,
-        how: Lost,
-    },
+    Lost { loc: Loc, how: Lost },
 }
 
 #[derive(Clone, Debug)]

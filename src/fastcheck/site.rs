@@ -558,7 +558,7 @@ fn judge_site(
     let mut stored_any = GuardId::FALSE;
     for e in &events {
         match &e.kind {
-            EventKind::Free(_) => has_free = true,
+            EventKind::Free(_) | EventKind::FreedAgain => has_free = true,
             EventKind::Return => has_ret = true,
             EventKind::Stored { param, path } => {
                 has_ret = true;
@@ -629,7 +629,7 @@ fn judge_site(
     for e in &events {
         match e.kind {
             EventKind::Escape(EscapeKind::Global(_)) => into_global = guards.or(into_global, e.guard),
-            EventKind::Free(_) => freed_any = guards.or(freed_any, e.guard),
+            EventKind::Free(_) | EventKind::FreedAgain => freed_any = guards.or(freed_any, e.guard),
             _ => {}
         }
     }
@@ -646,9 +646,13 @@ fn judge_site(
         verdict.category = Category::OverBudget;
         return verdict;
     }
-    let frees: Vec<&Event> = events.iter().filter(|e| matches!(e.kind, EventKind::Free(_)) && !e.weak).collect();
+    let frees: Vec<&Event> =
+        events.iter().filter(|e| matches!(e.kind, EventKind::Free(_) | EventKind::FreedAgain) && !e.weak).collect();
     // Pairs in order, made as they are asked: n frees are n²/2 pairs, too many to list first.
-    let pair_guards = (0..frees.len()).flat_map(|i| (i + 1..frees.len()).map(move |j| (i, j)));
+    // A later iteration's free pairs only with the frees before it (`EventKind::FreedAgain`).
+    let pair_guards = (0..frees.len())
+        .filter(|&i| !matches!(frees[i].kind, EventKind::FreedAgain))
+        .flat_map(|i| (i + 1..frees.len()).map(move |j| (i, j)));
 
     let sat_started = std::time::Instant::now();
     timings.value_flow += sat_started - started;

@@ -91,6 +91,10 @@ pub fn summarize(
                     escaped = guards.or(escaped, e.guard);
                     escaped_else = guards.or(escaped_else, e.guard);
                 }
+                EventKind::FreedAgain => {
+                    freed = guards.or(freed, e.guard);
+                    freed_or_ended = guards.or(freed_or_ended, e.guard);
+                }
                 EventKind::Free(by) => {
                     free_families.push(by.map(|b| b.1));
                     freed = guards.or(freed, e.guard);
@@ -369,12 +373,16 @@ fn param_freed_twice(
 ) -> Option<Vec<Step>> {
     let entry = DagNode(cx.func.entry.0);
     let first_pair = |guards: &Guards, solver: &mut Solver, events: &[Event]| {
-        let frees: Vec<GuardId> =
-            events.iter().filter(|e| matches!(e.kind, EventKind::Free(_)) && !e.weak).map(|e| e.guard).collect();
-        for i in 0..frees.len() {
+        // A later iteration's free pairs only with the frees before it (`EventKind::FreedAgain`).
+        let frees: Vec<(GuardId, bool)> = events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Free(_) | EventKind::FreedAgain) && !e.weak)
+            .map(|e| (e.guard, matches!(e.kind, EventKind::FreedAgain)))
+            .collect();
+        for i in (0..frees.len()).filter(|&i| !frees[i].1) {
             for j in i + 1..frees.len() {
-                match solver.check(guards, &[(frees[i], true), (frees[j], true)]) {
-                    Answer::Sat(m) => return Some((m, frees[i], frees[j])),
+                match solver.check(guards, &[(frees[i].0, true), (frees[j].0, true)]) {
+                    Answer::Sat(m) => return Some((m, frees[i].0, frees[j].0)),
                     Answer::Unsat => {}
                     // Out of budget: no report rather than a guess.
                     Answer::Unknown => return None,
@@ -1049,7 +1057,7 @@ fn path_fate_of(guards: &mut Guards, solver: &mut Solver, events: &[Event]) -> P
                 return PathFate::Escapes
             }
             EventKind::Return => returned = guards.or(returned, e.guard),
-            EventKind::Free(_) => freed = guards.or(freed, e.guard),
+            EventKind::Free(_) | EventKind::FreedAgain => freed = guards.or(freed, e.guard),
             EventKind::Kept => kept = guards.or(kept, e.guard),
             EventKind::Exit => ended = guards.or(ended, e.guard),
         }
