@@ -553,22 +553,24 @@ pub(super) fn flow(
         // A header copy that leaves through the header's own exits: the loop may instead run
         // again, and overwrite a local that still holds the cell, or free it again.
         let mut overwritten: Vec<(LocalId, GuardId)> = Vec::new();
+        let mut overwritten_globals: Vec<(std::sync::Arc<str>, GuardId)> = Vec::new();
         // A loop without exits of its own (`for (;;)`) may run again too, before the later
         // iteration that leaves (one that overwrites `last` on a match, then one that breaks).
-        if let Some(later) = later
-            .as_ref()
-            .filter(|l| st.h.iter().any(|(k, _)| k.is_local() && l.it.defined.binary_search(&k.root).is_ok()))
-        {
-            overwritten = later.overwrites(cx, guards, &st);
+        if let Some(later) = &later {
+            if st.h.iter().any(|(k, _)| k.is_local() && later.it.defined.binary_search(&k.root).is_ok()) {
+                overwritten = later.overwrites(cx, guards, &st);
+            }
+            overwritten_globals = later.overwrites_globals(cx, guards, &st);
         }
         if let Some(it) = cx.dag.again.get(&nd.0) {
             let holds = |set: &[LocalId]| st.h.iter().any(|(k, _)| k.is_local() && set.binary_search(&k.root).is_ok());
             let (defines, frees) = (holds(&it.defined), holds(&it.freed));
-            if defines || frees {
+            if defines || frees || !st.globals.is_empty() {
                 let again = Later::new(cx, guards, &st, *nd, it, fold, node0);
                 if defines {
                     overwritten = again.overwrites(cx, guards, &st);
                 }
+                overwritten_globals = again.overwrites_globals(cx, guards, &st);
                 if frees {
                     for (_, g) in again.frees_again(cx, guards, &st) {
                         events.push(Event { kind: EventKind::FreedAgain, guard: g, weak: false });
@@ -755,6 +757,15 @@ pub(super) fn flow(
                 let g = out.get(x);
                 let g = guards.and(g, kept);
                 out.set(x, g);
+            }
+            for (name, lost) in &overwritten_globals {
+                let kept = guards.not(*lost);
+                out.globals.retain_mut(|(n, g)| {
+                    if n == name {
+                        *g = guards.and(*g, kept);
+                    }
+                    *g != GuardId::FALSE
+                });
             }
             if waiting_at[t.index()] == 0 {
                 waiting.push(None);
@@ -2340,6 +2351,71 @@ impl<'c> Later<'c> {
         out
     }
 
+    /// `overwrites` for the named globals holding the cell (`State::globals`): a path of the
+    /// later iteration that stores something else into one before any statement reads it or
+    /// calls a function that may (`global_touch`) loses what this iteration left there
+    /// (`for (..) cur = strdup (names[i]);`). The global's own NULL test goes the non-NULL way
+    /// on such a path, where it still holds the cell (`if (!cur) cur = strdup (..)` runs once).
+    fn overwrites_globals(&self, cx: &CheckCx, guards: &mut Guards, st: &State) -> Vec<(std::sync::Arc<str>, GuardId)> {
+        let mut out = Vec::new();
+        if st.globals.is_empty() {
+            return out;
+        }
+        let n = self.it.nodes.len();
+        let mut decided: Vec<Option<bool>> = vec![None; n];
+        let once = self.once_edges(cx);
+        for (name, held) in &st.globals {
+            let mut clean = vec![GuardId::FALSE; n];
+            clean[0] = GuardId::TRUE;
+            let mut lost = GuardId::FALSE;
+            for (i, v) in self.it.nodes.iter().enumerate() {
+                if clean[i] == GuardId::FALSE {
+                    continue;
+                }
+                guards.tick();
+                if i > 0 {
+                    match global_touch(cx, *v, name) {
+                        Touch::Defines => {
+                            lost = guards.or(lost, clean[i]);
+                            continue;
+                        }
+                        Touch::Uses => continue,
+                        Touch::None => {}
+                    }
+                }
+                if *decided[i].get_or_insert_with(|| !self.it.invariant[i] && self.decided(cx, *v)) {
+                    continue;
+                }
+                let side = match &cx.func.block(cx.dag.block[v.index()]).term {
+                    Terminator::Branch { cond, then_, .. } if i > 0 && !cx.dag.is_copy(*v) => match &cond.kind {
+                        CondKind::Truthy(Operand::Place(p))
+                            if crate::global_leaks::global_path(p).is_some_and(|g| *g == **name) =>
+                        {
+                            Some(*then_)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                for (t, e, _) in &self.edges[i] {
+                    if once.contains(&(i, *t)) || side.is_some_and(|b| cx.dag.block[t.index()] != b) {
+                        continue;
+                    }
+                    if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
+                        let g = guards.and(clean[i], *e);
+                        clean[j] = guards.or(clean[j], g);
+                    }
+                }
+            }
+            let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
+            let g = guards.and_all([lost, *held, again]);
+            if g != GuardId::FALSE {
+                out.push((name.clone(), g));
+            }
+        }
+        out
+    }
+
     /// Whether node `v`'s test of a local against a constant (its truth, `== -1`, `< 3`, a
     /// `switch`) reads the value the earlier iteration left: no definition of the local on the
     /// way from the header reaches it (`found = 1` after `if (!found)`, `i++` in the increment,
@@ -2509,6 +2585,47 @@ fn touch(cx: &CheckCx, v: DagNode, x: LocalId) -> Touch {
         }
         if defines {
             return Touch::Defines;
+        }
+    }
+    Touch::None
+}
+
+/// What the statements of node `v` do first to the named global `name` holding the cell, for
+/// `Later::overwrites_globals`: `Defines` for a store of something else into it (or a callee
+/// that overwrites it first: `global_effect`), `Uses` for anything that may read it (a call of
+/// the program, an argument, a copy, its address) or that names its storage otherwise (a store
+/// into the block through it), `None` when the node leaves it alone.
+fn global_touch(cx: &CheckCx, v: DagNode, name: &str) -> Touch {
+    let root = crate::global_leaks::root(name);
+    let names_root = |p: &Place| crate::global_writes::base_global(p) == Some(root);
+    let op_names = |o: &Operand| matches!(o, Operand::Place(p) if names_root(p));
+    for sid in cx.stmts_of(v) {
+        match global_effect(cx, *sid, name) {
+            Some(true) => return Touch::Uses,
+            Some(false) => return Touch::Defines,
+            None => {}
+        }
+        let (dst, reads) = match cx.func.stmt(*sid) {
+            Stmt::Assign { dst, src } => {
+                let reads = match src {
+                    Rvalue::Use(op) => op_names(op),
+                    Rvalue::AddrOf(p) => names_root(p),
+                    Rvalue::Opaque(ops) => ops.iter().any(op_names),
+                };
+                (Some(dst), reads)
+            }
+            Stmt::Call { dst, args, .. } => (dst.as_ref(), args.iter().any(op_names)),
+        };
+        if reads {
+            return Touch::Uses;
+        }
+        if let Some(d) = dst {
+            if crate::global_leaks::global_path(d).is_some_and(|p| *p == *name) {
+                return Touch::Defines;
+            }
+            if names_root(d) {
+                return Touch::Uses;
+            }
         }
     }
     Touch::None
@@ -2800,80 +2917,81 @@ fn hold_in_global(st: &mut State, dst: &Place, g: GuardId) -> bool {
 }
 
 /// Before statement `sid`: the globals of `State::globals` it may read hand the cell on (an
-/// `Escape(Global)` under their guards). A call to a function of the program may read any
-/// global; a library call reads only what it is passed; an assignment reads the global it
-/// copies (or the struct it is a field of, copied whole) or whose address it takes. A read
-/// through the global (`g->len`) leaves the cell where it is.
+/// `Escape(Global)` under their guards), and those a callee overwrites first lose it
+/// (`global_effect`).
 fn release_globals(cx: &CheckCx, st: &mut State, sid: StmtId, events: &mut Vec<Event>) {
-    let reads = |p: &Place, name: &str| {
+    let mut kept = Vec::with_capacity(st.globals.len());
+    for (name, g) in std::mem::take(&mut st.globals) {
+        match global_effect(cx, sid, &name) {
+            Some(true) => {
+                events.push(Event { kind: EventKind::Escape(EscapeKind::Global(name)), guard: g, weak: false })
+            }
+            Some(false) => {}
+            None => kept.push((name, g)),
+        }
+    }
+    st.globals = kept;
+}
+
+/// What statement `sid` does, before anything else, to the cell the named global `name` holds
+/// (`State::globals`): `Some(true)` it may read the global and hand its value on, `Some(false)`
+/// a callee overwrites the global first, `None` it leaves the cell there. A call to a function
+/// of the program may read any global; a library call reads only what it is passed; an
+/// assignment reads the global it copies (or the struct it is a field of, copied whole) or
+/// whose address it takes. A read through the global (`g->len`) leaves the cell where it is.
+fn global_effect(cx: &CheckCx, sid: StmtId, name: &str) -> Option<bool> {
+    let reads = |p: &Place| {
         crate::global_leaks::global_path(p).is_some_and(|path| {
             path == name || (name.starts_with(&path) && name.as_bytes().get(path.len()) == Some(&b'.'))
         })
     };
-    let mut released: Vec<usize> = Vec::new();
     match cx.func.stmt(sid) {
         Stmt::Call { args, .. } => {
             let model = cx.model(sid);
-            let mut lost: Vec<usize> = Vec::new();
-            for (i, (name, _)) in st.globals.iter().enumerate() {
-                // Given to the call as an argument it may keep or free (`printf ("%s", g)` only
-                // reads it).
-                let given = args.iter().enumerate().any(|(j, a)| {
-                    matches!(a, Operand::Place(p) if reads(p, name)) && model.is_none_or(|m| m.arg_effect(j).is_some())
-                });
-                let root = crate::global_leaks::root(name);
-                let taken = cx.address_taken_globals.is_none_or(|t| crate::global_writes::is_address_taken(t, root));
-                match model {
-                    Some(m) if m.lib && !m.returns_twice => {
-                        if given {
-                            released.push(i);
-                        }
+            // Given to the call as an argument it may keep or free (`printf ("%s", g)` only
+            // reads it).
+            let given = args.iter().enumerate().any(|(j, a)| {
+                matches!(a, Operand::Place(p) if reads(p)) && model.is_none_or(|m| m.arg_effect(j).is_some())
+            });
+            let root = crate::global_leaks::root(name);
+            let taken = cx.address_taken_globals.is_none_or(|t| crate::global_writes::is_address_taken(t, root));
+            match model {
+                Some(m) if m.lib && !m.returns_twice => given.then_some(true),
+                // A function of the program: one that overwrites the global first loses the
+                // cell (`Summary::global_overwrites`); one that may write it, or hand its value
+                // on (through its callees too: `Summary::globals_kept`), takes it out of this
+                // path's view. One that only reads it (tests it, prints it) or does not touch it
+                // leaves the cell there.
+                Some(m) if m.known && !m.lib && !given && !taken => {
+                    if m.global_overwrites.iter().any(|o| **o == *name) {
+                        Some(false)
+                    } else if m.globals_kept.may_write(root) || m.globals_written.may_write(root) {
+                        Some(true)
+                    } else {
+                        None
                     }
-                    // A function of the program: one that overwrites the global first loses the
-                    // cell (`Summary::global_overwrites`); one that may write it, or hand its
-                    // value on (through its callees too: `Summary::globals_kept`), takes it out
-                    // of this path's view. One that only reads it (tests it, prints it) or does
-                    // not touch it leaves the cell there.
-                    Some(m) if m.known && !m.lib && !given && !taken => {
-                        if m.global_overwrites.iter().any(|o| **o == **name) {
-                            lost.push(i);
-                        } else if m.globals_kept.may_write(root) || m.globals_written.may_write(root) {
-                            released.push(i);
-                        }
-                    }
-                    _ => released.push(i),
                 }
-            }
-            for i in lost.into_iter().rev() {
-                st.globals.remove(i);
+                _ => Some(true),
             }
         }
         Stmt::Assign { src, .. } => {
-            for (i, (name, _)) in st.globals.iter().enumerate() {
-                let hit = match src {
-                    Rvalue::Use(Operand::Place(p)) => reads(p, name),
-                    // `&g`, `&cfg`, `&cfg.name`, `&g->f`: the global may change behind the path.
-                    Rvalue::AddrOf(p) => {
-                        let mut q = p;
-                        loop {
-                            match q {
-                                Place::Field(inner, _) | Place::Index(inner) | Place::Deref(inner) => q = inner,
-                                Place::Global(g) => break name.split('.').next() == Some(g.as_str()),
-                                Place::Local(_) => break false,
-                            }
+            let hit = match src {
+                Rvalue::Use(Operand::Place(p)) => reads(p),
+                // `&g`, `&cfg`, `&cfg.name`, `&g->f`: the global may change behind the path.
+                Rvalue::AddrOf(p) => {
+                    let mut q = p;
+                    loop {
+                        match q {
+                            Place::Field(inner, _) | Place::Index(inner) | Place::Deref(inner) => q = inner,
+                            Place::Global(g) => break name.split('.').next() == Some(g.as_str()),
+                            Place::Local(_) => break false,
                         }
                     }
-                    _ => false,
-                };
-                if hit {
-                    released.push(i);
                 }
-            }
+                _ => false,
+            };
+            hit.then_some(true)
         }
-    }
-    for i in released.into_iter().rev() {
-        let (name, g) = st.globals.remove(i);
-        events.push(Event { kind: EventKind::Escape(EscapeKind::Global(name)), guard: g, weak: false });
     }
 }
 
@@ -3433,6 +3551,35 @@ pub(super) fn walk(
                 it.runs_again.is_some_and(atom_value)
                     && holders.iter().any(|h| h.is_local() && it.defined.binary_search(&h.root).is_ok())
             });
+            // The same for the named globals holding the cell (`Later::overwrites_globals`).
+            let it_globals = cx
+                .dag
+                .again
+                .get(&node.0)
+                .or(cx.dag.later.get(&node.0))
+                .filter(|it| it.runs_again.is_some_and(atom_value) && !globals.is_empty());
+            if let Some(it) = it_globals {
+                let mut st = walk_state(&holders, &maybe_null);
+                let mut named: Vec<(std::sync::Arc<str>, GuardId)> =
+                    globals.iter().map(|g| (std::sync::Arc::from(g.as_str()), GuardId::TRUE)).collect();
+                named.sort();
+                named.dedup();
+                st.globals = named;
+                let mut guards = Guards::with_capacity(WALK_GUARD_NODES, 0);
+                let later = Later::new(cx, &mut guards, &st, node, it, fold, node0);
+                for (name, g) in later.overwrites_globals(cx, &mut guards, &st) {
+                    if !guards.over_budget() && holds(&guards, g, &atom_value) {
+                        globals.retain(|n| **n != *name);
+                        if globals.is_empty() && holders.is_empty() {
+                            if goal == WalkGoal::Leak {
+                                let loc = later_global_store_loc(cx, it, &name).unwrap_or(block.term_loc);
+                                steps.push(Step::Lost { loc, how: Lost::NextIteration(name.to_string()) });
+                            }
+                            return steps;
+                        }
+                    }
+                }
+            }
             if let Some(it) = again {
                 let st = walk_state(&holders, &maybe_null);
                 let mut guards = Guards::with_capacity(WALK_GUARD_NODES, 0);
@@ -3469,6 +3616,19 @@ fn walk_state(holders: &[Key], maybe_null: &[LocalId]) -> State {
     maybe_null.sort_unstable();
     maybe_null.dedup();
     State { p: GuardId::TRUE, h, maybe_null, ..State::default() }
+}
+
+/// Where later iteration `it` of a loop first stores into the named global `name`.
+fn later_global_store_loc(cx: &CheckCx, it: &LaterIteration, name: &str) -> Option<Loc> {
+    it.nodes.iter().skip(1).filter(|v| !cx.dag.is_copy(**v)).find_map(|v| {
+        cx.stmts_of(*v).iter().find_map(|sid| {
+            let dst = match cx.func.stmt(*sid) {
+                Stmt::Assign { dst, .. } => Some(dst),
+                Stmt::Call { dst, .. } => dst.as_ref(),
+            };
+            dst.and_then(crate::global_leaks::global_path).is_some_and(|p| p == name).then(|| cx.func.stmt_loc(*sid))
+        })
+    })
 }
 
 /// Where later iteration `it` of a loop first frees `l` (in the body's order, after the header
