@@ -18,7 +18,7 @@
 use super::{CheckCx, EscapeKind, Holder, Lost, Step};
 use crate::cfg::{DagNode, Def, EdgeLabel, Key, LaterIteration};
 use crate::guard::{AtomId, GuardId, Guards};
-use crate::ir::{Callee, CmpOp, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
+use crate::ir::{Callee, CmpOp, Cond, CondKind, Loc, LocalId, Operand, Place, Rvalue, Stmt, StmtId, Terminator};
 use crate::libmodel::ArgEffect;
 use crate::sat::Model;
 use crate::summary::{Held, PathFate};
@@ -2132,39 +2132,18 @@ impl<'c> Later<'c> {
         let mut decided: Vec<Option<bool>> = vec![None; n];
         let once = self.once_edges(cx);
         for x in held {
-            let mut clean = vec![GuardId::FALSE; n];
-            clean[0] = GuardId::TRUE;
-            let mut lost = GuardId::FALSE;
-            for (i, v) in self.it.nodes.iter().enumerate() {
-                if clean[i] == GuardId::FALSE {
-                    continue;
-                }
-                guards.tick();
-                // The header's statements ran in the copy.
-                if i > 0 {
-                    match touch(cx, *v, x) {
-                        Touch::Defines if !harmless_redefinition(cx, *v, x) => {
-                            lost = guards.or(lost, clean[i]);
-                            continue;
-                        }
-                        Touch::Defines | Touch::Uses => continue,
-                        Touch::None => {}
-                    }
-                }
-                if *decided[i].get_or_insert_with(|| !self.it.invariant[i] && self.decided(cx, *v)) {
-                    continue;
-                }
-                let side = self.own_test_side(cx, st, i, x);
-                for (t, e, _) in &self.edges[i] {
-                    if once.contains(&(i, *t)) || side.is_some_and(|b| cx.dag.block[t.index()] != b) {
-                        continue;
-                    }
-                    if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
-                        let g = guards.and(clean[i], *e);
-                        clean[j] = guards.or(clean[j], g);
-                    }
-                }
-            }
+            let lost = self.lost_before_touch(
+                cx,
+                guards,
+                &mut decided,
+                &once,
+                |v| match touch(cx, v, x) {
+                    // Freed first, or only stepped: the cell is not lost there.
+                    Touch::Defines if harmless_redefinition(cx, v, x) => Touch::Uses,
+                    t => t,
+                },
+                |i| self.own_test_side(cx, st, i, x),
+            );
             let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
             let g = guards.and_all([lost, st.get(x), again]);
             if g != GuardId::FALSE {
@@ -2172,6 +2151,57 @@ impl<'c> Later<'c> {
             }
         }
         out
+    }
+
+    /// The guard under which a path of the later iteration reaches, from the header (whose
+    /// statements the copy ran), a node `touch` calls `Defines` before any it calls `Uses`: the
+    /// walk `overwrites` and `overwrites_globals` share. A test the earlier iteration decides
+    /// (`decided`, asked the first time a path reaches its node: most of a body is not reached
+    /// clean, and the question reads reaching definitions) is followed neither way, and
+    /// neither are the `once` edges and the sides `side` rules out.
+    fn lost_before_touch(
+        &self,
+        cx: &CheckCx,
+        guards: &mut Guards,
+        decided: &mut [Option<bool>],
+        once: &[(usize, DagNode)],
+        touch: impl Fn(DagNode) -> Touch,
+        side: impl Fn(usize) -> Option<crate::ir::BlockId>,
+    ) -> GuardId {
+        let n = self.it.nodes.len();
+        let mut clean = vec![GuardId::FALSE; n];
+        clean[0] = GuardId::TRUE;
+        let mut lost = GuardId::FALSE;
+        for (i, v) in self.it.nodes.iter().enumerate() {
+            if clean[i] == GuardId::FALSE {
+                continue;
+            }
+            guards.tick();
+            if i > 0 {
+                match touch(*v) {
+                    Touch::Defines => {
+                        lost = guards.or(lost, clean[i]);
+                        continue;
+                    }
+                    Touch::Uses => continue,
+                    Touch::None => {}
+                }
+            }
+            if *decided[i].get_or_insert_with(|| !self.it.invariant[i] && self.decided(cx, *v)) {
+                continue;
+            }
+            let side = side(i);
+            for (t, e, _) in &self.edges[i] {
+                if once.contains(&(i, *t)) || side.is_some_and(|b| cx.dag.block[t.index()] != b) {
+                    continue;
+                }
+                if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
+                    let g = guards.and(clean[i], *e);
+                    clean[j] = guards.or(clean[j], g);
+                }
+            }
+        }
+        lost
     }
 
     /// The side node `i`'s test of held local `x` itself takes on a path of the later iteration
@@ -2365,48 +2395,22 @@ impl<'c> Later<'c> {
         let mut decided: Vec<Option<bool>> = vec![None; n];
         let once = self.once_edges(cx);
         for (name, held) in &st.globals {
-            let mut clean = vec![GuardId::FALSE; n];
-            clean[0] = GuardId::TRUE;
-            let mut lost = GuardId::FALSE;
-            for (i, v) in self.it.nodes.iter().enumerate() {
-                if clean[i] == GuardId::FALSE {
-                    continue;
-                }
-                guards.tick();
-                if i > 0 {
-                    match global_touch(cx, *v, name) {
-                        Touch::Defines => {
-                            lost = guards.or(lost, clean[i]);
-                            continue;
-                        }
-                        Touch::Uses => continue,
-                        Touch::None => {}
+            // The global's own NULL test: it still holds the cell on these paths.
+            let side = |i: usize| {
+                let v = self.it.nodes[i];
+                match &cx.func.block(cx.dag.block[v.index()]).term {
+                    Terminator::Branch {
+                        cond: Cond { kind: CondKind::Truthy(Operand::Place(p)), .. }, then_, ..
+                    } if i > 0
+                        && !cx.dag.is_copy(v)
+                        && crate::global_leaks::global_path(p).is_some_and(|g| *g == **name) =>
+                    {
+                        Some(*then_)
                     }
-                }
-                if *decided[i].get_or_insert_with(|| !self.it.invariant[i] && self.decided(cx, *v)) {
-                    continue;
-                }
-                let side = match &cx.func.block(cx.dag.block[v.index()]).term {
-                    Terminator::Branch { cond, then_, .. } if i > 0 && !cx.dag.is_copy(*v) => match &cond.kind {
-                        CondKind::Truthy(Operand::Place(p))
-                            if crate::global_leaks::global_path(p).is_some_and(|g| *g == **name) =>
-                        {
-                            Some(*then_)
-                        }
-                        _ => None,
-                    },
                     _ => None,
-                };
-                for (t, e, _) in &self.edges[i] {
-                    if once.contains(&(i, *t)) || side.is_some_and(|b| cx.dag.block[t.index()] != b) {
-                        continue;
-                    }
-                    if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
-                        let g = guards.and(clean[i], *e);
-                        clean[j] = guards.or(clean[j], g);
-                    }
                 }
-            }
+            };
+            let lost = self.lost_before_touch(cx, guards, &mut decided, &once, |v| global_touch(cx, v, name), side);
             let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
             let g = guards.and_all([lost, *held, again]);
             if g != GuardId::FALSE {
