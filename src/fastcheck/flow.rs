@@ -2115,13 +2115,7 @@ impl<'c> Later<'c> {
     /// (`decided`: `if (!found)`, `if (i == 0)`, `if (fd == -1)` before a call that sets `fd`)
     /// is followed neither way: the DAG does not show which way that iteration left it.
     fn overwrites(&self, cx: &CheckCx, guards: &mut Guards, st: &State) -> Vec<(LocalId, GuardId)> {
-        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
-        held.retain(|x| {
-            cx.is_tracked(*x)
-                && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false)
-                && self.it.defined.binary_search(x).is_ok()
-        });
-        held.dedup();
+        let held = held_locals(cx, st, &self.it.defined);
         let mut out = Vec::new();
         if held.is_empty() {
             return out;
@@ -2354,13 +2348,7 @@ impl<'c> Later<'c> {
     /// tests may go either way, so a free under one of them (`if (i == n - 1) free (buf)`) is
     /// no proof; one under a loop-invariant test keeps its atom.
     fn frees_again(&self, cx: &CheckCx, guards: &mut Guards, st: &State) -> Vec<(LocalId, GuardId)> {
-        let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
-        held.retain(|x| {
-            cx.is_tracked(*x)
-                && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false)
-                && self.it.freed.binary_search(x).is_ok()
-        });
-        held.dedup();
+        let held = held_locals(cx, st, &self.it.freed);
         let mut out = Vec::new();
         for x in held {
             let mut every: Vec<(u32, GuardId)> =
@@ -2542,6 +2530,19 @@ impl<'c> Later<'c> {
             }
         }
     }
+}
+
+/// The tracked locals (not aggregates of fields) that hold the cell in `st` and are in `set`
+/// (sorted), each once.
+fn held_locals(cx: &CheckCx, st: &State, set: &[LocalId]) -> Vec<LocalId> {
+    let mut held: Vec<LocalId> = st.h.iter().filter(|(k, _)| k.is_local()).map(|(k, _)| k.root).collect();
+    held.retain(|x| {
+        cx.is_tracked(*x)
+            && !cx.field_aggregates.get(x.index()).copied().unwrap_or(false)
+            && set.binary_search(x).is_ok()
+    });
+    held.dedup();
+    held
 }
 
 /// What the statements of node `v` do to local `x` first, for `Later::overwrites`.
