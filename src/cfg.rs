@@ -3054,6 +3054,40 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
 /// end of the header to the end of that block defines as a whole (`x = ..`, `x = f(..)`), the
 /// header's own definitions left out: a header copy executes those itself. Forward edges only
 /// (`forward_preds`), so inner loops count once. Sorted lists.
+/// Cuts the body of loop header `h` (the blocks marked `mark`) to those `h` reaches. Called
+/// when the walk back from a back edge's source climbed past `h` to the entry (irreducible
+/// flow, `build_dag`); a block `h` reaches is reached only through blocks it reaches, so the
+/// cut body is still every way from `h` back to the edge's source.
+fn restrict_to_reached(
+    h: usize,
+    mark: usize,
+    body: &mut Vec<usize>,
+    body_mark: &mut [usize],
+    succ: &[usize],
+    succ_at: &[usize],
+    work: &mut Vec<usize>,
+) {
+    let mut reached = vec![false; body_mark.len()];
+    reached[h] = true;
+    work.clear();
+    work.push(h);
+    while let Some(x) = work.pop() {
+        for &s in &succ[succ_at[x]..succ_at[x + 1]] {
+            if !reached[s] {
+                reached[s] = true;
+                work.push(s);
+            }
+        }
+    }
+    body.retain(|&b| {
+        debug_assert_eq!(body_mark[b], mark);
+        if !reached[b] {
+            body_mark[b] = 0;
+        }
+        reached[b]
+    });
+}
+
 fn must_defined<I: Iterator<Item = usize>>(
     func: &Function,
     h: usize,
@@ -3252,6 +3286,14 @@ fn build_dag(func: &Function, budget: &crate::budget::Budget) -> Dag {
                 body.push(x);
                 work.extend_from_slice(&preds[pred_at[x]..pred_at[x + 1]]);
             }
+        }
+        // A back edge into the middle of a loop (`goto search_line` into one arm of an `if`
+        // whose other arm also joins the loop) targets a block that does not dominate its
+        // source, and the walk above then climbs past it to the entry: the "loop" would hold
+        // the code before it, and its copy would leave through that code's exits (a `return`
+        // before the allocation). Such a body is cut to the blocks the header reaches.
+        if h != func.entry.index() && body_mark[func.entry.index()] == mark {
+            restrict_to_reached(h, mark, &mut body, &mut body_mark, &succ, &succ_at, &mut work);
         }
         let in_body = |b: usize| body_mark[b] == mark;
         let target_of = |from: usize, to: usize| {
