@@ -1728,8 +1728,6 @@ fn holder_of(cx: &CheckCx, k: Key, at: (u32, u32)) -> Option<Holder> {
 struct Later<'c> {
     copy: DagNode,
     it: &'c LaterIteration,
-    /// Where the pass started: the allocation, for a site (`once_edges`).
-    origin: DagNode,
     /// DAG node → its position in `it.nodes`.
     pos: hashbrown::HashMap<u32, usize>,
     /// Per position, its out edges (target, guard that the later iteration takes it, the local
@@ -1748,7 +1746,8 @@ impl<'c> Later<'c> {
     /// `st`: the state at the copy, after the header's statements. A local that holds the
     /// cell there and that the later iteration has not redefined is non-NULL where it holds it:
     /// its NULL test goes that way (`if (buf != NULL) break;` of a two-pass loop whose first
-    /// pass allocates `buf`).
+    /// pass allocates `buf`). `origin`: where the pass started (the allocation, for a site),
+    /// for `once_edges`.
     fn new(
         cx: &CheckCx,
         guards: &mut Guards,
@@ -1759,6 +1758,9 @@ impl<'c> Later<'c> {
         origin: DagNode,
     ) -> Later<'c> {
         let pos: hashbrown::HashMap<u32, usize> = it.nodes.iter().enumerate().map(|(i, v)| (v.0, i)).collect();
+        // Edges the earlier iteration took to reach the allocation and the later one cannot
+        // take again (`once_edges`): a path of the later iteration through one is no path.
+        let once = once_edges(cx, it, &pos, copy, origin);
         let mut reach = vec![GuardId::FALSE; it.nodes.len()];
         if let Some(r) = reach.first_mut() {
             *r = GuardId::TRUE;
@@ -1901,7 +1903,7 @@ impl<'c> Later<'c> {
                     }
                     _ => None,
                 };
-                let mut e = if reach[i] == GuardId::FALSE {
+                let mut e = if reach[i] == GuardId::FALSE || once.contains(&(i, *t)) {
                     GuardId::FALSE
                 } else if it.invariant[i] {
                     let lab = label_guard(guards, label, fold);
@@ -1930,7 +1932,7 @@ impl<'c> Later<'c> {
             }
             edges.push(out);
         }
-        Later { copy, it, origin, pos, edges, plain, exits, memo: Default::default() }
+        Later { copy, it, pos, edges, plain, exits, memo: Default::default() }
     }
 
     /// Leaving the loop to `t`: the locals among `kills` (those every path of the later
@@ -2124,13 +2126,11 @@ impl<'c> Later<'c> {
         // Per position, asked the first time a path reaches it (most of a body is not reached
         // clean, and the question reads reaching definitions).
         let mut decided: Vec<Option<bool>> = vec![None; n];
-        let once = self.once_edges(cx);
         for x in held {
             let lost = self.lost_before_touch(
                 cx,
                 guards,
                 &mut decided,
-                &once,
                 |v| match touch(cx, v, x) {
                     // Freed first, or only stepped: the cell is not lost there.
                     Touch::Defines if harmless_redefinition(cx, v, x) => Touch::Uses,
@@ -2152,13 +2152,12 @@ impl<'c> Later<'c> {
     /// walk `overwrites` and `overwrites_globals` share. A test the earlier iteration decides
     /// (`decided`, asked the first time a path reaches its node: most of a body is not reached
     /// clean, and the question reads reaching definitions) is followed neither way, and
-    /// neither are the `once` edges and the sides `side` rules out.
+    /// neither are the sides `side` rules out (nor, as everywhere in `Later`, `once_edges`).
     fn lost_before_touch(
         &self,
         cx: &CheckCx,
         guards: &mut Guards,
         decided: &mut [Option<bool>],
-        once: &[(usize, DagNode)],
         touch: impl Fn(DagNode) -> Touch,
         side: impl Fn(usize) -> Option<crate::ir::BlockId>,
     ) -> GuardId {
@@ -2186,7 +2185,7 @@ impl<'c> Later<'c> {
             }
             let side = side(i);
             for (t, e, _) in &self.edges[i] {
-                if once.contains(&(i, *t)) || side.is_some_and(|b| cx.dag.block[t.index()] != b) {
+                if side.is_some_and(|b| cx.dag.block[t.index()] != b) {
                     continue;
                 }
                 if let Some(&j) = self.pos.get(&t.0).filter(|j| **j > i) {
@@ -2231,116 +2230,6 @@ impl<'c> Later<'c> {
         }
     }
 
-    /// The edges (position, target) of the later iteration that the pass's origin, an
-    /// allocation in the body, lies behind, and that a counter equal to a constant takes: the
-    /// earlier iteration took such an edge to allocate, and the counter, which every iteration
-    /// steps up, is past that constant now (bash's `nsemi++; switch (nsemi) { case 1: init =
-    /// ..; case 2: test = ..; }` fills each only once). Empty unless the origin is in the body.
-    fn once_edges(&self, cx: &CheckCx) -> Vec<(usize, DagNode)> {
-        let mut out = Vec::new();
-        let Some(&at) = self.pos.get(&self.origin.0).filter(|_| !cx.dag.is_copy(self.origin)) else { return out };
-        for (i, v) in self.it.nodes.iter().enumerate().take(at) {
-            if cx.dag.is_copy(*v) {
-                continue;
-            }
-            // (counter, the block its equality with a constant goes to)
-            let taken = match &cx.func.block(cx.dag.block[v.index()]).term {
-                Terminator::Switch { on: Operand::Place(Place::Local(n)), cases, default } => {
-                    let mut once: Vec<crate::ir::BlockId> =
-                        cases.iter().map(|c| c.1).filter(|b| b != default).collect();
-                    once.sort_unstable();
-                    let mut single = Vec::new();
-                    for (k, b) in once.iter().enumerate() {
-                        if (k == 0 || once[k - 1] != *b) && once.get(k + 1) != Some(b) {
-                            single.push((*n, *b));
-                        }
-                    }
-                    single
-                }
-                Terminator::Branch { cond, then_, else_ } if then_ != else_ => match &cond.kind {
-                    CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
-                        let n = match (a, b) {
-                            (Operand::Place(Place::Local(n)), Operand::Const(_))
-                            | (Operand::Const(_), Operand::Place(Place::Local(n))) => Some(*n),
-                            _ => None,
-                        };
-                        n.map(|n| vec![(n, if *op == CmpOp::Eq { *then_ } else { *else_ })]).unwrap_or_default()
-                    }
-                    _ => Vec::new(),
-                },
-                _ => Vec::new(),
-            };
-            for (n, b) in taken {
-                let Some(t) = cx.dag.succs[v.index()].iter().map(|e| e.0).find(|t| cx.dag.block[t.index()] == b) else {
-                    continue;
-                };
-                if self.behind(i, t, at) && self.counter(cx, n) {
-                    out.push((i, t));
-                }
-            }
-        }
-        out
-    }
-
-    /// Whether every way from the header to position `at` takes the edge from position `i`
-    /// to `t`.
-    fn behind(&self, i: usize, t: DagNode, at: usize) -> bool {
-        let mut reached = vec![false; self.it.nodes.len()];
-        reached[0] = true;
-        for k in 0..at {
-            if !reached[k] {
-                continue;
-            }
-            for (u, _, _) in &self.edges[k] {
-                if k == i && *u == t {
-                    continue;
-                }
-                if let Some(&j) = self.pos.get(&u.0).filter(|j| **j > k) {
-                    reached[j] = true;
-                }
-            }
-        }
-        !reached[at]
-    }
-
-    /// Whether local `n` is a counter of the loop: an integer only stepped up by constants in
-    /// the body, and stepped on every way round (from the header back to it), so that it is
-    /// larger in every iteration than in the one before.
-    fn counter(&self, cx: &CheckCx, n: LocalId) -> bool {
-        if !cx.is_tracked(n) || cx.func.local(n).is_pointer {
-            return false;
-        }
-        // Per node: Some(true) it steps `n` up, Some(false) it defines it otherwise.
-        let defines = |v: DagNode| -> Option<bool> {
-            let stmts = cx.stmts_of(v);
-            let mut defs = cx.block_defs_of(v).iter().filter(|d| d.0 == n).peekable();
-            defs.peek()?;
-            Some(
-                defs.all(|d| stmts.get(d.1 as usize).and_then(|sid| cx.func.step_of(*sid)).is_some_and(|(k, _)| k > 0)),
-            )
-        };
-        let nodes = &self.it.nodes;
-        if nodes.iter().any(|v| defines(*v) == Some(false)) {
-            return false;
-        }
-        // Per position, whether every way into it from the header has stepped (None: unreached).
-        let mut stepped: Vec<Option<bool>> = vec![None; nodes.len()];
-        stepped[0] = Some(false);
-        for (i, v) in nodes.iter().enumerate() {
-            let Some(s) = stepped[i] else { continue };
-            let s = s || defines(*v).is_some();
-            for (t, _, _) in &self.edges[i] {
-                match self.pos.get(&t.0) {
-                    Some(&j) if j > i => stepped[j] = Some(stepped[j].map_or(s, |x| x && s)),
-                    Some(_) => {}
-                    None if *t == self.copy && !s => return false,
-                    None => {}
-                }
-            }
-        }
-        true
-    }
-
     /// The loop runs again (`Dag::again`): the held locals that every path of the later
     /// iteration frees before it redefines them, each with the guard under which that happens
     /// and it holds the cell. A cell this iteration freed and left in the local is freed twice
@@ -2381,7 +2270,6 @@ impl<'c> Later<'c> {
         }
         let n = self.it.nodes.len();
         let mut decided: Vec<Option<bool>> = vec![None; n];
-        let once = self.once_edges(cx);
         for (name, held) in &st.globals {
             // The global's own NULL test: it still holds the cell on these paths.
             let side = |i: usize| {
@@ -2398,7 +2286,7 @@ impl<'c> Later<'c> {
                     _ => None,
                 }
             };
-            let lost = self.lost_before_touch(cx, guards, &mut decided, &once, |v| global_touch(cx, v, name), side);
+            let lost = self.lost_before_touch(cx, guards, &mut decided, |v| global_touch(cx, v, name), side);
             let again = self.it.runs_again.map_or(GuardId::TRUE, |a| guards.lit(a, true));
             let g = guards.and_all([lost, *held, again]);
             if g != GuardId::FALSE {
@@ -2593,6 +2481,126 @@ fn touch(cx: &CheckCx, v: DagNode, x: LocalId) -> Touch {
         }
     }
     Touch::None
+}
+
+/// The edges (position, target) of the later iteration that the pass's origin, an
+/// allocation in the body, lies behind, and that a counter equal to a constant takes: the
+/// earlier iteration took such an edge to allocate, and the counter, which every iteration
+/// steps up, is past that constant now (bash's `nsemi++; switch (nsemi) { case 1: init =
+/// ..; case 2: test = ..; }` fills each only once). Empty unless the origin is in the body.
+fn once_edges(
+    cx: &CheckCx,
+    it: &LaterIteration,
+    pos: &hashbrown::HashMap<u32, usize>,
+    copy: DagNode,
+    origin: DagNode,
+) -> Vec<(usize, DagNode)> {
+    let mut out = Vec::new();
+    let Some(&at) = pos.get(&origin.0).filter(|_| !cx.dag.is_copy(origin)) else { return out };
+    for (i, v) in it.nodes.iter().enumerate().take(at) {
+        if cx.dag.is_copy(*v) {
+            continue;
+        }
+        // (counter, the block its equality with a constant goes to)
+        let taken = match &cx.func.block(cx.dag.block[v.index()]).term {
+            Terminator::Switch { on: Operand::Place(Place::Local(n)), cases, default } => {
+                let mut once: Vec<crate::ir::BlockId> = cases.iter().map(|c| c.1).filter(|b| b != default).collect();
+                once.sort_unstable();
+                let mut single = Vec::new();
+                for (k, b) in once.iter().enumerate() {
+                    if (k == 0 || once[k - 1] != *b) && once.get(k + 1) != Some(b) {
+                        single.push((*n, *b));
+                    }
+                }
+                single
+            }
+            Terminator::Branch { cond, then_, else_ } if then_ != else_ => match &cond.kind {
+                CondKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b) => {
+                    let n = match (a, b) {
+                        (Operand::Place(Place::Local(n)), Operand::Const(_))
+                        | (Operand::Const(_), Operand::Place(Place::Local(n))) => Some(*n),
+                        _ => None,
+                    };
+                    n.map(|n| vec![(n, if *op == CmpOp::Eq { *then_ } else { *else_ })]).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        for (n, b) in taken {
+            let Some(t) = cx.dag.succs[v.index()].iter().map(|e| e.0).find(|t| cx.dag.block[t.index()] == b) else {
+                continue;
+            };
+            if behind(cx, it, pos, i, t, at) && counter(cx, it, pos, copy, n) {
+                out.push((i, t));
+            }
+        }
+    }
+    out
+}
+
+/// Whether every way from the header to position `at` takes the edge from position `i`
+/// to `t`.
+fn behind(
+    cx: &CheckCx,
+    it: &LaterIteration,
+    pos: &hashbrown::HashMap<u32, usize>,
+    i: usize,
+    t: DagNode,
+    at: usize,
+) -> bool {
+    let mut reached = vec![false; it.nodes.len()];
+    reached[0] = true;
+    for k in 0..at {
+        if !reached[k] {
+            continue;
+        }
+        for (u, _) in &cx.dag.succs[it.nodes[k].index()] {
+            if k == i && *u == t {
+                continue;
+            }
+            if let Some(&j) = pos.get(&u.0).filter(|j| **j > k) {
+                reached[j] = true;
+            }
+        }
+    }
+    !reached[at]
+}
+
+/// Whether local `n` is a counter of the loop: an integer only stepped up by constants in
+/// the body, and stepped on every way round (from the header back to it), so that it is
+/// larger in every iteration than in the one before.
+fn counter(cx: &CheckCx, it: &LaterIteration, pos: &hashbrown::HashMap<u32, usize>, copy: DagNode, n: LocalId) -> bool {
+    if !cx.is_tracked(n) || cx.func.local(n).is_pointer {
+        return false;
+    }
+    // Per node: Some(true) it steps `n` up, Some(false) it defines it otherwise.
+    let defines = |v: DagNode| -> Option<bool> {
+        let stmts = cx.stmts_of(v);
+        let mut defs = cx.block_defs_of(v).iter().filter(|d| d.0 == n).peekable();
+        defs.peek()?;
+        Some(defs.all(|d| stmts.get(d.1 as usize).and_then(|sid| cx.func.step_of(*sid)).is_some_and(|(k, _)| k > 0)))
+    };
+    let nodes = &it.nodes;
+    if nodes.iter().any(|v| defines(*v) == Some(false)) {
+        return false;
+    }
+    // Per position, whether every way into it from the header has stepped (None: unreached).
+    let mut stepped: Vec<Option<bool>> = vec![None; nodes.len()];
+    stepped[0] = Some(false);
+    for (i, v) in nodes.iter().enumerate() {
+        let Some(s) = stepped[i] else { continue };
+        let s = s || defines(*v).is_some();
+        for (t, _) in &cx.dag.succs[v.index()] {
+            match pos.get(&t.0) {
+                Some(&j) if j > i => stepped[j] = Some(stepped[j].map_or(s, |x| x && s)),
+                Some(_) => {}
+                None if *t == copy && !s => return false,
+                None => {}
+            }
+        }
+    }
+    true
 }
 
 /// What the statements of node `v` do first to the named global `name` holding the cell, for
