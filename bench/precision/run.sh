@@ -3,7 +3,7 @@
 # hand-made triage tables in bench/precision/triage/ (real or false, with a one-line reason).
 #
 #   bash bench/precision/run.sh [--rebuild] [--update] [PROGRAM...]
-#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), nano, htop, screen,
+#        programs: tmux bash bash-malloc vim git openssh jq, GNU make (gmake), nano, htop, screen, less,
 #                  and the C++ ones
 #                  tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell
 #                  (Debian 12 source packages, built here under `drip capture`) and sqlite lua openssl libgit2 curl (bench/run.sh's
@@ -25,7 +25,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/precision"
 WORK="$ROOT/bench/work/precision"
-DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell jq gmake nano htop screen)
+DEBIAN_PROGRAMS=(tmux bash bash-malloc vim git openssh tinyxml2 snappy leveldb re2 fmtlib ninja cppcheck groff hunspell jq gmake nano htop screen less)
 BENCH_PROGRAMS=(sqlite lua openssl libgit2 curl)
 ALL=("${DEBIAN_PROGRAMS[@]}" "${BENCH_PROGRAMS[@]}")
 
@@ -252,6 +252,12 @@ debian_program() {
       apt_need dpkg-dev gcc make autoconf automake libncurses-dev
       fetch screen screen
       build screen './autogen.sh >/dev/null 2>&1; ./configure -q --disable-pam --disable-socket-dir' make -j2 screen ;;
+    less)
+      # less 590 (ncurses, K&R-style definitions, its own ecalloc that quits on failure): less,
+      # lesskey and lessecho, three programs in one database, each linked on its own.
+      apt_need dpkg-dev gcc make libncurses-dev
+      fetch less less
+      build less './configure -q' make -j2 ;;
   esac
 }
 
