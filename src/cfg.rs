@@ -3049,11 +3049,6 @@ fn field_aggregates(func: &Function, addr_temps: &HashMap<LocalId, Place>) -> Ve
     ok
 }
 
-/// Bound loops to one iteration: see the module invariants.
-/// For each block of a loop body (sorted, `h` its header), the locals that every path from the
-/// end of the header to the end of that block defines as a whole (`x = ..`, `x = f(..)`), the
-/// header's own definitions left out: a header copy executes those itself. Forward edges only
-/// (`forward_preds`), so inner loops count once. Sorted lists.
 /// Cuts the body of loop header `h` (the blocks marked `mark`) to those `h` reaches. Called
 /// when the walk back from a back edge's source climbed past `h` to the entry (irreducible
 /// flow, `build_dag`); a block `h` reaches is reached only through blocks it reaches, so the
@@ -3088,6 +3083,11 @@ fn restrict_to_reached(
     });
 }
 
+/// Bound loops to one iteration: see the module invariants.
+/// For each block of a loop body (sorted, `h` its header), the locals that every path from the
+/// end of the header to the end of that block defines as a whole (`x = ..`, `x = f(..)`), the
+/// header's own definitions left out: a header copy executes those itself. Forward edges only
+/// (`forward_preds`), so inner loops count once. Sorted lists.
 fn must_defined<I: Iterator<Item = usize>>(
     func: &Function,
     h: usize,
