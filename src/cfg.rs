@@ -1288,6 +1288,8 @@ impl<'a> FnCx<'a> {
             u.dedup();
         }
         let mut switch_atoms: HashMap<TestKey, (Vec<i64>, Vec<AtomId>)> = HashMap::new();
+        // Calls whose success atom is already defined by the value atoms of a switch on the result.
+        let mut linked: HashSet<(StmtId, Vec<AtomId>)> = HashSet::new();
         // Loop headers whose branch tests the success of a call in the header itself that
         // allocates nothing (`while ((st = advance(it)) == OK)`, `advance` freeing `it` when it
         // fails): a copy of the header runs that call again.
@@ -1484,6 +1486,9 @@ impl<'a> FnCx<'a> {
                     let key = self.switch_key(on, node).filter(|_| correlate).unwrap_or(TestKey::SwitchAt(ni));
                     reads[ni] = key_reads(&key);
                     let (universe, group) = self.switch_group(key, &switch_universe, &mut switch_atoms);
+                    if correlate {
+                        self.link_switch_success(on, node, &universe, &group, &mut linked);
+                    }
                     // Target → the value atoms that lead there; default also takes every value this
                     // switch does not list, and "none of the values". One pass over the universe:
                     // big switches (a parser's reduce actions, an interpreter loop) have hundreds
@@ -1513,6 +1518,47 @@ impl<'a> FnCx<'a> {
         }
         self.label_flag_tests(&mut flags);
         self.mark_invariant(&reads);
+    }
+
+    /// A switch on the result of a call whose success is told by return constants
+    /// (`Success::Range`, `RetZero`) goes to a case of success exactly when the call succeeded:
+    /// tmux's `switch (window_pane_start_input (wp, item, &cause)) { case -1: free (cause); ..
+    /// case 0: .. }` frees the message only where it was made. The call's success atom is
+    /// defined as the disjunction of the value atoms that mean success (`FnCx::ors`): those of
+    /// the success values when the switch's values name them all, or else every value but the
+    /// failure ones (and "none of them") when those are all named. A switch that names neither
+    /// side whole keeps its atoms apart, as before.
+    fn link_switch_success(
+        &mut self,
+        on: &Operand,
+        node: DagNode,
+        universe: &[i64],
+        group: &[AtomId],
+        linked: &mut HashSet<(StmtId, Vec<AtomId>)>,
+    ) {
+        let Some(x) = on.local() else { return };
+        let Some((stmt, success)) = self.result_origin(x, node, self.stmts_of(node).len()) else { return };
+        let (ok, fail) = match success {
+            Success::Range { ok, fail } => (ok, Some(fail)),
+            Success::RetZero => ((0, 0), None),
+            _ => return,
+        };
+        let named = |(lo, hi): (i64, i64)| {
+            hi.checked_sub(lo).is_some_and(|n| n < 64) && (lo..=hi).all(|v| universe.binary_search(&v).is_ok())
+        };
+        let within = |v: i64, (lo, hi): (i64, i64)| lo <= v && v <= hi;
+        let parts: Vec<AtomId> = if named(ok) {
+            universe.iter().zip(group).filter(|(v, _)| within(**v, ok)).map(|(_, a)| *a).collect()
+        } else if let Some(fail) = fail.filter(|f| named(*f)) {
+            let listed = universe.iter().zip(group).filter(|(v, _)| !within(**v, fail)).map(|(_, a)| *a);
+            listed.chain(group.get(universe.len()).copied()).collect()
+        } else {
+            return;
+        };
+        if linked.insert((stmt, parts.clone())) {
+            let atom = self.success_atom_of(stmt);
+            self.ors.push((atom, parts.into_boxed_slice()));
+        }
     }
 
     /// A branch of `node` that tests a variable whose only reaching definitions are the two

@@ -425,6 +425,13 @@ fn flow_site(
     guards.allow_more(config.max_guard_nodes_per_site);
     let site_atom = cx.success_atom.get(&stmt).copied();
     let fold = site_atom.map(|a| (a, true));
+    // The flow folds the site's success to true, but a switch on the call's result defines that
+    // success from the switch's value atoms (`FnCx::ors`), a relation only the solver knows:
+    // every query is asked under it.
+    if let Some(a) = site_atom.filter(|a| cx.ors.iter().any(|o| o.0 == *a)) {
+        let ok = guards.lit(a, true);
+        psrc = guards.and(psrc, ok);
+    }
 
     // What is known of the followed values where the pass starts: what holds on every path to
     // the site, and the places a callee leaves at 0 when its result exists (`p = alloc(&rc, n)`,
