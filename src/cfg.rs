@@ -353,7 +353,9 @@ pub struct FnCx<'a> {
     /// The work budget of this function's check (time and size), shared by every pass over it.
     pub budget: std::sync::Arc<crate::budget::Budget>,
     /// Locals whose value flow is tracked: scalars whose address is never taken (except to
-    /// receive an allocation through a modelled out-parameter), and that are not `static`.
+    /// receive an allocation through a modelled out-parameter, or, for a pointer, by a program
+    /// function that holds no pointer to it after the call: `Model::only_during_call`), and
+    /// that are not `static`.
     pub tracked: Vec<bool>,
     /// Temporaries defined once as `&x`: temp → x.
     pub addr_temps: HashMap<LocalId, Place>,
@@ -781,6 +783,17 @@ impl<'a> FnCx<'a> {
                     for w in model.writes.iter().filter(|w| &*w.path == "*" && model.stores_through(w.param)) {
                         if let Some(x) = args.get(w.param).and_then(|a| self.out_param_local(a)) {
                             out.push(x);
+                        }
+                    }
+                    // `&p` of a pointer given to a program function that may move it during
+                    // the call (`compute_tracked`); one that never stores through that
+                    // argument leaves it as it was.
+                    for (i, a) in args.iter().enumerate() {
+                        if model.only_during_call(i) && model.may_store_through(i) {
+                            let x = self.out_param_local(a).filter(|x| self.func.local(*x).is_pointer);
+                            if let Some(x) = x.filter(|x| !out.contains(x)) {
+                                out.push(x);
+                            }
                         }
                     }
                 }
@@ -2945,8 +2958,19 @@ fn find_addrof_temps(func: &Function) -> HashMap<LocalId, Place> {
         .collect()
 }
 
+/// Temporary `t` holds the address of a pointer local (`&s` of `char *s`).
+fn addr_of_pointer(func: &Function, addr_temps: &HashMap<LocalId, Place>, t: LocalId) -> bool {
+    matches!(addr_temps.get(&t), Some(Place::Local(x)) if func.local(*x).is_pointer)
+}
+
 /// Which locals are trackable scalars. A local whose address is taken only to receive an
-/// allocation through a modelled out-parameter (`getline(&line, ..)`) stays trackable.
+/// allocation through a modelled out-parameter (`getline(&line, ..)`), or a pointer's only by
+/// calls that hold no pointer to it afterwards (`Model::only_during_call`: less's `getnum (&s,
+/// ..)` moving a cursor), stays trackable; such a call is a definition of it
+/// (`FnCx::defined_locals`). Not a count's: what a callee leaves in a count it steps beside a
+/// vector it grows (tmux's `cmd_append_argv (&argc, &argv, s)`, freed by a `cmd_free_argv`
+/// that returns early on 0) is known only as a fact of memory (`facts`), and a tracked local
+/// defined by the call would be any value.
 fn compute_tracked<'m>(
     func: &Function,
     addr_temps: &HashMap<LocalId, Place>,
@@ -2968,6 +2992,7 @@ fn compute_tracked<'m>(
                         }
                         let is_out = model_of(si).is_some_and(|m| {
                             m.stores_through(i)
+                                || (m.only_during_call(i) && addr_of_pointer(func, addr_temps, t))
                                 || m.arg_effect(i)
                                     .is_some_and(|e| matches!(e, ArgEffect::OutFresh(_) | ArgEffect::OutRealloc))
                         });

@@ -423,6 +423,31 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// A summarised function of the program that neither frees nor keeps argument `i` itself
+    /// nor returns it: given `&x` there (`getnum (&s, ..)`, a cursor it moves), it may read and
+    /// write `x` during the call but holds no pointer to it afterwards, so `x` stays a tracked
+    /// local and the call is one more definition of it (`cfg::FnCx::defined_locals`). What
+    /// becomes of a cell `x` held is the summary's heap effect on `*` (`PathFate`), as for any
+    /// argument. Not when the summary states a value it leaves below that argument
+    /// (`ret_values`, `out_values`, `exit_values`, `out_paths`: tmux's count stepped beside
+    /// its vector, vim's `*dirp` NULL exactly when `findswapname` fails): those facts are
+    /// facts of memory, and a tracked local is no memory.
+    pub fn only_during_call(&self, i: usize) -> bool {
+        self.known
+            && !self.lib
+            && self.arg_effect(i).is_none()
+            && self.ret_alias() != Some(i)
+            && !self.ret_values.iter().chain(&self.out_values).any(|v| v.0 == i)
+            && !self.exit_values.iter().any(|v| v.0 == i)
+            && !self.out_paths.iter().any(|v| v.0 == i)
+    }
+
+    /// The callee may store through argument `i` itself (`*arg = v`, what a caller's `&x` there
+    /// makes a write of `x`): `param_fields_written`, or `fields_written` without it.
+    pub fn may_store_through(&self, i: usize) -> bool {
+        self.param_fields_written.get(i).unwrap_or(&self.fields_written).may_write_path("")
+    }
+
     /// The callee only reads through argument `i` and stores a whole value at `*arg` on every
     /// path that returns (`Summary::writes`): `set(&name, val)` doing `free(*buf); *buf = val;`.
     /// A local whose address is passed there stays a tracked value, written by the call, as for
