@@ -423,23 +423,17 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// A summarised function of the program that neither frees nor keeps argument `i` itself
-    /// nor returns it: given `&x` there (`getnum (&s, ..)`, a cursor it moves), it may read and
-    /// write `x` during the call but holds no pointer to it afterwards, so `x` stays a tracked
-    /// local and the call is one more definition of it (`cfg::FnCx::defined_locals`). What
-    /// becomes of a cell `x` held is the summary's heap effect on `*` (`PathFate`), as for any
-    /// argument. Not when the summary states a value it leaves below that argument
-    /// (`ret_values`, `out_values`, `exit_values`, `out_paths`: tmux's count stepped beside
-    /// its vector, vim's `*dirp` NULL exactly when `findswapname` fails): those facts are
-    /// facts of memory, and a tracked local is no memory.
+    /// A summarised function of the program that neither frees, keeps nor returns argument `i`
+    /// itself: given `&x` there (`getnum (&s, ..)`, a cursor it moves), it may read and write
+    /// `x` during the call but holds no pointer to it afterwards, so a pointer `x` stays a
+    /// tracked local (`cfg::compute_tracked`), and the call is one more definition of it when
+    /// the callee may store through that argument (`may_store_through`,
+    /// `cfg::FnCx::defined_locals`). What becomes of a cell `x` held is the summary's heap
+    /// effect on `*` (`PathFate`), as for any argument; what the summary says `*arg` holds after
+    /// it (`ret_values`: `*dirp` NULL only when nothing was returned) reaches the tracked local's
+    /// tests as it reached the memory's (`out_counts.c`'s `names_ok`).
     pub fn only_during_call(&self, i: usize) -> bool {
-        self.known
-            && !self.lib
-            && self.arg_effect(i).is_none()
-            && self.ret_alias() != Some(i)
-            && !self.ret_values.iter().chain(&self.out_values).any(|v| v.0 == i)
-            && !self.exit_values.iter().any(|v| v.0 == i)
-            && !self.out_paths.iter().any(|v| v.0 == i)
+        self.known && !self.lib && self.arg_effect(i).is_none() && self.ret_alias() != Some(i)
     }
 
     /// The callee may store through argument `i` itself (`*arg = v`, what a caller's `&x` there
